@@ -1,0 +1,5 @@
+//===- ReportedError.cpp --------------------------------------------------===//
+
+#include "oxide/compiler/ReportedError.h"
+
+char oxide::ReportedError::ID = 0;

@@ -1,0 +1,72 @@
+//===- Toolchain.cpp ------------------------------------------------------===//
+
+#include "oxide/compiler/Toolchain.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+
+using namespace oxide;
+namespace fs = llvm::sys::fs;
+namespace path = llvm::sys::path;
+
+namespace {
+
+std::string joinPath(llvm::StringRef first, std::initializer_list<llvm::StringRef> rest) {
+  llvm::SmallString<256> p(first);
+  for (llvm::StringRef component : rest)
+    path::append(p, component); // one at a time: empty trailing components would add a '/'
+  return std::string(p);
+}
+
+std::string envOr(const char *name, llvm::StringRef fallback) {
+  if (auto value = llvm::sys::Process::GetEnv(name); value && !value->empty())
+    return *value;
+  return fallback.str();
+}
+
+} // namespace
+
+llvm::Expected<Toolchain> Toolchain::discover(const char *argv0) {
+  Toolchain tc;
+  tc.cudaPath = envOr("OXIDE_CUDA_PATH", OXIDE_DEFAULT_CUDA_PATH);
+  tc.clangResourceDir = OXIDE_CLANG_RESOURCE_DIR;
+
+  tc.libdevice = joinPath(tc.cudaPath, {"nvvm", "libdevice", "libdevice.10.bc"});
+  if (!fs::exists(tc.libdevice))
+    return llvm::createStringError("CUDA libdevice not found at '" + tc.libdevice +
+                                   "'; install the CUDA toolkit (12 or newer) or set OXIDE_CUDA_PATH "
+                                   "to its root");
+
+  // $OXIDE_PTXAS overrides the toolkit's ptxas; a missing ptxas is not fatal (PTX-only image).
+  tc.ptxas = envOr("OXIDE_PTXAS", joinPath(tc.cudaPath, {"bin", "ptxas"}));
+  if (!fs::can_execute(tc.ptxas))
+    tc.ptxas.clear();
+
+  tc.clangDriver = joinPath(OXIDE_LLVM_BIN_DIR, {"clang++"});
+  if (!fs::can_execute(tc.clangDriver)) {
+    auto found = llvm::sys::findProgramByName("clang++-22");
+    if (!found)
+      return llvm::createStringError("clang++ (LLVM 22) not found; it links Oxide executables. Install "
+                                     "the clang-22 package");
+    tc.clangDriver = *found;
+  }
+
+  // Installed layout first (bin/oxcc next to include/ and lib/), then the build tree.
+  std::string self = fs::getMainExecutable(argv0, reinterpret_cast<void *>(&Toolchain::discover));
+  llvm::StringRef prefix = path::parent_path(path::parent_path(self));
+  std::string installedInclude = joinPath(prefix, {"include"});
+  std::string installedRuntime = joinPath(prefix, {"lib", "liboxide_runtime.a"});
+  if (fs::exists(joinPath(installedInclude, {"oxide", "oxide.hpp"})) && fs::exists(installedRuntime)) {
+    tc.oxideIncludeDir = installedInclude;
+    tc.runtimeLibrary = installedRuntime;
+  } else {
+    tc.oxideIncludeDir = OXIDE_BUILD_INCLUDE_DIR;
+    tc.runtimeLibrary = OXIDE_BUILD_RUNTIME_LIB;
+  }
+  if (!fs::exists(tc.runtimeLibrary))
+    return llvm::createStringError("the oxide runtime library '" + tc.runtimeLibrary +
+                                   "' is missing; build the 'oxide_runtime' target or reinstall Oxide");
+  return tc;
+}

@@ -1,0 +1,147 @@
+//===- Frontend.cpp - in-process clang compiles ---------------------------===//
+//
+// Both compiles run clang's driver logic in-process (createInvocation) so that header search,
+// the aux triple and the CUDA wrappers are set up exactly as `clang++` would, then run an
+// EmitLLVMOnlyAction and take the module.
+//
+//===----------------------------------------------------------------------===//
+
+#include "oxide/compiler/Frontend.h"
+#include "oxide/compiler/KernelAttributes.h"
+#include "oxide/compiler/ReportedError.h"
+
+#include "clang/CodeGen/CodeGenAction.h"
+#include "clang/Driver/CreateInvocationFromArgs.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/CompilerInvocation.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/VirtualFileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace oxide;
+
+namespace {
+
+/// Owns the strings behind an argv-style vector of `const char *`.
+class ArgList {
+public:
+  void add(std::string arg) { storage.push_back(std::move(arg)); }
+  std::vector<const char *> argv() const {
+    std::vector<const char *> out;
+    for (const auto &s : storage)
+      out.push_back(s.c_str());
+    return out;
+  }
+
+private:
+  std::vector<std::string> storage;
+};
+
+void addCommonArgs(ArgList &args, const CompileOptions &opts, const Toolchain &tc) {
+  args.add("-std=" + opts.cxxStandard);
+  args.add("-O" + std::to_string(opts.optLevel));
+  args.add("-resource-dir=" + tc.clangResourceDir);
+  args.add("-I" + tc.oxideIncludeDir);
+  for (const auto &dir : opts.includeDirs)
+    args.add("-I" + dir);
+  for (const auto &def : opts.defines)
+    args.add("-D" + def);
+  // Line tables let the oxide dialect's diagnostics point at source lines.
+  args.add("-gline-tables-only");
+  args.add("-fcolor-diagnostics");
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>> runClang(const ArgList &args, llvm::LLVMContext &ctx,
+                                                       llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs,
+                                                       llvm::StringRef stage, bool verbose) {
+  std::vector<const char *> argv = args.argv();
+  if (verbose) {
+    llvm::errs() << "oxcc: " << stage << " compile:";
+    for (const char *a : argv)
+      llvm::errs() << ' ' << a;
+    llvm::errs() << '\n';
+  }
+
+  clang::DiagnosticOptions diagOpts;
+  auto diags = clang::CompilerInstance::createDiagnostics(*vfs, diagOpts);
+  // The driver stage only translates our own flags; its warnings (e.g. "CUDA version is newer
+  // than the latest supported") are about oxcc's choices, not the user's code.
+  diags->setIgnoreAllWarnings(true);
+  clang::CreateInvocationOptions ciOpts;
+  ciOpts.Diags = diags;
+  ciOpts.VFS = vfs;
+  std::shared_ptr<clang::CompilerInvocation> invocation = clang::createInvocation(argv, ciOpts);
+  if (!invocation)
+    return reportedError(stage.str() + " compile setup");
+  // Color only when stderr is a terminal, as clang itself does.
+  invocation->getDiagnosticOpts().ShowColors = llvm::errs().has_colors();
+
+  clang::CompilerInstance ci(std::move(invocation));
+  ci.setVirtualFileSystem(vfs);
+  ci.createDiagnostics();
+  clang::EmitLLVMOnlyAction action(&ctx);
+  if (!ci.ExecuteAction(action) || ci.getDiagnostics().hasErrorOccurred())
+    return reportedError(stage.str() + " compile");
+  std::unique_ptr<llvm::Module> module = action.takeModule();
+  if (!module)
+    return reportedError(stage.str() + " compile");
+  return module;
+}
+
+llvm::Error checkInput(const CompileOptions &opts) {
+  auto buffer = llvm::MemoryBuffer::getFile(opts.input);
+  if (!buffer)
+    return llvm::createStringError("cannot read '" + opts.input + "': " + buffer.getError().message());
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<llvm::Module>> oxide::compileHost(const CompileOptions &opts, const Toolchain &tc,
+                                                                 llvm::LLVMContext &ctx) {
+  linkKernelAttributes();
+  if (auto err = checkInput(opts))
+    return std::move(err);
+  ArgList args;
+  args.add(tc.clangDriver);
+  args.add("-x");
+  args.add("c++");
+  addCommonArgs(args, opts, tc);
+  args.add(opts.input);
+  return runClang(args, ctx, llvm::vfs::getRealFileSystem(), "host", opts.verbose);
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>> oxide::compileDevice(const CompileOptions &opts, const Toolchain &tc,
+                                                                   llvm::LLVMContext &ctx) {
+  linkKernelAttributes();
+  if (auto err = checkInput(opts))
+    return std::move(err);
+  setHostOnlyHeaderDirectory(tc.oxideIncludeDir + "/oxide/host/");
+
+  // The implicit-device pragma must be pushed and popped in the same file, so the device
+  // compile parses an in-memory wrapper that includes the user's file.
+  std::string wrapperPath = opts.input + ".oxide-device.cu";
+  std::string wrapper;
+  llvm::raw_string_ostream(wrapper) << "#pragma clang attribute push(__attribute__((" << kImplicitDeviceAttr
+                                    << ")), apply_to = function)\n#include \"" << opts.input
+                                    << "\"\n#pragma clang attribute pop\n";
+  auto memFS = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  memFS->addFile(wrapperPath, 0, llvm::MemoryBuffer::getMemBufferCopy(wrapper, wrapperPath));
+  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
+  overlay->pushOverlay(memFS);
+
+  ArgList args;
+  args.add(tc.clangDriver);
+  args.add("-x");
+  args.add("cuda");
+  args.add("--cuda-device-only");
+  args.add("--cuda-gpu-arch=" + opts.arch);
+  args.add("--cuda-path=" + tc.cudaPath);
+  args.add("-nocudalib"); // libdevice is linked after the MLIR stage
+  args.add("-Wno-unknown-cuda-version");
+  addCommonArgs(args, opts, tc);
+  args.add(wrapperPath);
+  return runClang(args, ctx, overlay, "device", opts.verbose);
+}

@@ -1,0 +1,28 @@
+//===- Frontend.h - in-process clang compiles of a single-source file -*- C++ -*-===//
+#ifndef OXIDE_COMPILER_FRONTEND_H
+#define OXIDE_COMPILER_FRONTEND_H
+
+#include "oxide/compiler/CompileOptions.h"
+#include "oxide/compiler/Toolchain.h"
+
+#include "llvm/IR/Module.h"
+
+#include <memory>
+
+namespace oxide {
+
+/// Compiles the file as ordinary C++ for the host. Kernels stay host functions (the CPU
+/// simulator calls them) and carry an "oxide.kernel" annotation. Clang's diagnostics go to
+/// stderr; failure is a ReportedError.
+llvm::Expected<std::unique_ptr<llvm::Module>> compileHost(const CompileOptions &opts, const Toolchain &tc,
+                                                          llvm::LLVMContext &ctx);
+
+/// Compiles the file in CUDA device mode for NVPTX: kernels become __global__ entry points and
+/// every user function is implicitly host+device, so only kernels and what they reach are
+/// emitted. Returns clang's optimised device IR.
+llvm::Expected<std::unique_ptr<llvm::Module>> compileDevice(const CompileOptions &opts, const Toolchain &tc,
+                                                            llvm::LLVMContext &ctx);
+
+} // namespace oxide
+
+#endif

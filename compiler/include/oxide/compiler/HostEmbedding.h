@@ -1,0 +1,22 @@
+//===- HostEmbedding.h - device image into the host module ------*- C++ -*-===//
+#ifndef OXIDE_COMPILER_HOSTEMBEDDING_H
+#define OXIDE_COMPILER_HOSTEMBEDDING_H
+
+#include "oxide/detail/device_image.hpp"
+
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+
+namespace oxide {
+
+/// Host functions annotated as kernels ("oxide.kernel" in llvm.global.annotations).
+std::vector<llvm::Function *> findHostKernels(llvm::Module &host);
+
+/// Embeds the encoded device image in the host module together with a table mapping each
+/// kernel's host address to its device entry name, and a global constructor that registers
+/// both with the runtime (__oxide_register_image). Fails if a host kernel has no device entry.
+llvm::Error embedDeviceImage(llvm::Module &host, const detail::DeviceImage &image);
+
+} // namespace oxide
+
+#endif

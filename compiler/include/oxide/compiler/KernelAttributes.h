@@ -1,0 +1,24 @@
+//===- KernelAttributes.h - the oxide clang attributes ----------*- C++ -*-===//
+#ifndef OXIDE_COMPILER_KERNELATTRIBUTES_H
+#define OXIDE_COMPILER_KERNELATTRIBUTES_H
+
+#include <string>
+
+namespace oxide {
+
+/// The annotation string that marks kernels in the host module (llvm.global.annotations).
+inline constexpr const char kKernelAnnotation[] = "oxide.kernel";
+/// The attribute the device wrapper applies to every function through #pragma clang attribute.
+inline constexpr const char kImplicitDeviceAttr[] = "oxide_implicit_device";
+
+/// Functions declared under this directory (the runtime's oxide/host/ headers) stay host-only
+/// in the device compile: a kernel that calls the host API is then a clang error at the call.
+void setHostOnlyHeaderDirectory(std::string directory);
+
+/// The attributes register themselves from static constructors; calling this keeps the linker
+/// from dropping them from a static link.
+void linkKernelAttributes();
+
+} // namespace oxide
+
+#endif

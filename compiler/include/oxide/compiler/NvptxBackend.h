@@ -1,0 +1,34 @@
+//===- NvptxBackend.h - device LLVM IR to PTX and cubin ---------*- C++ -*-===//
+#ifndef OXIDE_COMPILER_NVPTXBACKEND_H
+#define OXIDE_COMPILER_NVPTXBACKEND_H
+
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+
+namespace oxide {
+
+struct Toolchain;
+
+/// Links the libdevice functions the module uses (internalised), with nvcc's precision
+/// defaults: no flush-to-zero, IEEE sqrt and division.
+llvm::Error linkLibdevice(llvm::Module &module, const std::string &libdevicePath);
+
+/// Fails with a message naming every function that device code calls but nothing defines
+/// (host-only functions, missing libraries): ptxas would otherwise reject the PTX cryptically.
+llvm::Error checkUndefinedExternals(const llvm::Module &module);
+
+/// Optimises the linked module at -O<optLevel> for `arch` (e.g. "sm_90") and returns its PTX.
+/// When `dumpOptimized` is set, the optimised LLVM IR is printed there first.
+llvm::Expected<std::string> generatePtx(llvm::Module &module, llvm::StringRef arch, unsigned optLevel,
+                                        llvm::raw_ostream *dumpOptimized = nullptr);
+
+/// Assembles PTX into a cubin with ptxas.
+llvm::Expected<std::string> assembleCubin(const std::string &ptxas, const std::string &ptx, llvm::StringRef arch,
+                                          unsigned optLevel);
+
+} // namespace oxide
+
+#endif

@@ -1,0 +1,30 @@
+//===- Toolchain.h - where oxcc finds its tools and libraries ---*- C++ -*-===//
+#ifndef OXIDE_COMPILER_TOOLCHAIN_H
+#define OXIDE_COMPILER_TOOLCHAIN_H
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace oxide {
+
+/// Paths to everything outside oxcc that a build needs. An installed oxcc finds the oxide
+/// headers and runtime next to itself (bin/../include, bin/../lib); a build-tree oxcc uses the
+/// source and build directories it was configured with.
+struct Toolchain {
+  std::string cudaPath;          ///< CUDA toolkit root ($OXIDE_CUDA_PATH or the configured one)
+  std::string ptxas;             ///< empty when ptxas is not available: PTX-only images
+  std::string libdevice;         ///< libdevice.10.bc
+  std::string clangResourceDir;  ///< clang's builtin headers (cuda wrappers, stddef.h...)
+  std::string clangDriver;       ///< clang++ used as the link driver
+  std::string oxideIncludeDir;   ///< include/ holding oxide/oxide.hpp
+  std::string runtimeLibrary;    ///< liboxide_runtime.a
+
+  /// Locates everything; `argv0` is oxcc's own path. Fails with a message naming what is
+  /// missing and how to provide it.
+  static llvm::Expected<Toolchain> discover(const char *argv0);
+};
+
+} // namespace oxide
+
+#endif

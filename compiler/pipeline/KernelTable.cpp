@@ -1,0 +1,28 @@
+//===- KernelTable.cpp ----------------------------------------------------===//
+
+#include "oxide/compiler/KernelTable.h"
+
+#include "llvm/IR/CallingConv.h"
+#include "llvm/IR/DataLayout.h"
+
+using namespace oxide;
+
+std::vector<detail::KernelInfo> oxide::collectKernels(const llvm::Module &device) {
+  const llvm::DataLayout &dl = device.getDataLayout();
+  std::vector<detail::KernelInfo> kernels;
+  for (const llvm::Function &f : device) {
+    if (f.isDeclaration() || f.getCallingConv() != llvm::CallingConv::PTX_Kernel)
+      continue;
+    detail::KernelInfo info;
+    info.name = f.getName().str();
+    for (const llvm::Argument &arg : f.args()) {
+      // Aggregates (spans, structs) arrive byval: the parameter is the pointee, not the pointer.
+      llvm::Type *type = arg.hasByValAttr() ? arg.getParamByValType() : arg.getType();
+      llvm::Align align = arg.getParamAlign().value_or(dl.getABITypeAlign(type));
+      info.params.push_back({static_cast<std::uint32_t>(dl.getTypeAllocSize(type)),
+                             static_cast<std::uint32_t>(align.value())});
+    }
+    kernels.push_back(std::move(info));
+  }
+  return kernels;
+}

@@ -1,0 +1,112 @@
+//===- NvptxBackend.cpp - device LLVM IR to PTX and cubin -----------------===//
+
+#include "oxide/compiler/NvptxBackend.h"
+#include "oxide/compiler/TargetCodegen.h"
+
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Type.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Transforms/IPO/Internalize.h"
+
+using namespace oxide;
+
+llvm::Error oxide::linkLibdevice(llvm::Module &module, const std::string &libdevicePath) {
+  auto buffer = llvm::MemoryBuffer::getFile(libdevicePath);
+  if (!buffer)
+    return llvm::createStringError("cannot read libdevice '" + libdevicePath + "': " + buffer.getError().message());
+  auto libdevice = llvm::parseBitcodeFile((*buffer)->getMemBufferRef(), module.getContext());
+  if (!libdevice)
+    return libdevice.takeError();
+  (*libdevice)->setTargetTriple(module.getTargetTriple());
+  (*libdevice)->setDataLayout(module.getDataLayout());
+
+  // NVVMReflect reads this flag; 0 selects the IEEE-compliant (non-FTZ) libdevice paths.
+  if (!module.getModuleFlag("nvvm-reflect-ftz"))
+    module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", std::uint32_t{0});
+
+  llvm::Linker linker(module);
+  bool failed = linker.linkInModule(std::move(*libdevice), llvm::Linker::LinkOnlyNeeded,
+                                    [](llvm::Module &m, const llvm::StringSet<> &names) {
+                                      llvm::internalizeModule(m, [&](const llvm::GlobalValue &gv) {
+                                        return !names.contains(gv.getName());
+                                      });
+                                    });
+  if (failed)
+    return llvm::createStringError("linking libdevice into the device module failed");
+  return llvm::Error::success();
+}
+
+llvm::Error oxide::checkUndefinedExternals(const llvm::Module &module) {
+  std::string missing;
+  for (const llvm::Function &f : module) {
+    if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty())
+      continue;
+    // vprintf and malloc/free are provided by the CUDA driver's device runtime.
+    if (f.getName() == "vprintf" || f.getName() == "malloc" || f.getName() == "free")
+      continue;
+    if (!missing.empty())
+      missing += ", ";
+    missing += "'" + f.getName().str() + "'";
+  }
+  if (missing.empty())
+    return llvm::Error::success();
+  return llvm::createStringError("device code calls functions that have no device definition: " + missing +
+                                 ". Host-only functions (system libraries, functions defined in another "
+                                 "translation unit) cannot be called from a kernel");
+}
+
+llvm::Expected<std::string> oxide::generatePtx(llvm::Module &module, llvm::StringRef arch, unsigned optLevel,
+                                               llvm::raw_ostream *dumpOptimized) {
+  auto tm = createTargetMachine(module, arch, "+ptx88", optLevel);
+  if (!tm)
+    return tm.takeError();
+  module.setDataLayout((*tm)->createDataLayout());
+  optimizeModule(module, **tm, optLevel);
+  if (auto err = checkUndefinedExternals(module))
+    return std::move(err);
+  if (dumpOptimized)
+    module.print(*dumpOptimized, nullptr);
+  return emitCode(module, **tm, llvm::CodeGenFileType::AssemblyFile);
+}
+
+llvm::Expected<std::string> oxide::assembleCubin(const std::string &ptxas, const std::string &ptx,
+                                                 llvm::StringRef arch, unsigned optLevel) {
+  llvm::SmallString<128> ptxPath, cubinPath, logPath;
+  if (auto ec = llvm::sys::fs::createTemporaryFile("oxide", "ptx", ptxPath))
+    return llvm::createStringError("cannot create a temporary file: " + ec.message());
+  if (auto ec = llvm::sys::fs::createTemporaryFile("oxide", "cubin", cubinPath))
+    return llvm::createStringError("cannot create a temporary file: " + ec.message());
+  if (auto ec = llvm::sys::fs::createTemporaryFile("oxide-ptxas", "log", logPath))
+    return llvm::createStringError("cannot create a temporary file: " + ec.message());
+  llvm::FileRemover removePtx(ptxPath), removeCubin(cubinPath), removeLog(logPath);
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(ptxPath, ec);
+    if (ec)
+      return llvm::createStringError("cannot write '" + ptxPath.str().str() + "': " + ec.message());
+    os << ptx;
+  }
+  std::string level = "-O" + std::to_string(optLevel);
+  std::string archFlag = "-arch=" + arch.str();
+  llvm::SmallVector<llvm::StringRef> args = {ptxas, archFlag, level, ptxPath, "-o", cubinPath};
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath.str(), logPath.str()};
+  std::string execError;
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0, &execError);
+  if (rc != 0) {
+    std::string log;
+    if (auto buffer = llvm::MemoryBuffer::getFile(logPath))
+      log = (*buffer)->getBuffer().str();
+    return llvm::createStringError("ptxas failed (" + (execError.empty() ? "exit " + std::to_string(rc) : execError) +
+                                   "):\n" + log);
+  }
+  auto cubin = llvm::MemoryBuffer::getFile(cubinPath, /*IsText=*/false);
+  if (!cubin)
+    return llvm::createStringError("ptxas wrote no cubin: " + cubin.getError().message());
+  return (*cubin)->getBuffer().str();
+}

@@ -1,0 +1,128 @@
+//===- KernelAttributes.cpp - [[kernel]] and implicit device functions ----===//
+//
+// Two clang attributes, registered with clang's ParsedAttrInfoRegistry:
+//  * `[[kernel]]` / `[[oxide::kernel]]` marks a kernel entry point. In the host compile it adds
+//    an `annotate("oxide.kernel")` so the kernel's host address can be registered; in the device
+//    compile it makes the function a CUDA `__global__`.
+//  * `oxide_implicit_device` is applied to every function of the user's file by a
+//    `#pragma clang attribute` in the device wrapper (see Frontend.cpp). It makes user functions
+//    host+device so kernels may call any helper without annotations, and gives non-inline free
+//    functions internal linkage so that unreachable host code (main...) is never emitted for
+//    the device.
+//
+//===----------------------------------------------------------------------===//
+
+#include "oxide/compiler/KernelAttributes.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Sema/ParsedAttr.h"
+#include "clang/Sema/Sema.h"
+
+using namespace clang;
+
+namespace {
+
+std::string &hostOnlyHeaderDirectory() {
+  static std::string directory;
+  return directory;
+}
+
+bool isInHostOnlyHeader(Sema &S, const FunctionDecl *FD) {
+  const std::string &dir = hostOnlyHeaderDirectory();
+  if (dir.empty())
+    return false;
+  SourceManager &sm = S.getSourceManager();
+  return sm.getFilename(sm.getSpellingLoc(FD->getLocation())).starts_with(dir);
+}
+
+void reportError(Sema &S, SourceLocation loc, llvm::StringRef message) {
+  auto &diags = S.getDiagnostics();
+  diags.Report(loc, diags.getCustomDiagID(DiagnosticsEngine::Error, "%0")) << message;
+}
+
+struct KernelAttrInfo : ParsedAttrInfo {
+  KernelAttrInfo() {
+    static constexpr Spelling spellings[] = {{ParsedAttr::AS_CXX11, "kernel"},
+                                             {ParsedAttr::AS_CXX11, "oxide::kernel"}};
+    Spellings = spellings;
+    OptArgs = 0;
+  }
+
+  bool diagAppertainsToDecl(Sema &S, const ParsedAttr &attr, const Decl *D) const override {
+    if (isa<FunctionDecl>(D))
+      return true;
+    reportError(S, attr.getLoc(),
+                "'[[kernel]]' applies only to functions; put it on a void function at namespace scope");
+    return false;
+  }
+
+  AttrHandling handleDeclAttribute(Sema &S, Decl *D, const ParsedAttr &attr) const override {
+    auto *FD = cast<FunctionDecl>(D);
+    if (isa<CXXMethodDecl>(FD)) {
+      reportError(S, attr.getLoc(),
+                  "a '[[kernel]]' cannot be a member function; make it a free function that takes the "
+                  "object as a parameter");
+      return AttributeNotApplied;
+    }
+    QualType ret = FD->getReturnType();
+    if (!ret->isVoidType() && !ret->isUndeducedType()) {
+      reportError(S, FD->getReturnTypeSourceRange().isValid() ? FD->getReturnTypeSourceRange().getBegin()
+                                                             : attr.getLoc(),
+                  "a '[[kernel]]' must return void (it returns '" + ret.getAsString() +
+                      "'); write results through a DisjointSpan parameter");
+      return AttributeNotApplied;
+    }
+    if (FD->isMain()) {
+      reportError(S, attr.getLoc(), "'main' cannot be a '[[kernel]]'");
+      return AttributeNotApplied;
+    }
+    FD->addAttr(AnnotateAttr::Create(S.Context, oxide::kKernelAnnotation, nullptr, 0, attr.getRange()));
+    if (S.getLangOpts().CUDAIsDevice)
+      FD->addAttr(CUDAGlobalAttr::CreateImplicit(S.Context, attr.getRange()));
+    return AttributeApplied;
+  }
+};
+
+struct ImplicitDeviceAttrInfo : ParsedAttrInfo {
+  ImplicitDeviceAttrInfo() {
+    static constexpr Spelling spellings[] = {{ParsedAttr::AS_GNU, oxide::kImplicitDeviceAttr}};
+    Spellings = spellings;
+    IsSupportedByPragmaAttribute = 1;
+  }
+
+  void getPragmaAttributeMatchRules(llvm::SmallVectorImpl<std::pair<attr::SubjectMatchRule, bool>> &rules,
+                                    const LangOptions &) const override {
+    rules.push_back({attr::SubjectMatchRule_function, true});
+  }
+
+  AttrHandling handleDeclAttribute(Sema &S, Decl *D, const ParsedAttr &) const override {
+    auto *FD = dyn_cast<FunctionDecl>(D);
+    if (!FD || !S.getLangOpts().CUDA)
+      return AttributeNotApplied;
+    if (S.getSourceManager().isInSystemHeader(FD->getLocation()) || isInHostOnlyHeader(S, FD))
+      return AttributeNotApplied;
+    if (FD->isMain() || FD->hasAttr<CUDAGlobalAttr>() || FD->hasAttr<CUDADeviceAttr>() ||
+        FD->hasAttr<CUDAHostAttr>())
+      return AttributeNotApplied;
+    FD->addAttr(CUDAHostAttr::CreateImplicit(S.Context));
+    FD->addAttr(CUDADeviceAttr::CreateImplicit(S.Context));
+    // extern "C" declarations are the __oxide_* intrinsics and C library functions: they must
+    // keep their unmangled external names.
+    if (!FD->isInlineSpecified() && !FD->isConstexpr() && !isa<CXXMethodDecl>(FD) && !FD->isExternC())
+      FD->addAttr(InternalLinkageAttr::CreateImplicit(S.Context));
+    return AttributeApplied;
+  }
+};
+
+} // namespace
+
+static ParsedAttrInfoRegistry::Add<KernelAttrInfo> kernelAttr("oxide-kernel", "[[kernel]] entry points");
+static ParsedAttrInfoRegistry::Add<ImplicitDeviceAttrInfo>
+    implicitDeviceAttr("oxide-implicit-device", "implicit host+device functions");
+
+void oxide::linkKernelAttributes() {}
+
+void oxide::setHostOnlyHeaderDirectory(std::string directory) { hostOnlyHeaderDirectory() = std::move(directory); }

@@ -1,0 +1,34 @@
+//===- OxideDialect.td - the oxide dialect -----------------*- tablegen -*-===//
+//
+// Kernel-level semantics of Oxide programs. Ordinary C++ stays in the LLVM dialect; this
+// dialect holds what the safety checks and the contract-driven optimisations reason about.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OXIDE_DIALECT
+#define OXIDE_DIALECT
+
+include "mlir/IR/OpBase.td"
+
+def Oxide_Dialect : Dialect {
+  let name = "oxide";
+  let summary = "Kernel semantics of single-source Oxide C++ programs";
+  let description = [{
+    The `oxide` dialect captures what a kernel does at the SIMT level: which thread-index
+    witnesses it obtains, where bounds checks fail, and which functions are kernel entry points
+    (the `oxide.kernel` unit attribute on an `llvm.func`). `oxide-raise` creates it from the
+    `__oxide_*` intrinsic calls that the C++ headers emit; `oxide-to-nvvm` lowers it to NVVM.
+  }];
+  let cppNamespace = "::oxide";
+  let hasOperationAttrVerify = 1;
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+  let extraClassDeclaration = [{
+    /// Name of the unit attribute that marks an llvm.func as a kernel entry point.
+    static constexpr ::llvm::StringLiteral getKernelAttrName() { return "oxide.kernel"; }
+  }];
+}
+
+class Oxide_Op<string mnemonic, list<Trait> traits = []> :
+    Op<Oxide_Dialect, mnemonic, traits>;
+
+#endif // OXIDE_DIALECT

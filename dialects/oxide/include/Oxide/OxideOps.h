@@ -1,0 +1,15 @@
+//===- OxideOps.h - oxide dialect operations --------------------*- C++ -*-===//
+#ifndef OXIDE_OXIDEOPS_H
+#define OXIDE_OXIDEOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "Oxide/OxideDialect.h"
+
+#define GET_OP_CLASSES
+#include "Oxide/OxideOps.h.inc"
+
+#endif // OXIDE_OXIDEOPS_H

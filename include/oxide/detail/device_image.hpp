@@ -1,0 +1,157 @@
+// The device image: what the compiler embeds in a host executable and the runtime loads.
+//
+// Layout (all integers little-endian):
+//   "OXIDEIMG" | u32 version | u32 code_count | u32 kernel_count
+//   code_count   x { u32 kind | u32 arch | u64 size | bytes }          PTX or cubin, per arch
+//   kernel_count x { u32 name_size | name | u32 param_count | param_count x { u32 size | u32 align } }
+// Header-only and dependency-free: the compiler writes it, the runtime reads it.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace oxide::detail {
+
+enum class CodeKind : std::uint32_t { Ptx = 0, Cubin = 1 };
+
+/// One compiled form of the module: PTX (JIT-compiled by the driver) or a cubin for one arch.
+struct CodeObject {
+  CodeKind kind = CodeKind::Ptx;
+  std::uint32_t arch = 0; ///< compute capability * 10 + minor, e.g. 90 for sm_90
+  std::string bytes;
+};
+
+struct ParamLayout {
+  std::uint32_t size = 0;
+  std::uint32_t align = 0;
+  friend bool operator==(const ParamLayout &, const ParamLayout &) = default;
+};
+
+/// A kernel entry point: its mangled (PTX) name and the byte layout of its parameters.
+struct KernelInfo {
+  std::string name;
+  std::vector<ParamLayout> params;
+};
+
+struct DeviceImage {
+  static constexpr std::uint32_t kVersion = 1;
+  std::vector<CodeObject> code;
+  std::vector<KernelInfo> kernels;
+
+  [[nodiscard]] const KernelInfo *find_kernel(std::string_view name) const {
+    for (const auto &k : kernels)
+      if (k.name == name)
+        return &k;
+    return nullptr;
+  }
+};
+
+inline constexpr char kImageMagic[8] = {'O', 'X', 'I', 'D', 'E', 'I', 'M', 'G'};
+
+inline std::string encode_image(const DeviceImage &image) {
+  std::string out(kImageMagic, sizeof kImageMagic);
+  auto put32 = [&](std::uint32_t v) {
+    for (int i = 0; i < 4; ++i)
+      out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  };
+  auto put64 = [&](std::uint64_t v) {
+    for (int i = 0; i < 8; ++i)
+      out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  };
+  put32(DeviceImage::kVersion);
+  put32(static_cast<std::uint32_t>(image.code.size()));
+  put32(static_cast<std::uint32_t>(image.kernels.size()));
+  for (const auto &c : image.code) {
+    put32(static_cast<std::uint32_t>(c.kind));
+    put32(c.arch);
+    put64(c.bytes.size());
+    out += c.bytes;
+  }
+  for (const auto &k : image.kernels) {
+    put32(static_cast<std::uint32_t>(k.name.size()));
+    out += k.name;
+    put32(static_cast<std::uint32_t>(k.params.size()));
+    for (const auto &p : k.params) {
+      put32(p.size);
+      put32(p.align);
+    }
+  }
+  return out;
+}
+
+/// Parses an image; std::nullopt when the bytes are not a well-formed image of this version.
+inline std::optional<DeviceImage> decode_image(std::span<const unsigned char> bytes) {
+  std::size_t pos = 0;
+  auto take = [&](std::size_t n) -> const unsigned char * {
+    if (bytes.size() - pos < n)
+      return nullptr;
+    const unsigned char *p = bytes.data() + pos;
+    pos += n;
+    return p;
+  };
+  auto get = [&](auto &v) -> bool {
+    const unsigned char *p = take(sizeof v);
+    if (!p)
+      return false;
+    std::uint64_t acc = 0;
+    for (std::size_t i = 0; i < sizeof v; ++i)
+      acc |= std::uint64_t(p[i]) << (8 * i);
+    v = static_cast<std::remove_reference_t<decltype(v)>>(acc);
+    return true;
+  };
+  auto get_string = [&](std::uint64_t n, std::string &s) -> bool {
+    const unsigned char *p = take(n);
+    if (!p)
+      return false;
+    s.assign(reinterpret_cast<const char *>(p), n);
+    return true;
+  };
+
+  const unsigned char *magic = take(sizeof kImageMagic);
+  if (!magic || std::memcmp(magic, kImageMagic, sizeof kImageMagic) != 0)
+    return std::nullopt;
+  std::uint32_t version = 0, code_count = 0, kernel_count = 0;
+  if (!get(version) || version != DeviceImage::kVersion || !get(code_count) || !get(kernel_count))
+    return std::nullopt;
+
+  DeviceImage image;
+  for (std::uint32_t i = 0; i < code_count; ++i) {
+    CodeObject c;
+    std::uint32_t kind = 0;
+    std::uint64_t size = 0;
+    if (!get(kind) || kind > 1 || !get(c.arch) || !get(size) || !get_string(size, c.bytes))
+      return std::nullopt;
+    c.kind = static_cast<CodeKind>(kind);
+    image.code.push_back(std::move(c));
+  }
+  for (std::uint32_t i = 0; i < kernel_count; ++i) {
+    KernelInfo k;
+    std::uint32_t name_size = 0, param_count = 0;
+    if (!get(name_size) || !get_string(name_size, k.name) || !get(param_count))
+      return std::nullopt;
+    for (std::uint32_t j = 0; j < param_count; ++j) {
+      ParamLayout p;
+      if (!get(p.size) || !get(p.align))
+        return std::nullopt;
+      k.params.push_back(p);
+    }
+    image.kernels.push_back(std::move(k));
+  }
+  if (pos != bytes.size())
+    return std::nullopt;
+  return image;
+}
+
+} // namespace oxide::detail
+
+extern "C" {
+/// Called from a constructor that the compiler adds to every host object with kernels:
+/// registers the embedded device image and maps each kernel's host address to its entry name.
+void __oxide_register_image(const unsigned char *image, std::size_t image_size, const void *const *kernel_addresses,
+                            const char *const *kernel_names, std::size_t kernel_count);
+}

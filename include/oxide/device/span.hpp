@@ -1,0 +1,92 @@
+// Kernel parameter views over device memory.
+//
+// Span<const T> is a shared read-only input; DisjointSpan<T> is the safe output, written only at
+// the calling thread's own index. Both are {pointer, size} pairs with the same layout on host and
+// device, so the host runtime passes them to kernels as ordinary parameters.
+#pragma once
+
+#include <cstddef>
+#include <type_traits>
+
+#include "oxide/device/intrinsics.hpp"
+#include "oxide/device/thread.hpp"
+
+namespace oxide {
+
+namespace detail {
+struct SpanAccess;
+} // namespace detail
+
+/// A bounds-checked view of `size()` elements of T in device memory.
+template <class T> class Span {
+  static_assert(std::is_trivially_copyable_v<std::remove_const_t<T>>,
+                "oxide::Span elements must be trivially copyable");
+
+public:
+  using element_type = T;
+  using value_type = std::remove_cv_t<T>;
+  using size_type = std::size_t;
+
+  constexpr Span() noexcept = default;
+
+  [[nodiscard]] constexpr size_type size() const noexcept { return size_; }
+  [[nodiscard]] constexpr bool empty() const noexcept { return size_ == 0; }
+  [[nodiscard]] constexpr T *data() const noexcept { return data_; }
+
+  /// Element `i`; an out-of-bounds index stops the kernel with a message.
+  constexpr T &operator[](size_type i) const noexcept {
+    if (i >= size_) [[unlikely]]
+      __oxide_bounds_fail(i, size_);
+    return data_[i];
+  }
+  /// Pointer to element `i`, or nullptr when `i` is out of bounds.
+  [[nodiscard]] constexpr T *get(size_type i) const noexcept { return i < size_ ? data_ + i : nullptr; }
+
+  constexpr T *begin() const noexcept { return data_; }
+  constexpr T *end() const noexcept { return data_ + size_; }
+
+private:
+  friend struct detail::SpanAccess;
+  constexpr Span(T *data, size_type size) noexcept : data_(data), size_(size) {}
+  T *data_ = nullptr;
+  size_type size_ = 0;
+};
+
+/// An output that each thread may write only at its own index.
+template <class T> class DisjointSpan {
+  static_assert(!std::is_const_v<T>, "a DisjointSpan is an output; use Span<const T> for inputs");
+  static_assert(std::is_trivially_copyable_v<T>, "oxide::DisjointSpan elements must be trivially copyable");
+
+public:
+  using element_type = T;
+  using size_type = std::size_t;
+
+  constexpr DisjointSpan() noexcept = default;
+
+  [[nodiscard]] constexpr size_type size() const noexcept { return size_; }
+
+  /// The calling thread's element, or nullptr when its index is out of bounds.
+  [[nodiscard]] T *get_mut(const thread::ThreadIndex1D &index) const noexcept {
+    const size_type i = index.get();
+    return i < size_ ? data_ + i : nullptr;
+  }
+
+private:
+  friend struct detail::SpanAccess;
+  constexpr DisjointSpan(T *data, size_type size) noexcept : data_(data), size_(size) {}
+  T *data_ = nullptr;
+  size_type size_ = 0;
+};
+
+namespace detail {
+/// The one way to make spans from raw device pointers: used by the host runtime when it binds
+/// DeviceBuffers to kernel parameters. Not part of the public API.
+struct SpanAccess {
+  template <class T> static constexpr Span<T> make_span(T *data, std::size_t size) noexcept { return {data, size}; }
+  template <class T> static constexpr DisjointSpan<T> make_disjoint(T *data, std::size_t size) noexcept {
+    return {data, size};
+  }
+};
+} // namespace detail
+
+} // namespace oxide

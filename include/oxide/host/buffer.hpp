@@ -1,0 +1,141 @@
+// oxide::DeviceBuffer<T>: an owned array of T in device memory.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "oxide/host/stream.hpp"
+
+namespace oxide {
+
+namespace detail {
+class ContextState;
+struct BufferAccess;
+
+// Out-of-line memory operations (runtime/memory.cpp). Each makes the stream's context current.
+[[nodiscard]] std::size_t checked_byte_size(std::size_t count, std::size_t element_size);
+[[nodiscard]] std::uint64_t device_alloc(ContextState &context, std::size_t bytes);
+void device_free(ContextState &context, std::uint64_t pointer) noexcept;
+void copy_host_to_device(const Stream &stream, const ContextState *owner, std::uint64_t dst, const void *src,
+                         std::size_t bytes);
+/// Synchronizes `stream`, so `dst` is filled on return.
+void copy_device_to_host(const Stream &stream, const ContextState *owner, void *dst, std::uint64_t src,
+                         std::size_t bytes);
+void fill_zero(const Stream &stream, const ContextState *owner, std::uint64_t dst, std::size_t bytes);
+[[noreturn]] void throw_size_mismatch(const char *operation, std::size_t buffer_size, std::size_t host_size);
+} // namespace detail
+
+/// `size()` elements of T in the device memory of one context. RAII and move-only; the memory
+/// is freed by the destructor. T must be trivially copyable, since it is copied bytewise.
+template <class T> class DeviceBuffer {
+  static_assert(std::is_trivially_copyable_v<T>, "oxide::DeviceBuffer elements must be trivially copyable");
+  static_assert(!std::is_const_v<T> && !std::is_volatile_v<T>,
+                "oxide::DeviceBuffer<T>: T must not be cv-qualified; constness is decided at kernel binding");
+
+public:
+  using value_type = T;
+  using size_type = std::size_t;
+
+  /// An empty buffer that belongs to no context.
+  DeviceBuffer() noexcept = default;
+
+  /// `count` elements with unspecified contents.
+  [[nodiscard]] static DeviceBuffer uninitialized(Stream &stream, size_type count) {
+    const std::size_t bytes = detail::checked_byte_size(count, sizeof(T));
+    const auto &context = stream.context_state();
+    return DeviceBuffer(context, bytes == 0 ? 0 : detail::device_alloc(*context, bytes), count);
+  }
+
+  /// `count` elements whose bytes are all zero, ordered on `stream`.
+  [[nodiscard]] static DeviceBuffer zeroed(Stream &stream, size_type count) {
+    DeviceBuffer buffer = uninitialized(stream, count);
+    detail::fill_zero(stream, buffer.context_.get(), buffer.pointer_, buffer.size_bytes());
+    return buffer;
+  }
+
+  /// A copy of `host`, ordered on `stream`. `host` may be reused as soon as this returns
+  /// (pageable host memory is staged by the driver before the call returns).
+  [[nodiscard]] static DeviceBuffer from_host(Stream &stream, std::span<const T> host) {
+    DeviceBuffer buffer = uninitialized(stream, host.size());
+    buffer.copy_from_host(stream, host);
+    return buffer;
+  }
+
+  DeviceBuffer(DeviceBuffer &&other) noexcept
+      : context_(std::move(other.context_)), pointer_(std::exchange(other.pointer_, 0)),
+        size_(std::exchange(other.size_, 0)) {}
+  DeviceBuffer &operator=(DeviceBuffer &&other) noexcept {
+    if (this != &other) {
+      release();
+      context_ = std::move(other.context_);
+      pointer_ = std::exchange(other.pointer_, 0);
+      size_ = std::exchange(other.size_, 0);
+    }
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+  ~DeviceBuffer() { release(); }
+
+  /// Copies `host` (which must have exactly size() elements) into the buffer, ordered on `stream`.
+  void copy_from_host(Stream &stream, std::span<const T> host) {
+    if (host.size() != size_)
+      detail::throw_size_mismatch("copy_from_host", size_, host.size());
+    detail::copy_host_to_device(stream, context_.get(), pointer_, host.data(), size_bytes());
+  }
+
+  /// Copies the buffer into `host` (exactly size() elements) after the work queued on `stream`;
+  /// synchronizes `stream`.
+  void copy_to_host(Stream &stream, std::span<T> host) const {
+    if (host.size() != size_)
+      detail::throw_size_mismatch("copy_to_host", size_, host.size());
+    detail::copy_device_to_host(stream, context_.get(), host.data(), pointer_, size_bytes());
+  }
+
+  /// The buffer's contents after the work queued on `stream`; synchronizes `stream`.
+  [[nodiscard]] std::vector<T> to_host(Stream &stream) const {
+    std::vector<T> host(size_);
+    copy_to_host(stream, host);
+    return host;
+  }
+
+  [[nodiscard]] size_type size() const noexcept { return size_; }
+  [[nodiscard]] size_type size_bytes() const noexcept { return size_ * sizeof(T); }
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  /// The CUdeviceptr of the first element (0 when empty).
+  [[nodiscard]] std::uint64_t device_ptr() const noexcept { return pointer_; }
+
+private:
+  friend struct detail::BufferAccess;
+
+  DeviceBuffer(std::shared_ptr<detail::ContextState> context, std::uint64_t pointer, size_type size) noexcept
+      : context_(std::move(context)), pointer_(pointer), size_(size) {}
+
+  void release() noexcept {
+    if (pointer_ != 0)
+      detail::device_free(*context_, pointer_);
+    context_.reset();
+    pointer_ = 0;
+    size_ = 0;
+  }
+
+  std::shared_ptr<detail::ContextState> context_;
+  std::uint64_t pointer_ = 0;
+  size_type size_ = 0;
+};
+
+namespace detail {
+/// Runtime access to a buffer's owning context, for checks at kernel launch.
+struct BufferAccess {
+  template <class T> static const ContextState *context(const DeviceBuffer<T> &buffer) noexcept {
+    return buffer.context_.get();
+  }
+};
+} // namespace detail
+
+} // namespace oxide

@@ -1,0 +1,12 @@
+// Oxide: everything a single-source program needs, device API and host runtime.
+#pragma once
+
+#include "oxide/device.hpp"
+
+#include "oxide/host/buffer.hpp"
+#include "oxide/host/context.hpp"
+#include "oxide/host/device.hpp"
+#include "oxide/host/error.hpp"
+#include "oxide/host/kernel_argument.hpp"
+#include "oxide/host/launch.hpp"
+#include "oxide/host/stream.hpp"

@@ -1,0 +1,109 @@
+#include "cuda_driver.hpp"
+
+#include <dlfcn.h>
+
+#include <fmt/format.h>
+
+#include <string>
+
+#include "oxide/host/error.hpp"
+
+namespace oxide::detail {
+namespace {
+
+// Two-level stringification: expands cuda.h's name macro first ("cuMemAlloc" -> "cuMemAlloc_v2").
+#define OXIDE_VERSIONED_NAME(name) OXIDE_STRINGIFY(name)
+#define OXIDE_STRINGIFY(name) #name
+
+constexpr const char *kDriverLibrary = "libcuda.so.1";
+
+struct LoadedDriver {
+  DriverApi api;
+  CUresult init_result = CUDA_ERROR_NOT_INITIALIZED;
+  std::string load_error; // non-empty when the library or an entry point is missing
+};
+
+LoadedDriver load() noexcept {
+  LoadedDriver loaded;
+  // Never closed: the driver must outlive every static destructor that might still free memory.
+  void *library = dlopen(kDriverLibrary, RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    const char *reason = dlerror();
+    loaded.load_error =
+        fmt::format("cannot load the CUDA driver ({}): {}. Install the NVIDIA driver, or run on a "
+                    "machine with a GPU.",
+                    kDriverLibrary, reason ? reason : "unknown error");
+    return loaded;
+  }
+
+  // cuGetProcAddress (CUDA 12+) returns the variant matching the ABI of the cuda.h we were
+  // compiled against; older drivers only have the exported, explicitly versioned symbols.
+  auto get_proc_address =
+      reinterpret_cast<decltype(&::cuGetProcAddress)>(dlsym(library, "cuGetProcAddress_v2"));
+  auto resolve = [&](const char *base_name, const char *versioned_name) -> void * {
+    if (get_proc_address) {
+      void *function = nullptr;
+      CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+      if (get_proc_address(base_name, &function, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) ==
+              CUDA_SUCCESS &&
+          status == CU_GET_PROC_ADDRESS_SUCCESS && function)
+        return function;
+    }
+    return dlsym(library, versioned_name);
+  };
+
+#define OXIDE_RESOLVE_DRIVER_FUNCTION(name)                                                                  \
+  loaded.api.name = reinterpret_cast<decltype(&::name)>(resolve(#name, OXIDE_VERSIONED_NAME(name)));         \
+  if (!loaded.api.name) {                                                                                    \
+    loaded.load_error = fmt::format("the CUDA driver ({}) has no entry point {}; update the NVIDIA driver.", \
+                                    kDriverLibrary, OXIDE_VERSIONED_NAME(name));                             \
+    return loaded;                                                                                           \
+  }
+  OXIDE_CUDA_DRIVER_FUNCTIONS(OXIDE_RESOLVE_DRIVER_FUNCTION)
+#undef OXIDE_RESOLVE_DRIVER_FUNCTION
+
+  loaded.init_result = loaded.api.cuInit(0);
+  return loaded;
+}
+
+const LoadedDriver &loaded_driver() noexcept {
+  static const LoadedDriver driver = load(); // thread-safe one-time initialization
+  return driver;
+}
+
+const LoadedDriver &loaded_driver_or_throw() {
+  const LoadedDriver &loaded = loaded_driver();
+  if (!loaded.load_error.empty())
+    throw Error(loaded.load_error);
+  return loaded;
+}
+
+} // namespace
+
+const DriverApi &driver() {
+  const LoadedDriver &loaded = loaded_driver_or_throw();
+  if (loaded.init_result != CUDA_SUCCESS) [[unlikely]]
+    throw_driver_error(loaded.init_result, "cuInit");
+  return loaded.api;
+}
+
+const DriverApi &loaded_driver_api() noexcept { return loaded_driver().api; }
+
+CUresult driver_init_result() { return loaded_driver_or_throw().init_result; }
+
+void throw_driver_error(CUresult result, std::string_view api, std::string_view kernel,
+                        std::string_view details) {
+  const DriverApi &functions = loaded_driver().api;
+  const char *name = nullptr;
+  const char *description = nullptr;
+  if (!functions.cuGetErrorName || functions.cuGetErrorName(result, &name) != CUDA_SUCCESS || !name)
+    name = nullptr;
+  if (!functions.cuGetErrorString || functions.cuGetErrorString(result, &description) != CUDA_SUCCESS ||
+      !description)
+    description = nullptr;
+  throw Error::driver(std::string(api), static_cast<int>(result),
+                      name ? std::string(name) : fmt::format("CUDA error {}", static_cast<int>(result)),
+                      description ? description : "unknown error", std::string(kernel), details);
+}
+
+} // namespace oxide::detail

@@ -1,0 +1,78 @@
+// Loading a kernel's device image into a context: pick the code object, JIT PTX if needed.
+#include <fmt/format.h>
+
+#include <array>
+#include <string>
+
+#include "context_state.hpp"
+#include "cuda_driver.hpp"
+#include "oxide/host/error.hpp"
+
+namespace oxide::detail {
+namespace {
+
+std::string describe_code(const DeviceImage &image) {
+  if (image.code.empty())
+    return "no code at all";
+  std::string out;
+  for (const CodeObject &code : image.code) {
+    if (!out.empty())
+      out += ", ";
+    out += fmt::format("{} for sm_{}", code.kind == CodeKind::Cubin ? "cubin" : "PTX", code.arch);
+  }
+  return out;
+}
+
+std::string_view trimmed(const char *log) {
+  std::string_view text(log);
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\0' || text.back() == ' '))
+    text.remove_suffix(1);
+  return text;
+}
+
+CUmodule load_module(const DeviceImage &image, const RegisteredKernel &kernel, const Device &device) {
+  const int arch = device.compute_capability().as_int();
+  const CodeObject *code = select_code(image, arch);
+  if (!code)
+    throw Error(
+        fmt::format("the device code of kernel '{}' cannot run on {} (sm_{}): the image has {}; rebuild "
+                    "with --arch=sm_{}",
+                    kernel.display_name, device.name(), arch, describe_code(image), arch),
+        kernel.display_name);
+
+  // The JIT writes its diagnostics into these buffers; they explain a PTX that fails to load.
+  std::array<char, 16384> error_log{};
+  std::array<char, 4096> info_log{};
+  std::array<CUjit_option, 4> options{CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                                      CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+  std::array<void *, 4> values{error_log.data(), reinterpret_cast<void *>(error_log.size()), info_log.data(),
+                               reinterpret_cast<void *>(info_log.size())};
+  CUmodule module = nullptr;
+  // std::string keeps a terminating NUL, which the driver needs to find the end of PTX text.
+  const CUresult result = driver().cuModuleLoadDataEx(
+      &module, code->bytes.c_str(), static_cast<unsigned>(options.size()), options.data(), values.data());
+  if (result != CUDA_SUCCESS) {
+    std::string details =
+        fmt::format("(loading {} for sm_{} on {}, sm_{})", code->kind == CodeKind::Cubin ? "cubin" : "PTX",
+                    code->arch, device.name(), arch);
+    if (const std::string_view log = trimmed(error_log.data()); !log.empty())
+      details += fmt::format("\nJIT error log:\n{}", log);
+    throw_driver_error(result, "cuModuleLoadDataEx", kernel.display_name, details);
+  }
+  return module;
+}
+
+} // namespace
+
+CUmodule ContextState::module_for(const RegisteredKernel &kernel) {
+  // One lock per context: a module loads once even when several threads prepare kernels at once.
+  std::lock_guard lock(modules_mutex_);
+  if (auto it = modules_.find(kernel.image_index); it != modules_.end())
+    return it->second;
+  ScopedCurrent current(*this);
+  CUmodule module = load_module(*kernel.image, kernel, device_);
+  modules_.emplace(kernel.image_index, module);
+  return module;
+}
+
+} // namespace oxide::detail

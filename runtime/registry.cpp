@@ -1,0 +1,162 @@
+// The process-wide kernel registry, filled by the constructors the compiler emits.
+#include "oxide/host/registry.hpp"
+
+#include <cxxabi.h>
+#include <dlfcn.h>
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "oxide/host/error.hpp"
+
+namespace oxide::detail {
+namespace {
+
+struct Entry {
+  std::size_t image_index;
+  const KernelInfo *info;
+};
+
+class Registry {
+public:
+  void add(DeviceImage image, std::span<const void *const> addresses, std::span<const char *const> names) {
+    std::lock_guard lock(mutex_);
+    const std::size_t index = images_.size();
+    const DeviceImage &stored = *images_.emplace_back(std::make_unique<const DeviceImage>(std::move(image)));
+    for (std::size_t i = 0; i < addresses.size(); ++i) {
+      const KernelInfo *info = names[i] ? stored.find_kernel(names[i]) : nullptr;
+      if (!info)
+        fail(fmt::format("kernel '{}' is registered but not described by its device image",
+                         names[i] ? names[i] : "(null)"));
+      // An inline or template kernel is registered by every object that uses it; all
+      // registrations describe the same code, so the first one wins.
+      kernels_.try_emplace(addresses[i], Entry{index, info});
+    }
+  }
+
+  std::optional<RegisteredKernel> find(const void *address) const {
+    std::lock_guard lock(mutex_);
+    auto it = kernels_.find(address);
+    if (it == kernels_.end())
+      return std::nullopt;
+    const Entry &entry = it->second;
+    return RegisteredKernel{images_[entry.image_index].get(), entry.image_index, entry.info,
+                            kernel_display_name(entry.info->name)};
+  }
+
+  [[noreturn]] static void fail(const std::string &message) noexcept {
+    // Images come from our own compiler: a bad one is a toolchain bug, not a user error, and it
+    // surfaces before main, where an exception could not be caught anyway.
+    std::fprintf(stderr, "oxide: internal error: %s; rebuild the program with a matching oxcc and runtime\n",
+                 message.c_str());
+    std::abort();
+  }
+
+private:
+  mutable std::mutex mutex_;
+  std::vector<std::unique_ptr<const DeviceImage>> images_; // stable addresses, never removed
+  std::unordered_map<const void *, Entry> kernels_;
+};
+
+Registry &registry() {
+  // Never destroyed: registration runs in static constructors and lookups may run in static
+  // destructors, in any order relative to this object.
+  static Registry *instance = new Registry;
+  return *instance;
+}
+
+std::string demangle(const char *symbol) {
+  int status = 0;
+  std::unique_ptr<char, decltype(&std::free)> result(abi::__cxa_demangle(symbol, nullptr, nullptr, &status),
+                                                     &std::free);
+  return status == 0 && result ? std::string(result.get()) : std::string(symbol);
+}
+
+} // namespace
+
+std::string kernel_display_name(std::string_view entry_name) {
+  std::string name = demangle(std::string(entry_name).c_str());
+  // Drop the parameter list: from the '(' that matches the final ')'.
+  if (!name.empty() && name.back() == ')') {
+    int depth = 0;
+    for (std::size_t i = name.size(); i-- > 0;) {
+      if (name[i] == ')')
+        ++depth;
+      else if (name[i] == '(' && --depth == 0) {
+        name.resize(i);
+        break;
+      }
+    }
+  }
+  // Template kernels demangle with their return type first.
+  if (name.starts_with("void "))
+    name.erase(0, 5);
+  return name;
+}
+
+std::optional<RegisteredKernel> find_kernel(const void *host_address) {
+  return registry().find(host_address);
+}
+
+RegisteredKernel require_kernel(const void *host_address) {
+  if (auto kernel = find_kernel(host_address))
+    return *std::move(kernel);
+  std::string function = fmt::format("function at {}", host_address);
+  Dl_info info{};
+  if (dladdr(host_address, &info) && info.dli_sname && info.dli_saddr == host_address)
+    function = fmt::format("function '{}' at {}", demangle(info.dli_sname), host_address);
+  throw Error(fmt::format("{} is not a registered kernel; mark it [[kernel]] and build with oxcc", function));
+}
+
+const CodeObject *select_code(const DeviceImage &image, int arch) noexcept {
+  const CodeObject *ptx = nullptr;
+  for (const CodeObject &code : image.code) {
+    if (code.kind == CodeKind::Cubin && static_cast<int>(code.arch) == arch)
+      return &code; // SASS is arch-specific: only an exact match runs without a JIT
+    if (code.kind == CodeKind::Ptx && static_cast<int>(code.arch) <= arch && (!ptx || code.arch > ptx->arch))
+      ptx = &code;
+  }
+  return ptx;
+}
+
+void check_param_layout(const RegisteredKernel &kernel, std::span<const HostParam> host_params) {
+  const auto &device_params = kernel.info->params;
+  if (device_params.size() != host_params.size())
+    throw Error(
+        fmt::format("kernel '{}' takes {} parameters in its device image but {} on the host; rebuild the "
+                    "program with oxcc",
+                    kernel.display_name, device_params.size(), host_params.size()),
+        kernel.display_name);
+  for (std::size_t i = 0; i < host_params.size(); ++i) {
+    const HostParam &host = host_params[i];
+    const ParamLayout &device = device_params[i];
+    if (host.size != device.size || host.align != device.align)
+      throw Error(
+          fmt::format("kernel '{}' parameter {} ({}) is {} bytes aligned to {} on the host but {} bytes "
+                      "aligned to {} in the device image; rebuild the program with oxcc",
+                      kernel.display_name, i + 1, host.type_name, host.size, host.align, device.size,
+                      device.align),
+          kernel.display_name);
+  }
+}
+
+} // namespace oxide::detail
+
+extern "C" void __oxide_register_image(const unsigned char *image, std::size_t image_size,
+                                       const void *const *kernel_addresses, const char *const *kernel_names,
+                                       std::size_t kernel_count) {
+  using oxide::detail::Registry;
+  if (!image || (kernel_count != 0 && (!kernel_addresses || !kernel_names)))
+    Registry::fail("__oxide_register_image called with null arguments");
+  auto decoded = oxide::detail::decode_image({image, image_size});
+  if (!decoded)
+    Registry::fail(fmt::format("malformed device image ({} bytes)", image_size));
+  oxide::detail::registry().add(std::move(*decoded), {kernel_addresses, kernel_count},
+                                {kernel_names, kernel_count});
+}

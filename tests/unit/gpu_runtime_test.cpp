@@ -1,0 +1,310 @@
+// The runtime against a real GPU: contexts, buffers, module loading and launches of a
+// hand-registered PTX kernel. Skipped, with the reason printed, where there is no CUDA device.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "oxide/oxide.hpp"
+
+namespace {
+
+using oxide::DeviceBuffer;
+using oxide::DisjointSpan;
+using oxide::Span;
+
+// What clang emits for the brief's vecadd over {pointer, size} spans, with a C entry name.
+constexpr const char *kVecaddPtx = R"(
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry oxide_test_vecadd(
+	.param .align 8 .b8 oxide_test_vecadd_param_0[16],
+	.param .align 8 .b8 oxide_test_vecadd_param_1[16],
+	.param .align 8 .b8 oxide_test_vecadd_param_2[16]
+)
+{
+	.reg .pred 	%p<2>;
+	.reg .b32 	%r<7>;
+	.reg .f32 	%f<4>;
+	.reg .b64 	%rd<18>;
+	mov.u32 	%r1, %ctaid.x;
+	mov.u32 	%r2, %ntid.x;
+	mul.wide.u32 	%rd5, %r1, %r2;
+	mov.u32 	%r3, %tid.x;
+	cvt.u64.u32 	%rd6, %r3;
+	add.s64 	%rd4, %rd5, %rd6;
+	ld.param.u64 	%rd7, [oxide_test_vecadd_param_2+8];
+	setp.ge.u64 	%p1, %rd4, %rd7;
+	@%p1 bra 	$L__BB0_2;
+	ld.param.u64 	%rd8, [oxide_test_vecadd_param_0];
+	cvta.to.global.u64 	%rd9, %rd8;
+	shl.b64 	%rd10, %rd4, 2;
+	add.s64 	%rd11, %rd9, %rd10;
+	ld.global.f32 	%f1, [%rd11];
+	ld.param.u64 	%rd12, [oxide_test_vecadd_param_1];
+	cvta.to.global.u64 	%rd13, %rd12;
+	add.s64 	%rd14, %rd13, %rd10;
+	ld.global.f32 	%f2, [%rd14];
+	add.f32 	%f3, %f1, %f2;
+	ld.param.u64 	%rd15, [oxide_test_vecadd_param_2];
+	cvta.to.global.u64 	%rd16, %rd15;
+	add.s64 	%rd17, %rd16, %rd10;
+	st.global.f32 	[%rd17], %f3;
+$L__BB0_2:
+	ret;
+}
+)";
+
+constexpr const char *kBrokenPtx = R"(
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry oxide_test_broken(.param .u32 oxide_test_broken_param_0)
+{
+	not_an_instruction %r1;
+	ret;
+}
+)";
+
+// Host stand-ins for kernels, as the compiler would register them.
+volatile int side_effect = 0;
+void gpu_vecadd(Span<const float>, Span<const float>, DisjointSpan<float>) { side_effect = 1; }
+void gpu_vecadd_wrong_layout(Span<const float>, Span<const float>, int) { side_effect = 2; }
+void gpu_vecadd_cubin(Span<const float>, Span<const float>, DisjointSpan<float>) { side_effect = 3; }
+void gpu_broken(int) { side_effect = 4; }
+void gpu_no_code(int) { side_effect = 5; }
+void gpu_not_a_kernel(int) { side_effect = 6; }
+
+using oxide::detail::CodeKind;
+using oxide::detail::DeviceImage;
+
+void register_kernels(const DeviceImage &image, std::vector<const void *> addresses,
+                      std::vector<const char *> names) {
+  const std::string bytes = oxide::detail::encode_image(image);
+  __oxide_register_image(reinterpret_cast<const unsigned char *>(bytes.data()), bytes.size(),
+                         addresses.data(), names.data(), addresses.size());
+}
+
+const oxide::detail::KernelInfo kVecaddInfo{"oxide_test_vecadd", {{16, 8}, {16, 8}, {16, 8}}};
+
+class GpuRuntime : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    DeviceImage vecadd;
+    vecadd.code.push_back({CodeKind::Ptx, 70, kVecaddPtx});
+    vecadd.kernels.push_back(kVecaddInfo);
+    register_kernels(vecadd,
+                     {reinterpret_cast<const void *>(&gpu_vecadd),
+                      reinterpret_cast<const void *>(&gpu_vecadd_wrong_layout)},
+                     {"oxide_test_vecadd", "oxide_test_vecadd"});
+
+    DeviceImage broken;
+    broken.code.push_back({CodeKind::Ptx, 70, kBrokenPtx});
+    broken.kernels.push_back({"oxide_test_broken", {{4, 4}}});
+    register_kernels(broken, {reinterpret_cast<const void *>(&gpu_broken)}, {"oxide_test_broken"});
+
+    DeviceImage no_code;
+    no_code.code.push_back({CodeKind::Cubin, 10, "not for this device"});
+    no_code.kernels.push_back({"oxide_test_no_code", {{4, 4}}});
+    register_kernels(no_code, {reinterpret_cast<const void *>(&gpu_no_code)}, {"oxide_test_no_code"});
+  }
+
+  void SetUp() override {
+    if (oxide::Device::count() == 0)
+      GTEST_SKIP() << "skipped: no CUDA device";
+  }
+
+  /// Launches vecadd(a, b) -> c through `kernel` and checks every element.
+  static void check_vecadd(void (*kernel)(Span<const float>, Span<const float>, DisjointSpan<float>)) {
+    auto ctx = oxide::Context::create();
+    auto stream = ctx.default_stream();
+    std::vector<float> ha(1 << 20), hb(1 << 20);
+    std::iota(ha.begin(), ha.end(), 0.0f);
+    std::fill(hb.begin(), hb.end(), 2.0f);
+    auto a = DeviceBuffer<float>::from_host(stream, ha);
+    auto b = DeviceBuffer<float>::from_host(stream, hb);
+    auto c = DeviceBuffer<float>::zeroed(stream, ha.size());
+    auto launch = oxide::prepare(ctx, kernel, oxide::LaunchConfig1D::for_elements(ha.size()));
+    launch(stream, a, b, c);
+    const std::vector<float> hc = c.to_host(stream);
+    ASSERT_EQ(hc.size(), ha.size());
+    for (std::size_t i = 0; i < hc.size(); ++i)
+      ASSERT_EQ(hc[i], ha[i] + 2.0f) << "element " << i;
+  }
+};
+
+TEST_F(GpuRuntime, DeviceProperties) {
+  const oxide::Device device = oxide::Device::get(0);
+  EXPECT_FALSE(device.name().empty());
+  EXPECT_GE(device.compute_capability().major, 5);
+  EXPECT_GT(device.sm_count(), 0);
+  EXPECT_GT(device.total_memory(), 0u);
+  EXPECT_GE(device.max_threads_per_block(), 1024);
+  auto ctx = oxide::Context::create();
+  EXPECT_EQ(ctx.device().name(), device.name());
+  EXPECT_NE(ctx.native_handle(), nullptr);
+  std::printf("device 0: %s, sm_%d, %d SMs, %zu MiB\n", device.name().c_str(),
+              device.compute_capability().as_int(), device.sm_count(), device.total_memory() >> 20);
+  EXPECT_THROW((void)oxide::Context::create(oxide::Device::count()), oxide::Error);
+}
+
+TEST_F(GpuRuntime, BuffersRoundTrip) {
+  auto ctx = oxide::Context::create();
+  auto stream = ctx.create_stream();
+  EXPECT_FALSE(stream.is_default());
+  const std::vector<int> host{1, 2, 3, 4, 5};
+  auto buffer = DeviceBuffer<int>::from_host(stream, host);
+  EXPECT_EQ(buffer.size(), 5u);
+  EXPECT_EQ(buffer.size_bytes(), 20u);
+  EXPECT_NE(buffer.device_ptr(), 0u);
+  EXPECT_EQ(buffer.to_host(stream), host);
+
+  auto zeros = DeviceBuffer<double>::zeroed(stream, 1000);
+  EXPECT_EQ(zeros.to_host(stream), std::vector<double>(1000, 0.0));
+
+  std::vector<int> wrong(4);
+  EXPECT_THROW(buffer.copy_to_host(stream, wrong), oxide::Error);
+  EXPECT_THROW(buffer.copy_from_host(stream, wrong), oxide::Error);
+
+  auto moved = std::move(buffer);
+  EXPECT_EQ(buffer.size(), 0u);
+  EXPECT_EQ(moved.to_host(stream), host);
+
+  auto empty = DeviceBuffer<int>::from_host(stream, std::vector<int>{});
+  EXPECT_EQ(empty.device_ptr(), 0u);
+  EXPECT_TRUE(empty.to_host(stream).empty());
+  stream.synchronize();
+  ctx.synchronize();
+}
+
+TEST_F(GpuRuntime, BuffersOutliveTheirContextObject) {
+  auto stream = oxide::Context::create().create_stream();
+  auto buffer = DeviceBuffer<int>::from_host(stream, std::vector<int>{7, 8});
+  EXPECT_EQ(buffer.to_host(stream), (std::vector<int>{7, 8}));
+}
+
+TEST_F(GpuRuntime, LaunchesVecAddFromPtx) { check_vecadd(&gpu_vecadd); }
+
+TEST_F(GpuRuntime, PreparedLaunchIsReusableOnOtherStreams) {
+  auto ctx = oxide::Context::create();
+  auto stream = ctx.create_stream();
+  const std::vector<float> ha(1000, 1.5f), hb(1000, 2.5f);
+  auto a = DeviceBuffer<float>::from_host(stream, ha);
+  auto b = DeviceBuffer<float>::from_host(stream, hb);
+  auto c = DeviceBuffer<float>::uninitialized(stream, 1000);
+  auto launch = oxide::prepare(ctx, gpu_vecadd, oxide::LaunchConfig1D::for_elements(1000, 128));
+  EXPECT_EQ(launch.kernel_name(), "oxide_test_vecadd");
+  EXPECT_EQ(launch.config().grid, 8u);
+  for (int i = 0; i < 3; ++i)
+    launch(stream, a, b, c);
+  EXPECT_EQ(c.to_host(stream), std::vector<float>(1000, 4.0f));
+
+  auto empty = oxide::prepare(ctx, gpu_vecadd, oxide::LaunchConfig1D::for_elements(0));
+  auto none = DeviceBuffer<float>::uninitialized(stream, 0);
+  empty(stream, none, none, none); // grid 0: nothing is launched
+}
+
+TEST_F(GpuRuntime, RejectsAliasedOutput) {
+  auto ctx = oxide::Context::create();
+  auto stream = ctx.default_stream();
+  auto b = DeviceBuffer<float>::zeroed(stream, 256);
+  auto c = DeviceBuffer<float>::zeroed(stream, 256);
+  auto launch = oxide::prepare(ctx, gpu_vecadd, oxide::LaunchConfig1D::for_elements(256));
+  try {
+    launch(stream, c, b, c);
+    FAIL() << "expected oxide::Error";
+  } catch (const oxide::Error &e) {
+    EXPECT_STREQ(e.what(), "oxide: kernel 'oxide_test_vecadd': arguments 1 and 3 refer to overlapping device "
+                           "memory and the kernel may write argument 3; pass distinct buffers");
+  }
+  launch(stream, b, b, c); // the same buffer twice as input is fine
+}
+
+TEST_F(GpuRuntime, LayoutMismatchIsReportedAtPrepare) {
+  auto ctx = oxide::Context::create();
+  try {
+    (void)oxide::prepare(ctx, gpu_vecadd_wrong_layout, oxide::LaunchConfig1D::for_elements(10));
+    FAIL() << "expected oxide::Error";
+  } catch (const oxide::Error &e) {
+    EXPECT_NE(
+        std::string(e.what()).find("parameter 3 (int) is 4 bytes aligned to 4 on the host but 16 bytes"),
+        std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(GpuRuntime, UnregisteredFunctionIsRejected) {
+  auto ctx = oxide::Context::create();
+  try {
+    (void)oxide::prepare(ctx, gpu_not_a_kernel, oxide::LaunchConfig1D::for_elements(10));
+    FAIL() << "expected oxide::Error";
+  } catch (const oxide::Error &e) {
+    EXPECT_NE(
+        std::string(e.what()).find("is not a registered kernel; mark it [[kernel]] and build with oxcc"),
+        std::string::npos);
+  }
+}
+
+TEST_F(GpuRuntime, JitFailureIncludesTheLog) {
+  auto ctx = oxide::Context::create();
+  try {
+    (void)oxide::prepare(ctx, gpu_broken, oxide::LaunchConfig1D::for_elements(10));
+    FAIL() << "expected oxide::Error";
+  } catch (const oxide::Error &e) {
+    std::printf("%s\n", e.what());
+    EXPECT_EQ(e.api(), "cuModuleLoadDataEx");
+    EXPECT_EQ(e.kernel(), "oxide_test_broken");
+    EXPECT_NE(std::string(e.what()).find("JIT error log:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not_an_instruction"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(GpuRuntime, ImageWithoutCodeForTheDeviceIsRejected) {
+  auto ctx = oxide::Context::create();
+  try {
+    (void)oxide::prepare(ctx, gpu_no_code, oxide::LaunchConfig1D::for_elements(10));
+    FAIL() << "expected oxide::Error";
+  } catch (const oxide::Error &e) {
+    EXPECT_NE(std::string(e.what()).find("cannot run on"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cubin for sm_10"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(GpuRuntime, BlockLargerThanTheDeviceAllowsIsRejected) {
+  auto ctx = oxide::Context::create();
+  auto big_shared = oxide::LaunchConfig1D{1, 256, 16u << 20};
+  EXPECT_THROW((void)oxide::prepare(ctx, gpu_vecadd, big_shared), oxide::Error);
+}
+
+TEST_F(GpuRuntime, LoadsACubinForTheExactArch) {
+  const char *env = std::getenv("OXIDE_TEST_PTXAS");
+  const std::filesystem::path ptxas = env ? env : "/usr/local/cuda/bin/ptxas";
+  if (!std::filesystem::exists(ptxas))
+    GTEST_SKIP() << "skipped: no ptxas at " << ptxas << " (set OXIDE_TEST_PTXAS)";
+  const int arch = oxide::Device::get(0).compute_capability().as_int();
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto ptx = dir / "oxide_unit_vecadd.ptx";
+  const auto cubin = dir / "oxide_unit_vecadd.cubin";
+  std::ofstream(ptx) << kVecaddPtx;
+  const std::string command =
+      ptxas.string() + " -arch=sm_" + std::to_string(arch) + " " + ptx.string() + " -o " + cubin.string();
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  std::ifstream in(cubin, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(bytes.empty());
+
+  DeviceImage image; // only the cubin: loading it is the only way the launch can work
+  image.code.push_back({CodeKind::Cubin, static_cast<std::uint32_t>(arch), bytes});
+  image.kernels.push_back(kVecaddInfo);
+  register_kernels(image, {reinterpret_cast<const void *>(&gpu_vecadd_cubin)}, {"oxide_test_vecadd"});
+  check_vecadd(&gpu_vecadd_cubin);
+}
+
+} // namespace
