@@ -1,10 +1,12 @@
 #include "cuda_driver.hpp"
 
+#include <cudaTypedefs.h>
 #include <dlfcn.h>
 
 #include <fmt/format.h>
 
 #include <string>
+#include <type_traits>
 
 #include "oxide/host/error.hpp"
 
@@ -14,6 +16,13 @@ namespace {
 // Two-level stringification: expands cuda.h's name macro first ("cuMemAlloc" -> "cuMemAlloc_v2").
 #define OXIDE_VERSIONED_NAME(name) OXIDE_STRINGIFY(name)
 #define OXIDE_STRINGIFY(name) #name
+
+// The ABI each entry is resolved with is the one cuda.h declares (see OXIDE_CUDA_DRIVER_FUNCTIONS).
+#define OXIDE_CHECK_DRIVER_ABI(name, version)                                                                \
+  static_assert(std::is_same_v<decltype(&::name), PFN_##name##_v##version>,                                  \
+                "cuda.h declares " #name " with another ABI than version " #version);
+OXIDE_CUDA_DRIVER_FUNCTIONS(OXIDE_CHECK_DRIVER_ABI)
+#undef OXIDE_CHECK_DRIVER_ABI
 
 constexpr const char *kDriverLibrary = "libcuda.so.1";
 
@@ -36,15 +45,15 @@ LoadedDriver load() noexcept {
     return loaded;
   }
 
-  // cuGetProcAddress (CUDA 12+) returns the variant matching the ABI of the cuda.h we were
-  // compiled against; older drivers only have the exported, explicitly versioned symbols.
+  // cuGetProcAddress_v2 (CUDA 12+) returns the variant of the requested ABI version; older
+  // drivers only have the exported symbols, whose versioned names cuda.h's macros spell.
   auto get_proc_address =
       reinterpret_cast<decltype(&::cuGetProcAddress)>(dlsym(library, "cuGetProcAddress_v2"));
-  auto resolve = [&](const char *base_name, const char *versioned_name) -> void * {
+  auto resolve = [&](const char *base_name, int version, const char *versioned_name) -> void * {
     if (get_proc_address) {
       void *function = nullptr;
       CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-      if (get_proc_address(base_name, &function, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) ==
+      if (get_proc_address(base_name, &function, version, CU_GET_PROC_ADDRESS_DEFAULT, &status) ==
               CUDA_SUCCESS &&
           status == CU_GET_PROC_ADDRESS_SUCCESS && function)
         return function;
@@ -52,8 +61,9 @@ LoadedDriver load() noexcept {
     return dlsym(library, versioned_name);
   };
 
-#define OXIDE_RESOLVE_DRIVER_FUNCTION(name)                                                                  \
-  loaded.api.name = reinterpret_cast<decltype(&::name)>(resolve(#name, OXIDE_VERSIONED_NAME(name)));         \
+#define OXIDE_RESOLVE_DRIVER_FUNCTION(name, version)                                                         \
+  loaded.api.name =                                                                                          \
+      reinterpret_cast<decltype(&::name)>(resolve(#name, version, OXIDE_VERSIONED_NAME(name)));              \
   if (!loaded.api.name) {                                                                                    \
     loaded.load_error = fmt::format("the CUDA driver ({}) has no entry point {}; update the NVIDIA driver.", \
                                     kDriverLibrary, OXIDE_VERSIONED_NAME(name));                             \
@@ -67,8 +77,10 @@ LoadedDriver load() noexcept {
 }
 
 const LoadedDriver &loaded_driver() noexcept {
-  static const LoadedDriver driver = load(); // thread-safe one-time initialization
-  return driver;
+  // Thread-safe one-time initialization; never destroyed, since destructors of static objects
+  // (buffers, contexts) may still call the driver during exit.
+  static const LoadedDriver *driver = new LoadedDriver(load());
+  return *driver;
 }
 
 const LoadedDriver &loaded_driver_or_throw() {

@@ -10,41 +10,43 @@
 
 namespace oxide::detail {
 
-// Every driver function the runtime calls. Listed by the header's name: cuda.h maps names such
-// as cuMemAlloc to the ABI version it declares (cuMemAlloc_v2), and the loader resolves exactly
-// that version, so each pointer's type and the symbol behind it always agree.
+// Every driver function the runtime calls, with the CUDA version that introduced the ABI cuda.h
+// declares for it (cuMemAlloc is cuMemAlloc_v2, from 3.2). The loader asks cuGetProcAddress for
+// exactly that version, not for CUDA_VERSION: newer toolkits add incompatible variants under the
+// same name (CUDA 13's cuCtxSynchronize takes a context), and each pointer's type must match the
+// symbol behind it. cuda_driver.cpp checks every entry against cudaTypedefs.h at compile time.
 #define OXIDE_CUDA_DRIVER_FUNCTIONS(X)                                                                       \
-  X(cuGetErrorName)                                                                                          \
-  X(cuGetErrorString)                                                                                        \
-  X(cuInit)                                                                                                  \
-  X(cuDriverGetVersion)                                                                                      \
-  X(cuDeviceGetCount)                                                                                        \
-  X(cuDeviceGet)                                                                                             \
-  X(cuDeviceGetName)                                                                                         \
-  X(cuDeviceGetAttribute)                                                                                    \
-  X(cuDeviceTotalMem)                                                                                        \
-  X(cuDevicePrimaryCtxRetain)                                                                                \
-  X(cuDevicePrimaryCtxRelease)                                                                               \
-  X(cuCtxPushCurrent)                                                                                        \
-  X(cuCtxPopCurrent)                                                                                         \
-  X(cuCtxSynchronize)                                                                                        \
-  X(cuStreamCreate)                                                                                          \
-  X(cuStreamDestroy)                                                                                         \
-  X(cuStreamSynchronize)                                                                                     \
-  X(cuMemAlloc)                                                                                              \
-  X(cuMemFree)                                                                                               \
-  X(cuMemcpyHtoDAsync)                                                                                       \
-  X(cuMemcpyDtoHAsync)                                                                                       \
-  X(cuMemsetD8Async)                                                                                         \
-  X(cuModuleLoadDataEx)                                                                                      \
-  X(cuModuleUnload)                                                                                          \
-  X(cuModuleGetFunction)                                                                                     \
-  X(cuFuncGetAttribute)                                                                                      \
-  X(cuFuncSetAttribute)                                                                                      \
-  X(cuLaunchKernel)
+  X(cuGetErrorName, 6000)                                                                                    \
+  X(cuGetErrorString, 6000)                                                                                  \
+  X(cuInit, 2000)                                                                                            \
+  X(cuDriverGetVersion, 2020)                                                                                \
+  X(cuDeviceGetCount, 2000)                                                                                  \
+  X(cuDeviceGet, 2000)                                                                                       \
+  X(cuDeviceGetName, 2000)                                                                                   \
+  X(cuDeviceGetAttribute, 2000)                                                                              \
+  X(cuDeviceTotalMem, 3020)                                                                                  \
+  X(cuDevicePrimaryCtxRetain, 7000)                                                                          \
+  X(cuDevicePrimaryCtxRelease, 11000)                                                                        \
+  X(cuCtxPushCurrent, 4000)                                                                                  \
+  X(cuCtxPopCurrent, 4000)                                                                                   \
+  X(cuCtxSynchronize, 2000)                                                                                  \
+  X(cuStreamCreate, 2000)                                                                                    \
+  X(cuStreamDestroy, 4000)                                                                                   \
+  X(cuStreamSynchronize, 2000)                                                                               \
+  X(cuMemAlloc, 3020)                                                                                        \
+  X(cuMemFree, 3020)                                                                                         \
+  X(cuMemcpyHtoDAsync, 3020)                                                                                 \
+  X(cuMemcpyDtoHAsync, 3020)                                                                                 \
+  X(cuMemsetD8Async, 3020)                                                                                   \
+  X(cuModuleLoadDataEx, 2010)                                                                                \
+  X(cuModuleUnload, 2000)                                                                                    \
+  X(cuModuleGetFunction, 2000)                                                                               \
+  X(cuFuncGetAttribute, 2020)                                                                                \
+  X(cuFuncSetAttribute, 9000)                                                                                \
+  X(cuLaunchKernel, 4000)
 
 struct DriverApi {
-#define OXIDE_DECLARE_DRIVER_FUNCTION(name) decltype(&::name) name = nullptr;
+#define OXIDE_DECLARE_DRIVER_FUNCTION(name, version) decltype(&::name) name = nullptr;
   OXIDE_CUDA_DRIVER_FUNCTIONS(OXIDE_DECLARE_DRIVER_FUNCTION)
 #undef OXIDE_DECLARE_DRIVER_FUNCTION
 };

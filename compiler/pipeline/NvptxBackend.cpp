@@ -16,6 +16,35 @@
 
 using namespace oxide;
 
+namespace {
+
+/// Folds __nvvm_reflect queries that LLVM's NVVMReflect pass has no setting for. libdevice asks
+/// "__CUDA_PREC_SQRT" in __nv_sqrtf; nvcc answers 1 by default (IEEE sqrt.rn), and so do we.
+void resolveReflectQueries(llvm::Module &module, llvm::ArrayRef<std::pair<llvm::StringRef, int>> answers) {
+  llvm::Function *reflect = module.getFunction("__nvvm_reflect");
+  if (!reflect)
+    return;
+  for (llvm::User *user : llvm::make_early_inc_range(reflect->users())) {
+    auto *call = llvm::dyn_cast<llvm::CallInst>(user);
+    if (!call || call->arg_size() != 1)
+      continue;
+    auto *global = llvm::dyn_cast<llvm::GlobalVariable>(call->getArgOperand(0)->stripPointerCasts());
+    if (!global || !global->hasInitializer())
+      continue;
+    auto *text = llvm::dyn_cast<llvm::ConstantDataSequential>(global->getInitializer());
+    if (!text || !text->isCString())
+      continue;
+    for (auto [name, value] : answers)
+      if (text->getAsCString() == name) {
+        call->replaceAllUsesWith(llvm::ConstantInt::get(call->getType(), value));
+        call->eraseFromParent();
+        break;
+      }
+  }
+}
+
+} // namespace
+
 llvm::Error oxide::linkLibdevice(llvm::Module &module, const std::string &libdevicePath) {
   auto buffer = llvm::MemoryBuffer::getFile(libdevicePath);
   if (!buffer)
@@ -39,6 +68,7 @@ llvm::Error oxide::linkLibdevice(llvm::Module &module, const std::string &libdev
                                     });
   if (failed)
     return llvm::createStringError("linking libdevice into the device module failed");
+  resolveReflectQueries(module, {{"__CUDA_PREC_SQRT", 1}});
   return llvm::Error::success();
 }
 

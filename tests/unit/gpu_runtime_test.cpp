@@ -9,6 +9,7 @@
 #include <iterator>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "oxide/oxide.hpp"
@@ -209,6 +210,26 @@ TEST_F(GpuRuntime, PreparedLaunchIsReusableOnOtherStreams) {
   auto empty = oxide::prepare(ctx, gpu_vecadd, oxide::LaunchConfig1D::for_elements(0));
   auto none = DeviceBuffer<float>::uninitialized(stream, 0);
   empty(stream, none, none, none); // grid 0: nothing is launched
+}
+
+TEST_F(GpuRuntime, ThreadsShareOneContextAndModule) {
+  auto ctx = oxide::Context::create();
+  std::vector<std::thread> threads;
+  std::vector<int> ok(8, 0);
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      auto stream = ctx.create_stream();
+      const std::vector<float> ha(4096, static_cast<float>(t)), hb(4096, 1.0f);
+      auto a = DeviceBuffer<float>::from_host(stream, ha);
+      auto b = DeviceBuffer<float>::from_host(stream, hb);
+      auto c = DeviceBuffer<float>::uninitialized(stream, 4096);
+      auto launch = oxide::prepare(ctx, gpu_vecadd, oxide::LaunchConfig1D::for_elements(4096));
+      launch(stream, a, b, c);
+      ok[t] = c.to_host(stream) == std::vector<float>(4096, static_cast<float>(t) + 1.0f);
+    });
+  for (auto &thread : threads)
+    thread.join();
+  EXPECT_EQ(ok, std::vector<int>(8, 1));
 }
 
 TEST_F(GpuRuntime, RejectsAliasedOutput) {

@@ -17,7 +17,7 @@ void OxideDialect::initialize() {
 
 LogicalResult OxideDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
   if (attr.getName() != getKernelAttrName())
-    return op->emitError() << "unknown oxide attribute '" << attr.getName() << "'";
+    return op->emitError() << "unknown oxide attribute '" << attr.getName().getValue() << "'";
   if (!isa<UnitAttr>(attr.getValue()))
     return op->emitError() << "'" << getKernelAttrName() << "' must be a unit attribute";
   auto func = dyn_cast<LLVM::LLVMFuncOp>(op);

@@ -27,14 +27,21 @@ namespace detail {
 template <class T> inline constexpr bool is_device_buffer_v = false;
 template <class T> inline constexpr bool is_device_buffer_v<DeviceBuffer<T>> = true;
 
-/// True for a non-const lvalue of DeviceBuffer<T>: the only argument a kernel may write through.
+/// A non-const lvalue of DeviceBuffer<T>: the only argument a kernel may write through.
 template <class Arg, class T>
-inline constexpr bool is_mutable_buffer_lvalue_v =
-    std::is_lvalue_reference_v<Arg> &&std::is_same_v<std::remove_reference_t<Arg>, DeviceBuffer<T>>;
+concept MutableBufferLvalue =
+    std::is_lvalue_reference_v<Arg> && std::same_as<std::remove_reference_t<Arg>, DeviceBuffer<T>>;
 
+/// Any lvalue of DeviceBuffer<T>, const or not.
 template <class Arg, class T>
-inline constexpr bool is_buffer_lvalue_v =
-    std::is_lvalue_reference_v<Arg> &&std::is_same_v<std::remove_cvref_t<Arg>, DeviceBuffer<T>>;
+concept BufferLvalue =
+    std::is_lvalue_reference_v<Arg> && std::same_as<std::remove_cvref_t<Arg>, DeviceBuffer<T>>;
+
+/// From converts to To by list-initialization, which rejects narrowing conversions.
+template <class From, class To>
+concept ConvertsWithoutNarrowing = requires {
+  To{std::declval<From>()};
+};
 
 template <class T> T *device_pointer(const DeviceBuffer<std::remove_const_t<T>> &buffer) noexcept {
   return reinterpret_cast<T *>(static_cast<std::uintptr_t>(buffer.device_ptr()));
@@ -53,16 +60,15 @@ template <class Param>
 requires std::is_arithmetic_v<Param>
 struct Binder<Param> {
   template <class Arg>
-  static constexpr bool accepts = std::is_arithmetic_v<std::remove_cvref_t<Arg>> &&requires {
-    Param{std::declval<Arg>()};
-  };
+  static constexpr bool accepts =
+      std::is_arithmetic_v<std::remove_cvref_t<Arg>> &&ConvertsWithoutNarrowing<Arg, Param>;
   template <class Arg> static Param bind(const Arg &value) noexcept { return Param{value}; }
 };
 
 template <class T> struct Binder<Span<const T>> {
   template <class Arg>
   static constexpr bool accepts =
-      is_buffer_lvalue_v<Arg, T> || std::is_same_v<std::remove_cvref_t<Arg>, Span<const T>> ||
+      BufferLvalue<Arg, T> || std::is_same_v<std::remove_cvref_t<Arg>, Span<const T>> ||
       std::is_same_v<std::remove_cvref_t<Arg>, Span<T>>;
   static Span<const T> bind(const DeviceBuffer<T> &buffer) noexcept {
     return SpanAccess::make_span(device_pointer<const T>(buffer), buffer.size());
@@ -76,7 +82,7 @@ template <class T> struct Binder<Span<const T>> {
 template <class T> struct Binder<Span<T>> { // T is not const here: Span<const T> is matched above
   template <class Arg>
   static constexpr bool accepts =
-      is_mutable_buffer_lvalue_v<Arg, T> || std::is_same_v<std::remove_cvref_t<Arg>, Span<T>>;
+      MutableBufferLvalue<Arg, T> || std::is_same_v<std::remove_cvref_t<Arg>, Span<T>>;
   static Span<T> bind(DeviceBuffer<T> &buffer) noexcept {
     return SpanAccess::make_span(device_pointer<T>(buffer), buffer.size());
   }
@@ -86,7 +92,7 @@ template <class T> struct Binder<Span<T>> { // T is not const here: Span<const T
 template <class T> struct Binder<DisjointSpan<T>> {
   template <class Arg>
   static constexpr bool accepts =
-      is_mutable_buffer_lvalue_v<Arg, T> || std::is_same_v<std::remove_cvref_t<Arg>, DisjointSpan<T>>;
+      MutableBufferLvalue<Arg, T> || std::is_same_v<std::remove_cvref_t<Arg>, DisjointSpan<T>>;
   static DisjointSpan<T> bind(DeviceBuffer<T> &buffer) noexcept {
     return SpanAccess::make_disjoint(device_pointer<T>(buffer), buffer.size());
   }

@@ -89,10 +89,14 @@ template <class Param, class Arg> ArgumentMemory argument_memory(const Arg &arg)
     return {}; // scalars and structs; a DisjointSpan argument can only be an empty one
 }
 
-template <class Params, class Args> inline constexpr bool binds_all_v = false;
 template <class... P, class... A>
-requires(sizeof...(P) == sizeof...(A)) inline constexpr bool binds_all_v<std::tuple<P...>, std::tuple<A...>> =
-    (KernelArgument<A, P> && ...);
+constexpr bool binds_all(std::type_identity<std::tuple<P...>>,
+                         std::type_identity<std::tuple<A...>>) noexcept {
+  if constexpr (sizeof...(P) != sizeof...(A))
+    return false;
+  else
+    return (KernelArgument<A, P> && ...);
+}
 
 template <class T> constexpr HostParam host_param() noexcept {
   return {sizeof(T), alignof(T), type_name<T>()};
@@ -106,7 +110,8 @@ template <class... P> class PreparedLaunch {
 public:
   /// Whether operator() accepts arguments of these types (`X&` for lvalues, `X` for rvalues).
   template <class... Args>
-  static constexpr bool accepts_arguments = detail::binds_all_v<std::tuple<P...>, std::tuple<Args...>>;
+  static constexpr bool accepts_arguments = detail::binds_all(std::type_identity<std::tuple<P...>>{},
+                                                              std::type_identity<std::tuple<Args...>>{});
 
   explicit PreparedLaunch(detail::PreparedKernel kernel) noexcept : kernel_(std::move(kernel)) {}
 

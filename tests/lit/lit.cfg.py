@@ -1,0 +1,26 @@
+# lit configuration for Oxide: dialect tests through oxide-opt, compiler tests through oxcc.
+import os
+import lit.formats
+
+config.name = "Oxide"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".cpp", ".test"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.oxide_obj_root, "tests", "lit")
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.oxide_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
+# Tests see a deterministic environment: no colours, no user overrides of the toolchain.
+for var in ("OXIDE_PTXAS", "OXIDE_CUDA_PATH", "OXIDE_DEVICE"):
+    config.environment.pop(var, None)
+config.substitutions.append(("%examples", os.path.join(config.oxide_src_root, "examples")))
+config.substitutions.append(("%oxide_include", os.path.join(config.oxide_src_root, "include")))
+
+# Whether this machine has an NVIDIA driver decides what running a built program does.
+import ctypes
+try:
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    config.available_features.add("no-cuda-driver")

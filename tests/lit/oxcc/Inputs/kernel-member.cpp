@@ -1,0 +1,7 @@
+#include <oxide/oxide.hpp>
+
+struct Model {
+  [[kernel]] void step(oxide::DisjointSpan<float> out);
+};
+
+int main() {}

@@ -1,0 +1,5 @@
+#include <oxide/oxide.hpp>
+
+[[kernel]] int not_a_function = 3;
+
+int main() {}

@@ -1,0 +1,5 @@
+#include <oxide/oxide.hpp>
+
+[[kernel]] int count(oxide::Span<const int> in) { return 1; }
+
+int main() {}
