@@ -77,8 +77,8 @@ llvm::Error oxide::checkUndefinedExternals(const llvm::Module &module) {
   for (const llvm::Function &f : module) {
     if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty())
       continue;
-    // vprintf and malloc/free are provided by the CUDA driver's device runtime.
-    if (f.getName() == "vprintf" || f.getName() == "malloc" || f.getName() == "free")
+    // The CUDA driver's device runtime provides these when it loads the module.
+    if (llvm::is_contained({"vprintf", "malloc", "free", "__assertfail"}, f.getName()))
       continue;
     if (!missing.empty())
       missing += ", ";

@@ -4,7 +4,9 @@
 #include "Oxide/OxidePasses.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/Demangle/Demangle.h"
 
 namespace oxide {
 #define GEN_PASS_DEF_OXIDETONVVM
@@ -15,19 +17,115 @@ using namespace mlir;
 
 namespace {
 
-/// index = ctaid.x * ntid.x + tid.x, computed as a widening 32x32->64 multiply-add: NVPTX
-/// selects mul.wide.u32 + add, and the index cannot wrap even for 2^31 blocks of 1024 threads.
+constexpr unsigned kSharedAddressSpace = 3;
+constexpr llvm::StringLiteral kDynamicSharedName = "__oxide_dynamic_shared";
+
+Value i32Constant(OpBuilder &b, Location loc, std::int32_t v) {
+  return LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(v));
+}
+
+Value widen(OpBuilder &b, Location loc, Value v) {
+  return LLVM::ZExtOp::create(b, loc, b.getI64Type(), v, /*nonNeg=*/true);
+}
+
+Value readGeometry(OpBuilder &b, Location loc, oxide::GeometryKind kind, oxide::Dim dim) {
+  Type i32 = b.getI32Type();
+  auto pick = [&](auto x, auto y, auto z) -> Value {
+    using X = decltype(x);
+    using Y = decltype(y);
+    using Z = decltype(z);
+    switch (dim) {
+    case oxide::Dim::x:
+      return X::create(b, loc, i32);
+    case oxide::Dim::y:
+      return Y::create(b, loc, i32);
+    case oxide::Dim::z:
+      return Z::create(b, loc, i32);
+    }
+    llvm_unreachable("bad dimension");
+  };
+  switch (kind) {
+  case oxide::GeometryKind::thread_idx:
+    return pick(NVVM::ThreadIdXOp{}, NVVM::ThreadIdYOp{}, NVVM::ThreadIdZOp{});
+  case oxide::GeometryKind::block_idx:
+    return pick(NVVM::BlockIdXOp{}, NVVM::BlockIdYOp{}, NVVM::BlockIdZOp{});
+  case oxide::GeometryKind::block_dim:
+    return pick(NVVM::BlockDimXOp{}, NVVM::BlockDimYOp{}, NVVM::BlockDimZOp{});
+  case oxide::GeometryKind::grid_dim:
+    return pick(NVVM::GridDimXOp{}, NVVM::GridDimYOp{}, NVVM::GridDimZOp{});
+  }
+  llvm_unreachable("bad geometry kind");
+}
+
+/// Finds or declares an external function of the module.
+LLVM::LLVMFuncOp declareFunction(ModuleOp module, OpBuilder &b, StringRef name, LLVM::LLVMFunctionType type) {
+  if (auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+    return fn;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  return LLVM::LLVMFuncOp::create(b, module.getLoc(), name, type);
+}
+
+/// A private constant C string, unique per module.
+Value globalString(ModuleOp module, OpBuilder &b, Location loc, StringRef prefix, StringRef text) {
+  static constexpr llvm::StringLiteral kSuffix = ".str";
+  unsigned counter = 0;
+  std::string name;
+  do
+    name = (prefix + kSuffix + std::to_string(counter++)).str();
+  while (module.lookupSymbol(name));
+  return LLVM::createGlobalString(loc, b, name, (text + llvm::Twine('\0')).str(), LLVM::Linkage::Private);
+}
+
+/// The file and line to blame for `loc`: with inlining, a location is a chain of call sites
+/// from the innermost callee outwards; the innermost frame outside Oxide's own device headers
+/// is the user's code that failed (e.g. the `a[i]` rather than Span::operator[]).
+std::pair<std::string, unsigned> userSourceLocation(Location loc) {
+  SmallVector<FileLineColLoc> frames;
+  loc->walk([&](Location l) {
+    if (auto frame = dyn_cast<FileLineColLoc>(l))
+      frames.push_back(frame);
+    return WalkResult::advance();
+  });
+  if (frames.empty())
+    return {"<unknown>", 0};
+  for (FileLineColLoc frame : frames)
+    if (!frame.getFilename().getValue().contains("oxide/device/"))
+      return {frame.getFilename().str(), frame.getLine()};
+  return {frames.front().getFilename().str(), frames.front().getLine()};
+}
+
+/// Calls the CUDA device runtime's __assertfail (what `assert` uses): it prints the message
+/// with the source location, block and thread, and stops the kernel with CUDA_ERROR_ASSERT.
+void emitAssertFail(Operation *op, OpBuilder &b, Value message) {
+  Location loc = op->getLoc();
+  auto module = op->getParentOfType<ModuleOp>();
+  MLIRContext *ctx = op->getContext();
+  Type ptr = LLVM::LLVMPointerType::get(ctx), i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto fnType = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptr, ptr, i32, ptr, i64});
+  LLVM::LLVMFuncOp assertFail = declareFunction(module, b, "__assertfail", fnType);
+
+  auto [file, line] = userSourceLocation(loc);
+  auto func = op->getParentOfType<LLVM::LLVMFuncOp>();
+  std::string function = func ? llvm::demangle(func.getSymName()) : std::string("<kernel>");
+  Value fileStr = globalString(module, b, loc, "__oxide_file", file);
+  Value functionStr = globalString(module, b, loc, "__oxide_function", function);
+  LLVM::CallOp::create(b, loc, assertFail,
+                       ValueRange{message, fileStr, i32Constant(b, loc, line), functionStr,
+                                  LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(1))});
+}
+
 struct ThreadIndexLowering : OpConversionPattern<oxide::ThreadIndexOp> {
   using OpConversionPattern::OpConversionPattern;
+  /// index = ctaid.x * ntid.x + tid.x as a widening 32x32->64 multiply-add: NVPTX selects
+  /// mul.wide.u32, and the index cannot wrap even for 2^31 blocks of 1024 threads.
   LogicalResult matchAndRewrite(oxide::ThreadIndexOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
     if (op.getRank() != 1)
       return rewriter.notifyMatchFailure(op, "only 1-D thread indices are supported");
     Location loc = op.getLoc();
-    Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
-    auto widen = [&](Value v) { return LLVM::ZExtOp::create(rewriter, loc, i64, v, /*nonNeg=*/true).getResult(); };
-    Value tid = widen(NVVM::ThreadIdXOp::create(rewriter, loc, i32));
-    Value ctaid = widen(NVVM::BlockIdXOp::create(rewriter, loc, i32));
-    Value ntid = widen(NVVM::BlockDimXOp::create(rewriter, loc, i32));
+    Value tid = widen(rewriter, loc, readGeometry(rewriter, loc, oxide::GeometryKind::thread_idx, oxide::Dim::x));
+    Value ctaid = widen(rewriter, loc, readGeometry(rewriter, loc, oxide::GeometryKind::block_idx, oxide::Dim::x));
+    Value ntid = widen(rewriter, loc, readGeometry(rewriter, loc, oxide::GeometryKind::block_dim, oxide::Dim::x));
     auto nuw = LLVM::IntegerOverflowFlags::nuw;
     Value base = LLVM::MulOp::create(rewriter, loc, ctaid, ntid, nuw);
     rewriter.replaceOpWithNewOp<LLVM::AddOp>(op, base, tid, nuw);
@@ -35,9 +133,196 @@ struct ThreadIndexLowering : OpConversionPattern<oxide::ThreadIndexOp> {
   }
 };
 
+struct GeometryLowering : OpConversionPattern<oxide::GeometryOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::GeometryOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, readGeometry(rewriter, op.getLoc(), op.getKind(), op.getDim()));
+    return success();
+  }
+};
+
+struct BarrierLowering : OpConversionPattern<oxide::BarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::BarrierOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
+    return success();
+  }
+};
+
+struct FenceLowering : OpConversionPattern<oxide::FenceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::FenceOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    // NVPTX sync scopes: "block" -> fence.sc.cta, "device" -> fence.sc.gpu, "" -> fence.sc.sys.
+    StringRef scope = op.getScope() == oxide::Scope::block    ? "block"
+                      : op.getScope() == oxide::Scope::device ? "device"
+                                                              : "";
+    rewriter.replaceOpWithNewOp<LLVM::FenceOp>(op, LLVM::AtomicOrdering::seq_cst, scope);
+    return success();
+  }
+};
+
+struct SharedAllocLowering : OpConversionPattern<oxide::SharedAllocOp> {
+  using OpConversionPattern::OpConversionPattern;
+  /// One addrspace(3) global per site, so every use of a declaration shares its memory.
+  LogicalResult matchAndRewrite(oxide::SharedAllocOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    auto module = op->getParentOfType<ModuleOp>();
+    std::string name = ("__oxide_shared_" + op.getSite()).str();
+    auto arrayType = LLVM::LLVMArrayType::get(rewriter.getI8Type(), op.getBytes());
+    auto global = module.lookupSymbol<LLVM::GlobalOp>(name);
+    if (!global) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      global = LLVM::GlobalOp::create(rewriter, op.getLoc(), arrayType, /*isConstant=*/false, LLVM::Linkage::Internal,
+                                      name, Attribute(), op.getAlignment(), kSharedAddressSpace);
+      // Shared memory has no initial value: an undef initializer, as NVPTX requires.
+      Block *init = rewriter.createBlock(&global.getInitializerRegion());
+      rewriter.setInsertionPointToStart(init);
+      Value undef = LLVM::UndefOp::create(rewriter, op.getLoc(), arrayType);
+      LLVM::ReturnOp::create(rewriter, op.getLoc(), undef);
+    } else if (global.getType() != arrayType) {
+      return op.emitOpError() << "site '" << op.getSite() << "' is used with two different sizes";
+    }
+    auto sharedPtr = LLVM::LLVMPointerType::get(op.getContext(), kSharedAddressSpace);
+    Value address = LLVM::AddressOfOp::create(rewriter, op.getLoc(), sharedPtr, global.getSymName());
+    rewriter.replaceOpWithNewOp<LLVM::AddrSpaceCastOp>(op, op.getType(), address);
+    return success();
+  }
+};
+
+struct DynamicSharedLowering : OpConversionPattern<oxide::DynamicSharedOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::DynamicSharedOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    auto module = op->getParentOfType<ModuleOp>();
+    auto arrayType = LLVM::LLVMArrayType::get(rewriter.getI8Type(), 0);
+    if (!module.lookupSymbol<LLVM::GlobalOp>(kDynamicSharedName)) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      LLVM::GlobalOp::create(rewriter, op.getLoc(), arrayType, false, LLVM::Linkage::External, kDynamicSharedName,
+                             Attribute(), /*alignment=*/16, kSharedAddressSpace);
+    }
+    auto sharedPtr = LLVM::LLVMPointerType::get(op.getContext(), kSharedAddressSpace);
+    Value address = LLVM::AddressOfOp::create(rewriter, op.getLoc(), sharedPtr, kDynamicSharedName);
+    rewriter.replaceOpWithNewOp<LLVM::AddrSpaceCastOp>(op, op.getType(), address);
+    return success();
+  }
+};
+
+struct DynamicSharedSizeLowering : OpConversionPattern<oxide::DynamicSharedSizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::DynamicSharedSizeOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+        op, rewriter.getI32Type(), rewriter.getStringAttr("llvm.nvvm.read.ptx.sreg.dynamic_smem_size"), ValueRange{});
+    return success();
+  }
+};
+
+struct LaneIdLowering : OpConversionPattern<oxide::LaneIdOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::LaneIdOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::LaneIdOp>(op, rewriter.getI32Type());
+    return success();
+  }
+};
+
+struct WarpShuffleLowering : OpConversionPattern<oxide::WarpShuffleOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::WarpShuffleOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    // The clamp operand of shfl.sync for a full 32-lane segment: 0 for `up` (lower bound),
+    // 31 for the others (upper bound).
+    NVVM::ShflKind kind;
+    std::int32_t clamp = 0x1f;
+    switch (op.getMode()) {
+    case oxide::ShuffleMode::idx:
+      kind = NVVM::ShflKind::idx;
+      break;
+    case oxide::ShuffleMode::up:
+      kind = NVVM::ShflKind::up;
+      clamp = 0;
+      break;
+    case oxide::ShuffleMode::down:
+      kind = NVVM::ShflKind::down;
+      break;
+    case oxide::ShuffleMode::bfly:
+      kind = NVVM::ShflKind::bfly;
+      break;
+    }
+    Location loc = op.getLoc();
+    rewriter.replaceOpWithNewOp<NVVM::ShflOp>(op, rewriter.getI32Type(), adaptor.getMask(), adaptor.getValue(),
+                                              adaptor.getArg(), i32Constant(rewriter, loc, clamp), kind, UnitAttr());
+    return success();
+  }
+};
+
+struct WarpVoteLowering : OpConversionPattern<oxide::WarpVoteOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::WarpVoteOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type i1 = rewriter.getI1Type(), i32 = rewriter.getI32Type();
+    Value predicate = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ne, adaptor.getPredicate(),
+                                           i32Constant(rewriter, loc, 0));
+    if (op.getMode() == oxide::VoteMode::ballot) {
+      rewriter.replaceOpWithNewOp<NVVM::VoteSyncOp>(op, i32, adaptor.getMask(), predicate, NVVM::VoteSyncKind::ballot);
+      return success();
+    }
+    auto kind = op.getMode() == oxide::VoteMode::all ? NVVM::VoteSyncKind::all : NVVM::VoteSyncKind::any;
+    Value vote = NVVM::VoteSyncOp::create(rewriter, loc, i1, adaptor.getMask(), predicate, kind);
+    rewriter.replaceOpWithNewOp<LLVM::ZExtOp>(op, i32, vote);
+    return success();
+  }
+};
+
+struct WarpSyncLowering : OpConversionPattern<oxide::WarpSyncOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::WarpSyncOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::SyncWarpOp>(op, adaptor.getMask());
+    return success();
+  }
+};
+
+struct TrapLowering : OpConversionPattern<oxide::TrapOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::TrapOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    emitAssertFail(op, rewriter, adaptor.getMessage());
+    rewriter.replaceOpWithNewOp<LLVM::Trap>(op);
+    return success();
+  }
+};
+
 struct BoundsFailLowering : OpConversionPattern<oxide::BoundsFailOp> {
   using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(oxide::BoundsFailOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+  /// Prints the index and the size with vprintf (device printf), then fails like an assert.
+  LogicalResult matchAndRewrite(oxide::BoundsFailOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    MLIRContext *ctx = op.getContext();
+    Type ptr = LLVM::LLVMPointerType::get(ctx), i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
+    auto argsType = LLVM::LLVMStructType::getLiteral(ctx, {i64, i64});
+
+    Value args;
+    {
+      // The argument buffer lives in the entry block so it is a static stack slot.
+      OpBuilder::InsertionGuard guard(rewriter);
+      auto func = op->getParentOfType<LLVM::LLVMFuncOp>();
+      rewriter.setInsertionPointToStart(&func.getBody().front());
+      args = LLVM::AllocaOp::create(rewriter, loc, ptr, argsType, i32Constant(rewriter, loc, 1), 8);
+    }
+    const Value fields[] = {adaptor.getIndex(), adaptor.getSize()};
+    for (auto [i, value] : llvm::enumerate(fields)) {
+      Value field = LLVM::GEPOp::create(rewriter, loc, ptr, argsType, args,
+                                        ArrayRef<LLVM::GEPArg>{0, static_cast<std::int32_t>(i)});
+      LLVM::StoreOp::create(rewriter, loc, value, field);
+    }
+    auto vprintfType = LLVM::LLVMFunctionType::get(i32, {ptr, ptr});
+    LLVM::LLVMFuncOp vprintf = declareFunction(module, rewriter, "vprintf", vprintfType);
+    Value format =
+        globalString(module, rewriter, loc, "__oxide_bounds", "oxide: index %llu out of bounds for span of size %llu\n");
+    LLVM::CallOp::create(rewriter, loc, vprintf, ValueRange{format, args});
+    emitAssertFail(op, rewriter, globalString(module, rewriter, loc, "__oxide_bounds", "span index in bounds"));
     rewriter.replaceOpWithNewOp<LLVM::Trap>(op);
     return success();
   }
@@ -50,7 +335,9 @@ struct OxideToNVVMPass : oxide::impl::OxideToNVVMBase<OxideToNVVMPass> {
     target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
     target.addIllegalDialect<oxide::OxideDialect>();
     RewritePatternSet patterns(&getContext());
-    patterns.add<ThreadIndexLowering, BoundsFailLowering>(&getContext());
+    patterns.add<ThreadIndexLowering, GeometryLowering, BarrierLowering, FenceLowering, SharedAllocLowering,
+                 DynamicSharedLowering, DynamicSharedSizeLowering, LaneIdLowering, WarpShuffleLowering,
+                 WarpVoteLowering, WarpSyncLowering, TrapLowering, BoundsFailLowering>(&getContext());
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
 

@@ -13,5 +13,16 @@ LogicalResult ThreadIndexOp::verify() {
   return success();
 }
 
+LogicalResult SharedAllocOp::verify() {
+  // The GPU's per-block limit for static shared memory without opt-in.
+  constexpr std::int64_t kMaxStaticShared = 48 * 1024;
+  if (getBytes() > kMaxStaticShared)
+    return emitOpError() << "allocates " << getBytes() << " bytes of shared memory; at most " << kMaxStaticShared
+                         << " bytes of static shared memory fit in a block (use dynamic shared memory)";
+  return success();
+}
+
+#include "Oxide/OxideEnums.cpp.inc"
+
 #define GET_OP_CLASSES
 #include "Oxide/OxideOps.cpp.inc"

@@ -1,13 +1,15 @@
 //===- RaiseIntrinsics.cpp - __oxide_* calls to oxide ops -----------------===//
 //
-// The C++ headers express kernel semantics as calls to undefined `__oxide_*` functions; this
-// pass turns them into oxide ops so later passes reason about ops, not symbol names.
+// The C++ headers express kernel semantics as calls to undefined `__oxide_*` functions
+// (include/oxide/device/intrinsics.hpp); this pass turns them into oxide ops so later passes
+// reason about ops, not symbol names.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Oxide/OxideOps.h"
 #include "Oxide/OxidePasses.h"
 
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace oxide {
@@ -21,36 +23,138 @@ namespace {
 
 constexpr llvm::StringLiteral kIntrinsicPrefix = "__oxide_";
 
-/// Checks that a call has the operand and result types its intrinsic is declared with in
-/// include/oxide/device/intrinsics.hpp; anything else means headers and compiler disagree.
-LogicalResult checkSignature(LLVM::CallOp call, unsigned numOperands, bool returnsI64) {
-  auto i64 = IntegerType::get(call.getContext(), 64);
-  if (call.getNumOperands() != numOperands ||
-      llvm::any_of(call.getOperandTypes(), [&](Type t) { return t != i64; }))
-    return call.emitError() << "oxide intrinsic '" << *call.getCallee() << "' called with unexpected operands";
-  if (returnsI64 != (call.getNumResults() == 1 && call.getResult().getType() == i64))
-    return call.emitError() << "oxide intrinsic '" << *call.getCallee() << "' has an unexpected result type";
-  return success();
-}
+/// One raised call: checks its operands and builds the replacement.
+class CallRaiser {
+public:
+  CallRaiser(LLVM::CallOp call, IRRewriter &rewriter) : call(call), rewriter(rewriter), name(*call.getCallee()) {
+    rewriter.setInsertionPoint(call);
+  }
 
-LogicalResult raiseCall(LLVM::CallOp call, IRRewriter &rewriter) {
-  StringRef name = *call.getCallee();
-  rewriter.setInsertionPoint(call);
-  if (name == "__oxide_index_1d") {
-    if (failed(checkSignature(call, 0, /*returnsI64=*/true)))
+  LogicalResult raise() {
+    Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type(), ptr = LLVM::LLVMPointerType::get(call.getContext());
+    Location loc = call.getLoc();
+
+    if (name == "__oxide_index_1d")
+      return expect({}, i64, [&] { return oxide::ThreadIndexOp::create(rewriter, loc, i64, 1); });
+    if (auto kind = geometryKind(); kind)
+      return expect({i32}, i32, [&]() -> Operation * {
+        auto dim = constantOperand(0, 2);
+        if (!dim)
+          return nullptr;
+        return oxide::GeometryOp::create(rewriter, loc, i32, *kind, static_cast<oxide::Dim>(*dim));
+      });
+    if (name == "__oxide_sync_threads")
+      return expect({}, nullptr, [&] { return oxide::BarrierOp::create(rewriter, loc); });
+    if (name == "__oxide_fence")
+      return expect({i32}, nullptr, [&]() -> Operation * {
+        auto scope = constantOperand(0, 2);
+        if (!scope)
+          return nullptr;
+        return oxide::FenceOp::create(rewriter, loc, static_cast<oxide::Scope>(*scope));
+      });
+    if (name == "__oxide_shared_alloc")
+      return expect({i64, i64, ptr}, ptr, [&]() -> Operation * { return raiseSharedAlloc(ptr); });
+    if (name == "__oxide_dynamic_shared")
+      return expect({}, ptr, [&] { return oxide::DynamicSharedOp::create(rewriter, loc, ptr); });
+    if (name == "__oxide_dynamic_shared_size")
+      return expect({}, i32, [&] { return oxide::DynamicSharedSizeOp::create(rewriter, loc, i32); });
+    if (name == "__oxide_lane_id")
+      return expect({}, i32, [&] { return oxide::LaneIdOp::create(rewriter, loc, i32); });
+    if (name == "__oxide_warp_shuffle")
+      return expect({i32, i32, i32, i32}, i32, [&]() -> Operation * {
+        auto mode = constantOperand(3, 3);
+        if (!mode)
+          return nullptr;
+        return oxide::WarpShuffleOp::create(rewriter, loc, i32, static_cast<oxide::ShuffleMode>(*mode),
+                                            call.getOperand(0), call.getOperand(1), call.getOperand(2));
+      });
+    if (name == "__oxide_warp_vote")
+      return expect({i32, i32, i32}, i32, [&]() -> Operation * {
+        auto mode = constantOperand(2, 2);
+        if (!mode)
+          return nullptr;
+        return oxide::WarpVoteOp::create(rewriter, loc, i32, static_cast<oxide::VoteMode>(*mode), call.getOperand(0),
+                                         call.getOperand(1));
+      });
+    if (name == "__oxide_warp_sync")
+      return expect({i32}, nullptr, [&] { return oxide::WarpSyncOp::create(rewriter, loc, call.getOperand(0)); });
+    if (name == "__oxide_bounds_fail")
+      return expect({i64, i64}, nullptr, [&] {
+        return oxide::BoundsFailOp::create(rewriter, loc, call.getOperand(0), call.getOperand(1));
+      });
+    if (name == "__oxide_trap")
+      return expect({ptr}, nullptr, [&] { return oxide::TrapOp::create(rewriter, loc, call.getOperand(0)); });
+    return call.emitError() << "unknown oxide intrinsic '" << name
+                            << "': the oxide headers and the compiler are from different versions";
+  }
+
+private:
+  std::optional<oxide::GeometryKind> geometryKind() const {
+    return llvm::StringSwitch<std::optional<oxide::GeometryKind>>(name)
+        .Case("__oxide_thread_idx", oxide::GeometryKind::thread_idx)
+        .Case("__oxide_block_idx", oxide::GeometryKind::block_idx)
+        .Case("__oxide_block_dim", oxide::GeometryKind::block_dim)
+        .Case("__oxide_grid_dim", oxide::GeometryKind::grid_dim)
+        .Default(std::nullopt);
+  }
+
+  /// Checks the call against the intrinsic's declared signature (a mismatch means the headers
+  /// and the compiler disagree), then replaces it with the op that `build` creates.
+  template <class Build> LogicalResult expect(ArrayRef<Type> operands, Type result, Build build) {
+    if (TypeRange(call.getOperandTypes()) != TypeRange(operands))
+      return call.emitError() << "oxide intrinsic '" << name << "' called with unexpected operands";
+    bool hasResult = call.getNumResults() == 1;
+    if (hasResult != static_cast<bool>(result) || (hasResult && call.getResult().getType() != result))
+      return call.emitError() << "oxide intrinsic '" << name << "' has an unexpected result type";
+    Operation *op = build();
+    if (!op)
       return failure();
-    rewriter.replaceOpWithNewOp<oxide::ThreadIndexOp>(call, rewriter.getI64Type(), 1);
+    rewriter.replaceOp(call, op->getResults());
     return success();
   }
-  if (name == "__oxide_bounds_fail") {
-    if (failed(checkSignature(call, 2, /*returnsI64=*/false)))
-      return failure();
-    rewriter.replaceOpWithNewOp<oxide::BoundsFailOp>(call, call.getOperand(0), call.getOperand(1));
-    return success();
+
+  /// The value of operand `index`, which must be a constant in [0, max].
+  std::optional<std::uint32_t> constantOperand(unsigned index, std::uint32_t max) {
+    APInt value;
+    if (!matchPattern(call.getOperand(index), m_ConstantInt(&value))) {
+      call.emitError() << "argument " << index << " of oxide intrinsic '" << name
+                       << "' must be a compile-time constant; call it through the oxide device API";
+      return std::nullopt;
+    }
+    if (value.getZExtValue() > max) {
+      call.emitError() << "argument " << index << " of oxide intrinsic '" << name << "' is "
+                       << value.getZExtValue() << ", outside 0.." << max;
+      return std::nullopt;
+    }
+    return static_cast<std::uint32_t>(value.getZExtValue());
   }
-  return call.emitError() << "unknown oxide intrinsic '" << name
-                          << "': the oxide headers and the compiler are from different versions";
-}
+
+  Operation *raiseSharedAlloc(Type ptr) {
+    APInt bytes, align;
+    if (!matchPattern(call.getOperand(0), m_ConstantInt(&bytes)) ||
+        !matchPattern(call.getOperand(1), m_ConstantInt(&align))) {
+      call.emitError() << "shared memory size and alignment must be compile-time constants; use "
+                          "oxide::dynamic_shared for sizes known at launch";
+      return nullptr;
+    }
+    // The site variable is a device constant (addrspace 4): its generic address is a cast.
+    Value siteAddress = call.getOperand(2);
+    if (auto cast = siteAddress.getDefiningOp<LLVM::AddrSpaceCastOp>())
+      siteAddress = cast.getArg();
+    auto site = siteAddress.getDefiningOp<LLVM::AddressOfOp>();
+    if (!site) {
+      call.emitError() << "shared memory site must be the address of a global; use oxide::shared_array";
+      return nullptr;
+    }
+    return oxide::SharedAllocOp::create(rewriter, call.getLoc(), ptr, site.getGlobalNameAttr(),
+                                        rewriter.getI64IntegerAttr(bytes.getZExtValue()),
+                                        rewriter.getI64IntegerAttr(align.getZExtValue()));
+  }
+
+  LLVM::CallOp call;
+  IRRewriter &rewriter;
+  StringRef name;
+};
 
 struct OxideRaisePass : oxide::impl::OxideRaiseBase<OxideRaisePass> {
   void runOnOperation() override {
@@ -64,7 +168,7 @@ struct OxideRaisePass : oxide::impl::OxideRaiseBase<OxideRaisePass> {
     });
     bool failed = false;
     for (LLVM::CallOp call : calls)
-      failed |= mlir::failed(raiseCall(call, rewriter));
+      failed |= mlir::failed(CallRaiser(call, rewriter).raise());
     if (failed)
       return signalPassFailure();
 
@@ -73,7 +177,7 @@ struct OxideRaisePass : oxide::impl::OxideRaiseBase<OxideRaisePass> {
       if (func.getCConv() == LLVM::CConv::PTX_Kernel)
         func->setAttr(kernelAttr, UnitAttr::get(&getContext()));
       else if (func.isExternal() && func.getSymName().starts_with(kIntrinsicPrefix) &&
-               func.getSymbolUses(module).value_or(SymbolTable::UseRange({})).empty())
+               SymbolTable::symbolKnownUseEmpty(func, module))
         func.erase();
     }
   }

@@ -1,16 +1,53 @@
 // Oxide device intrinsics: the boundary between the C++ headers and the compiler.
 //
 // Every `__oxide_*` function below is declared, never defined, in device code: the `oxide-raise`
-// pass turns each call into an `oxide` dialect op, and `oxide-to-nvvm` lowers the op to PTX.
-// The host runtime defines the same symbols for the CPU simulator, so one header serves both
-// compiles. User code never calls these directly; it uses the typed wrappers in oxide/device/.
+// pass turns each call into an `oxide` dialect op and `oxide-to-nvvm` lowers the op to PTX. The
+// host runtime defines the same symbols for the CPU simulator, so one header serves both
+// compiles. Arguments documented as "constant" must fold to a constant after inlining; the
+// typed wrappers in oxide/device/ always pass literals. User code never calls these directly.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 extern "C" {
+// --- launch geometry; `dim` (constant) is 0 = x, 1 = y, 2 = z ------------------------------
+std::uint32_t __oxide_thread_idx(std::uint32_t dim) noexcept;
+std::uint32_t __oxide_block_idx(std::uint32_t dim) noexcept;
+std::uint32_t __oxide_block_dim(std::uint32_t dim) noexcept;
+std::uint32_t __oxide_grid_dim(std::uint32_t dim) noexcept;
 /// Global linear index of the calling thread in a 1-D launch: blockIdx.x * blockDim.x + threadIdx.x.
 std::size_t __oxide_index_1d() noexcept;
+
+// --- barriers and fences -------------------------------------------------------------------
+/// Block-wide barrier (__syncthreads): every thread of the block must reach it.
+void __oxide_sync_threads() noexcept;
+/// Memory fence; `scope` (constant) is 0 = block, 1 = device, 2 = system.
+void __oxide_fence(std::uint32_t scope) noexcept;
+
+// --- shared memory -------------------------------------------------------------------------
+/// Per-block static shared memory of `bytes` (constant) aligned to `align` (constant). `site`
+/// is the address of a variable unique to the declaration: every call with the same site in a
+/// block returns the same memory.
+void *__oxide_shared_alloc(std::size_t bytes, std::size_t align, const void *site) noexcept;
+/// Base of the block's dynamic shared memory (sized at launch), 16-byte aligned.
+void *__oxide_dynamic_shared() noexcept;
+/// Size in bytes of the block's dynamic shared memory.
+std::uint32_t __oxide_dynamic_shared_size() noexcept;
+
+// --- warps (32 lanes); `mask` names the participating lanes ---------------------------------
+std::uint32_t __oxide_lane_id() noexcept;
+/// `mode` (constant): 0 = from lane `arg`, 1 = up by `arg`, 2 = down by `arg`, 3 = xor `arg`.
+/// A lane whose source is outside the warp gets its own value back (as shfl.sync).
+std::uint32_t __oxide_warp_shuffle(std::uint32_t mask, std::uint32_t value, std::uint32_t arg,
+                                   std::uint32_t mode) noexcept;
+/// `mode` (constant): 0 = all, 1 = any (both return 0/1), 2 = ballot (bit per lane).
+std::uint32_t __oxide_warp_vote(std::uint32_t mask, std::uint32_t predicate, std::uint32_t mode) noexcept;
+void __oxide_warp_sync(std::uint32_t mask) noexcept;
+
+// --- termination ---------------------------------------------------------------------------
 /// Reports an out-of-bounds access through a span and stops the kernel. Never returns.
 [[noreturn]] void __oxide_bounds_fail(std::size_t index, std::size_t size) noexcept;
+/// Prints `message` and stops the kernel; the launch then fails on the host. Never returns.
+[[noreturn]] void __oxide_trap(const char *message) noexcept;
 }

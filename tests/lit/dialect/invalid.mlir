@@ -53,3 +53,27 @@ llvm.mlir.global external @g() {oxide.kernel} : i32
 llvm.func @typo() attributes {oxide.kernal} {
   llvm.return
 }
+
+// -----
+
+llvm.func @shared_too_big() {
+  // expected-error @+1 {{allocates 65536 bytes of shared memory; at most 49152 bytes of static shared memory fit in a block}}
+  %s = oxide.shared_alloc @site size 65536 align 4 : !llvm.ptr
+  llvm.return
+}
+
+// -----
+
+llvm.func @shared_bad_align() {
+  // expected-error @+1 {{attribute 'alignment' failed to satisfy constraint}}
+  %s = oxide.shared_alloc @site size 64 align 3 : !llvm.ptr
+  llvm.return
+}
+
+// -----
+
+llvm.func @bad_dim() {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'dim' [x, y, z]}}
+  %t = oxide.geometry thread_idx w : i32
+  llvm.return
+}

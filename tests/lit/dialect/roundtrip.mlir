@@ -19,3 +19,34 @@ llvm.func @ranks() {
   %b = oxide.thread_index rank 3 : i64
   llvm.return
 }
+
+// CHECK-LABEL: llvm.func @simt
+llvm.func @simt(%mask: i32, %v: i32, %msg: !llvm.ptr) {
+  // CHECK: oxide.geometry thread_idx x : i32
+  %tx = oxide.geometry thread_idx x : i32
+  // CHECK: oxide.geometry grid_dim z : i32
+  %gz = oxide.geometry grid_dim z : i32
+  // CHECK: oxide.barrier
+  oxide.barrier
+  // CHECK: oxide.fence block
+  oxide.fence block
+  // CHECK: oxide.shared_alloc @site size 1024 align 16 : !llvm.ptr
+  %s = oxide.shared_alloc @site size 1024 align 16 : !llvm.ptr
+  // CHECK: oxide.dynamic_shared : !llvm.ptr
+  %d = oxide.dynamic_shared : !llvm.ptr
+  // CHECK: oxide.dynamic_shared_size : i32
+  %ds = oxide.dynamic_shared_size : i32
+  // CHECK: oxide.lane_id : i32
+  %lane = oxide.lane_id : i32
+  // CHECK: oxide.warp_shuffle xor %{{.*}}, %{{.*}}, %{{.*}} : i32
+  %x = oxide.warp_shuffle xor %mask, %v, %lane : i32
+  // CHECK: oxide.warp_shuffle up
+  %u = oxide.warp_shuffle up %mask, %v, %lane : i32
+  // CHECK: oxide.warp_vote ballot %{{.*}}, %{{.*}} : i32
+  %b = oxide.warp_vote ballot %mask, %v : i32
+  // CHECK: oxide.warp_sync %{{.*}}
+  oxide.warp_sync %mask
+  // CHECK: oxide.trap %{{.*}} : !llvm.ptr
+  oxide.trap %msg : !llvm.ptr
+  llvm.return
+}

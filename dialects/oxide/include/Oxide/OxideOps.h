@@ -9,6 +9,8 @@
 
 #include "Oxide/OxideDialect.h"
 
+#include "Oxide/OxideEnums.h.inc"
+
 #define GET_OP_CLASSES
 #include "Oxide/OxideOps.h.inc"
 

@@ -4,6 +4,8 @@
 #define OXIDE_OPS
 
 include "Oxide/OxideDialect.td"
+include "Oxide/OxideEnums.td"
+include "mlir/Dialect/LLVMIR/LLVMTypes.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def Oxide_ThreadIndexOp : Oxide_Op<"thread_index", [Pure]> {
@@ -22,6 +24,108 @@ def Oxide_ThreadIndexOp : Oxide_Op<"thread_index", [Pure]> {
   let results = (outs I64:$index);
   let assemblyFormat = "`rank` $rank attr-dict `:` type($index)";
   let hasVerifier = 1;
+}
+
+def Oxide_GeometryOp : Oxide_Op<"geometry", [Pure]> {
+  let summary = "a launch geometry register: threadIdx, blockIdx, blockDim or gridDim";
+  let description = [{
+    ```mlir
+    %tx = oxide.geometry thread_idx x : i32
+    ```
+  }];
+  let arguments = (ins Oxide_GeometryKind:$kind, Oxide_Dim:$dim);
+  let results = (outs I32:$value);
+  let assemblyFormat = "$kind $dim attr-dict `:` type($value)";
+}
+
+def Oxide_BarrierOp : Oxide_Op<"barrier"> {
+  let summary = "block-wide barrier (__syncthreads)";
+  let description = [{
+    Every thread of the block waits here until all have arrived; shared and global memory
+    writes before the barrier are visible to all threads of the block after it.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Oxide_FenceOp : Oxide_Op<"fence"> {
+  let summary = "memory fence at a scope";
+  let arguments = (ins Oxide_Scope:$scope);
+  let assemblyFormat = "$scope attr-dict";
+}
+
+def Oxide_SharedAllocOp : Oxide_Op<"shared_alloc", [Pure]> {
+  let summary = "per-block static shared memory for one declaration";
+  let description = [{
+    Returns the block's shared memory for the declaration named by `site`: every
+    `shared_alloc` with the same site refers to the same `bytes` bytes. Lowered to one
+    addrspace(3) global per site.
+
+    ```mlir
+    %p = oxide.shared_alloc @tile size 1024 align 4 : !llvm.ptr
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$site, ConfinedAttr<I64Attr, [IntMinValue<1>]>:$bytes,
+                       ConfinedAttr<I64Attr, [IntPowerOf2]>:$alignment);
+  let results = (outs LLVM_AnyPointer:$ptr);
+  let assemblyFormat = "$site `size` $bytes `align` $alignment attr-dict `:` type($ptr)";
+  let hasVerifier = 1;
+}
+
+def Oxide_DynamicSharedOp : Oxide_Op<"dynamic_shared", [Pure]> {
+  let summary = "base of the block's dynamic shared memory";
+  let results = (outs LLVM_AnyPointer:$ptr);
+  let assemblyFormat = "attr-dict `:` type($ptr)";
+}
+
+def Oxide_DynamicSharedSizeOp : Oxide_Op<"dynamic_shared_size", [Pure]> {
+  let summary = "size in bytes of the block's dynamic shared memory";
+  let results = (outs I32:$bytes);
+  let assemblyFormat = "attr-dict `:` type($bytes)";
+}
+
+def Oxide_LaneIdOp : Oxide_Op<"lane_id", [Pure]> {
+  let summary = "the calling thread's lane within its warp (0..31)";
+  let results = (outs I32:$lane);
+  let assemblyFormat = "attr-dict `:` type($lane)";
+}
+
+def Oxide_WarpShuffleOp : Oxide_Op<"warp_shuffle"> {
+  let summary = "exchange a 32-bit value between the lanes of a warp";
+  let description = [{
+    Lanes in `mask` read `value` from another lane: lane `arg` (idx), lane - `arg` (up),
+    lane + `arg` (down) or lane ^ `arg` (xor). A lane whose source is outside the warp gets
+    its own value. Not speculatable: all lanes in `mask` must execute it together.
+
+    ```mlir
+    %r = oxide.warp_shuffle down %mask, %v, %c16 : i32
+    ```
+  }];
+  let arguments = (ins Oxide_ShuffleMode:$mode, I32:$mask, I32:$value, I32:$arg);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$mode $mask `,` $value `,` $arg attr-dict `:` type($result)";
+}
+
+def Oxide_WarpVoteOp : Oxide_Op<"warp_vote"> {
+  let summary = "warp vote: all, any (0 or 1) or ballot (one bit per lane)";
+  let arguments = (ins Oxide_VoteMode:$mode, I32:$mask, I32:$predicate);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$mode $mask `,` $predicate attr-dict `:` type($result)";
+}
+
+def Oxide_WarpSyncOp : Oxide_Op<"warp_sync"> {
+  let summary = "wait for the lanes of a mask (__syncwarp)";
+  let arguments = (ins I32:$mask);
+  let assemblyFormat = "$mask attr-dict";
+}
+
+def Oxide_TrapOp : Oxide_Op<"trap"> {
+  let summary = "stop the kernel with a message";
+  let description = [{
+    Reports `message` with the kernel's source location, block and thread, then stops the
+    kernel; the launch fails on the host with CUDA_ERROR_ASSERT.
+  }];
+  let arguments = (ins LLVM_AnyPointer:$message);
+  let assemblyFormat = "$message attr-dict `:` type($message)";
 }
 
 def Oxide_BoundsFailOp : Oxide_Op<"bounds_fail"> {

@@ -1,0 +1,35 @@
+//===- OxideEnums.td - oxide dialect enumerations ----------*- tablegen -*-===//
+
+#ifndef OXIDE_ENUMS
+#define OXIDE_ENUMS
+
+include "mlir/IR/EnumAttr.td"
+
+def Oxide_Dim : I32EnumAttr<"Dim", "launch dimension", [
+    I32EnumAttrCase<"x", 0>, I32EnumAttrCase<"y", 1>, I32EnumAttrCase<"z", 2>]> {
+  let cppNamespace = "::oxide";
+}
+
+def Oxide_GeometryKind : I32EnumAttr<"GeometryKind", "launch geometry register", [
+    I32EnumAttrCase<"thread_idx", 0>, I32EnumAttrCase<"block_idx", 1>,
+    I32EnumAttrCase<"block_dim", 2>, I32EnumAttrCase<"grid_dim", 3>]> {
+  let cppNamespace = "::oxide";
+}
+
+def Oxide_Scope : I32EnumAttr<"Scope", "memory scope", [
+    I32EnumAttrCase<"block", 0>, I32EnumAttrCase<"device", 1>, I32EnumAttrCase<"system", 2>]> {
+  let cppNamespace = "::oxide";
+}
+
+def Oxide_ShuffleMode : I32EnumAttr<"ShuffleMode", "warp shuffle source", [
+    I32EnumAttrCase<"idx", 0>, I32EnumAttrCase<"up", 1>, I32EnumAttrCase<"down", 2>,
+    I32EnumAttrCase<"bfly", 3, "xor">]> {
+  let cppNamespace = "::oxide";
+}
+
+def Oxide_VoteMode : I32EnumAttr<"VoteMode", "warp vote", [
+    I32EnumAttrCase<"all", 0>, I32EnumAttrCase<"any", 1>, I32EnumAttrCase<"ballot", 2>]> {
+  let cppNamespace = "::oxide";
+}
+
+#endif // OXIDE_ENUMS

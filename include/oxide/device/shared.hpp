@@ -1,0 +1,42 @@
+// Shared memory: per-block scratch space, static (sized at compile time) or dynamic (sized at
+// launch).
+#pragma once
+
+#include <cstddef>
+#include <type_traits>
+
+#include "oxide/device/intrinsics.hpp"
+#include "oxide/device/span.hpp"
+
+namespace oxide {
+
+namespace detail {
+template <class T, std::size_t N, class Site> inline T *shared_array_storage() noexcept {
+  // One site variable per (T, N, declaration): its address names the allocation.
+  static constexpr char site = 0;
+  return static_cast<T *>(__oxide_shared_alloc(N * sizeof(T), alignof(T), &site));
+}
+} // namespace detail
+
+/// `N` elements of T in shared memory, one array per block and per place in the source where
+/// it is called (each call expression gets its own array; calling the same expression again in
+/// the block, e.g. in a loop, returns the same array). Contents start uninitialised.
+///
+///   auto tile = oxide::shared_array<float, 256>();
+template <class T, std::size_t N, auto Site = [] {}>
+[[nodiscard]] inline Span<T> shared_array() noexcept {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_default_constructible_v<T>,
+                "shared memory holds trivial types only: no constructor runs for it");
+  static_assert(N > 0, "a shared array needs at least one element");
+  return detail::SpanAccess::make_span(detail::shared_array_storage<T, N, decltype(Site)>(), N);
+}
+
+/// The block's dynamic shared memory viewed as T (sized by the launch's dynamic_shared_bytes).
+template <class T> [[nodiscard]] inline Span<T> dynamic_shared() noexcept {
+  static_assert(std::is_trivially_copyable_v<T>, "shared memory holds trivial types only");
+  static_assert(alignof(T) <= 16, "dynamic shared memory is 16-byte aligned");
+  return detail::SpanAccess::make_span(static_cast<T *>(__oxide_dynamic_shared()),
+                                       __oxide_dynamic_shared_size() / sizeof(T));
+}
+
+} // namespace oxide

@@ -1,0 +1,94 @@
+// Warp-level operations: 32 lanes exchanging registers without shared memory.
+//
+// Convergence rule: every lane named in `mask` must execute the same warp operation together
+// (as with CUDA's *_sync intrinsics). The default mask is the whole warp, so call these from
+// code that all 32 lanes reach, e.g. not inside `if (lane < 16)`.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "oxide/device/intrinsics.hpp"
+
+namespace oxide::warp {
+
+inline constexpr std::uint32_t kSize = 32;
+inline constexpr std::uint32_t kFullMask = 0xffffffffu;
+
+/// This thread's lane (0..31) within its warp.
+inline std::uint32_t lane_id() noexcept { return __oxide_lane_id(); }
+
+namespace detail {
+enum class ShuffleMode : std::uint32_t { index = 0, up = 1, down = 2, xor_ = 3 };
+
+template <class T>
+concept Shuffleable = std::is_trivially_copyable_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);
+
+template <ShuffleMode Mode, Shuffleable T>
+inline T shuffle(T value, std::uint32_t arg, std::uint32_t mask) noexcept {
+  constexpr auto mode = static_cast<std::uint32_t>(Mode);
+  if constexpr (sizeof(T) == 4) {
+    return std::bit_cast<T>(__oxide_warp_shuffle(mask, std::bit_cast<std::uint32_t>(value), arg, mode));
+  } else {
+    const auto bits = std::bit_cast<std::uint64_t>(value);
+    const std::uint32_t lo = __oxide_warp_shuffle(mask, static_cast<std::uint32_t>(bits), arg, mode);
+    const std::uint32_t hi = __oxide_warp_shuffle(mask, static_cast<std::uint32_t>(bits >> 32), arg, mode);
+    return std::bit_cast<T>(std::uint64_t(hi) << 32 | lo);
+  }
+}
+} // namespace detail
+
+/// The value held by lane `src_lane` (mod 32).
+template <detail::Shuffleable T> inline T shuffle(T value, std::uint32_t src_lane, std::uint32_t mask = kFullMask) noexcept {
+  return detail::shuffle<detail::ShuffleMode::index>(value, src_lane, mask);
+}
+/// The value of lane (lane_id - delta); lanes below `delta` keep their own value.
+template <detail::Shuffleable T> inline T shuffle_up(T value, std::uint32_t delta, std::uint32_t mask = kFullMask) noexcept {
+  return detail::shuffle<detail::ShuffleMode::up>(value, delta, mask);
+}
+/// The value of lane (lane_id + delta); lanes past 31 - delta keep their own value.
+template <detail::Shuffleable T>
+inline T shuffle_down(T value, std::uint32_t delta, std::uint32_t mask = kFullMask) noexcept {
+  return detail::shuffle<detail::ShuffleMode::down>(value, delta, mask);
+}
+/// The value of lane (lane_id ^ lane_mask).
+template <detail::Shuffleable T>
+inline T shuffle_xor(T value, std::uint32_t lane_mask, std::uint32_t mask = kFullMask) noexcept {
+  return detail::shuffle<detail::ShuffleMode::xor_>(value, lane_mask, mask);
+}
+
+/// True when `predicate` holds on every lane of `mask`.
+inline bool all(bool predicate, std::uint32_t mask = kFullMask) noexcept {
+  return __oxide_warp_vote(mask, predicate, 0) != 0;
+}
+/// True when `predicate` holds on some lane of `mask`.
+inline bool any(bool predicate, std::uint32_t mask = kFullMask) noexcept {
+  return __oxide_warp_vote(mask, predicate, 1) != 0;
+}
+/// Bit i set when `predicate` holds on lane i.
+inline std::uint32_t ballot(bool predicate, std::uint32_t mask = kFullMask) noexcept {
+  return __oxide_warp_vote(mask, predicate, 2);
+}
+/// Waits for the lanes of `mask` (__syncwarp).
+inline void sync(std::uint32_t mask = kFullMask) noexcept { __oxide_warp_sync(mask); }
+
+/// Combines `value` over all 32 lanes with `op` (associative and commutative); every lane gets
+/// the result. A butterfly of five xor-shuffles.
+template <detail::Shuffleable T, class Op> inline T reduce(T value, Op op) noexcept {
+  for (std::uint32_t offset = kSize / 2; offset > 0; offset /= 2)
+    value = op(value, shuffle_xor(value, offset));
+  return value;
+}
+template <detail::Shuffleable T> inline T sum(T value) noexcept {
+  return reduce(value, [](T a, T b) { return a + b; });
+}
+template <detail::Shuffleable T> inline T max(T value) noexcept {
+  return reduce(value, [](T a, T b) { return a < b ? b : a; });
+}
+template <detail::Shuffleable T> inline T min(T value) noexcept {
+  return reduce(value, [](T a, T b) { return b < a ? b : a; });
+}
+
+} // namespace oxide::warp

@@ -1,0 +1,58 @@
+// RUN: oxide-opt %s -oxide-to-nvvm | FileCheck %s
+
+// CHECK-DAG: llvm.mlir.global internal @__oxide_shared_tile() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<1024 x i8>
+// CHECK-DAG: llvm.mlir.global external @__oxide_dynamic_shared() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK-DAG: llvm.func @__assertfail(!llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i64)
+
+// CHECK-LABEL: llvm.func @simt
+llvm.func @simt(%mask: i32, %v: i32, %msg: !llvm.ptr) {
+  // CHECK: nvvm.read.ptx.sreg.tid.y : i32
+  %ty = oxide.geometry thread_idx y : i32
+  // CHECK: nvvm.read.ptx.sreg.nctaid.x : i32
+  %gx = oxide.geometry grid_dim x : i32
+  // CHECK: nvvm.barrier0
+  oxide.barrier
+  // CHECK: llvm.fence syncscope("block") seq_cst
+  oxide.fence block
+  // CHECK: llvm.fence seq_cst
+  oxide.fence system
+  // Two allocations of one site share one global.
+  // CHECK: %[[A:.*]] = llvm.mlir.addressof @__oxide_shared_tile : !llvm.ptr<3>
+  // CHECK: llvm.addrspacecast %[[A]] : !llvm.ptr<3> to !llvm.ptr
+  %s1 = oxide.shared_alloc @tile size 1024 align 16 : !llvm.ptr
+  // CHECK: llvm.mlir.addressof @__oxide_shared_tile : !llvm.ptr<3>
+  %s2 = oxide.shared_alloc @tile size 1024 align 16 : !llvm.ptr
+  // CHECK: llvm.mlir.addressof @__oxide_dynamic_shared : !llvm.ptr<3>
+  %d = oxide.dynamic_shared : !llvm.ptr
+  // CHECK: llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.dynamic_smem_size"() : () -> i32
+  %ds = oxide.dynamic_shared_size : i32
+  // CHECK: nvvm.read.ptx.sreg.laneid : i32
+  %lane = oxide.lane_id : i32
+  // CHECK: %[[C31:.*]] = llvm.mlir.constant(31 : i32) : i32
+  // CHECK: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %{{.*}}, %[[C31]] : i32 -> i32
+  %x = oxide.warp_shuffle xor %mask, %v, %lane : i32
+  // CHECK: %[[C0:.*]] = llvm.mlir.constant(0 : i32) : i32
+  // CHECK: nvvm.shfl.sync up %{{.*}}, %{{.*}}, %{{.*}}, %[[C0]] : i32 -> i32
+  %u = oxide.warp_shuffle up %mask, %v, %lane : i32
+  // CHECK: nvvm.vote.sync ballot %{{.*}}, %{{.*}} -> i32
+  %b = oxide.warp_vote ballot %mask, %v : i32
+  // CHECK: %[[ALL:.*]] = nvvm.vote.sync all %{{.*}}, %{{.*}} -> i1
+  // CHECK: llvm.zext %[[ALL]] : i1 to i32
+  %a = oxide.warp_vote all %mask, %v : i32
+  // CHECK: nvvm.bar.warp.sync %{{.*}}
+  oxide.warp_sync %mask
+  // CHECK: llvm.call @__assertfail(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+  // CHECK: llvm.intr.trap
+  oxide.trap %msg : !llvm.ptr
+  llvm.return
+}
+
+// CHECK-LABEL: llvm.func @bounds
+llvm.func @bounds(%i: i64, %n: i64) {
+  // CHECK: llvm.alloca
+  // CHECK: llvm.call @vprintf
+  // CHECK: llvm.call @__assertfail
+  // CHECK: llvm.intr.trap
+  oxide.bounds_fail %i, %n : i64
+  llvm.return
+}
