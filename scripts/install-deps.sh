@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs Oxide's build dependencies from Debian 12 packages (LLVM/Clang/MLIR 22, fmt,
+# GoogleTest, Ninja, CMake, Boost.Context for the CPU simulator). The CUDA toolkit (ptxas,
+# libdevice, cuda.h) is expected in /usr/local/cuda or $OXIDE_CUDA_PATH.
+set -euo pipefail
+
+packages=(cmake ninja-build llvm-22-dev libclang-22-dev clang-22 libmlir-22-dev mlir-22-tools
+          llvm-22-tools libfmt-dev libgtest-dev libboost-context-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all packages present"
+  exit 0
+fi
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+if ! apt-cache policy clang-22 2>/dev/null | grep -q Candidate; then
+  $sudo apt-get update -q
+fi
+echo "install-deps: installing ${missing[*]}"
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+
+cuda="${OXIDE_CUDA_PATH:-/usr/local/cuda}"
+if [ ! -f "$cuda/include/cuda.h" ] || [ ! -f "$cuda/nvvm/libdevice/libdevice.10.bc" ]; then
+  echo "install-deps: warning: no CUDA toolkit at $cuda (cuda.h, libdevice); install CUDA 12+ or set OXIDE_CUDA_PATH" >&2
+fi

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Builds the GPU suite here (every example through oxcc, the unit tests) into one folder that
+# is carried to the GPU machine and run there with one command:
+#
+#   bash tests/gpu/build-suite.sh            # here: fills .gpu/
+#   bash .gpu/run.sh                         # there: writes $OUT/summary.txt (or ./gpu-results)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+build="${OXIDE_BUILD_DIR:-$root/build}"
+bundle="$root/.gpu"
+bash "$root/scripts/build.sh" oxcc oxide_unit_tests
+rm -rf "$bundle"
+mkdir -p "$bundle/examples"
+for src in "$root"/examples/*.cpp; do
+  name="$(basename "$src" .cpp)"
+  echo "build-suite: $name"
+  "$build/bin/oxcc" build "$src" -o "$bundle/examples/$name"
+done
+cp "$build/bin/oxide_unit_tests" "$bundle/"
+cp "$root/tests/gpu/run.sh" "$bundle/run.sh"
+echo "build-suite: $(ls "$bundle/examples" | wc -l) examples in $bundle; run 'bash .gpu/run.sh' on the GPU machine"
