@@ -9,7 +9,8 @@
 #include <random>
 #include <vector>
 
-[[kernel]] void vecadd(oxide::Span<const float> a, oxide::Span<const float> b, oxide::DisjointSpan<float> c) {
+[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (a.size() == c.size(), b.size() == c.size())")]]
+void vecadd(oxide::Span<const float> a, oxide::Span<const float> b, oxide::DisjointSpan<float> c) {
   const auto idx = oxide::thread::index_1d(); // this thread's own index: the only way to write c
   if (float *out = c.get_mut(idx))             // nullptr past the end of c
     *out = a[idx.get()] + b[idx.get()];

@@ -9,11 +9,13 @@
 #include "oxide/compiler/Frontend.h"
 #include "oxide/compiler/KernelAttributes.h"
 #include "oxide/compiler/ReportedError.h"
+#include "oxide/compiler/SafetyChecker.h"
 
 #include "clang/CodeGen/CodeGenAction.h"
 #include "clang/Driver/CreateInvocationFromArgs.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/CompilerInvocation.h"
+#include "clang/Frontend/MultiplexConsumer.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -53,6 +55,20 @@ void addCommonArgs(ArgList &args, const CompileOptions &opts, const Toolchain &t
   args.add("-fcolor-diagnostics");
 }
 
+/// Clang's LLVM IR generation with Oxide's safety checks running on the same AST.
+class CheckedEmitLLVMAction : public clang::EmitLLVMOnlyAction {
+public:
+  using EmitLLVMOnlyAction::EmitLLVMOnlyAction;
+
+protected:
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &ci, llvm::StringRef file) override {
+    std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
+    consumers.push_back(createSafetyChecker());
+    consumers.push_back(EmitLLVMOnlyAction::CreateASTConsumer(ci, file));
+    return std::make_unique<clang::MultiplexConsumer>(std::move(consumers));
+  }
+};
+
 llvm::Expected<std::unique_ptr<llvm::Module>> runClang(const ArgList &args, llvm::LLVMContext &ctx,
                                                        llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs,
                                                        llvm::StringRef stage, bool verbose) {
@@ -81,7 +97,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> runClang(const ArgList &args, llvm
   clang::CompilerInstance ci(std::move(invocation));
   ci.setVirtualFileSystem(vfs);
   ci.createDiagnostics();
-  clang::EmitLLVMOnlyAction action(&ctx);
+  CheckedEmitLLVMAction action(&ctx);
   if (!ci.ExecuteAction(action) || ci.getDiagnostics().hasErrorOccurred())
     return reportedError(stage.str() + " compile");
   std::unique_ptr<llvm::Module> module = action.takeModule();
@@ -102,6 +118,7 @@ llvm::Error checkInput(const CompileOptions &opts) {
 llvm::Expected<std::unique_ptr<llvm::Module>> oxide::compileHost(const CompileOptions &opts, const Toolchain &tc,
                                                                  llvm::LLVMContext &ctx) {
   linkKernelAttributes();
+  linkContractAttributes();
   if (auto err = checkInput(opts))
     return std::move(err);
   ArgList args;
@@ -116,6 +133,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> oxide::compileHost(const CompileOp
 llvm::Expected<std::unique_ptr<llvm::Module>> oxide::compileDevice(const CompileOptions &opts, const Toolchain &tc,
                                                                    llvm::LLVMContext &ctx) {
   linkKernelAttributes();
+  linkContractAttributes();
   if (auto err = checkInput(opts))
     return std::move(err);
   setHostOnlyHeaderDirectory(tc.oxideIncludeDir + "/oxide/host/");

@@ -1,6 +1,7 @@
 //===- HostEmbedding.cpp --------------------------------------------------===//
 
 #include "oxide/compiler/HostEmbedding.h"
+#include "oxide/compiler/Annotations.h"
 #include "oxide/compiler/KernelAttributes.h"
 
 #include "llvm/IR/Constants.h"
@@ -12,25 +13,10 @@ using namespace oxide;
 
 std::vector<llvm::Function *> oxide::findHostKernels(llvm::Module &host) {
   std::vector<llvm::Function *> kernels;
-  auto *annotations = host.getGlobalVariable("llvm.global.annotations");
-  if (!annotations || !annotations->hasInitializer())
-    return kernels;
-  auto *entries = llvm::dyn_cast<llvm::ConstantArray>(annotations->getInitializer());
-  if (!entries)
-    return kernels;
-  for (const llvm::Use &use : entries->operands()) {
-    auto *entry = llvm::dyn_cast<llvm::ConstantStruct>(use.get());
-    if (!entry || entry->getNumOperands() < 2)
-      continue;
-    auto *fn = llvm::dyn_cast<llvm::Function>(entry->getOperand(0)->stripPointerCasts());
-    auto *str = llvm::dyn_cast<llvm::GlobalVariable>(entry->getOperand(1)->stripPointerCasts());
-    if (!fn || !str || !str->hasInitializer())
-      continue;
-    auto *text = llvm::dyn_cast<llvm::ConstantDataSequential>(str->getInitializer());
-    if (text && text->isCString() && text->getAsCString() == kKernelAnnotation &&
-        llvm::find(kernels, fn) == kernels.end())
-      kernels.push_back(fn);
-  }
+  forEachFunctionAnnotation(host, [&](llvm::Function &fn, llvm::StringRef text) {
+    if (text == kKernelAnnotation && llvm::find(kernels, &fn) == kernels.end())
+      kernels.push_back(&fn);
+  });
   return kernels;
 }
 

@@ -22,6 +22,16 @@ std::vector<detail::KernelInfo> oxide::collectKernels(const llvm::Module &device
       info.params.push_back({static_cast<std::uint32_t>(dl.getTypeAllocSize(type)),
                              static_cast<std::uint32_t>(align.value())});
     }
+    // Carried from the frontend through MLIR as string function attributes (see MlirStage).
+    if (f.hasFnAttribute("oxide.contract")) {
+      info.contract = f.getFnAttribute("oxide.contract").getValueAsString().str();
+      info.param_kinds = f.getFnAttribute("oxide.params").getValueAsString().str();
+    }
+    if (f.hasFnAttribute("oxide.launch_bounds")) {
+      auto [maxThreads, minBlocks] = f.getFnAttribute("oxide.launch_bounds").getValueAsString().split(',');
+      (void)maxThreads.getAsInteger(10, info.max_threads);
+      (void)minBlocks.getAsInteger(10, info.min_blocks);
+    }
     kernels.push_back(std::move(info));
   }
   return kernels;

@@ -1,6 +1,7 @@
 //===- MlirStage.cpp - device IR through the oxide dialect ----------------===//
 
 #include "oxide/compiler/MlirStage.h"
+#include "oxide/compiler/Annotations.h"
 #include "oxide/compiler/ReportedError.h"
 
 #include "Oxide/OxideDialect.h"
@@ -43,6 +44,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> oxide::runMlirStage(std::unique_pt
   });
 
   std::string name = device->getModuleIdentifier();
+  annotationsToFunctionAttributes(*device);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::translateLLVMIRToModule(std::move(device), &context, /*emitExpensiveWarnings=*/false);
   if (!module)
@@ -50,12 +52,14 @@ llvm::Expected<std::unique_ptr<llvm::Module>> oxide::runMlirStage(std::unique_pt
 
   mlir::PassManager raise(&context);
   raise.addPass(createOxideRaise());
+  raise.addPass(createOxideVerifySafety());
   if (mlir::failed(raise.run(*module)))
     return reportedError("oxide-raise");
   if (dumpRaised)
     module->print(*dumpRaised);
 
   mlir::PassManager lower(&context);
+  lower.addPass(createOxideOptimize());
   lower.addPass(createOxideToNVVM());
   if (mlir::failed(lower.run(*module)))
     return reportedError("oxide-to-nvvm");

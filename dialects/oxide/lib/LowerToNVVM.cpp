@@ -1,5 +1,6 @@
 //===- LowerToNVVM.cpp - oxide ops to NVVM/LLVM ---------------------------===//
 
+#include "Oxide/KernelContract.h"
 #include "Oxide/OxideOps.h"
 #include "Oxide/OxidePasses.h"
 
@@ -117,18 +118,47 @@ void emitAssertFail(Operation *op, OpBuilder &b, Value message) {
 
 struct ThreadIndexLowering : OpConversionPattern<oxide::ThreadIndexOp> {
   using OpConversionPattern::OpConversionPattern;
-  /// index = ctaid.x * ntid.x + tid.x as a widening 32x32->64 multiply-add: NVPTX selects
+  /// index = ctaid.d * ntid.d + tid.d as a widening 32x32->64 multiply-add: NVPTX selects
   /// mul.wide.u32, and the index cannot wrap even for 2^31 blocks of 1024 threads.
   LogicalResult matchAndRewrite(oxide::ThreadIndexOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
-    if (op.getRank() != 1)
-      return rewriter.notifyMatchFailure(op, "only 1-D thread indices are supported");
     Location loc = op.getLoc();
-    Value tid = widen(rewriter, loc, readGeometry(rewriter, loc, oxide::GeometryKind::thread_idx, oxide::Dim::x));
-    Value ctaid = widen(rewriter, loc, readGeometry(rewriter, loc, oxide::GeometryKind::block_idx, oxide::Dim::x));
-    Value ntid = widen(rewriter, loc, readGeometry(rewriter, loc, oxide::GeometryKind::block_dim, oxide::Dim::x));
+    oxide::Dim dim = op.getDim();
+    Value tid = widen(rewriter, loc, readGeometry(rewriter, loc, oxide::GeometryKind::thread_idx, dim));
+    Value ctaid = widen(rewriter, loc, readGeometry(rewriter, loc, oxide::GeometryKind::block_idx, dim));
+    Value ntid = widen(rewriter, loc, readGeometry(rewriter, loc, oxide::GeometryKind::block_dim, dim));
     auto nuw = LLVM::IntegerOverflowFlags::nuw;
     Value base = LLVM::MulOp::create(rewriter, loc, ctaid, ntid, nuw);
     rewriter.replaceOpWithNewOp<LLVM::AddOp>(op, base, tid, nuw);
+    return success();
+  }
+};
+
+struct DisjointGetLowering : OpConversionPattern<oxide::DisjointGetOp> {
+  using OpConversionPattern::OpConversionPattern;
+  /// in bounds = all(coord_d < extent_d); element = data + linear * elem_size, else null.
+  LogicalResult matchAndRewrite(oxide::DisjointGetOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type i64 = rewriter.getI64Type(), i8 = rewriter.getI8Type();
+    auto nuw = LLVM::IntegerOverflowFlags::nuw;
+    auto coords = adaptor.getCoords();
+    auto extents = adaptor.getExtents();
+    Value inBounds, linear;
+    for (int d = static_cast<int>(coords.size()) - 1; d >= 0; --d) {
+      Value below = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, coords[d], extents[d]);
+      inBounds = inBounds ? LLVM::AndOp::create(rewriter, loc, inBounds, below).getResult() : below;
+      // Horner's rule from the slowest dimension; nuw holds once every coordinate is in bounds.
+      linear = linear ? LLVM::AddOp::create(rewriter, loc, LLVM::MulOp::create(rewriter, loc, linear, extents[d], nuw),
+                                            coords[d], nuw)
+                            .getResult()
+                      : coords[d];
+    }
+    Value elem = LLVM::ConstantOp::create(rewriter, loc, i64, rewriter.getI64IntegerAttr(op.getElemSize()));
+    Value offset = LLVM::MulOp::create(rewriter, loc, linear, elem, nuw);
+    Value element = LLVM::GEPOp::create(rewriter, loc, op.getType(), i8, adaptor.getData(), ValueRange{offset},
+                                        LLVM::GEPNoWrapFlags::inbounds);
+    Value null = LLVM::ZeroOp::create(rewriter, loc, op.getType());
+    rewriter.replaceOpWithNewOp<LLVM::SelectOp>(op, inBounds, element, null);
     return success();
   }
 };
@@ -335,16 +365,19 @@ struct OxideToNVVMPass : oxide::impl::OxideToNVVMBase<OxideToNVVMPass> {
     target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
     target.addIllegalDialect<oxide::OxideDialect>();
     RewritePatternSet patterns(&getContext());
-    patterns.add<ThreadIndexLowering, GeometryLowering, BarrierLowering, FenceLowering, SharedAllocLowering,
+    patterns.add<ThreadIndexLowering, DisjointGetLowering, GeometryLowering, BarrierLowering, FenceLowering, SharedAllocLowering,
                  DynamicSharedLowering, DynamicSharedSizeLowering, LaneIdLowering, WarpShuffleLowering,
                  WarpVoteLowering, WarpSyncLowering, TrapLowering, BoundsFailLowering>(&getContext());
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
 
     // Entry points keep the ptx_kernel calling convention; the marker has served its purpose.
-    for (auto func : module.getOps<LLVM::LLVMFuncOp>())
+    for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
       if (func->removeAttr(oxide::OxideDialect::getKernelAttrName()))
         func.setCConv(LLVM::CConv::PTX_Kernel);
+      for (llvm::StringRef name : {oxide::kContractAttr, oxide::kParamsAttr, oxide::kLaunchBoundsAttr})
+        func->removeAttr(name);
+    }
   }
 };
 

@@ -10,6 +10,18 @@ LogicalResult ThreadIndexOp::verify() {
   auto func = (*this)->getParentOfType<LLVM::LLVMFuncOp>();
   if (!func)
     return emitOpError("must be inside an llvm.func");
+  if (static_cast<std::uint32_t>(getDim()) >= getRank())
+    return emitOpError() << "dimension " << stringifyDim(getDim()) << " does not exist in a rank-" << getRank()
+                         << " launch";
+  return success();
+}
+
+LogicalResult DisjointGetOp::verify() {
+  if (getExtents().size() != getCoords().size())
+    return emitOpError() << "has " << getExtents().size() << " extents but " << getCoords().size()
+                         << " coordinates";
+  if (getCoords().empty() || getCoords().size() > 3)
+    return emitOpError() << "needs 1 to 3 coordinates, not " << getCoords().size();
   return success();
 }
 

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Oxide/KernelContract.h"
 #include "Oxide/OxideOps.h"
 #include "Oxide/OxidePasses.h"
 
@@ -35,7 +36,26 @@ public:
     Location loc = call.getLoc();
 
     if (name == "__oxide_index_1d")
-      return expect({}, i64, [&] { return oxide::ThreadIndexOp::create(rewriter, loc, i64, 1); });
+      return expect({}, i64, [&] { return oxide::ThreadIndexOp::create(rewriter, loc, i64, 1, oxide::Dim::x); });
+    if (name == "__oxide_thread_index")
+      return expect({i32, i32}, i64, [&]() -> Operation * {
+        auto rank = constantOperand(0, 3);
+        auto dim = rank ? constantOperand(1, 2) : std::nullopt;
+        if (!rank || !dim)
+          return nullptr;
+        if (*rank == 0 || *dim >= *rank) {
+          call.emitError() << "oxide intrinsic '" << name << "' asks for dimension " << *dim << " of a rank-" << *rank
+                           << " launch";
+          return nullptr;
+        }
+        return oxide::ThreadIndexOp::create(rewriter, loc, i64, *rank, static_cast<oxide::Dim>(*dim));
+      });
+    if (name == "__oxide_disjoint_get")
+      return expect({ptr, i64, i64, i64}, ptr, [&] { return raiseDisjointGet(ptr, 1); });
+    if (name == "__oxide_disjoint_get_2d")
+      return expect({ptr, i64, i64, i64, i64, i64}, ptr, [&] { return raiseDisjointGet(ptr, 2); });
+    if (name == "__oxide_disjoint_get_3d")
+      return expect({ptr, i64, i64, i64, i64, i64, i64, i64}, ptr, [&] { return raiseDisjointGet(ptr, 3); });
     if (auto kind = geometryKind(); kind)
       return expect({i32}, i32, [&]() -> Operation * {
         auto dim = constantOperand(0, 2);
@@ -129,6 +149,19 @@ private:
     return static_cast<std::uint32_t>(value.getZExtValue());
   }
 
+  /// Operands: data, `rank` extents, the element size, `rank` coordinates.
+  Operation *raiseDisjointGet(Type ptr, unsigned rank) {
+    APInt elemSize;
+    if (!matchPattern(call.getOperand(1 + rank), m_ConstantInt(&elemSize)) || elemSize.isZero()) {
+      call.emitError() << "the element size of oxide intrinsic '" << name << "' must be a non-zero constant";
+      return nullptr;
+    }
+    auto operands = call.getOperands();
+    return oxide::DisjointGetOp::create(rewriter, call.getLoc(), ptr, operands[0], operands.slice(1, rank),
+                                        operands.slice(2 + rank, rank),
+                                        rewriter.getI64IntegerAttr(elemSize.getZExtValue()));
+  }
+
   Operation *raiseSharedAlloc(Type ptr) {
     APInt bytes, align;
     if (!matchPattern(call.getOperand(0), m_ConstantInt(&bytes)) ||
@@ -156,6 +189,25 @@ private:
   StringRef name;
 };
 
+/// The frontend's "oxide.contract"/"oxide.params"/"oxide.launch_bounds" string function
+/// attributes arrive in `passthrough`; the dialect's passes read them as discardable
+/// attributes. Passthrough keeps its copy, which carries them on to the kernel table.
+void copyContractAttributes(LLVM::LLVMFuncOp func) {
+  auto passthrough = func.getPassthroughAttr();
+  if (!passthrough)
+    return;
+  for (Attribute entry : passthrough) {
+    auto pair = dyn_cast<ArrayAttr>(entry);
+    if (!pair || pair.size() != 2)
+      continue;
+    auto key = dyn_cast<StringAttr>(pair[0]);
+    auto value = dyn_cast<StringAttr>(pair[1]);
+    if (key && value && llvm::is_contained({oxide::kContractAttr, oxide::kParamsAttr, oxide::kLaunchBoundsAttr},
+                                           key.getValue()))
+      func->setAttr(key, value);
+  }
+}
+
 struct OxideRaisePass : oxide::impl::OxideRaiseBase<OxideRaisePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -174,8 +226,10 @@ struct OxideRaisePass : oxide::impl::OxideRaiseBase<OxideRaisePass> {
 
     auto kernelAttr = StringAttr::get(&getContext(), oxide::OxideDialect::getKernelAttrName());
     for (auto func : llvm::make_early_inc_range(module.getOps<LLVM::LLVMFuncOp>())) {
-      if (func.getCConv() == LLVM::CConv::PTX_Kernel)
+      if (func.getCConv() == LLVM::CConv::PTX_Kernel) {
         func->setAttr(kernelAttr, UnitAttr::get(&getContext()));
+        copyContractAttributes(func);
+      }
       else if (func.isExternal() && func.getSymName().starts_with(kIntrinsicPrefix) &&
                SymbolTable::symbolKnownUseEmpty(func, module))
         func.erase();

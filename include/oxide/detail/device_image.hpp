@@ -3,7 +3,9 @@
 // Layout (all integers little-endian):
 //   "OXIDEIMG" | u32 version | u32 code_count | u32 kernel_count
 //   code_count   x { u32 kind | u32 arch | u64 size | bytes }          PTX or cubin, per arch
-//   kernel_count x { u32 name_size | name | u32 param_count | param_count x { u32 size | u32 align } }
+//   kernel_count x { u32 name_size | name | u32 param_count | param_count x { u32 size | u32 align }
+//                    | u32 contract_size | contract | u32 params_size | params
+//                    | u32 max_threads | u32 min_blocks }
 // Header-only and dependency-free: the compiler writes it, the runtime reads it.
 #pragma once
 
@@ -32,14 +34,22 @@ struct ParamLayout {
   friend bool operator==(const ParamLayout &, const ParamLayout &) = default;
 };
 
-/// A kernel entry point: its mangled (PTX) name and the byte layout of its parameters.
+/// A kernel entry point: its mangled (PTX) name, the byte layout of its parameters, and what
+/// the launch checks need: its launch contract in canonical form (empty when it has none, see
+/// oxide/detail/contract.hpp), its parameters as "name=kind,..." (kinds: i = Span<const T>,
+/// m = Span<T>, o/2/3 = DisjointSpan of rank 1/2/3, u = unsigned integer, x = other; empty when
+/// there is no contract) and its launch bounds (0 when absent).
 struct KernelInfo {
   std::string name;
   std::vector<ParamLayout> params;
+  std::string contract;
+  std::string param_kinds;
+  std::uint32_t max_threads = 0;
+  std::uint32_t min_blocks = 0;
 };
 
 struct DeviceImage {
-  static constexpr std::uint32_t kVersion = 1;
+  static constexpr std::uint32_t kVersion = 2;
   std::vector<CodeObject> code;
   std::vector<KernelInfo> kernels;
 
@@ -80,6 +90,12 @@ inline std::string encode_image(const DeviceImage &image) {
       put32(p.size);
       put32(p.align);
     }
+    put32(static_cast<std::uint32_t>(k.contract.size()));
+    out += k.contract;
+    put32(static_cast<std::uint32_t>(k.param_kinds.size()));
+    out += k.param_kinds;
+    put32(k.max_threads);
+    put32(k.min_blocks);
   }
   return out;
 }
@@ -140,6 +156,10 @@ inline std::optional<DeviceImage> decode_image(std::span<const unsigned char> by
         return std::nullopt;
       k.params.push_back(p);
     }
+    std::uint32_t contract_size = 0, kinds_size = 0;
+    if (!get(contract_size) || !get_string(contract_size, k.contract) || !get(kinds_size) ||
+        !get_string(kinds_size, k.param_kinds) || !get(k.max_threads) || !get(k.min_blocks))
+      return std::nullopt;
     image.kernels.push_back(std::move(k));
   }
   if (pos != bytes.size())

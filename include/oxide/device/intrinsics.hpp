@@ -18,6 +18,19 @@ std::uint32_t __oxide_block_dim(std::uint32_t dim) noexcept;
 std::uint32_t __oxide_grid_dim(std::uint32_t dim) noexcept;
 /// Global linear index of the calling thread in a 1-D launch: blockIdx.x * blockDim.x + threadIdx.x.
 std::size_t __oxide_index_1d() noexcept;
+/// Global index of the calling thread along `dim` (constant) in a launch of rank `rank`
+/// (constant, 1..3): blockIdx.d * blockDim.d + threadIdx.d. The witnesses of oxide::thread.
+std::size_t __oxide_thread_index(std::uint32_t rank, std::uint32_t dim) noexcept;
+
+// --- disjoint outputs ------------------------------------------------------------------------
+// The element at the calling thread's witness coordinates, or nullptr when out of bounds:
+// `data + ((z * height + y) * width + x) * elem_size`. The compiler proves that every coordinate
+// comes straight from __oxide_thread_index, so no two threads get the same element.
+void *__oxide_disjoint_get(void *data, std::size_t width, std::size_t elem_size, std::size_t x) noexcept;
+void *__oxide_disjoint_get_2d(void *data, std::size_t width, std::size_t height, std::size_t elem_size,
+                              std::size_t x, std::size_t y) noexcept;
+void *__oxide_disjoint_get_3d(void *data, std::size_t width, std::size_t height, std::size_t depth,
+                              std::size_t elem_size, std::size_t x, std::size_t y, std::size_t z) noexcept;
 
 // --- barriers and fences -------------------------------------------------------------------
 /// Block-wide barrier (__syncthreads): every thread of the block must reach it.

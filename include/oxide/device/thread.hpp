@@ -11,17 +11,27 @@
 namespace oxide::thread {
 
 class ThreadIndex1D;
+class ThreadIndex2D;
+class ThreadIndex3D;
 ThreadIndex1D index_1d() noexcept;
+ThreadIndex2D index_2d() noexcept;
+ThreadIndex3D index_3d() noexcept;
+
+namespace detail {
+/// Witnesses can be neither copied nor moved: a thread cannot hand its index to another.
+struct PinnedWitness {
+  PinnedWitness() = default;
+  PinnedWitness(const PinnedWitness &) = delete;
+  PinnedWitness(PinnedWitness &&) = delete;
+  PinnedWitness &operator=(const PinnedWitness &) = delete;
+  PinnedWitness &operator=(PinnedWitness &&) = delete;
+  ~PinnedWitness() = default;
+};
+} // namespace detail
 
 /// The calling thread's global linear index in a 1-D launch.
-class ThreadIndex1D {
+class ThreadIndex1D : detail::PinnedWitness {
 public:
-  ThreadIndex1D(const ThreadIndex1D &) = delete;
-  ThreadIndex1D(ThreadIndex1D &&) = delete;
-  ThreadIndex1D &operator=(const ThreadIndex1D &) = delete;
-  ThreadIndex1D &operator=(ThreadIndex1D &&) = delete;
-  ~ThreadIndex1D() = default;
-
   /// The linear index, usable for reading inputs.
   [[nodiscard]] std::size_t get() const noexcept { return value_; }
 
@@ -31,7 +41,39 @@ private:
   std::size_t value_;
 };
 
+/// The calling thread's global (x, y) coordinates in a 2-D launch.
+class ThreadIndex2D : detail::PinnedWitness {
+public:
+  [[nodiscard]] std::size_t x() const noexcept { return x_; }
+  [[nodiscard]] std::size_t y() const noexcept { return y_; }
+
+private:
+  friend ThreadIndex2D index_2d() noexcept;
+  ThreadIndex2D(std::size_t x, std::size_t y) noexcept : x_(x), y_(y) {}
+  std::size_t x_, y_;
+};
+
+/// The calling thread's global (x, y, z) coordinates in a 3-D launch.
+class ThreadIndex3D : detail::PinnedWitness {
+public:
+  [[nodiscard]] std::size_t x() const noexcept { return x_; }
+  [[nodiscard]] std::size_t y() const noexcept { return y_; }
+  [[nodiscard]] std::size_t z() const noexcept { return z_; }
+
+private:
+  friend ThreadIndex3D index_3d() noexcept;
+  ThreadIndex3D(std::size_t x, std::size_t y, std::size_t z) noexcept : x_(x), y_(y), z_(z) {}
+  std::size_t x_, y_, z_;
+};
+
 /// Returns the witness of the calling thread (blockIdx.x * blockDim.x + threadIdx.x).
 inline ThreadIndex1D index_1d() noexcept { return ThreadIndex1D(__oxide_index_1d()); }
+/// Returns the 2-D witness of the calling thread; only valid in a kernel whose contract says
+/// `domain = 2`.
+inline ThreadIndex2D index_2d() noexcept { return {__oxide_thread_index(2, 0), __oxide_thread_index(2, 1)}; }
+/// Returns the 3-D witness of the calling thread (`domain = 3`).
+inline ThreadIndex3D index_3d() noexcept {
+  return {__oxide_thread_index(3, 0), __oxide_thread_index(3, 1), __oxide_thread_index(3, 2)};
+}
 
 } // namespace oxide::thread

@@ -2,7 +2,7 @@
 
 llvm.func @rank_zero() {
   // expected-error @+1 {{attribute 'rank' failed to satisfy constraint}}
-  %i = oxide.thread_index rank 0 : i64
+  %i = oxide.thread_index rank 0 dim x : i64
   llvm.return
 }
 
@@ -10,7 +10,7 @@ llvm.func @rank_zero() {
 
 llvm.func @rank_four() {
   // expected-error @+1 {{attribute 'rank' failed to satisfy constraint}}
-  %i = oxide.thread_index rank 4 : i64
+  %i = oxide.thread_index rank 4 dim x : i64
   llvm.return
 }
 
@@ -18,7 +18,7 @@ llvm.func @rank_four() {
 
 llvm.func @wrong_type() {
   // expected-error @+1 {{must be 64-bit signless integer}}
-  %i = oxide.thread_index rank 1 : i32
+  %i = oxide.thread_index rank 1 dim x : i32
   llvm.return
 }
 
@@ -75,5 +75,36 @@ llvm.func @shared_bad_align() {
 llvm.func @bad_dim() {
   // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'dim' [x, y, z]}}
   %t = oxide.geometry thread_idx w : i32
+  llvm.return
+}
+
+// -----
+
+llvm.func @dim_outside_rank() {
+  // expected-error @+1 {{dimension y does not exist in a rank-1 launch}}
+  %i = oxide.thread_index rank 1 dim y : i64
+  llvm.return
+}
+
+// -----
+
+llvm.func @disjoint_mismatch(%p: !llvm.ptr, %n: i64) {
+  %x = oxide.thread_index rank 1 dim x : i64
+  // expected-error @+1 {{has 2 extents but 1 coordinates}}
+  %e = oxide.disjoint_get %p [%n, %n] at [%x] elem 4 : !llvm.ptr
+  llvm.return
+}
+
+// -----
+
+// expected-error @+1 {{malformed 'oxide.params'}}
+llvm.func @bad_params() attributes {oxide.kernel, oxide.params = "a"} {
+  llvm.return
+}
+
+// -----
+
+// expected-error @+1 {{malformed contract on kernel 'bad_contract': domain must be 1, 2 or 3}}
+llvm.func @bad_contract() attributes {oxide.kernel, oxide.params = "", oxide.contract = "domain = 5"} {
   llvm.return
 }

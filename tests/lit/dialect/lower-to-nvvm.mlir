@@ -11,7 +11,7 @@ llvm.func @kernel(%n: i64) attributes {oxide.kernel} {
   // CHECK-DAG: %[[N:.*]] = llvm.zext nneg %[[NTID]] : i32 to i64
   // CHECK: %[[BASE:.*]] = llvm.mul %[[C]], %[[N]] overflow<nuw> : i64
   // CHECK: %[[I:.*]] = llvm.add %[[BASE]], %[[T]] overflow<nuw> : i64
-  %i = oxide.thread_index rank 1 : i64
+  %i = oxide.thread_index rank 1 dim x : i64
   // CHECK: llvm.intr.trap
   // CHECK-NOT: oxide.
   oxide.bounds_fail %i, %n : i64

@@ -6,7 +6,7 @@ llvm.func @__oxide_bounds_fail(i64, i64)
 // CHECK-LABEL: llvm.func ptx_kernelcc @vecadd
 // CHECK-SAME: oxide.kernel
 llvm.func ptx_kernelcc @vecadd(%n: i64) {
-  // CHECK: %[[I:.*]] = oxide.thread_index rank 1 : i64
+  // CHECK: %[[I:.*]] = oxide.thread_index rank 1 dim x : i64
   // CHECK-NOT: llvm.call
   %i = llvm.call @__oxide_index_1d() : () -> i64
   // CHECK: oxide.bounds_fail %[[I]], %{{.*}} : i64

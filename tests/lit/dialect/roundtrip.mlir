@@ -4,8 +4,8 @@
 // CHECK-LABEL: llvm.func @kernel
 // CHECK-SAME: oxide.kernel
 llvm.func @kernel(%size: i64) attributes {oxide.kernel} {
-  // CHECK: %[[I:.*]] = oxide.thread_index rank 1 : i64
-  %i = oxide.thread_index rank 1 : i64
+  // CHECK: %[[I:.*]] = oxide.thread_index rank 1 dim x : i64
+  %i = oxide.thread_index rank 1 dim x : i64
   // CHECK: oxide.bounds_fail %[[I]], %{{.*}} : i64
   oxide.bounds_fail %i, %size : i64
   llvm.return
@@ -13,10 +13,10 @@ llvm.func @kernel(%size: i64) attributes {oxide.kernel} {
 
 // CHECK-LABEL: llvm.func @ranks
 llvm.func @ranks() {
-  // CHECK: oxide.thread_index rank 2 : i64
-  %a = oxide.thread_index rank 2 : i64
-  // CHECK: oxide.thread_index rank 3 : i64
-  %b = oxide.thread_index rank 3 : i64
+  // CHECK: oxide.thread_index rank 2 dim y : i64
+  %a = oxide.thread_index rank 2 dim y : i64
+  // CHECK: oxide.thread_index rank 3 dim z : i64
+  %b = oxide.thread_index rank 3 dim z : i64
   llvm.return
 }
 

@@ -8,6 +8,12 @@ namespace oxide {
 
 /// The annotation string that marks kernels in the host module (llvm.global.annotations).
 inline constexpr const char kKernelAnnotation[] = "oxide.kernel";
+/// Annotation prefixes that carry a kernel's launch contract, parameter names/kinds and launch
+/// bounds from the clang AST to the device IR (see ContractAttributes.cpp).
+inline constexpr const char kContractAnnotation[] = "oxide.contract:";
+inline constexpr const char kParamsAnnotation[] = "oxide.params:";
+inline constexpr const char kLaunchBoundsAnnotation[] = "oxide.launch_bounds:";
+
 /// The attribute the device wrapper applies to every function through #pragma clang attribute.
 inline constexpr const char kImplicitDeviceAttr[] = "oxide_implicit_device";
 
@@ -18,6 +24,7 @@ void setHostOnlyHeaderDirectory(std::string directory);
 /// The attributes register themselves from static constructors; calling this keeps the linker
 /// from dropping them from a static link.
 void linkKernelAttributes();
+void linkContractAttributes();
 
 } // namespace oxide
 

@@ -11,18 +11,40 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 def Oxide_ThreadIndexOp : Oxide_Op<"thread_index", [Pure]> {
   let summary = "the calling thread's global index (a thread-index witness)";
   let description = [{
-    Produces the calling thread's global linear index in a launch of rank `rank`
-    (`blockIdx * blockDim + threadIdx`, row-major over the dimensions). Every
-    `oxide::thread::index_*()` witness in C++ originates here, which is what the provenance
-    checks trace disjoint writes back to.
+    Produces the calling thread's global coordinate along `dim` in a launch of rank `rank`:
+    `blockIdx.dim * blockDim.dim + threadIdx.dim`. Every `oxide::thread::index_*()` witness
+    in C++ originates here, which is what the provenance checks trace disjoint writes back
+    to, and `rank` is what they compare with the kernel's contract `domain`.
 
     ```mlir
-    %i = oxide.thread_index rank 1 : i64
+    %i = oxide.thread_index rank 1 dim x : i64
+    %row = oxide.thread_index rank 2 dim y : i64
     ```
   }];
-  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<1>, IntMaxValue<3>]>:$rank);
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<1>, IntMaxValue<3>]>:$rank, Oxide_Dim:$dim);
   let results = (outs I64:$index);
-  let assemblyFormat = "`rank` $rank attr-dict `:` type($index)";
+  let assemblyFormat = "`rank` $rank `dim` $dim attr-dict `:` type($index)";
+  let hasVerifier = 1;
+}
+
+def Oxide_DisjointGetOp : Oxide_Op<"disjoint_get", [Pure, AttrSizedOperandSegments, AllTypesMatch<["data", "element"]>]> {
+  let summary = "the calling thread's element of a disjoint output, or null";
+  let description = [{
+    `data + ((z * height + y) * width + x) * elem_size` when every coordinate is below its
+    extent, else null. The coordinates must be the calling thread's `oxide.thread_index`
+    values (checked by `oxide-verify-safety`), which is why no two threads of a launch get the
+    same element.
+
+    ```mlir
+    %p = oxide.disjoint_get %data [%width, %height] at [%x, %y] elem 4 : !llvm.ptr
+    ```
+  }];
+  let arguments = (ins LLVM_AnyPointer:$data, Variadic<I64>:$extents, Variadic<I64>:$coords,
+                       ConfinedAttr<I64Attr, [IntMinValue<1>]>:$elem_size);
+  let results = (outs LLVM_AnyPointer:$element);
+  let assemblyFormat = [{
+    $data `[` $extents `]` `at` `[` $coords `]` `elem` $elem_size attr-dict `:` type($element)
+  }];
   let hasVerifier = 1;
 }
 

@@ -1,0 +1,239 @@
+//===- SafetyChecker.cpp - AST checks of the safety model -----------------===//
+
+#include "oxide/compiler/SafetyChecker.h"
+#include "oxide/compiler/KernelAttributes.h"
+#include "oxide/compiler/OxideTypes.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Basic/Diagnostic.h"
+
+using namespace clang;
+
+namespace {
+
+/// The text after `prefix` in the first annotation of `D` that starts with it.
+std::optional<llvm::StringRef> annotation(const Decl *D, llvm::StringRef prefix) {
+  for (const auto *attr : D->specific_attrs<AnnotateAttr>())
+    if (attr->getAnnotation().starts_with(prefix))
+      return attr->getAnnotation().drop_front(prefix.size());
+  return std::nullopt;
+}
+
+bool isKernel(const FunctionDecl *FD) {
+  for (const auto *attr : FD->specific_attrs<AnnotateAttr>())
+    if (attr->getAnnotation() == oxide::kKernelAnnotation)
+      return true;
+  return false;
+}
+
+/// Whether `type` is, or points/refers to, a span or a witness.
+bool involvesSafeType(QualType type) {
+  while (true) {
+    if (oxide::isOxideSpan(type) || oxide::isWitness(type))
+      return true;
+    if (type->isPointerType() || type->isReferenceType())
+      type = type->getPointeeType();
+    else
+      return false;
+  }
+}
+
+class Reporter {
+public:
+  explicit Reporter(DiagnosticsEngine &diags) : diags(diags) {}
+  void error(SourceLocation loc, const llvm::Twine &message) {
+    diags.Report(loc, diags.getCustomDiagID(DiagnosticsEngine::Error, "%0")) << message.str();
+  }
+  void note(SourceLocation loc, const llvm::Twine &message) {
+    diags.Report(loc, diags.getCustomDiagID(DiagnosticsEngine::Note, "%0")) << message.str();
+  }
+
+private:
+  DiagnosticsEngine &diags;
+};
+
+/// Scans one contracted kernel's body for escapes from the safety model.
+class KernelBodyChecker : public RecursiveASTVisitor<KernelBodyChecker> {
+public:
+  KernelBodyChecker(Reporter &report, llvm::StringRef kernel) : report(report), kernel(kernel) {}
+
+  bool VisitCXXConstCastExpr(CXXConstCastExpr *cast) {
+    if (involvesSafeType(cast->getType()) || involvesSafeType(cast->getSubExpr()->getType()))
+      report.error(cast->getBeginLoc(), "const_cast on a span or thread-index witness in contracted kernel '" +
+                                            kernel + "' would bypass the safety model; remove the cast");
+    return true;
+  }
+  bool VisitCXXReinterpretCastExpr(CXXReinterpretCastExpr *cast) {
+    if (involvesSafeType(cast->getType()) || involvesSafeType(cast->getSubExpr()->getType()))
+      report.error(cast->getBeginLoc(), "reinterpret_cast on a span or thread-index witness in contracted kernel '" +
+                                            kernel + "' would bypass the safety model; remove the cast");
+    return true;
+  }
+  bool VisitCStyleCastExpr(CStyleCastExpr *cast) {
+    if (cast->getCastKind() != CK_NoOp && cast->getCastKind() != CK_BitCast)
+      return true;
+    if (involvesSafeType(cast->getType()) || involvesSafeType(cast->getSubExpr()->getType()))
+      report.error(cast->getBeginLoc(), "C-style cast on a span or thread-index witness in contracted kernel '" +
+                                            kernel + "' would bypass the safety model; remove the cast");
+    return true;
+  }
+  bool VisitAsmStmt(AsmStmt *stmt) {
+    report.error(stmt->getAsmLoc(), "inline assembly in contracted kernel '" + kernel +
+                                        "' cannot be checked; move it out of the kernel or drop the contract and "
+                                        "launch with oxide::unsafe_launch");
+    return true;
+  }
+
+private:
+  Reporter &report;
+  llvm::StringRef kernel;
+};
+
+class SafetyVisitor : public RecursiveASTVisitor<SafetyVisitor> {
+public:
+  explicit SafetyVisitor(Reporter &report) : report(report) {}
+
+  bool shouldVisitTemplateInstantiations() const { return true; }
+
+  bool VisitFunctionDecl(FunctionDecl *FD) {
+    if (!FD->doesThisDeclarationHaveABody() && !FD->isThisDeclarationADefinition())
+      return true;
+    auto contract = annotation(FD, oxide::kContractAnnotation);
+    auto bounds = annotation(FD, oxide::kLaunchBoundsAnnotation);
+    if (!isKernel(FD)) {
+      if (contract || bounds)
+        report.error(FD->getLocation(), "'" + FD->getName() + "' has a launch " +
+                                            (contract ? "contract" : "bounds") +
+                                            " but is not a [[kernel]]; add [[kernel]] or remove the attribute");
+      return true;
+    }
+    if (!contract || FD->isDependentContext())
+      return true;
+    checkParameters(FD);
+    if (bounds)
+      checkBlockWithinBounds(FD, *contract, *bounds);
+    if (Stmt *body = FD->getBody())
+      KernelBodyChecker(report, FD->getName()).TraverseStmt(body);
+    return true;
+  }
+
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *call) {
+    if (call->getOperator() != OO_Call)
+      return true;
+    const auto *method = dyn_cast_or_null<CXXMethodDecl>(call->getDirectCallee());
+    if (!method || oxide::oxideClassName(method->getParent()) != "BasicPreparedLaunch")
+      return true;
+    checkLaunchAliasing(call, method);
+    return true;
+  }
+
+private:
+  void checkParameters(const FunctionDecl *FD) {
+    for (const ParmVarDecl *param : FD->parameters()) {
+      QualType type = param->getType();
+      llvm::StringRef name = param->getName();
+      std::string fix;
+      if (type->isPointerType())
+        fix = "is a raw pointer; take oxide::Span<const T> for inputs or oxide::DisjointSpan<T> for outputs";
+      else if (type->isReferenceType())
+        fix = "is a reference; kernel parameters are copied to the GPU, pass it by value";
+      else if (oxide::isMutableSpan(type))
+        fix = "is a mutable oxide::Span, which every thread may write; use oxide::DisjointSpan<T> for outputs "
+              "or oxide::Span<const T> for inputs";
+      else if (isMutableStdSpan(type))
+        fix = "is a mutable std::span, which every thread may write; use oxide::DisjointSpan<T> for outputs "
+              "or oxide::Span<const T> for inputs";
+      if (!fix.empty())
+        report.error(param->getLocation(), "parameter '" + name + "' of contracted kernel '" + FD->getName() +
+                                               "' " + fix +
+                                               " (or drop the contract and launch with oxide::unsafe_launch)");
+    }
+  }
+
+  static bool isMutableStdSpan(QualType type) {
+    const auto *spec =
+        dyn_cast_or_null<ClassTemplateSpecializationDecl>(type.getCanonicalType()->getAsCXXRecordDecl());
+    if (!spec || spec->getName() != "span" || !spec->isInStdNamespace() || spec->getTemplateArgs().size() < 1)
+      return false;
+    return !spec->getTemplateArgs()[0].getAsType().isConstQualified();
+  }
+
+  void checkBlockWithinBounds(const FunctionDecl *FD, llvm::StringRef contract, llvm::StringRef bounds) {
+    // The canonical contract spells the block as "block = (x, y, z)".
+    auto pos = contract.find("block = (");
+    if (pos == llvm::StringRef::npos)
+      return;
+    llvm::StringRef rest = contract.drop_front(pos + 9);
+    unsigned long long threads = 1, extent = 0, maxThreads = 0;
+    for (int d = 0; d < 3; ++d) {
+      rest = rest.ltrim(", ");
+      if (rest.consumeInteger(10, extent))
+        return;
+      threads *= extent;
+    }
+    if (bounds.consumeInteger(10, maxThreads))
+      return;
+    if (threads > maxThreads)
+      report.error(FD->getLocation(), "the contract's exact block of " + llvm::Twine(threads) +
+                                          " threads exceeds launch_bounds(" + llvm::Twine(maxThreads) +
+                                          ") of kernel '" + FD->getName() + "'; raise the bound or shrink the block");
+  }
+
+  /// The variable an argument names, looking through implicit conversions and parentheses.
+  static const ValueDecl *namedBuffer(const Expr *arg) {
+    if (const auto *ref = dyn_cast<DeclRefExpr>(arg->IgnoreParenImpCasts()))
+      return ref->getDecl();
+    return nullptr;
+  }
+
+  void checkLaunchAliasing(const CXXOperatorCallExpr *call, const CXXMethodDecl *method) {
+    const auto *spec = dyn_cast<ClassTemplateSpecializationDecl>(method->getParent());
+    if (!spec || spec->getTemplateArgs().size() != 2)
+      return;
+    const TemplateArgument &pack = spec->getTemplateArgs()[1];
+    if (pack.getKind() != TemplateArgument::Pack)
+      return;
+    llvm::SmallVector<QualType> params;
+    for (const TemplateArgument &p : pack.pack_elements())
+      params.push_back(p.getAsType());
+    // Arguments: the launch object, the stream, then one per kernel parameter.
+    if (call->getNumArgs() != params.size() + 2)
+      return;
+    for (unsigned i = 0; i < params.size(); ++i) {
+      if (!oxide::isDisjointSpan(params[i]))
+        continue;
+      const Expr *output = call->getArg(i + 2);
+      const ValueDecl *buffer = namedBuffer(output);
+      if (!buffer)
+        continue;
+      for (unsigned j = 0; j < params.size(); ++j) {
+        if (j == i || namedBuffer(call->getArg(j + 2)) != buffer)
+          continue;
+        report.error(call->getArg(j + 2)->getBeginLoc(),
+                     "'" + buffer->getName() + "' is passed as argument " + llvm::Twine(j + 1) +
+                         " and also as the DisjointSpan output argument " + llvm::Twine(i + 1) +
+                         "; a kernel's output must not alias its other arguments: use a separate buffer");
+        report.note(output->getBeginLoc(), "output argument is here");
+      }
+    }
+  }
+
+  Reporter &report;
+};
+
+class SafetyConsumer : public ASTConsumer {
+public:
+  void HandleTranslationUnit(ASTContext &context) override {
+    Reporter report(context.getDiagnostics());
+    SafetyVisitor(report).TraverseDecl(context.getTranslationUnitDecl());
+  }
+};
+
+} // namespace
+
+std::unique_ptr<ASTConsumer> oxide::createSafetyChecker() { return std::make_unique<SafetyConsumer>(); }

@@ -1,0 +1,47 @@
+//===- KernelContract.h - a kernel's launch contract in MLIR ----*- C++ -*-===//
+//
+// The frontend attaches a kernel's contract to its llvm.func as discardable string attributes
+// (moved there by oxide-raise from the function's passthrough attributes):
+//   oxide.contract       canonical contract text (include/oxide/detail/contract.hpp)
+//   oxide.params         "name=kind,..." with kinds i, m, o, 2, 3, u, x
+//   oxide.launch_bounds  "max_threads,min_blocks"
+//
+//===----------------------------------------------------------------------===//
+#ifndef OXIDE_KERNELCONTRACT_H
+#define OXIDE_KERNELCONTRACT_H
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "oxide/detail/contract.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace oxide {
+
+inline constexpr llvm::StringLiteral kContractAttr = "oxide.contract";
+inline constexpr llvm::StringLiteral kParamsAttr = "oxide.params";
+inline constexpr llvm::StringLiteral kLaunchBoundsAttr = "oxide.launch_bounds";
+
+struct KernelParam {
+  std::string name;
+  char kind = 'x';
+  bool isSpan() const { return kind == 'i' || kind == 'm' || kind == 'o' || kind == '2' || kind == '3'; }
+};
+
+struct KernelContract {
+  detail::Contract contract;
+  std::vector<KernelParam> params;
+  unsigned maxThreads = 0, minBlocks = 0; ///< launch bounds; 0 when absent
+};
+
+/// Parses "name=kind,..."; std::nullopt when malformed.
+std::optional<std::vector<KernelParam>> parseKernelParams(llvm::StringRef text);
+
+/// The contract of `func`, std::nullopt when it has none. Emits an error and returns failure
+/// when the attributes are malformed.
+mlir::FailureOr<std::optional<KernelContract>> getKernelContract(mlir::LLVM::LLVMFuncOp func);
+
+} // namespace oxide
+
+#endif

@@ -1,0 +1,46 @@
+//===- KernelContract.cpp -------------------------------------------------===//
+
+#include "Oxide/KernelContract.h"
+
+using namespace mlir;
+
+std::optional<std::vector<oxide::KernelParam>> oxide::parseKernelParams(llvm::StringRef text) {
+  std::vector<KernelParam> params;
+  if (text.empty())
+    return params;
+  llvm::SmallVector<llvm::StringRef> items;
+  text.split(items, ',');
+  for (llvm::StringRef item : items) {
+    auto [name, kind] = item.split('=');
+    if (name.empty() || kind.size() != 1 || !llvm::StringRef("imo23ux").contains(kind[0]))
+      return std::nullopt;
+    params.push_back({name.str(), kind[0]});
+  }
+  return params;
+}
+
+FailureOr<std::optional<oxide::KernelContract>> oxide::getKernelContract(LLVM::LLVMFuncOp func) {
+  auto text = func->getAttrOfType<StringAttr>(kContractAttr);
+  if (!text)
+    return std::optional<KernelContract>();
+  KernelContract result;
+  auto paramsText = func->getAttrOfType<StringAttr>(kParamsAttr);
+  auto params = paramsText ? parseKernelParams(paramsText.getValue()) : std::nullopt;
+  if (!params)
+    return func.emitError() << "kernel '" << func.getSymName() << "' has a contract but no valid '" << kParamsAttr
+                            << "' attribute";
+  result.params = std::move(*params);
+  std::vector<bool> isSpan;
+  for (const KernelParam &p : result.params)
+    isSpan.push_back(p.isSpan());
+  auto parsed = detail::parse_canonical_contract(std::string_view(text.getValue().data(), text.getValue().size()), isSpan);
+  if (auto *error = std::get_if<detail::ContractError>(&parsed))
+    return func.emitError() << "malformed contract on kernel '" << func.getSymName() << "': " << error->message;
+  result.contract = std::move(std::get<detail::Contract>(parsed));
+  if (auto bounds = func->getAttrOfType<StringAttr>(kLaunchBoundsAttr)) {
+    auto [maxText, minText] = bounds.getValue().split(',');
+    if (maxText.getAsInteger(10, result.maxThreads) || minText.getAsInteger(10, result.minBlocks))
+      return func.emitError() << "malformed launch bounds '" << bounds.getValue() << "'";
+  }
+  return std::optional<KernelContract>(std::move(result));
+}

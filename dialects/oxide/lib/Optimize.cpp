@@ -1,0 +1,175 @@
+//===- Optimize.cpp - launch-contract facts into code generation ----------===//
+
+#include "Oxide/KernelContract.h"
+#include "Oxide/OxideOps.h"
+#include "Oxide/OxidePasses.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+namespace oxide {
+#define GEN_PASS_DEF_OXIDEOPTIMIZE
+#include "Oxide/OxidePasses.h.inc"
+} // namespace oxide
+
+using namespace mlir;
+
+namespace {
+
+/// Offsets of the size fields in the span layouts of include/oxide/device/span.hpp:
+/// {T *data; size_t size} and {T *data; size_t width, height[, depth]}.
+constexpr int64_t kSizeOffset = 8;
+
+class RequiresLowering {
+public:
+  RequiresLowering(LLVM::LLVMFuncOp func, const oxide::KernelContract &kc, OpBuilder &b)
+      : func(func), kc(kc), b(b), loc(func.getLoc()) {}
+
+  /// Emits `llvm.intr.assume(relation)` for each `requires` relation; returns false when a
+  /// parameter does not have the layout the contract expects (then nothing is assumed).
+  bool emitAssumes() {
+    for (const auto &relation : kc.contract.requires_) {
+      Value lhs = expression(relation.lhs), rhs = expression(relation.rhs);
+      if (!lhs || !rhs)
+        return false;
+      using Op = oxide::detail::ContractRelation::Op;
+      LLVM::ICmpPredicate predicate = relation.op == Op::Eq   ? LLVM::ICmpPredicate::eq
+                                      : relation.op == Op::Ne ? LLVM::ICmpPredicate::ne
+                                      : relation.op == Op::Lt ? LLVM::ICmpPredicate::ult
+                                      : relation.op == Op::Le ? LLVM::ICmpPredicate::ule
+                                      : relation.op == Op::Gt ? LLVM::ICmpPredicate::ugt
+                                                              : LLVM::ICmpPredicate::uge;
+      Value holds = LLVM::ICmpOp::create(b, loc, predicate, lhs, rhs);
+      LLVM::AssumeOp::create(b, loc, holds);
+    }
+    return true;
+  }
+
+private:
+  Value constant(int64_t v) { return LLVM::ConstantOp::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(v)); }
+
+  /// The i64 at byte `offset` of byval parameter `index`.
+  Value loadField(unsigned index, int64_t offset) {
+    Value arg = func.getArgument(index);
+    if (!isa<LLVM::LLVMPointerType>(arg.getType()) || !func.getArgAttr(index, LLVM::LLVMDialect::getByValAttrName()))
+      return {};
+    Value field = LLVM::GEPOp::create(b, loc, arg.getType(), b.getI8Type(), arg, ArrayRef<LLVM::GEPArg>{offset});
+    return LLVM::LoadOp::create(b, loc, b.getI64Type(), field);
+  }
+
+  Value spanSize(unsigned index) {
+    const oxide::KernelParam &param = kc.params[index];
+    int extents = param.kind == '2' ? 2 : param.kind == '3' ? 3 : 1;
+    Value size;
+    for (int e = 0; e < extents; ++e) {
+      Value extent = loadField(index, kSizeOffset * (e + 1));
+      if (!extent)
+        return {};
+      size = size ? LLVM::MulOp::create(b, loc, size, extent, LLVM::IntegerOverflowFlags::nuw).getResult() : extent;
+    }
+    return size;
+  }
+
+  Value scalar(unsigned index) {
+    Value arg = func.getArgument(index);
+    auto type = dyn_cast<IntegerType>(arg.getType());
+    if (!type || type.getWidth() > 64)
+      return {};
+    return type.getWidth() == 64 ? arg : LLVM::ZExtOp::create(b, loc, b.getI64Type(), arg).getResult();
+  }
+
+  Value expression(uint32_t node) {
+    using Kind = oxide::detail::ContractNode::Kind;
+    const auto &n = kc.contract.nodes[node];
+    if (n.kind != Kind::Literal && n.value >= func.getNumArguments())
+      return {};
+    switch (n.kind) {
+    case Kind::Literal:
+      return constant(static_cast<int64_t>(n.value));
+    case Kind::Size:
+      return spanSize(static_cast<unsigned>(n.value));
+    case Kind::Scalar:
+      return scalar(static_cast<unsigned>(n.value));
+    default:
+      break;
+    }
+    Value lhs = expression(n.lhs), rhs = expression(n.rhs);
+    if (!lhs || !rhs)
+      return {};
+    // The runtime rejects launches whose requires arithmetic overflows, so it does not wrap.
+    auto nuw = LLVM::IntegerOverflowFlags::nuw;
+    if (n.kind == Kind::Add)
+      return LLVM::AddOp::create(b, loc, lhs, rhs, nuw);
+    if (n.kind == Kind::Sub)
+      return LLVM::SubOp::create(b, loc, lhs, rhs, nuw);
+    return LLVM::MulOp::create(b, loc, lhs, rhs, nuw);
+  }
+
+  LLVM::LLVMFuncOp func;
+  const oxide::KernelContract &kc;
+  OpBuilder &b;
+  Location loc;
+};
+
+/// Marks loads through the data pointer of read-only span parameter `index` invariant.
+void markInputLoadsInvariant(LLVM::LLVMFuncOp func, unsigned index) {
+  Value arg = func.getArgument(index);
+  SmallVector<Value> worklist;
+  // The data pointer is the first field of the byval span: a load straight from the argument.
+  for (Operation *user : arg.getUsers())
+    if (auto load = dyn_cast<LLVM::LoadOp>(user); load && load.getAddr() == arg &&
+                                                  isa<LLVM::LLVMPointerType>(load.getType()))
+      worklist.push_back(load.getResult());
+  llvm::DenseSet<Value> seen(worklist.begin(), worklist.end());
+  while (!worklist.empty()) {
+    Value ptr = worklist.pop_back_val();
+    for (Operation *user : ptr.getUsers()) {
+      if (auto load = dyn_cast<LLVM::LoadOp>(user); load && load.getAddr() == ptr)
+        load.setInvariant(true);
+      else if (auto gep = dyn_cast<LLVM::GEPOp>(user); gep && gep.getBase() == ptr && seen.insert(gep).second)
+        worklist.push_back(gep.getResult());
+    }
+  }
+}
+
+struct OxideOptimizePass : oxide::impl::OxideOptimizeBase<OxideOptimizePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    bool failed = false;
+    for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
+      if (!func->hasAttr(oxide::OxideDialect::getKernelAttrName()) || func.isExternal())
+        continue;
+      auto kc = oxide::getKernelContract(func);
+      if (mlir::failed(kc)) {
+        failed = true;
+        continue;
+      }
+      if (!*kc)
+        continue;
+      const oxide::KernelContract &contract = **kc;
+      MLIRContext *ctx = &getContext();
+      if (contract.contract.block) {
+        auto [x, y, z] = *contract.contract.block;
+        func->setAttr(NVVM::NVVMDialect::getReqntidAttrName(),
+                      DenseI32ArrayAttr::get(ctx, {int32_t(x), int32_t(y), int32_t(z)}));
+      }
+      if (contract.maxThreads)
+        func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
+                      DenseI32ArrayAttr::get(ctx, {int32_t(contract.maxThreads), 1, 1}));
+      if (contract.minBlocks)
+        func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                      IntegerAttr::get(IntegerType::get(ctx, 32), contract.minBlocks));
+
+      OpBuilder b(ctx);
+      b.setInsertionPointToStart(&func.getBody().front());
+      RequiresLowering(func, contract, b).emitAssumes();
+
+      for (unsigned i = 0; i < contract.params.size() && i < func.getNumArguments(); ++i)
+        if (contract.params[i].kind == 'i')
+          markInputLoadsInvariant(func, i);
+    }
+    if (failed)
+      signalPassFailure();
+  }
+};
+
+} // namespace

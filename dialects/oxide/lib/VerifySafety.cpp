@@ -1,0 +1,136 @@
+//===- VerifySafety.cpp - witness provenance and contract domains ---------===//
+
+#include "Oxide/KernelContract.h"
+#include "Oxide/OxideOps.h"
+#include "Oxide/OxidePasses.h"
+
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "llvm/Demangle/Demangle.h"
+
+namespace oxide {
+#define GEN_PASS_DEF_OXIDEVERIFYSAFETY
+#include "Oxide/OxidePasses.h.inc"
+} // namespace oxide
+
+using namespace mlir;
+
+namespace {
+
+class ProvenanceChecker {
+public:
+  explicit ProvenanceChecker(ModuleOp module) {
+    module.walk([&](LLVM::CallOp call) {
+      if (auto callee = call.getCalleeAttr())
+        callers[callee.getAttr()].push_back(call);
+    });
+  }
+
+  /// Whether `value` is, on every path, the calling thread's `oxide.thread_index rank dim`.
+  bool isWitness(Value value, unsigned rank, oxide::Dim dim) {
+    if (auto index = value.getDefiningOp<oxide::ThreadIndexOp>())
+      return index.getRank() == rank && index.getDim() == dim;
+    auto arg = dyn_cast<BlockArgument>(value);
+    if (!arg)
+      return false;
+    Block *block = arg.getOwner();
+    if (!visiting.insert({value, rank * 4 + static_cast<unsigned>(dim)}).second)
+      return true; // a cycle adds no new source of values
+    auto func = dyn_cast<LLVM::LLVMFuncOp>(block->getParentOp());
+    if (!func)
+      return false;
+    if (block->isEntryBlock()) {
+      // A function argument: every call must pass a witness. Kernels are called by the host.
+      auto it = callers.find(func.getSymNameAttr());
+      if (func->hasAttr(oxide::OxideDialect::getKernelAttrName()) || it == callers.end())
+        return false;
+      return llvm::all_of(it->second, [&](LLVM::CallOp call) {
+        return arg.getArgNumber() < call.getArgOperands().size() &&
+               isWitness(call.getArgOperands()[arg.getArgNumber()], rank, dim);
+      });
+    }
+    // A block argument (phi): every incoming value must be a witness.
+    for (Block *pred : block->getPredecessors()) {
+      auto branch = dyn_cast<BranchOpInterface>(pred->getTerminator());
+      if (!branch)
+        return false;
+      for (unsigned s = 0; s < branch->getNumSuccessors(); ++s) {
+        if (branch->getSuccessor(s) != block)
+          continue;
+        Value incoming = branch.getSuccessorOperands(s)[arg.getArgNumber()];
+        if (!incoming || !isWitness(incoming, rank, dim))
+          return false;
+      }
+    }
+    return true;
+  }
+
+private:
+  llvm::DenseMap<StringAttr, SmallVector<LLVM::CallOp>> callers;
+  llvm::DenseSet<std::pair<Value, unsigned>> visiting;
+};
+
+/// Functions reachable from `root` through direct calls, `root` included.
+SmallVector<LLVM::LLVMFuncOp> reachableFunctions(LLVM::LLVMFuncOp root, SymbolTable &symbols) {
+  SmallVector<LLVM::LLVMFuncOp> order = {root};
+  llvm::DenseSet<Operation *> seen = {root};
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i].walk([&](LLVM::CallOp call) {
+      auto callee = call.getCalleeAttr();
+      if (!callee)
+        return;
+      auto fn = symbols.lookup<LLVM::LLVMFuncOp>(callee.getValue());
+      if (fn && !fn.isExternal() && seen.insert(fn).second)
+        order.push_back(fn);
+    });
+  return order;
+}
+
+struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySafetyPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    bool failed = false;
+
+    ProvenanceChecker provenance(module);
+    module.walk([&](oxide::DisjointGetOp get) {
+      unsigned rank = get.getCoords().size();
+      for (auto [d, coord] : llvm::enumerate(get.getCoords())) {
+        if (provenance.isWitness(coord, rank, static_cast<oxide::Dim>(d)))
+          continue;
+        get.emitError() << "this DisjointSpan element is indexed by a value that is not the calling thread's "
+                           "witness; pass the witness from oxide::thread::index_"
+                        << rank << "d() itself (a computed, stored or forged index would let two threads "
+                        << "write the same element)";
+        failed = true;
+        break;
+      }
+    });
+
+    SymbolTable symbols(module);
+    for (auto kernel : module.getOps<LLVM::LLVMFuncOp>()) {
+      if (!kernel->hasAttr(oxide::OxideDialect::getKernelAttrName()))
+        continue;
+      auto contract = oxide::getKernelContract(kernel);
+      if (mlir::failed(contract)) {
+        failed = true;
+        continue;
+      }
+      if (!*contract)
+        continue;
+      unsigned domain = (*contract)->contract.domain;
+      for (auto fn : reachableFunctions(kernel, symbols))
+        fn.walk([&](oxide::ThreadIndexOp index) {
+          if (index.getRank() == domain)
+            return;
+          index.emitError() << "kernel '" << llvm::demangle(kernel.getSymName().str())
+                            << "' has 'domain = " << domain << "' in its launch contract but uses a "
+                            << index.getRank() << "-D thread index; use oxide::thread::index_" << domain
+                            << "d() or change the contract's domain to " << index.getRank();
+          failed = true;
+        });
+    }
+    if (failed)
+      signalPassFailure();
+  }
+};
+
+} // namespace

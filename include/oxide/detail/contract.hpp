@@ -1,0 +1,556 @@
+// Launch contracts: the text of [[oxide::launch_contract("...")]], parsed and evaluated.
+//
+//   domain = 2, block = (16, 16), dynamic_shared = 0..4096, min_compute_capability = (8, 0),
+//   requires = (in.size() == out.size(), n <= in.size(), rows * cols == out.size())
+//
+// Header-only and dependency-free: the compiler parses the user's text (and reports errors at
+// the offending field), and writes a canonical form into the device image, where parameter
+// names are replaced by positions ($0.size(), $1); the runtime parses that canonical form and
+// evaluates `requires` at every launch.
+#pragma once
+
+#include <array>
+#include <cctype>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace oxide::detail {
+
+/// What a name in `requires` refers to.
+struct ContractParam {
+  std::uint32_t index = 0;
+  bool is_span = false; ///< `name.size()` is valid; otherwise `name` is an unsigned scalar
+  /// Set when the parameter exists but cannot appear in `requires` (e.g. a signed integer).
+  std::string unusable_reason;
+};
+
+/// One node of a `requires` expression tree (children by index into Contract::nodes).
+struct ContractNode {
+  enum class Kind : std::uint8_t { Literal, Size, Scalar, Add, Sub, Mul };
+  Kind kind = Kind::Literal;
+  std::uint64_t value = 0; ///< Literal: the value; Size/Scalar: the parameter index
+  std::uint32_t lhs = 0, rhs = 0;
+};
+
+struct ContractRelation {
+  enum class Op : std::uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
+  Op op = Op::Eq;
+  std::uint32_t lhs = 0, rhs = 0; ///< expression roots
+  std::string text;               ///< the relation as written, for messages
+};
+
+struct Contract {
+  std::uint32_t domain = 0;                          ///< 1, 2 or 3
+  std::optional<std::array<std::uint32_t, 3>> block; ///< exact block shape, if given
+  std::uint32_t dynamic_shared_min = 0;              ///< allowed dynamic shared memory, bytes
+  std::uint32_t dynamic_shared_max = 0;
+  std::uint32_t min_cc_major = 0, min_cc_minor = 0;
+  std::vector<ContractNode> nodes;
+  std::vector<ContractRelation> requires_;
+};
+
+/// A parse error: `offset` is the byte in the contract text where the problem starts.
+struct ContractError {
+  std::size_t offset = 0;
+  std::string message;
+};
+
+/// Resolves a parameter name used in `requires`; std::nullopt when no parameter has that name.
+using ContractNameResolver = std::function<std::optional<ContractParam>(std::string_view)>;
+
+namespace contract_impl {
+
+inline constexpr std::uint32_t kMaxBlockThreads = 1024;
+
+class Parser {
+public:
+  Parser(std::string_view text, const ContractNameResolver &resolve) : text_(text), resolve_(resolve) {}
+
+  std::variant<Contract, ContractError> parse() {
+    Contract c;
+    bool seen[5] = {};
+    skip_space();
+    if (at_end())
+      return error(0, "empty launch contract; at least 'domain = 1|2|3' is required");
+    while (true) {
+      skip_space();
+      const std::size_t field_start = pos_;
+      const std::string_view name = identifier();
+      if (name.empty())
+        return error(pos_, "expected a field name (domain, block, dynamic_shared, min_compute_capability, requires)");
+      int slot = name == "domain"                   ? 0
+                 : name == "block"                  ? 1
+                 : name == "dynamic_shared"         ? 2
+                 : name == "min_compute_capability" ? 3
+                 : name == "requires"               ? 4
+                                                    : -1;
+      if (slot < 0)
+        return error(field_start, "unknown contract field '" + std::string(name) +
+                                      "'; the fields are domain, block, dynamic_shared, "
+                                      "min_compute_capability and requires");
+      if (seen[slot])
+        return error(field_start, "field '" + std::string(name) + "' is given twice");
+      seen[slot] = true;
+      skip_space();
+      if (!consume('='))
+        return error(pos_, "expected '=' after '" + std::string(name) + "'");
+      std::optional<ContractError> err;
+      switch (slot) {
+      case 0:
+        err = parse_domain(c);
+        break;
+      case 1:
+        err = parse_block(c, field_start);
+        break;
+      case 2:
+        err = parse_dynamic_shared(c);
+        break;
+      case 3:
+        err = parse_min_cc(c);
+        break;
+      case 4:
+        err = parse_requires(c);
+        break;
+      }
+      if (err)
+        return *err;
+      skip_space();
+      if (at_end())
+        break;
+      if (!consume(','))
+        return error(pos_, "expected ',' between contract fields");
+    }
+    if (!seen[0])
+      return error(0, "the launch contract has no 'domain'; add 'domain = 1', 2 or 3 (the rank of the launch)");
+    if (c.block) {
+      for (std::uint32_t d = c.domain; d < 3; ++d)
+        if ((*c.block)[d] != 1)
+          return error(block_offset_, "block has more dimensions than the domain (" + std::to_string(c.domain) +
+                                          "); give " + std::to_string(c.domain) + " extents");
+    }
+    return c;
+  }
+
+private:
+  static std::variant<Contract, ContractError> error(std::size_t offset, std::string message) {
+    return ContractError{offset, std::move(message)};
+  }
+  static ContractError err(std::size_t offset, std::string message) { return {offset, std::move(message)}; }
+
+  bool at_end() const { return pos_ >= text_.size(); }
+  char peek() const { return at_end() ? '\0' : text_[pos_]; }
+  void skip_space() {
+    while (!at_end() && std::isspace(static_cast<unsigned char>(text_[pos_])))
+      ++pos_;
+  }
+  bool consume(char ch) {
+    skip_space();
+    if (peek() != ch)
+      return false;
+    ++pos_;
+    return true;
+  }
+  bool consume(std::string_view token) {
+    skip_space();
+    if (text_.substr(pos_, token.size()) != token)
+      return false;
+    pos_ += token.size();
+    return true;
+  }
+  std::string_view identifier() {
+    skip_space();
+    const std::size_t start = pos_;
+    if (!at_end() && (std::isalpha(static_cast<unsigned char>(peek())) || peek() == '_' || peek() == '$'))
+      ++pos_;
+    else
+      return {};
+    while (!at_end() && (std::isalnum(static_cast<unsigned char>(peek())) || peek() == '_'))
+      ++pos_;
+    return text_.substr(start, pos_ - start);
+  }
+  /// An unsigned decimal integer that fits in `max`.
+  std::optional<std::uint64_t> integer(std::uint64_t max, std::optional<ContractError> &failure) {
+    skip_space();
+    const std::size_t start = pos_;
+    std::uint64_t value = 0;
+    while (!at_end() && std::isdigit(static_cast<unsigned char>(peek()))) {
+      const std::uint64_t digit = static_cast<std::uint64_t>(peek() - '0');
+      if (value > (max - digit) / 10) {
+        failure = err(start, "number is too large (at most " + std::to_string(max) + ")");
+        return std::nullopt;
+      }
+      value = value * 10 + digit;
+      ++pos_;
+    }
+    if (pos_ == start) {
+      failure = err(start, "expected a number");
+      return std::nullopt;
+    }
+    return value;
+  }
+
+  std::optional<ContractError> parse_domain(Contract &c) {
+    std::optional<ContractError> failure;
+    const std::size_t start = (skip_space(), pos_);
+    auto v = integer(UINT32_MAX, failure);
+    if (!v)
+      return failure;
+    if (*v < 1 || *v > 3)
+      return err(start, "domain must be 1, 2 or 3 (the rank of the launch), not " + std::to_string(*v));
+    c.domain = static_cast<std::uint32_t>(*v);
+    return std::nullopt;
+  }
+
+  std::optional<ContractError> parse_block(Contract &c, std::size_t field_start) {
+    block_offset_ = field_start;
+    std::optional<ContractError> failure;
+    std::array<std::uint32_t, 3> extents = {1, 1, 1};
+    skip_space();
+    const std::size_t start = pos_;
+    if (consume('(')) {
+      for (int d = 0; d < 3; ++d) {
+        const std::size_t at = (skip_space(), pos_);
+        auto v = integer(kMaxBlockThreads, failure);
+        if (!v)
+          return failure;
+        if (*v == 0)
+          return err(at, "block extents must be at least 1");
+        extents[d] = static_cast<std::uint32_t>(*v);
+        if (consume(')'))
+          break;
+        if (d == 2 || !consume(','))
+          return err(pos_, "expected ',' or ')' in block = (x, y, z)");
+      }
+    } else {
+      auto v = integer(kMaxBlockThreads, failure);
+      if (!v)
+        return failure;
+      if (*v == 0)
+        return err(start, "block extents must be at least 1");
+      extents[0] = static_cast<std::uint32_t>(*v);
+    }
+    if (std::uint64_t(extents[0]) * extents[1] * extents[2] > kMaxBlockThreads)
+      return err(start, "block has " + std::to_string(std::uint64_t(extents[0]) * extents[1] * extents[2]) +
+                            " threads; a block holds at most 1024");
+    c.block = extents;
+    return std::nullopt;
+  }
+
+  std::optional<ContractError> parse_dynamic_shared(Contract &c) {
+    std::optional<ContractError> failure;
+    const std::size_t start = (skip_space(), pos_);
+    auto lo = integer(UINT32_MAX, failure);
+    if (!lo)
+      return failure;
+    std::uint64_t hi = *lo;
+    if (consume("..")) {
+      auto v = integer(UINT32_MAX, failure);
+      if (!v)
+        return failure;
+      hi = *v;
+      if (hi < *lo)
+        return err(start, "dynamic_shared range " + std::to_string(*lo) + ".." + std::to_string(hi) + " is empty");
+    }
+    c.dynamic_shared_min = static_cast<std::uint32_t>(*lo);
+    c.dynamic_shared_max = static_cast<std::uint32_t>(hi);
+    return std::nullopt;
+  }
+
+  std::optional<ContractError> parse_min_cc(Contract &c) {
+    std::optional<ContractError> failure;
+    if (!consume('('))
+      return err(pos_, "expected min_compute_capability = (major, minor)");
+    auto major = integer(99, failure);
+    if (!major)
+      return failure;
+    if (!consume(','))
+      return err(pos_, "expected ',' in min_compute_capability = (major, minor)");
+    auto minor = integer(9, failure);
+    if (!minor)
+      return failure;
+    if (!consume(')'))
+      return err(pos_, "expected ')' after min_compute_capability = (major, minor)");
+    c.min_cc_major = static_cast<std::uint32_t>(*major);
+    c.min_cc_minor = static_cast<std::uint32_t>(*minor);
+    return std::nullopt;
+  }
+
+  std::optional<ContractError> parse_requires(Contract &c) {
+    if (!consume('('))
+      return err(pos_, "expected requires = (relation, ...)");
+    while (true) {
+      skip_space();
+      const std::size_t start = pos_;
+      ContractRelation rel;
+      std::optional<ContractError> failure;
+      auto lhs = expression(c, failure);
+      if (!lhs)
+        return failure;
+      skip_space();
+      const std::size_t op_at = pos_;
+      if (consume("=="))
+        rel.op = ContractRelation::Op::Eq;
+      else if (consume("!="))
+        rel.op = ContractRelation::Op::Ne;
+      else if (consume("<="))
+        rel.op = ContractRelation::Op::Le;
+      else if (consume(">="))
+        rel.op = ContractRelation::Op::Ge;
+      else if (consume('<'))
+        rel.op = ContractRelation::Op::Lt;
+      else if (consume('>'))
+        rel.op = ContractRelation::Op::Gt;
+      else
+        return err(op_at, "expected a comparison (==, !=, <, <=, >, >=) in a requires relation");
+      auto rhs = expression(c, failure);
+      if (!rhs)
+        return failure;
+      rel.lhs = *lhs;
+      rel.rhs = *rhs;
+      std::string_view written = text_.substr(start, pos_ - start);
+      while (!written.empty() && std::isspace(static_cast<unsigned char>(written.back())))
+        written.remove_suffix(1);
+      rel.text = std::string(written);
+      c.requires_.push_back(std::move(rel));
+      if (consume(')'))
+        return std::nullopt;
+      if (!consume(','))
+        return err(pos_, "expected ',' or ')' in requires = (...)");
+    }
+  }
+
+  std::uint32_t add_node(Contract &c, ContractNode node) {
+    c.nodes.push_back(node);
+    return static_cast<std::uint32_t>(c.nodes.size() - 1);
+  }
+
+  std::optional<std::uint32_t> expression(Contract &c, std::optional<ContractError> &failure) {
+    auto lhs = term(c, failure);
+    while (lhs) {
+      skip_space();
+      ContractNode::Kind kind;
+      if (peek() == '+')
+        kind = ContractNode::Kind::Add;
+      else if (peek() == '-')
+        kind = ContractNode::Kind::Sub;
+      else
+        break;
+      ++pos_;
+      auto rhs = term(c, failure);
+      if (!rhs)
+        return std::nullopt;
+      lhs = add_node(c, {kind, 0, *lhs, *rhs});
+    }
+    return lhs;
+  }
+
+  std::optional<std::uint32_t> term(Contract &c, std::optional<ContractError> &failure) {
+    auto lhs = factor(c, failure);
+    while (lhs) {
+      skip_space();
+      if (peek() != '*')
+        break;
+      ++pos_;
+      auto rhs = factor(c, failure);
+      if (!rhs)
+        return std::nullopt;
+      lhs = add_node(c, {ContractNode::Kind::Mul, 0, *lhs, *rhs});
+    }
+    return lhs;
+  }
+
+  std::optional<std::uint32_t> factor(Contract &c, std::optional<ContractError> &failure) {
+    skip_space();
+    const std::size_t start = pos_;
+    if (consume('(')) {
+      auto inner = expression(c, failure);
+      if (!inner)
+        return std::nullopt;
+      if (!consume(')')) {
+        failure = err(pos_, "expected ')'");
+        return std::nullopt;
+      }
+      return inner;
+    }
+    if (std::isdigit(static_cast<unsigned char>(peek()))) {
+      auto v = integer(UINT64_MAX, failure);
+      if (!v)
+        return std::nullopt;
+      return add_node(c, {ContractNode::Kind::Literal, *v});
+    }
+    const std::string_view name = identifier();
+    if (name.empty()) {
+      failure = err(start, "expected a parameter name, 'name.size()' or a number");
+      return std::nullopt;
+    }
+    const bool size = consume(".size()");
+    auto param = resolve_(name);
+    if (!param) {
+      failure = err(start, "'" + std::string(name) + "' is not a parameter of this kernel");
+      return std::nullopt;
+    }
+    if (!param->unusable_reason.empty()) {
+      failure = err(start, param->unusable_reason);
+      return std::nullopt;
+    }
+    if (size && !param->is_span) {
+      failure = err(start, "'" + std::string(name) + "' is not a span; '.size()' applies to Span and DisjointSpan parameters");
+      return std::nullopt;
+    }
+    if (!size && param->is_span) {
+      failure = err(start, "'" + std::string(name) + "' is a span; compare its size with '" + std::string(name) + ".size()'");
+      return std::nullopt;
+    }
+    return add_node(c, {size ? ContractNode::Kind::Size : ContractNode::Kind::Scalar, param->index});
+  }
+
+  std::string_view text_;
+  const ContractNameResolver &resolve_;
+  std::size_t pos_ = 0;
+  std::size_t block_offset_ = 0;
+};
+
+/// Writes an expression with parameter `i` spelled `names[i]` (or `$i` when names is empty).
+inline void write_expression(const Contract &c, std::uint32_t node, const std::vector<std::string> &names,
+                             std::string &out) {
+  const ContractNode &n = c.nodes[node];
+  auto name = [&](std::uint64_t i) { return i < names.size() ? names[i] : "$" + std::to_string(i); };
+  switch (n.kind) {
+  case ContractNode::Kind::Literal:
+    out += std::to_string(n.value);
+    return;
+  case ContractNode::Kind::Size:
+    out += name(n.value) + ".size()";
+    return;
+  case ContractNode::Kind::Scalar:
+    out += name(n.value);
+    return;
+  default:
+    out += '(';
+    write_expression(c, n.lhs, names, out);
+    out += n.kind == ContractNode::Kind::Add ? " + " : n.kind == ContractNode::Kind::Sub ? " - " : " * ";
+    write_expression(c, n.rhs, names, out);
+    out += ')';
+  }
+}
+
+inline constexpr const char *kRelationOps[] = {" == ", " != ", " < ", " <= ", " > ", " >= "};
+
+} // namespace contract_impl
+
+/// Parses contract text written by a user; `resolve` maps parameter names.
+inline std::variant<Contract, ContractError> parse_contract(std::string_view text,
+                                                            const ContractNameResolver &resolve) {
+  return contract_impl::Parser(text, resolve).parse();
+}
+
+/// A relation as text, with parameter i spelled names[i] ("a.size() == c.size()").
+inline std::string render_contract_relation(const Contract &c, const ContractRelation &r,
+                                            const std::vector<std::string> &names) {
+  std::string out;
+  contract_impl::write_expression(c, r.lhs, names, out);
+  out += contract_impl::kRelationOps[static_cast<int>(r.op)];
+  contract_impl::write_expression(c, r.rhs, names, out);
+  return out;
+}
+
+/// The canonical text of a contract: names replaced by `$index`, every field explicit.
+/// parse_canonical_contract(canonical_contract(c)) gives back an equivalent contract.
+inline std::string canonical_contract(const Contract &c) {
+  std::string out = "domain = " + std::to_string(c.domain);
+  if (c.block)
+    out += ", block = (" + std::to_string((*c.block)[0]) + ", " + std::to_string((*c.block)[1]) + ", " +
+           std::to_string((*c.block)[2]) + ")";
+  out += ", dynamic_shared = " + std::to_string(c.dynamic_shared_min) + ".." + std::to_string(c.dynamic_shared_max);
+  if (c.min_cc_major != 0 || c.min_cc_minor != 0)
+    out += ", min_compute_capability = (" + std::to_string(c.min_cc_major) + ", " + std::to_string(c.min_cc_minor) + ")";
+  if (!c.requires_.empty()) {
+    out += ", requires = (";
+    for (std::size_t i = 0; i < c.requires_.size(); ++i) {
+      const ContractRelation &r = c.requires_[i];
+      if (i)
+        out += ", ";
+      out += render_contract_relation(c, r, {});
+    }
+    out += ')';
+  }
+  return out;
+}
+
+/// Parses the canonical text stored in a device image: names are `$index`; whether `$i` is a
+/// span is given by `param_is_span` (the kernel's parameter kinds).
+inline std::variant<Contract, ContractError> parse_canonical_contract(std::string_view text,
+                                                                      const std::vector<bool> &param_is_span) {
+  return parse_contract(text, [&](std::string_view name) -> std::optional<ContractParam> {
+    if (name.size() < 2 || name[0] != '$')
+      return std::nullopt;
+    std::uint32_t index = 0;
+    for (char ch : name.substr(1)) {
+      if (ch < '0' || ch > '9')
+        return std::nullopt;
+      index = index * 10 + static_cast<std::uint32_t>(ch - '0');
+    }
+    if (index >= param_is_span.size())
+      return std::nullopt;
+    return ContractParam{index, param_is_span[index]};
+  });
+}
+
+/// The value of a `requires` expression given each parameter's span size or scalar value
+/// (`values[i]`); std::nullopt when the arithmetic overflows or goes below zero.
+inline std::optional<std::uint64_t> evaluate_contract_expression(const Contract &c, std::uint32_t node,
+                                                                 const std::vector<std::uint64_t> &values) {
+  const ContractNode &n = c.nodes[node];
+  switch (n.kind) {
+  case ContractNode::Kind::Literal:
+    return n.value;
+  case ContractNode::Kind::Size:
+  case ContractNode::Kind::Scalar:
+    return n.value < values.size() ? std::optional<std::uint64_t>(values[n.value]) : std::nullopt;
+  default:
+    break;
+  }
+  auto lhs = evaluate_contract_expression(c, n.lhs, values);
+  auto rhs = evaluate_contract_expression(c, n.rhs, values);
+  if (!lhs || !rhs)
+    return std::nullopt;
+  std::uint64_t result = 0;
+  bool overflow = n.kind == ContractNode::Kind::Add   ? __builtin_add_overflow(*lhs, *rhs, &result)
+                  : n.kind == ContractNode::Kind::Sub ? __builtin_sub_overflow(*lhs, *rhs, &result)
+                                                      : __builtin_mul_overflow(*lhs, *rhs, &result);
+  if (overflow)
+    return std::nullopt;
+  return result;
+}
+
+/// Whether relation `r` holds; std::nullopt when its arithmetic overflows.
+inline std::optional<bool> evaluate_contract_relation(const Contract &c, const ContractRelation &r,
+                                                      const std::vector<std::uint64_t> &values) {
+  auto lhs = evaluate_contract_expression(c, r.lhs, values);
+  auto rhs = evaluate_contract_expression(c, r.rhs, values);
+  if (!lhs || !rhs)
+    return std::nullopt;
+  switch (r.op) {
+  case ContractRelation::Op::Eq:
+    return *lhs == *rhs;
+  case ContractRelation::Op::Ne:
+    return *lhs != *rhs;
+  case ContractRelation::Op::Lt:
+    return *lhs < *rhs;
+  case ContractRelation::Op::Le:
+    return *lhs <= *rhs;
+  case ContractRelation::Op::Gt:
+    return *lhs > *rhs;
+  case ContractRelation::Op::Ge:
+    return *lhs >= *rhs;
+  }
+  return std::nullopt;
+}
+
+} // namespace oxide::detail

@@ -1,0 +1,49 @@
+// RUN: oxide-opt %s -oxide-optimize | FileCheck %s
+
+// vecadd's contract: an exact block, two size relations, two read-only inputs.
+// CHECK-LABEL: llvm.func @vecadd
+// CHECK-SAME: nvvm.maxntid = array<i32: 512, 1, 1>
+// CHECK-SAME: nvvm.minctasm = 2 : i32
+// CHECK-SAME: nvvm.reqntid = array<i32: 256, 1, 1>
+llvm.func @vecadd(%a: !llvm.ptr {llvm.byval = !llvm.struct<(ptr, i64)>}, %b: !llvm.ptr {llvm.byval = !llvm.struct<(ptr, i64)>},
+                  %c: !llvm.ptr {llvm.byval = !llvm.struct<(ptr, i64)>}, %n: i32)
+    attributes {oxide.kernel, oxide.params = "a=i,b=i,c=o,n=u",
+                oxide.contract = "domain = 1, block = (256, 1, 1), requires = ($0.size() == $2.size(), ($3 * 2) <= $1.size())",
+                oxide.launch_bounds = "512,2"} {
+  // CHECK: %[[AS:.*]] = llvm.getelementptr %arg0[8] : (!llvm.ptr) -> !llvm.ptr, i8
+  // CHECK: %[[ASIZE:.*]] = llvm.load %[[AS]] : !llvm.ptr -> i64
+  // CHECK: %[[CS:.*]] = llvm.getelementptr %arg2[8] : (!llvm.ptr) -> !llvm.ptr, i8
+  // CHECK: %[[CSIZE:.*]] = llvm.load %[[CS]] : !llvm.ptr -> i64
+  // CHECK: %[[EQ:.*]] = llvm.icmp "eq" %[[ASIZE]], %[[CSIZE]] : i64
+  // CHECK: llvm.intr.assume %[[EQ]] : i1
+  // CHECK: %[[N:.*]] = llvm.zext %arg3 : i32 to i64
+  // CHECK: %[[N2:.*]] = llvm.mul %[[N]], %{{.*}} overflow<nuw> : i64
+  // CHECK: %[[LE:.*]] = llvm.icmp "ule" %[[N2]], %{{.*}} : i64
+  // CHECK: llvm.intr.assume %[[LE]] : i1
+  %i = oxide.thread_index rank 1 dim x : i64
+  // Loads through the inputs' data pointers become invariant (ld.global.nc); the output's do not.
+  // CHECK: %[[AD:.*]] = llvm.load %arg0 : !llvm.ptr -> !llvm.ptr
+  // CHECK: %[[AE:.*]] = llvm.getelementptr %[[AD]]
+  // CHECK: llvm.load %[[AE]] invariant : !llvm.ptr -> f32
+  %ad = llvm.load %a : !llvm.ptr -> !llvm.ptr
+  %ae = llvm.getelementptr %ad[%i] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %av = llvm.load %ae : !llvm.ptr -> f32
+  // CHECK: %[[CD:.*]] = llvm.load %arg2 : !llvm.ptr -> !llvm.ptr
+  // CHECK: %[[CE:.*]] = llvm.getelementptr %[[CD]]
+  // CHECK: llvm.load %[[CE]] : !llvm.ptr -> f32
+  %cd = llvm.load %c : !llvm.ptr -> !llvm.ptr
+  %ce = llvm.getelementptr %cd[%i] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  %cv = llvm.load %ce : !llvm.ptr -> f32
+  llvm.return
+}
+
+// Without a contract nothing is assumed.
+// CHECK-LABEL: llvm.func @unchecked
+// CHECK-NOT: nvvm.reqntid
+// CHECK-NOT: llvm.intr.assume
+// CHECK-NOT: invariant
+llvm.func @unchecked(%a: !llvm.ptr {llvm.byval = !llvm.struct<(ptr, i64)>}) attributes {oxide.kernel} {
+  %ad = llvm.load %a : !llvm.ptr -> !llvm.ptr
+  %av = llvm.load %ad : !llvm.ptr -> f32
+  llvm.return
+}
