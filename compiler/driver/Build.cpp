@@ -69,7 +69,7 @@ llvm::Expected<detail::DeviceImage> buildDeviceImage(const CompileOptions &opts,
   auto lowered = runMlirStage(std::move(*device), ctx, opts.emit == EmitStage::MLIR ? stageOut : nullptr);
   if (!lowered)
     return lowered.takeError();
-  if (opts.emit == EmitStage::MLIR)
+  if (opts.emit == EmitStage::MLIR || opts.emit == EmitStage::Check)
     return detail::DeviceImage{};
   if (auto err = linkLibdevice(**lowered, tc.libdevice))
     return std::move(err);
@@ -104,6 +104,14 @@ llvm::Error oxide::build(const CompileOptions &opts, const Toolchain &tc) {
   auto archNumber = parseArch(opts.arch);
   if (!archNumber)
     return archNumber.takeError();
+
+  if (opts.emit == EmitStage::Check) {
+    llvm::LLVMContext hostCtx;
+    auto host = compileHost(opts, tc, hostCtx);
+    if (!host)
+      return host.takeError();
+    return buildDeviceImage(opts, tc, *archNumber, nullptr).takeError();
+  }
 
   if (opts.emit != EmitStage::Executable) {
     auto out = openStageOutput(opts.output);

@@ -150,6 +150,11 @@ llvm::Expected<std::unique_ptr<llvm::Module>> oxide::compileDevice(const Compile
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
   overlay->pushOverlay(memFS);
 
+  // The dialect's provenance check follows witnesses through SSA values, which needs at least
+  // clang's -O2 inlining and scalar replacement; the user's level applies to the NVPTX stage.
+  CompileOptions deviceOpts = opts;
+  deviceOpts.optLevel = std::max(opts.optLevel, 2u);
+
   ArgList args;
   args.add(tc.clangDriver);
   args.add("-x");
@@ -159,7 +164,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> oxide::compileDevice(const Compile
   args.add("--cuda-path=" + tc.cudaPath);
   args.add("-nocudalib"); // libdevice is linked after the MLIR stage
   args.add("-Wno-unknown-cuda-version");
-  addCommonArgs(args, opts, tc);
+  addCommonArgs(args, deviceOpts, tc);
   args.add(wrapperPath);
   return runClang(args, ctx, overlay, "device", opts.verbose);
 }

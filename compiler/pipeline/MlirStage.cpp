@@ -32,6 +32,8 @@ llvm::Expected<std::unique_ptr<llvm::Module>> oxide::runMlirStage(std::unique_pt
   mlir::registerNVVMDialectTranslation(registry);
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Users see their source lines; the IR of an op is noise in a diagnostic.
+  context.printOpOnDiagnostic(false);
 
   // Errors are printed with their source line (from the line tables); the importer's warnings
   // about NVPTX data-layout tokens it does not model are noise for users.

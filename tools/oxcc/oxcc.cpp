@@ -29,6 +29,7 @@ constexpr const char *kUsage = R"(OVERVIEW: Oxide single-source C++ GPU compiler
 
 USAGE: oxcc build FILE -o OUTPUT [options]
        oxcc run FILE [options] [-- PROGRAM-ARGS...]
+       oxcc check FILE [options]          diagnostics only: C++, safety model, contracts
        oxcc --version | --help
 
 OPTIONS:
@@ -183,8 +184,8 @@ int main(int argc, const char **argv) {
     llvm::outs() << kUsage;
     return 0;
   }
-  if (verb != "build" && verb != "run")
-    return usageError("unknown command '" + verb + "'; use 'build' or 'run'");
+  if (verb != "build" && verb != "run" && verb != "check")
+    return usageError("unknown command '" + verb + "'; use 'build', 'run' or 'check'");
 
   Command cmd;
   cmd.verb = verb.str();
@@ -192,9 +193,11 @@ int main(int argc, const char **argv) {
     return *rc;
   if (cmd.verb == "build" && cmd.opts.output.empty() && cmd.opts.emit == oxide::EmitStage::Executable)
     return usageError("no output file; use -o OUTPUT");
+  if (cmd.verb != "build" && cmd.opts.emit != oxide::EmitStage::Executable)
+    return usageError("--emit is only valid with 'oxcc build'");
+  if (cmd.verb == "check")
+    cmd.opts.emit = oxide::EmitStage::Check;
   if (cmd.verb == "run") {
-    if (cmd.opts.emit != oxide::EmitStage::Executable)
-      return usageError("--emit is only valid with 'oxcc build'");
     if (cmd.opts.output.empty())
       cmd.opts.output = runOutputPath(cmd.opts.input);
   }

@@ -3,6 +3,7 @@
 #include "Oxide/KernelContract.h"
 #include "Oxide/OxideOps.h"
 #include "Oxide/OxidePasses.h"
+#include "Oxide/UserLocation.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
@@ -78,22 +79,11 @@ Value globalString(ModuleOp module, OpBuilder &b, Location loc, StringRef prefix
   return LLVM::createGlobalString(loc, b, name, (text + llvm::Twine('\0')).str(), LLVM::Linkage::Private);
 }
 
-/// The file and line to blame for `loc`: with inlining, a location is a chain of call sites
-/// from the innermost callee outwards; the innermost frame outside Oxide's own device headers
-/// is the user's code that failed (e.g. the `a[i]` rather than Span::operator[]).
+/// The file and line to blame for `loc` (see userLocation).
 std::pair<std::string, unsigned> userSourceLocation(Location loc) {
-  SmallVector<FileLineColLoc> frames;
-  loc->walk([&](Location l) {
-    if (auto frame = dyn_cast<FileLineColLoc>(l))
-      frames.push_back(frame);
-    return WalkResult::advance();
-  });
-  if (frames.empty())
-    return {"<unknown>", 0};
-  for (FileLineColLoc frame : frames)
-    if (!frame.getFilename().getValue().contains("oxide/device/"))
-      return {frame.getFilename().str(), frame.getLine()};
-  return {frames.front().getFilename().str(), frames.front().getLine()};
+  if (auto frame = dyn_cast<FileLineColLoc>(oxide::userLocation(loc)))
+    return {frame.getFilename().str(), frame.getLine()};
+  return {"<unknown>", 0};
 }
 
 /// Calls the CUDA device runtime's __assertfail (what `assert` uses): it prints the message

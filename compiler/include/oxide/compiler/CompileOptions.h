@@ -9,8 +9,9 @@
 
 namespace oxide {
 
-/// An intermediate stage that `--emit=` prints instead of building an executable.
-enum class EmitStage { Executable, LLVM, MLIR, PTX };
+/// What a build produces: an executable, an intermediate device stage (`--emit=`), or only
+/// diagnostics (`oxcc check`: both frontends and the oxide dialect's checks, no code).
+enum class EmitStage { Executable, LLVM, MLIR, PTX, Check };
 
 struct CompileOptions {
   std::string input;                     ///< absolute path of the single-source file
