@@ -123,6 +123,19 @@ struct ThreadIndexLowering : OpConversionPattern<oxide::ThreadIndexOp> {
   }
 };
 
+struct GridStrideNextLowering : OpConversionPattern<oxide::GridStrideNextOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::GridStrideNextOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value blocks = widen(rewriter, loc, readGeometry(rewriter, loc, oxide::GeometryKind::grid_dim, op.getDim()));
+    Value threads = widen(rewriter, loc, readGeometry(rewriter, loc, oxide::GeometryKind::block_dim, op.getDim()));
+    Value stride = LLVM::MulOp::create(rewriter, loc, blocks, threads, LLVM::IntegerOverflowFlags::nuw);
+    rewriter.replaceOpWithNewOp<LLVM::AddOp>(op, adaptor.getIndex(), stride);
+    return success();
+  }
+};
+
 struct DisjointGetLowering : OpConversionPattern<oxide::DisjointGetOp> {
   using OpConversionPattern::OpConversionPattern;
   /// in bounds = all(coord_d < extent_d); element = data + linear * elem_size, else null.
@@ -134,7 +147,17 @@ struct DisjointGetLowering : OpConversionPattern<oxide::DisjointGetOp> {
     auto coords = adaptor.getCoords();
     auto extents = adaptor.getExtents();
     Value inBounds, linear;
-    for (int d = static_cast<int>(coords.size()) - 1; d >= 0; --d) {
+    if (op.getTile() != 1) {
+      // A tile of N elements per thread: in bounds when its first element is (x * N < size
+      // without overflow, i.e. x < ceil(size / N)); the header bounds the tile's length.
+      Value n = LLVM::ConstantOp::create(rewriter, loc, i64, rewriter.getI64IntegerAttr(op.getTile()));
+      Value nMinus1 = LLVM::ConstantOp::create(rewriter, loc, i64, rewriter.getI64IntegerAttr(op.getTile() - 1));
+      Value tiles = LLVM::UDivOp::create(
+          rewriter, loc, LLVM::AddOp::create(rewriter, loc, extents[0], nMinus1, LLVM::IntegerOverflowFlags::nuw), n);
+      inBounds = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, coords[0], tiles);
+      linear = LLVM::MulOp::create(rewriter, loc, coords[0], n, nuw);
+    }
+    for (int d = static_cast<int>(coords.size()) - 1; op.getTile() == 1 && d >= 0; --d) {
       Value below = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, coords[d], extents[d]);
       inBounds = inBounds ? LLVM::AndOp::create(rewriter, loc, inBounds, below).getResult() : below;
       // Horner's rule from the slowest dimension; nuw holds once every coordinate is in bounds.
@@ -355,7 +378,7 @@ struct OxideToNVVMPass : oxide::impl::OxideToNVVMBase<OxideToNVVMPass> {
     target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
     target.addIllegalDialect<oxide::OxideDialect>();
     RewritePatternSet patterns(&getContext());
-    patterns.add<ThreadIndexLowering, DisjointGetLowering, GeometryLowering, BarrierLowering, FenceLowering, SharedAllocLowering,
+    patterns.add<ThreadIndexLowering, GridStrideNextLowering, DisjointGetLowering, GeometryLowering, BarrierLowering, FenceLowering, SharedAllocLowering,
                  DynamicSharedLowering, DynamicSharedSizeLowering, LaneIdLowering, WarpShuffleLowering,
                  WarpVoteLowering, WarpSyncLowering, TrapLowering, BoundsFailLowering>(&getContext());
     if (failed(applyPartialConversion(module, target, std::move(patterns))))

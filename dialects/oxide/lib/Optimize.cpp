@@ -131,6 +131,19 @@ void markInputLoadsInvariant(LLVM::LLVMFuncOp func, unsigned index) {
   }
 }
 
+/// The runtime never binds a null data pointer to a span (empty buffers get a dangling,
+/// aligned one), so a span's data pointer is non-null; this lets the `if (T *o = get_mut(i))`
+/// test fold to the bounds check alone.
+void assumeDataNonNull(LLVM::LLVMFuncOp func, unsigned index, OpBuilder &b) {
+  Value arg = func.getArgument(index);
+  if (!isa<LLVM::LLVMPointerType>(arg.getType()) || !func.getArgAttr(index, LLVM::LLVMDialect::getByValAttrName()))
+    return;
+  Location loc = func.getLoc();
+  Value data = LLVM::LoadOp::create(b, loc, arg.getType(), arg);
+  Value null = LLVM::ZeroOp::create(b, loc, arg.getType());
+  LLVM::AssumeOp::create(b, loc, LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, data, null));
+}
+
 struct OxideOptimizePass : oxide::impl::OxideOptimizeBase<OxideOptimizePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -163,9 +176,12 @@ struct OxideOptimizePass : oxide::impl::OxideOptimizeBase<OxideOptimizePass> {
       b.setInsertionPointToStart(&func.getBody().front());
       RequiresLowering(func, contract, b).emitAssumes();
 
-      for (unsigned i = 0; i < contract.params.size() && i < func.getNumArguments(); ++i)
+      for (unsigned i = 0; i < contract.params.size() && i < func.getNumArguments(); ++i) {
+        if (contract.params[i].isSpan())
+          assumeDataNonNull(func, i, b);
         if (contract.params[i].kind == 'i')
           markInputLoadsInvariant(func, i);
+      }
     }
     if (failed)
       signalPassFailure();

@@ -22,6 +22,8 @@ LogicalResult DisjointGetOp::verify() {
                          << " coordinates";
   if (getCoords().empty() || getCoords().size() > 3)
     return emitOpError() << "needs 1 to 3 coordinates, not " << getCoords().size();
+  if (getTile() != 1 && getCoords().size() != 1)
+    return emitOpError() << "tiles are 1-D only";
   return success();
 }
 

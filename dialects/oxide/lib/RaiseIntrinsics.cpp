@@ -50,6 +50,35 @@ public:
         }
         return oxide::ThreadIndexOp::create(rewriter, loc, i64, *rank, static_cast<oxide::Dim>(*dim));
       });
+    if (name == "__oxide_grid_stride_next")
+      return expect({i64, i32, i32}, i64, [&]() -> Operation * {
+        auto rank = constantOperand(1, 3);
+        auto dim = rank ? constantOperand(2, 2) : std::nullopt;
+        if (!rank || !dim)
+          return nullptr;
+        if (*rank == 0 || *dim >= *rank) {
+          call.emitError() << "oxide intrinsic '" << name << "' asks for dimension " << *dim << " of a rank-" << *rank
+                           << " launch";
+          return nullptr;
+        }
+        return oxide::GridStrideNextOp::create(rewriter, loc, i64, call.getOperand(0), *rank,
+                                               static_cast<oxide::Dim>(*dim));
+      });
+    if (name == "__oxide_disjoint_tile")
+      return expect({ptr, i64, i64, i64, i64}, ptr, [&]() -> Operation * {
+        APInt elemSize, tile;
+        if (!matchPattern(call.getOperand(2), m_ConstantInt(&elemSize)) ||
+            !matchPattern(call.getOperand(3), m_ConstantInt(&tile)) || elemSize.isZero() || tile.isZero()) {
+          call.emitError() << "the element size and tile length of oxide intrinsic '" << name
+                           << "' must be non-zero constants";
+          return nullptr;
+        }
+        auto op = oxide::DisjointGetOp::create(rewriter, loc, ptr, call.getOperand(0), ValueRange{call.getOperand(1)},
+                                               ValueRange{call.getOperand(4)},
+                                               rewriter.getI64IntegerAttr(elemSize.getZExtValue()));
+        op.setTile(tile.getZExtValue());
+        return op;
+      });
     if (name == "__oxide_disjoint_get")
       return expect({ptr, i64, i64, i64}, ptr, [&] { return raiseDisjointGet(ptr, 1); });
     if (name == "__oxide_disjoint_get_2d")

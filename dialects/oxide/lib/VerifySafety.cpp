@@ -30,6 +30,9 @@ public:
   bool isWitness(Value value, unsigned rank, oxide::Dim dim) {
     if (auto index = value.getDefiningOp<oxide::ThreadIndexOp>())
       return index.getRank() == rank && index.getDim() == dim;
+    // A grid-stride step keeps a thread inside its own residue class of indices.
+    if (auto next = value.getDefiningOp<oxide::GridStrideNextOp>())
+      return next.getRank() == rank && next.getDim() == dim && isWitness(next.getIndex(), rank, dim);
     auto arg = dyn_cast<BlockArgument>(value);
     if (!arg)
       return false;

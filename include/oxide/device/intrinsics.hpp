@@ -22,11 +22,20 @@ std::size_t __oxide_index_1d() noexcept;
 /// (constant, 1..3): blockIdx.d * blockDim.d + threadIdx.d. The witnesses of oxide::thread.
 std::size_t __oxide_thread_index(std::uint32_t rank, std::uint32_t dim) noexcept;
 
+/// `index` advanced by the total number of threads along `dim` (constant) of a rank-`rank`
+/// launch (gridDim.d * blockDim.d): the next element of the calling thread in a grid-stride
+/// loop. Different threads' sequences never meet, which the compiler relies on.
+std::size_t __oxide_grid_stride_next(std::size_t index, std::uint32_t rank, std::uint32_t dim) noexcept;
+
 // --- disjoint outputs ------------------------------------------------------------------------
 // The element at the calling thread's witness coordinates, or nullptr when out of bounds:
 // `data + ((z * height + y) * width + x) * elem_size`. The compiler proves that every coordinate
 // comes straight from __oxide_thread_index, so no two threads get the same element.
 void *__oxide_disjoint_get(void *data, std::size_t width, std::size_t elem_size, std::size_t x) noexcept;
+/// The calling thread's tile of `tile` (constant) consecutive elements starting at element
+/// `x * tile`, or nullptr when that start is out of bounds.
+void *__oxide_disjoint_tile(void *data, std::size_t size, std::size_t elem_size, std::size_t tile,
+                            std::size_t x) noexcept;
 void *__oxide_disjoint_get_2d(void *data, std::size_t width, std::size_t height, std::size_t elem_size,
                               std::size_t x, std::size_t y) noexcept;
 void *__oxide_disjoint_get_3d(void *data, std::size_t width, std::size_t height, std::size_t depth,

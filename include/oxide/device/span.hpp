@@ -52,6 +52,32 @@ private:
   size_type size_ = 0;
 };
 
+/// The `N` (at most) consecutive output elements of one thread, bounds-checked once: iterate
+/// over it or index it below size() with no further checks in the loop.
+template <class T, std::size_t N> class DisjointTile {
+public:
+  using size_type = std::size_t;
+
+  /// N for a full tile, fewer for the last thread's partial tile, 0 past the end.
+  [[nodiscard]] constexpr size_type size() const noexcept { return count_; }
+  [[nodiscard]] constexpr bool full() const noexcept { return count_ == N; }
+  [[nodiscard]] constexpr bool empty() const noexcept { return count_ == 0; }
+  constexpr T *begin() const noexcept { return data_; }
+  constexpr T *end() const noexcept { return data_ + count_; }
+  /// Element `j` of the tile; `j` must be below size() (checked: stops the kernel otherwise).
+  constexpr T &operator[](size_type j) const noexcept {
+    if (j >= count_) [[unlikely]]
+      __oxide_bounds_fail(j, count_);
+    return data_[j];
+  }
+
+private:
+  template <class> friend class DisjointSpan;
+  constexpr DisjointTile(T *data, size_type count) noexcept : data_(data), count_(count) {}
+  T *data_;
+  size_type count_;
+};
+
 /// An output that each thread may write only at its own index.
 template <class T> class DisjointSpan {
   static_assert(!std::is_const_v<T>, "a DisjointSpan is an output; use Span<const T> for inputs");
@@ -68,6 +94,17 @@ public:
   /// The calling thread's element, or nullptr when its index is out of bounds.
   [[nodiscard]] T *get_mut(const thread::ThreadIndex1D &index) const noexcept {
     return static_cast<T *>(__oxide_disjoint_get(data_, size_, sizeof(T), index.get()));
+  }
+
+  /// The calling thread's N consecutive elements [index * N, index * N + N), cut short at the
+  /// end of the span (launch size() / N threads, rounded up).
+  template <std::size_t N> [[nodiscard]] DisjointTile<T, N> tile_mut(const thread::ThreadIndex1D &index) const noexcept {
+    static_assert(N > 0, "a tile holds at least one element");
+    T *first = static_cast<T *>(__oxide_disjoint_tile(data_, size_, sizeof(T), N, index.get()));
+    if (!first)
+      return {nullptr, 0};
+    const size_type start = index.get() * N;
+    return {first, size_ - start < N ? size_ - start : N};
   }
 
 private:

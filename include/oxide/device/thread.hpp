@@ -11,6 +11,7 @@
 namespace oxide::thread {
 
 class ThreadIndex1D;
+class GridStride1D;
 class ThreadIndex2D;
 class ThreadIndex3D;
 ThreadIndex1D index_1d() noexcept;
@@ -37,6 +38,7 @@ public:
 
 private:
   friend ThreadIndex1D index_1d() noexcept;
+  friend class GridStride1D;
   explicit ThreadIndex1D(std::size_t value) noexcept : value_(value) {}
   std::size_t value_;
 };
@@ -65,6 +67,42 @@ private:
   ThreadIndex3D(std::size_t x, std::size_t y, std::size_t z) noexcept : x_(x), y_(y), z_(z) {}
   std::size_t x_, y_, z_;
 };
+
+/// The calling thread's indices of a grid-stride loop over [0, count): its own index, then
+/// every (gridDim.x * blockDim.x)-th after it. Each step is a witness, so outputs can be written
+/// through it; no two threads ever see the same index.
+///
+///   for (const auto &i : oxide::thread::grid_stride(out.size()))
+///     if (float *o = out.get_mut(i)) *o = in[i.get()] * 2;
+class GridStride1D {
+public:
+  class iterator {
+  public:
+    const ThreadIndex1D &operator*() const noexcept { return index_; }
+    iterator &operator++() noexcept {
+      index_.value_ = __oxide_grid_stride_next(index_.value_, 1, 0);
+      return *this;
+    }
+    /// The loop runs while the index is below the count (the only comparison range-for makes).
+    bool operator!=(std::size_t count) const noexcept { return index_.value_ < count; }
+
+  private:
+    friend class GridStride1D;
+    explicit iterator(std::size_t first) noexcept : index_(first) {}
+    ThreadIndex1D index_;
+  };
+
+  iterator begin() const noexcept { return iterator(__oxide_index_1d()); }
+  std::size_t end() const noexcept { return count_; }
+
+private:
+  friend GridStride1D grid_stride(std::size_t count) noexcept;
+  explicit GridStride1D(std::size_t count) noexcept : count_(count) {}
+  std::size_t count_;
+};
+
+/// See GridStride1D.
+inline GridStride1D grid_stride(std::size_t count) noexcept { return GridStride1D(count); }
 
 /// Returns the witness of the calling thread (blockIdx.x * blockDim.x + threadIdx.x).
 inline ThreadIndex1D index_1d() noexcept { return ThreadIndex1D(__oxide_index_1d()); }

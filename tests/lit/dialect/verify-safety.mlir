@@ -71,3 +71,15 @@ llvm.func @wrong_domain() attributes {oxide.kernel, oxide.params = "", oxide.con
   %y = llvm.call @helper() : () -> i64
   llvm.return
 }
+
+// -----
+
+// A grid-stride step of another dimension is not this thread's sequence.
+llvm.func @stride_wrong_dim(%p: !llvm.ptr, %w: i64, %h: i64) attributes {oxide.kernel} {
+  %x = oxide.thread_index rank 2 dim x : i64
+  %y = oxide.thread_index rank 2 dim y : i64
+  %x2 = oxide.grid_stride_next %x rank 2 dim y : i64
+  // expected-error @+1 {{not the calling thread's witness}}
+  %e = oxide.disjoint_get %p [%w, %h] at [%x2, %y] elem 4 : !llvm.ptr
+  llvm.return
+}

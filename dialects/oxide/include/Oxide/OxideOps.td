@@ -31,7 +31,8 @@ def Oxide_DisjointGetOp : Oxide_Op<"disjoint_get", [Pure, AttrSizedOperandSegmen
   let summary = "the calling thread's element of a disjoint output, or null";
   let description = [{
     `data + ((z * height + y) * width + x) * elem_size` when every coordinate is below its
-    extent, else null. The coordinates must be the calling thread's `oxide.thread_index`
+    extent, else null. With `tile = N` (1-D only) the thread owns the N elements starting at
+    `x * N`: the result points at the first, and is null when that start is out of bounds. The coordinates must be the calling thread's `oxide.thread_index`
     values (checked by `oxide-verify-safety`), which is why no two threads of a launch get the
     same element.
 
@@ -40,12 +41,29 @@ def Oxide_DisjointGetOp : Oxide_Op<"disjoint_get", [Pure, AttrSizedOperandSegmen
     ```
   }];
   let arguments = (ins LLVM_AnyPointer:$data, Variadic<I64>:$extents, Variadic<I64>:$coords,
-                       ConfinedAttr<I64Attr, [IntMinValue<1>]>:$elem_size);
+                       ConfinedAttr<I64Attr, [IntMinValue<1>]>:$elem_size,
+                       DefaultValuedAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>, "1">:$tile);
   let results = (outs LLVM_AnyPointer:$element);
   let assemblyFormat = [{
-    $data `[` $extents `]` `at` `[` $coords `]` `elem` $elem_size attr-dict `:` type($element)
+    $data `[` $extents `]` `at` `[` $coords `]` `elem` $elem_size (`tile` $tile^)? attr-dict `:` type($element)
   }];
   let hasVerifier = 1;
+}
+
+def Oxide_GridStrideNextOp : Oxide_Op<"grid_stride_next", [Pure]> {
+  let summary = "the next index of a grid-stride loop: index + gridDim.d * blockDim.d";
+  let description = [{
+    Advances a thread's index by the launch's total thread count along `dim`. A thread's
+    sequence of grid-stride indices never meets another thread's, so the provenance check
+    accepts the result as a witness whenever `index` is one.
+
+    ```mlir
+    %next = oxide.grid_stride_next %i rank 1 dim x : i64
+    ```
+  }];
+  let arguments = (ins I64:$index, ConfinedAttr<I32Attr, [IntMinValue<1>, IntMaxValue<3>]>:$rank, Oxide_Dim:$dim);
+  let results = (outs I64:$next);
+  let assemblyFormat = "$index `rank` $rank `dim` $dim attr-dict `:` type($next)";
 }
 
 def Oxide_GeometryOp : Oxide_Op<"geometry", [Pure]> {
