@@ -1,8 +1,15 @@
 #include "oxide/host/context.hpp"
 
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <mutex>
+#include <string_view>
+
 #include "context_state.hpp"
 #include "cuda_driver.hpp"
 #include "device_internal.hpp"
+#include "device_selection.hpp"
 #include "oxide/host/error.hpp"
 #include "oxide/host/stream.hpp"
 
@@ -11,6 +18,8 @@ namespace oxide {
 namespace detail {
 
 ContextState::~ContextState() {
+  if (simulator_)
+    return;
   const DriverApi &api = loaded_driver_api(); // this state exists, so the driver is loaded
   if (api.cuCtxPushCurrent(handle_) == CUDA_SUCCESS) {
     for (const auto &[image, module] : modules_)
@@ -20,6 +29,22 @@ ContextState::~ContextState() {
   }
   (void)api.cuDevicePrimaryCtxRelease(cu_device_);
 }
+
+std::string ContextState::label() const {
+  return simulator_ ? std::string("the CPU simulator") : fmt::format("device {}", device_.ordinal());
+}
+
+namespace {
+
+/// What an Error says without its "oxide: " prefix, to quote it inside another message.
+std::string_view reason(const Error &error) {
+  std::string_view what = error.what();
+  if (what.starts_with("oxide: "))
+    what.remove_prefix(7);
+  return what;
+}
+
+} // namespace
 
 ScopedCurrent::ScopedCurrent(const ContextState &context) {
   check(driver().cuCtxPushCurrent(context.handle()), "cuCtxPushCurrent");
@@ -33,9 +58,36 @@ ScopedCurrent::~ScopedCurrent() {
 } // namespace detail
 
 Context Context::create() {
-  if (detail::device_count() == 0)
-    throw Error("no CUDA device found");
-  return create(0);
+  const detail::DeviceChoice choice = detail::device_choice_from_environment();
+  switch (choice.kind) {
+  case detail::DeviceChoice::Kind::cpu:
+    return cpu();
+  case detail::DeviceChoice::Kind::cuda:
+    try {
+      return create(choice.ordinal);
+    } catch (const Error &e) {
+      throw Error(fmt::format("OXIDE_DEVICE={} asks for a CUDA device, but {}", std::getenv("OXIDE_DEVICE"),
+                              detail::reason(e)));
+    }
+  case detail::DeviceChoice::Kind::automatic:
+    break;
+  }
+  const std::string unavailable = detail::cuda_unavailable_reason();
+  if (unavailable.empty())
+    return create(0);
+  Context context = cpu();
+  // Once per process: a program may create many contexts, and one notice says it all.
+  static std::once_flag notice;
+  std::call_once(notice, [&] {
+    std::fprintf(stderr, "oxide: no CUDA device (%s); running kernels on the CPU simulator\n",
+                 unavailable.c_str());
+  });
+  return context;
+}
+
+Context Context::cpu() {
+  const detail::sim::Options options = detail::sim::options_from_environment();
+  return Context(std::make_shared<detail::ContextState>(detail::simulator_device(options.threads), options));
 }
 
 Context Context::create(int ordinal) {
@@ -56,10 +108,14 @@ const std::shared_ptr<detail::ContextState> &Context::state() const {
 
 const Device &Context::device() const { return state()->device(); }
 
+bool Context::is_simulator() const { return state()->is_simulator(); }
+
 Stream Context::default_stream() const { return Stream(state(), nullptr, false); }
 
 Stream Context::create_stream() const {
   const auto &context = state();
+  if (context->is_simulator())
+    return Stream(context, nullptr, true); // synchronous: nothing to create
   detail::ScopedCurrent current(*context);
   CUstream stream = nullptr;
   detail::check(detail::driver().cuStreamCreate(&stream, CU_STREAM_DEFAULT), "cuStreamCreate");
@@ -67,10 +123,12 @@ Stream Context::create_stream() const {
 }
 
 void Context::synchronize() const {
+  if (state()->is_simulator())
+    return; // every launch and copy has finished when its call returned
   detail::ScopedCurrent current(*state());
   detail::check(detail::driver().cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
-void *Context::native_handle() const { return state()->handle(); }
+void *Context::native_handle() const { return state()->handle(); } // nullptr on the simulator
 
 } // namespace oxide

@@ -29,7 +29,8 @@ constexpr const char *kDriverLibrary = "libcuda.so.1";
 struct LoadedDriver {
   DriverApi api;
   CUresult init_result = CUDA_ERROR_NOT_INITIALIZED;
-  std::string load_error; // non-empty when the library or an entry point is missing
+  std::string load_error;  // non-empty when the library or an entry point is missing
+  std::string brief_error; // the same, in a few words
 };
 
 LoadedDriver load() noexcept {
@@ -38,6 +39,7 @@ LoadedDriver load() noexcept {
   void *library = dlopen(kDriverLibrary, RTLD_NOW | RTLD_LOCAL);
   if (!library) {
     const char *reason = dlerror();
+    loaded.brief_error = reason ? reason : "cannot load libcuda.so.1";
     loaded.load_error =
         fmt::format("cannot load the CUDA driver ({}): {}. Install the NVIDIA driver, or run on a "
                     "machine with a GPU.",
@@ -67,6 +69,8 @@ LoadedDriver load() noexcept {
   if (!loaded.api.name) {                                                                                    \
     loaded.load_error = fmt::format("the CUDA driver ({}) has no entry point {}; update the NVIDIA driver.", \
                                     kDriverLibrary, OXIDE_VERSIONED_NAME(name));                             \
+    loaded.brief_error =                                                                                     \
+        fmt::format("{} has no entry point {}", kDriverLibrary, OXIDE_VERSIONED_NAME(name));                 \
     return loaded;                                                                                           \
   }
   OXIDE_CUDA_DRIVER_FUNCTIONS(OXIDE_RESOLVE_DRIVER_FUNCTION)
@@ -98,6 +102,8 @@ const DriverApi &driver() {
     throw_driver_error(loaded.init_result, "cuInit");
   return loaded.api;
 }
+
+std::string_view driver_load_failure() noexcept { return loaded_driver().brief_error; }
 
 const DriverApi &loaded_driver_api() noexcept { return loaded_driver().api; }
 

@@ -58,6 +58,10 @@ struct DriverApi {
 /// The driver, for code that runs only after driver() succeeded (destructors): never throws.
 [[nodiscard]] const DriverApi &loaded_driver_api() noexcept;
 
+/// Why the driver library could not be loaded, briefly (the loader's message, or the missing
+/// entry point); empty when it loaded. Never throws.
+[[nodiscard]] std::string_view driver_load_failure() noexcept;
+
 /// The driver's cuInit result, or an Error if the library itself cannot be loaded. Lets
 /// Device::count() tell "no device" (CUDA_ERROR_NO_DEVICE) from other failures.
 [[nodiscard]] CUresult driver_init_result();

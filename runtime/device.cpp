@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <array>
+#include <climits>
 #include <cstring>
 
 #include "cuda_driver.hpp"
@@ -19,6 +22,39 @@ int detail::device_count() {
   int count = 0;
   check(api.cuDeviceGetCount(&count), "cuDeviceGetCount");
   return count;
+}
+
+std::string detail::cuda_unavailable_reason() noexcept {
+  try {
+    if (const std::string_view failure = driver_load_failure(); !failure.empty())
+      return std::string(failure);
+    const CUresult init = driver_init_result();
+    if (init == CUDA_ERROR_NO_DEVICE)
+      return "the driver found none";
+    if (init != CUDA_SUCCESS) {
+      const char *name = nullptr;
+      if (loaded_driver_api().cuGetErrorName(init, &name) != CUDA_SUCCESS || !name)
+        name = "unknown error";
+      return fmt::format("cuInit failed: {}", name);
+    }
+    return device_count() == 0 ? "the driver found none" : "";
+  } catch (const std::exception &e) {
+    return e.what();
+  }
+}
+
+Device detail::simulator_device(unsigned workers) {
+  Device device;
+  device.ordinal_ = -1;
+  device.name_ = "Oxide CPU simulator";
+  device.sm_count_ = static_cast<int>(workers);
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  device.total_memory_ = pages > 0 && page > 0 ? std::size_t(pages) * std::size_t(page) : 0;
+  device.max_threads_per_block_ = 1024;
+  device.max_grid_dim_x_ = INT_MAX;
+  device.max_shared_optin_ = 48 * 1024;
+  device.simulator_ = true;
+  return device;
 }
 
 int Device::count() noexcept {

@@ -1,4 +1,5 @@
-// Launch configuration checks, oxide::prepare's runtime half, and the launch itself.
+// oxide::prepare's runtime half, the checks made at every launch, and the launch itself: on the
+// GPU here, on the CPU simulator in sim/launch.cpp.
 #include "oxide/host/launch.hpp"
 
 #include <fmt/format.h>
@@ -6,29 +7,9 @@
 #include "context_state.hpp"
 #include "cuda_driver.hpp"
 #include "oxide/host/error.hpp"
+#include "sim/launch.hpp"
 
 namespace oxide {
-
-LaunchConfig1D LaunchConfig1D::for_elements(std::size_t elements, std::uint32_t block,
-                                            std::uint32_t dynamic_shared_bytes) {
-  if (block == 0 || block > kMaxBlock)
-    throw Error(fmt::format("launch configuration: block size {} is outside 1..{}", block, kMaxBlock));
-  // Rounded up without computing elements + block - 1, which could overflow.
-  const std::size_t blocks = elements / block + (elements % block != 0 ? 1 : 0);
-  if (blocks > kMaxGrid)
-    throw Error(
-        fmt::format("launch configuration: {} elements need {} blocks of {} threads, more than the {} a "
-                    "1-D grid allows",
-                    elements, blocks, block, kMaxGrid));
-  return {static_cast<std::uint32_t>(blocks), block, dynamic_shared_bytes};
-}
-
-void LaunchConfig1D::validate() const {
-  if (block == 0 || block > kMaxBlock)
-    throw Error(fmt::format("launch configuration: block size {} is outside 1..{}", block, kMaxBlock));
-  if (grid > kMaxGrid)
-    throw Error(fmt::format("launch configuration: grid size {} exceeds {}", grid, kMaxGrid));
-}
 
 namespace detail {
 namespace {
@@ -41,22 +22,23 @@ int function_attribute(CUfunction function, CUfunction_attribute which, const st
 
 /// Checks `config` against what the device and the compiled function allow, and raises the
 /// dynamic shared memory limit when the configuration needs more than the default 48 KiB.
-void fit_config(CUfunction function, const LaunchConfig1D &config, const Device &device,
+void fit_config(CUfunction function, const LaunchGeometry &config, const Device &device,
                 const std::string &kernel) {
-  if (config.block > static_cast<std::uint32_t>(device.max_threads_per_block()))
+  const std::uint64_t block = config.threads_per_block();
+  if (block > static_cast<std::uint64_t>(device.max_threads_per_block()))
     throw Error(fmt::format("kernel '{}': block size {} exceeds the {} threads per block of {}", kernel,
-                            config.block, device.max_threads_per_block(), device.name()),
+                            block, device.max_threads_per_block(), device.name()),
                 kernel);
-  if (config.grid > static_cast<std::uint32_t>(device.max_grid_dim_x()))
-    throw Error(fmt::format("kernel '{}': grid size {} exceeds the {} blocks of {}", kernel, config.grid,
+  if (config.grid.x > static_cast<std::uint32_t>(device.max_grid_dim_x()))
+    throw Error(fmt::format("kernel '{}': grid size {} exceeds the {} blocks of {}", kernel, config.grid.x,
                             device.max_grid_dim_x(), device.name()),
                 kernel);
   const int max_threads = function_attribute(function, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, kernel);
-  if (config.block > static_cast<std::uint32_t>(max_threads))
+  if (block > static_cast<std::uint64_t>(max_threads))
     throw Error(
         fmt::format("kernel '{}' can run at most {} threads per block (its register use or launch bounds), "
                     "but the launch configuration asks for {}",
-                    kernel, max_threads, config.block),
+                    kernel, max_threads, block),
         kernel);
   constexpr std::uint32_t kDefaultSharedLimit = 48 * 1024;
   const auto static_shared =
@@ -76,12 +58,15 @@ void fit_config(CUfunction function, const LaunchConfig1D &config, const Device 
 
 } // namespace
 
-PreparedKernel prepare_kernel(const Context &context, const void *host_address,
-                              std::span<const HostParam> params, const LaunchConfig1D &config) {
-  config.validate();
-  const RegisteredKernel kernel = require_kernel(host_address);
+PreparedKernel prepare_kernel(const Context &context, HostKernel host, std::span<const HostParam> params,
+                              const LaunchGeometry &geometry) {
+  const RegisteredKernel kernel = require_kernel(reinterpret_cast<const void *>(host.function));
   check_param_layout(kernel, params);
   const std::shared_ptr<ContextState> &state = context.state();
+  if (state->is_simulator()) {
+    sim::check_geometry(geometry, kernel.display_name);
+    return PreparedKernel{state, nullptr, kernel.entry_name(), kernel.display_name, geometry, host, true};
+  }
   CUmodule module = state->module_for(kernel);
 
   ScopedCurrent current(*state);
@@ -90,8 +75,8 @@ PreparedKernel prepare_kernel(const Context &context, const void *host_address,
   if (result != CUDA_SUCCESS)
     throw_driver_error(result, "cuModuleGetFunction", kernel.display_name,
                        fmt::format("(the module has no entry '{}')", kernel.entry_name()));
-  fit_config(function, config, state->device(), kernel.display_name);
-  return PreparedKernel{state, function, kernel.entry_name(), kernel.display_name, config};
+  fit_config(function, geometry, state->device(), kernel.display_name);
+  return PreparedKernel{state, function, kernel.entry_name(), kernel.display_name, geometry, host, false};
 }
 
 void check_arguments(const PreparedKernel &kernel, std::span<const ArgumentMemory> arguments) {
@@ -100,10 +85,8 @@ void check_arguments(const PreparedKernel &kernel, std::span<const ArgumentMemor
     const ArgumentMemory &a = arguments[i];
     if (a.owner && a.owner->handle() != handle)
       throw Error(
-          fmt::format("kernel '{}': argument {} is a buffer of device {}, but the kernel was prepared for "
-                      "device {}",
-                      kernel.display_name, i + 1, a.owner->device().ordinal(),
-                      kernel.context->device().ordinal()),
+          fmt::format("kernel '{}': argument {} is a buffer of {}, but the kernel was prepared for {}",
+                      kernel.display_name, i + 1, a.owner->label(), kernel.context->label()),
           kernel.display_name);
     if (!a.present || a.bytes == 0)
       continue;
@@ -124,17 +107,18 @@ void check_arguments(const PreparedKernel &kernel, std::span<const ArgumentMemor
 void launch_kernel(const PreparedKernel &kernel, Stream &stream, void **arguments) {
   const ContextState &stream_context = *stream.context_state();
   if (stream_context.handle() != kernel.context->handle())
-    throw Error(fmt::format("kernel '{}' was prepared for device {} but launched on a stream of device {}",
-                            kernel.display_name, kernel.context->device().ordinal(),
-                            stream_context.device().ordinal()),
+    throw Error(fmt::format("kernel '{}' was prepared for {} but launched on a stream of {}",
+                            kernel.display_name, kernel.context->label(), stream_context.label()),
                 kernel.display_name);
-  const LaunchConfig1D &config = kernel.config;
-  if (config.grid == 0)
+  if (kernel.simulated)
+    return sim::launch(kernel, arguments);
+  const LaunchGeometry &g = kernel.geometry;
+  if (g.block_count() == 0)
     return; // an empty launch: nothing to enqueue
   ScopedCurrent current(stream_context);
-  check(driver().cuLaunchKernel(static_cast<CUfunction>(kernel.function), config.grid, 1, 1, config.block, 1,
-                                1, config.dynamic_shared_bytes, static_cast<CUstream>(stream.native_handle()),
-                                arguments, nullptr),
+  check(driver().cuLaunchKernel(static_cast<CUfunction>(kernel.function), g.grid.x, g.grid.y, g.grid.z,
+                                g.block.x, g.block.y, g.block.z, g.dynamic_shared_bytes,
+                                static_cast<CUstream>(stream.native_handle()), arguments, nullptr),
         "cuLaunchKernel", kernel.display_name);
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "oxide/host/error.hpp"
+#include "oxide/host/simulator.hpp"
 
 namespace oxide::detail {
 namespace {
@@ -147,6 +148,20 @@ void check_param_layout(const RegisteredKernel &kernel, std::span<const HostPara
 }
 
 } // namespace oxide::detail
+
+void oxide::sim::detail::register_host_kernel(const void *host_address, std::string_view name,
+                                              std::span<const oxide::detail::HostParam> params) {
+  using namespace oxide::detail;
+  KernelInfo info;
+  info.name = std::string(name);
+  for (const HostParam &param : params)
+    info.params.push_back({static_cast<std::uint32_t>(param.size), static_cast<std::uint32_t>(param.align)});
+  const std::string entry = info.name;
+  const char *entry_name = entry.c_str();
+  DeviceImage image; // no code: only the simulator can run it
+  image.kernels.push_back(std::move(info));
+  registry().add(std::move(image), {&host_address, 1}, {&entry_name, 1});
+}
 
 extern "C" void __oxide_register_image(const unsigned char *image, std::size_t image_size,
                                        const void *const *kernel_addresses, const char *const *kernel_names,

@@ -1,6 +1,13 @@
-// Everything a kernel author needs: thread-index witnesses and the span parameter types.
+// Everything a kernel author needs: witnesses, spans, geometry, shared memory, barriers,
+// warp operations, atomics, printf and trap.
 #pragma once
 
+#include "oxide/device/atomic.hpp"
+#include "oxide/device/geometry.hpp"
 #include "oxide/device/intrinsics.hpp"
+#include "oxide/device/print.hpp"
+#include "oxide/device/shared.hpp"
 #include "oxide/device/span.hpp"
+#include "oxide/device/sync.hpp"
 #include "oxide/device/thread.hpp"
+#include "oxide/device/warp.hpp"

@@ -9,4 +9,6 @@
 #include "oxide/host/error.hpp"
 #include "oxide/host/kernel_argument.hpp"
 #include "oxide/host/launch.hpp"
+#include "oxide/host/launch_config.hpp"
+#include "oxide/host/simulator.hpp"
 #include "oxide/host/stream.hpp"

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "oxide/oxide.hpp"
+#include "sim_test_support.hpp"
 
 namespace {
 
@@ -63,6 +64,52 @@ $L__BB0_2:
 }
 )";
 
+// Each thread writes its threadIdx and blockIdx, packed, at its global linear position.
+constexpr const char *kGeometryPtx = R"(
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry oxide_test_geometry(
+	.param .u64 .ptr .align 1 oxide_test_geometry_param_0
+)
+{
+	.reg .b32 	%r<27>;
+	.reg .b64 	%rd<5>;
+	ld.param.b64 	%rd1, [oxide_test_geometry_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+	mov.u32 	%r1, %ctaid.z;
+	mov.u32 	%r2, %nctaid.y;
+	mov.u32 	%r3, %ctaid.y;
+	mad.lo.s32 	%r4, %r1, %r2, %r3;
+	mov.u32 	%r5, %nctaid.x;
+	mov.u32 	%r6, %ctaid.x;
+	mad.lo.s32 	%r7, %r4, %r5, %r6;
+	mov.u32 	%r8, %tid.z;
+	mov.u32 	%r9, %ntid.y;
+	mov.u32 	%r10, %tid.y;
+	mov.u32 	%r11, %ntid.x;
+	mov.u32 	%r12, %tid.x;
+	mov.u32 	%r13, %ntid.z;
+	shl.b32 	%r14, %r10, 8;
+	shl.b32 	%r15, %r8, 16;
+	shl.b32 	%r16, %r6, 20;
+	shl.b32 	%r17, %r3, 24;
+	shl.b32 	%r18, %r1, 28;
+	or.b32 	%r19, %r15, %r14;
+	or.b32 	%r20, %r19, %r16;
+	or.b32 	%r21, %r20, %r17;
+	or.b32 	%r22, %r21, %r18;
+	or.b32 	%r23, %r22, %r12;
+	mad.lo.s32 	%r24, %r7, %r13, %r8;
+	mad.lo.s32 	%r25, %r24, %r9, %r10;
+	mad.lo.s32 	%r26, %r25, %r11, %r12;
+	mul.wide.u32 	%rd3, %r26, 4;
+	add.s64 	%rd4, %rd2, %rd3;
+	st.global.b32 	[%rd4], %r23;
+	ret;
+}
+)";
+
 constexpr const char *kBrokenPtx = R"(
 .version 7.0
 .target sm_70
@@ -82,6 +129,8 @@ void gpu_vecadd_cubin(Span<const float>, Span<const float>, DisjointSpan<float>)
 void gpu_broken(int) { side_effect = 4; }
 void gpu_no_code(int) { side_effect = 5; }
 void gpu_not_a_kernel(int) { side_effect = 6; }
+void gpu_geometry(Span<std::uint32_t>) { side_effect = 7; }
+void simulator_only(Span<std::uint32_t>) { side_effect = 8; }
 
 using oxide::detail::CodeKind;
 using oxide::detail::DeviceImage;
@@ -105,6 +154,12 @@ protected:
                      {reinterpret_cast<const void *>(&gpu_vecadd),
                       reinterpret_cast<const void *>(&gpu_vecadd_wrong_layout)},
                      {"oxide_test_vecadd", "oxide_test_vecadd"});
+
+    DeviceImage geometry;
+    geometry.code.push_back({CodeKind::Ptx, 70, kGeometryPtx});
+    geometry.kernels.push_back({"oxide_test_geometry", {{16, 8}}});
+    register_kernels(geometry, {reinterpret_cast<const void *>(&gpu_geometry)}, {"oxide_test_geometry"});
+    oxide::sim::register_kernel(simulator_only, "simulator_only");
 
     DeviceImage broken;
     broken.code.push_back({CodeKind::Ptx, 70, kBrokenPtx});
@@ -302,6 +357,74 @@ TEST_F(GpuRuntime, BlockLargerThanTheDeviceAllowsIsRejected) {
   auto ctx = oxide::Context::create();
   auto big_shared = oxide::LaunchConfig1D{1, 256, 16u << 20};
   EXPECT_THROW((void)oxide::prepare(ctx, gpu_vecadd, big_shared), oxide::Error);
+}
+
+TEST_F(GpuRuntime, LaunchesInTwoAndThreeDimensions) {
+  auto ctx = oxide::Context::create();
+  auto stream = ctx.default_stream();
+  auto check = [&](const auto &config) {
+    const oxide::detail::LaunchGeometry g = oxide::detail::geometry_of(config);
+    auto out = DeviceBuffer<std::uint32_t>::zeroed(stream, config.total_threads());
+    oxide::prepare(ctx, gpu_geometry, config)(stream, out);
+    const auto host = out.to_host(stream);
+    std::size_t i = 0;
+    for (std::uint32_t bz = 0; bz < g.grid.z; ++bz)
+      for (std::uint32_t by = 0; by < g.grid.y; ++by)
+        for (std::uint32_t bx = 0; bx < g.grid.x; ++bx)
+          for (std::uint32_t tz = 0; tz < g.block.z; ++tz)
+            for (std::uint32_t ty = 0; ty < g.block.y; ++ty)
+              for (std::uint32_t tx = 0; tx < g.block.x; ++tx, ++i)
+                ASSERT_EQ(host[i], tx | ty << 8 | tz << 16 | bx << 20 | by << 24 | bz << 28) << i;
+  };
+  check(oxide::LaunchConfig2D::for_elements(40, 20, {16, 8, 1}));
+  check(oxide::LaunchConfig3D{{3, 2, 2}, {4, 2, 3}, 0});
+}
+
+TEST_F(GpuRuntime, OxideDeviceChoosesTheBackend) {
+  {
+    oxide_test::ScopedEnv device("OXIDE_DEVICE", std::nullopt);
+    EXPECT_FALSE(oxide::Context::create().is_simulator());
+  }
+  {
+    oxide_test::ScopedEnv device("OXIDE_DEVICE", "cpu");
+    EXPECT_TRUE(oxide::Context::create().is_simulator());
+  }
+  {
+    oxide_test::ScopedEnv device("OXIDE_DEVICE", "cuda:0");
+    EXPECT_FALSE(oxide::Context::create().is_simulator());
+  }
+  oxide_test::ScopedEnv device("OXIDE_DEVICE", "cuda:99");
+  EXPECT_EQ(oxide_test::error_of([] { (void)oxide::Context::create(); }),
+            "oxide: OXIDE_DEVICE=cuda:99 asks for a CUDA device, but no CUDA device 99 (this machine has " +
+                std::to_string(oxide::Device::count()) + ")");
+}
+
+TEST_F(GpuRuntime, SimulatorOnlyKernelsDoNotRunOnTheGpu) {
+  auto ctx = oxide::Context::create();
+  const std::string what =
+      oxide_test::error_of([&] { (void)oxide::prepare(ctx, simulator_only, oxide::LaunchConfig1D{}); });
+  EXPECT_NE(what.find("the device code of kernel 'simulator_only' cannot run on"), std::string::npos) << what;
+  EXPECT_NE(what.find("the image has no code at all"), std::string::npos) << what;
+}
+
+TEST_F(GpuRuntime, SimulatorAndGpuBuffersDoNotMix) {
+  auto gpu = oxide::Context::create();
+  auto cpu = oxide::Context::cpu();
+  auto gpu_stream = gpu.default_stream();
+  auto cpu_stream = cpu.default_stream();
+  auto on_cpu = DeviceBuffer<std::uint32_t>::zeroed(cpu_stream, 8);
+  EXPECT_EQ(oxide_test::error_of([&] { (void)on_cpu.to_host(gpu_stream); }),
+            "oxide: copy_to_host: the buffer belongs to the CPU simulator but the stream to device 0");
+  auto launch = oxide::prepare(gpu, gpu_geometry, oxide::LaunchConfig1D{1, 8});
+  EXPECT_EQ(
+      oxide_test::error_of([&] { launch(gpu_stream, on_cpu); }),
+      "oxide: kernel 'oxide_test_geometry': argument 1 is a buffer of the CPU simulator, but the kernel was "
+      "prepared for device 0");
+  auto on_gpu = DeviceBuffer<std::uint32_t>::zeroed(gpu_stream, 8);
+  EXPECT_EQ(
+      oxide_test::error_of([&] { launch(cpu_stream, on_gpu); }),
+      "oxide: kernel 'oxide_test_geometry' was prepared for device 0 but launched on a stream of the CPU "
+      "simulator");
 }
 
 TEST_F(GpuRuntime, LoadsACubinForTheExactArch) {

@@ -1,4 +1,4 @@
-// oxide::Context: the primary CUDA context of one device.
+// oxide::Context: the primary CUDA context of one device, or the CPU simulator.
 //
 // Every object made from a Context (streams, buffers, prepared launches) shares ownership of the
 // underlying context state, so the primary context and the modules loaded into it stay alive
@@ -19,11 +19,17 @@ class ContextState; // defined in the runtime; holds driver handles
 
 class Context {
 public:
-  /// The primary context of device 0. Throws oxide::Error ("no CUDA device found", or why the
-  /// driver could not be loaded) when there is no usable GPU.
+  /// The primary context of CUDA device 0; when there is no driver or no device, the CPU
+  /// simulator, after a one-line notice on stderr (once per process). The environment variable
+  /// OXIDE_DEVICE forces the choice: `cpu` (the simulator), `cuda` (device 0) or `cuda:N`.
+  /// Throws oxide::Error when the forced device is unavailable or OXIDE_DEVICE is malformed.
   [[nodiscard]] static Context create();
-  /// The primary context of the device with this ordinal.
+  /// The primary context of the CUDA device with this ordinal (never the simulator; OXIDE_DEVICE
+  /// does not apply).
   [[nodiscard]] static Context create(int ordinal);
+  /// The CPU simulator, whatever GPUs the machine has. Reads the OXIDE_SIM_* settings (see
+  /// docs/simulator.md) and throws oxide::Error when one is malformed.
+  [[nodiscard]] static Context cpu();
 
   Context(Context &&) noexcept = default;
   Context &operator=(Context &&) noexcept = default;
@@ -32,13 +38,15 @@ public:
   ~Context() = default;
 
   [[nodiscard]] const Device &device() const;
+  /// Whether kernels launched in this context run on the CPU simulator.
+  [[nodiscard]] bool is_simulator() const;
   /// The context's default (null) stream; it synchronizes with all other blocking streams.
   [[nodiscard]] Stream default_stream() const;
   /// A new stream, destroyed with the returned object.
   [[nodiscard]] Stream create_stream() const;
   /// Waits for all work submitted to this context.
   void synchronize() const;
-  /// The CUcontext, for interoperation with other CUDA code.
+  /// The CUcontext, for interoperation with other CUDA code; nullptr on the simulator.
   [[nodiscard]] void *native_handle() const;
 
   /// Runtime internal: the shared state. Throws oxide::Error on a moved-from Context.

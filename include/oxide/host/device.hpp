@@ -1,10 +1,16 @@
-// oxide::Device: a CUDA device and a snapshot of its properties.
+// oxide::Device: a CUDA device, or the CPU simulator, and a snapshot of its properties.
 #pragma once
 
 #include <cstddef>
 #include <string>
 
 namespace oxide {
+
+class Device;
+namespace detail {
+/// The simulator's Device: it runs blocks on `workers` host threads.
+[[nodiscard]] Device simulator_device(unsigned workers);
+} // namespace detail
 
 /// Compute capability, e.g. {9, 0} for an H100/H200.
 struct ComputeCapability {
@@ -15,15 +21,20 @@ struct ComputeCapability {
   friend constexpr bool operator==(const ComputeCapability &, const ComputeCapability &) = default;
 };
 
-/// A CUDA device. A value type: properties are read once, when the Device is obtained.
+/// A CUDA device, or the CPU simulator ("Oxide CPU simulator", ordinal -1, compute capability
+/// 0.0, sm_count = its worker threads). A value type: properties are read once, when the Device
+/// is obtained.
 class Device {
 public:
-  /// Number of CUDA devices; 0 when there is no driver or no GPU (never throws).
+  /// Number of CUDA devices; 0 when there is no driver or no GPU (never throws). The simulator
+  /// is not counted.
   [[nodiscard]] static int count() noexcept;
   /// The device with this ordinal; throws oxide::Error when it does not exist.
   [[nodiscard]] static Device get(int ordinal);
 
+  /// The CUDA ordinal; -1 for the simulator.
   [[nodiscard]] int ordinal() const noexcept { return ordinal_; }
+  [[nodiscard]] bool is_simulator() const noexcept { return simulator_; }
   [[nodiscard]] const std::string &name() const noexcept { return name_; }
   [[nodiscard]] ComputeCapability compute_capability() const noexcept { return cc_; }
   /// Number of streaming multiprocessors.
@@ -36,6 +47,7 @@ public:
   [[nodiscard]] int max_shared_memory_per_block_optin() const noexcept { return max_shared_optin_; }
 
 private:
+  friend Device detail::simulator_device(unsigned workers);
   Device() = default;
 
   int ordinal_ = 0;
@@ -46,6 +58,7 @@ private:
   int max_threads_per_block_ = 0;
   int max_grid_dim_x_ = 0;
   int max_shared_optin_ = 0;
+  bool simulator_ = false;
 };
 
 } // namespace oxide

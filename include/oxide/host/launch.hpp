@@ -1,7 +1,8 @@
-// Kernel launches: a 1-D launch configuration, oxide::prepare, and the reusable PreparedLaunch.
+// Kernel launches: oxide::prepare and the reusable PreparedLaunch.
 //
 // prepare() does everything that can fail once (registry lookup, module load, layout and limit
-// checks); each launch then only binds arguments, at compile time, and enqueues the kernel.
+// checks); each launch then only binds arguments, at compile time, and enqueues the kernel on
+// the GPU or runs it on the CPU simulator, whichever backend the context has.
 #pragma once
 
 #include <array>
@@ -17,45 +18,49 @@
 #include "oxide/host/buffer.hpp"
 #include "oxide/host/context.hpp"
 #include "oxide/host/kernel_argument.hpp"
+#include "oxide/host/launch_config.hpp"
 #include "oxide/host/registry.hpp"
 #include "oxide/host/stream.hpp"
 
 namespace oxide {
 
-/// A 1-D grid of `grid` blocks of `block` threads, with `dynamic_shared_bytes` of dynamic shared
-/// memory per block. A grid of 0 blocks is an empty launch: nothing is enqueued.
-struct LaunchConfig1D {
-  static constexpr std::uint32_t kMaxBlock = 1024;       // CUDA's limit on threads per block
-  static constexpr std::uint32_t kMaxGrid = 0x7fffffffu; // CUDA's limit on gridDim.x
-
-  std::uint32_t grid = 1;
-  std::uint32_t block = 1;
-  std::uint32_t dynamic_shared_bytes = 0;
-
-  /// Enough blocks of `block` threads to cover `elements` (rounded up). Throws oxide::Error
-  /// when `block` is out of range or the grid would exceed kMaxGrid blocks.
-  [[nodiscard]] static LaunchConfig1D for_elements(std::size_t elements, std::uint32_t block = 256,
-                                                   std::uint32_t dynamic_shared_bytes = 0);
-  /// Throws oxide::Error unless 1 <= block <= kMaxBlock and grid <= kMaxGrid.
-  void validate() const;
-  [[nodiscard]] std::uint64_t total_threads() const noexcept { return std::uint64_t(grid) * block; }
-
-  friend bool operator==(const LaunchConfig1D &, const LaunchConfig1D &) = default;
-};
-
 namespace detail {
+
+/// Any function pointer type; kernels are stored as this and cast back by their invoker.
+using HostFunction = void (*)();
+
+/// A kernel's host code: what the CPU simulator calls once per simulated thread.
+struct HostKernel {
+  HostFunction function = nullptr;
+  /// Calls `function` with the parameter values `arguments` point at (one per parameter).
+  void (*invoke)(HostFunction function, void *const *arguments) = nullptr;
+};
 
 /// What prepare() resolved, independent of the kernel's C++ signature.
 struct PreparedKernel {
   std::shared_ptr<ContextState> context;
-  void *function = nullptr; ///< CUfunction
+  void *function = nullptr; ///< CUfunction; nullptr on the simulator
   std::string entry_name;   ///< the PTX entry (mangled) name
   std::string display_name; ///< "vecadd", for messages
-  LaunchConfig1D config;
+  LaunchGeometry geometry;
+  HostKernel host;
+  bool simulated = false; ///< the context is the CPU simulator: launches call `host`
 };
 
-[[nodiscard]] PreparedKernel prepare_kernel(const Context &context, const void *host_address,
-                                            std::span<const HostParam> params, const LaunchConfig1D &config);
+[[nodiscard]] PreparedKernel prepare_kernel(const Context &context, HostKernel host,
+                                            std::span<const HostParam> params,
+                                            const LaunchGeometry &geometry);
+
+template <class... P, std::size_t... I>
+void invoke_host_kernel(HostFunction function, [[maybe_unused]] void *const *arguments,
+                        std::index_sequence<I...>) {
+  reinterpret_cast<void (*)(P...)>(function)(*static_cast<P *>(arguments[I])...);
+}
+
+/// The type-erased call of a kernel with parameters P..., generated at compile time.
+template <class... P> void invoke_host_kernel(HostFunction function, void *const *arguments) {
+  invoke_host_kernel<P...>(function, arguments, std::index_sequence_for<P...>{});
+}
 
 /// The device memory an argument gives the kernel, for the checks made at every launch.
 struct ArgumentMemory {
@@ -104,16 +109,17 @@ template <class T> constexpr HostParam host_param() noexcept {
 
 } // namespace detail
 
-/// A kernel bound to a context and a launch configuration; call it to launch. Cheap to call
-/// repeatedly and from several threads.
-template <class... P> class PreparedLaunch {
+/// A kernel bound to a context and a launch configuration (LaunchConfig1D, 2D or 3D); call it to
+/// launch. Cheap to call repeatedly and from several threads.
+template <class Config, class... P> class BasicPreparedLaunch {
 public:
   /// Whether operator() accepts arguments of these types (`X&` for lvalues, `X` for rvalues).
   template <class... Args>
   static constexpr bool accepts_arguments = detail::binds_all(std::type_identity<std::tuple<P...>>{},
                                                               std::type_identity<std::tuple<Args...>>{});
 
-  explicit PreparedLaunch(detail::PreparedKernel kernel) noexcept : kernel_(std::move(kernel)) {}
+  BasicPreparedLaunch(detail::PreparedKernel kernel, const Config &config) noexcept
+      : kernel_(std::move(kernel)), config_(config) {}
 
   /// Enqueues the kernel on `stream`. Each argument is bound to its parameter at compile time
   /// (see oxide/host/kernel_argument.hpp); buffers the kernel may write must not alias any other
@@ -135,7 +141,9 @@ public:
     }
   }
 
-  [[nodiscard]] const LaunchConfig1D &config() const noexcept { return kernel_.config; }
+  [[nodiscard]] const Config &config() const noexcept { return config_; }
+  /// Whether launches run on the CPU simulator.
+  [[nodiscard]] bool is_simulated() const noexcept { return kernel_.simulated; }
   /// The kernel's demangled name, without parameters.
   [[nodiscard]] const std::string &kernel_name() const noexcept { return kernel_.display_name; }
 
@@ -147,20 +155,43 @@ private:
   }
 
   detail::PreparedKernel kernel_;
+  Config config_;
 };
 
-/// Prepares `kernel` (a function marked [[kernel]] and built with oxcc) for launches in
-/// `context` with `config`: loads its module once per context, checks the parameter layout
-/// and the launch limits. Throws oxide::Error on any failure.
-template <class... P>
-[[nodiscard]] PreparedLaunch<P...> prepare(const Context &context, void (*kernel)(P...),
-                                           LaunchConfig1D config) {
+/// A prepared 1-D launch; BasicPreparedLaunch<LaunchConfig2D/3D, P...> for the other shapes.
+template <class... P> using PreparedLaunch = BasicPreparedLaunch<LaunchConfig1D, P...>;
+
+namespace detail {
+template <class Config, class... P>
+[[nodiscard]] BasicPreparedLaunch<Config, P...> prepare_launch(const Context &context, void (*kernel)(P...),
+                                                               const Config &config) {
   static_assert((!std::is_reference_v<P> && ...), "oxide: kernel parameters must be passed by value");
   static_assert((std::is_trivially_copyable_v<P> && ...),
                 "oxide: kernel parameters must be trivially copyable");
-  static constexpr std::array<detail::HostParam, sizeof...(P)> params{detail::host_param<P>()...};
-  return PreparedLaunch<P...>(
-      detail::prepare_kernel(context, reinterpret_cast<const void *>(kernel), params, config));
+  static constexpr std::array<HostParam, sizeof...(P)> params{host_param<P>()...};
+  config.validate();
+  const HostKernel host{reinterpret_cast<HostFunction>(kernel), &invoke_host_kernel<P...>};
+  return {prepare_kernel(context, host, params, geometry_of(config)), config};
+}
+} // namespace detail
+
+/// Prepares `kernel` (a function marked [[kernel]] and built with oxcc) for launches in
+/// `context` with `config`: loads its module once per context (nothing to load on the
+/// simulator), checks the parameter layout and the launch limits. Throws oxide::Error on any
+/// failure.
+template <class... P>
+[[nodiscard]] PreparedLaunch<P...> prepare(const Context &context, void (*kernel)(P...),
+                                           LaunchConfig1D config) {
+  return detail::prepare_launch(context, kernel, config);
+}
+
+/// The same for a 2-D or 3-D launch. A template so that a braced `{grid, block}` still means
+/// a LaunchConfig1D.
+template <class Config, class... P>
+requires(std::is_same_v<Config, LaunchConfig2D> || std::is_same_v<Config, LaunchConfig3D>)
+    [[nodiscard]] BasicPreparedLaunch<Config, P...> prepare(const Context &context, void (*kernel)(P...),
+                                                            const Config &config) {
+  return detail::prepare_launch(context, kernel, config);
 }
 
 } // namespace oxide

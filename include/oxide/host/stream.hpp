@@ -12,7 +12,8 @@ class ContextState;
 } // namespace detail
 
 /// Either the context's default (null) stream, or a stream owned by this object, made with
-/// Context::create_stream() and destroyed with it. Move-only.
+/// Context::create_stream() and destroyed with it. Move-only. On the simulator every stream is
+/// synchronous: work runs to completion before the call that submits it returns.
 class Stream {
 public:
   Stream(Stream &&other) noexcept;
@@ -22,9 +23,11 @@ public:
   ~Stream();
 
   /// Blocks until all work queued on this stream has finished; reports asynchronous errors.
+  /// The simulator runs work when it is submitted, so there it only checks the stream.
   void synchronize() const;
-  [[nodiscard]] bool is_default() const noexcept { return handle_ == nullptr; }
-  /// The CUstream (nullptr for the default stream), for interoperation with other CUDA code.
+  [[nodiscard]] bool is_default() const noexcept { return !owned_; }
+  /// The CUstream (nullptr for the default stream and on the simulator), for interoperation
+  /// with other CUDA code.
   [[nodiscard]] void *native_handle() const noexcept { return handle_; }
 
   /// Runtime internal: the owning context. Throws oxide::Error on a moved-from Stream.

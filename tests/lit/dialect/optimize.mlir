@@ -20,6 +20,13 @@ llvm.func @vecadd(%a: !llvm.ptr {llvm.byval = !llvm.struct<(ptr, i64)>}, %b: !ll
   // CHECK: %[[N2:.*]] = llvm.mul %[[N]], %{{.*}} overflow<nuw> : i64
   // CHECK: %[[LE:.*]] = llvm.icmp "ule" %[[N2]], %{{.*}} : i64
   // CHECK: llvm.intr.assume %[[LE]] : i1
+  // Span data pointers are never null (empty buffers get a dangling pointer).
+  // CHECK: %[[A0:.*]] = llvm.load %arg0 : !llvm.ptr -> !llvm.ptr
+  // CHECK: %[[NA:.*]] = llvm.icmp "ne" %[[A0]], %{{.*}} : !llvm.ptr
+  // CHECK: llvm.intr.assume %[[NA]] : i1
+  // CHECK: llvm.load %arg2 : !llvm.ptr -> !llvm.ptr
+  // CHECK: llvm.intr.assume
+  // CHECK: oxide.thread_index
   %i = oxide.thread_index rank 1 dim x : i64
   // Loads through the inputs' data pointers become invariant (ld.global.nc); the output's do not.
   // CHECK: %[[AD:.*]] = llvm.load %arg0 : !llvm.ptr -> !llvm.ptr

@@ -1,0 +1,112 @@
+// Launch configurations: how many blocks of how many threads, in one, two or three dimensions.
+//
+// Every configuration is checked against CUDA's limits when it is made (for_elements) and again
+// by oxide::prepare (validate), so a bad shape is reported before anything is launched.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "oxide/device/geometry.hpp"
+
+namespace oxide {
+
+/// A 1-D grid of `grid` blocks of `block` threads, with `dynamic_shared_bytes` of dynamic shared
+/// memory per block. A grid of 0 blocks is an empty launch: nothing is enqueued.
+struct LaunchConfig1D {
+  static constexpr std::uint32_t kMaxBlock = 1024;       // CUDA's limit on threads per block
+  static constexpr std::uint32_t kMaxGrid = 0x7fffffffu; // CUDA's limit on gridDim.x
+
+  std::uint32_t grid = 1;
+  std::uint32_t block = 1;
+  std::uint32_t dynamic_shared_bytes = 0;
+
+  /// Enough blocks of `block` threads to cover `elements` (rounded up). Throws oxide::Error
+  /// when `block` is out of range or the grid would exceed kMaxGrid blocks.
+  [[nodiscard]] static LaunchConfig1D for_elements(std::size_t elements, std::uint32_t block = 256,
+                                                   std::uint32_t dynamic_shared_bytes = 0);
+  /// Throws oxide::Error unless 1 <= block <= kMaxBlock and grid <= kMaxGrid.
+  void validate() const;
+  [[nodiscard]] std::uint64_t total_threads() const noexcept { return std::uint64_t(grid) * block; }
+
+  friend bool operator==(const LaunchConfig1D &, const LaunchConfig1D &) = default;
+};
+
+/// CUDA's limits on 2-D and 3-D shapes.
+struct LaunchLimits {
+  static constexpr std::uint32_t kMaxThreadsPerBlock = 1024;
+  static constexpr Dim3 kMaxBlock{1024, 1024, 64};
+  static constexpr Dim3 kMaxGrid{0x7fffffffu, 65535, 65535};
+};
+
+/// A 2-D grid of `grid` blocks of `block` threads (z is 1 in both). A grid with a zero extent
+/// is an empty launch.
+///
+///   auto config = oxide::LaunchConfig2D::for_elements(width, height, {32, 8});
+struct LaunchConfig2D {
+  Dim3 grid;
+  Dim3 block;
+  std::uint32_t dynamic_shared_bytes = 0;
+
+  /// Enough blocks of `block` threads to cover width (x) by height (y) elements. Throws
+  /// oxide::Error when `block` or the resulting grid is outside CUDA's limits.
+  [[nodiscard]] static LaunchConfig2D for_elements(std::size_t width, std::size_t height,
+                                                   Dim3 block = {16, 16, 1},
+                                                   std::uint32_t dynamic_shared_bytes = 0);
+  /// Throws oxide::Error unless the shape is within CUDA's limits and z is 1.
+  void validate() const;
+  [[nodiscard]] std::uint64_t total_threads() const noexcept;
+
+  friend bool operator==(const LaunchConfig2D &, const LaunchConfig2D &) = default;
+};
+
+/// A 3-D grid of `grid` blocks of `block` threads. A grid with a zero extent is an empty launch.
+struct LaunchConfig3D {
+  Dim3 grid;
+  Dim3 block;
+  std::uint32_t dynamic_shared_bytes = 0;
+
+  /// Enough blocks of `block` threads to cover width (x) by height (y) by depth (z) elements.
+  [[nodiscard]] static LaunchConfig3D for_elements(std::size_t width, std::size_t height, std::size_t depth,
+                                                   Dim3 block = {8, 8, 4},
+                                                   std::uint32_t dynamic_shared_bytes = 0);
+  /// Throws oxide::Error unless the shape is within CUDA's limits.
+  void validate() const;
+  [[nodiscard]] std::uint64_t total_threads() const noexcept;
+
+  friend bool operator==(const LaunchConfig3D &, const LaunchConfig3D &) = default;
+};
+
+namespace detail {
+
+/// The shape every configuration reduces to: what cuLaunchKernel and the simulator take.
+struct LaunchGeometry {
+  Dim3 grid;
+  Dim3 block;
+  std::uint32_t dynamic_shared_bytes = 0;
+
+  [[nodiscard]] std::uint64_t threads_per_block() const noexcept {
+    return std::uint64_t(block.x) * block.y * block.z;
+  }
+  [[nodiscard]] std::uint64_t block_count() const noexcept { return std::uint64_t(grid.x) * grid.y * grid.z; }
+  friend bool operator==(const LaunchGeometry &, const LaunchGeometry &) = default;
+};
+
+[[nodiscard]] inline LaunchGeometry geometry_of(const LaunchConfig1D &c) noexcept {
+  return {{c.grid, 1, 1}, {c.block, 1, 1}, c.dynamic_shared_bytes};
+}
+[[nodiscard]] inline LaunchGeometry geometry_of(const LaunchConfig2D &c) noexcept {
+  return {c.grid, c.block, c.dynamic_shared_bytes};
+}
+[[nodiscard]] inline LaunchGeometry geometry_of(const LaunchConfig3D &c) noexcept {
+  return {c.grid, c.block, c.dynamic_shared_bytes};
+}
+
+template <class T> inline constexpr bool is_launch_config_v = false;
+template <> inline constexpr bool is_launch_config_v<LaunchConfig1D> = true;
+template <> inline constexpr bool is_launch_config_v<LaunchConfig2D> = true;
+template <> inline constexpr bool is_launch_config_v<LaunchConfig3D> = true;
+
+} // namespace detail
+
+} // namespace oxide

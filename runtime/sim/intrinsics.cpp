@@ -1,0 +1,203 @@
+// Host definitions of the device intrinsics (oxide/device/intrinsics.hpp): what kernel code
+// calls when it runs on the CPU simulator.
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+
+#include "oxide/device/intrinsics.hpp"
+#include "sim/block_runner.hpp"
+#include "sim/sim_thread.hpp"
+
+namespace {
+
+using oxide::detail::sim::BlockRunner;
+using oxide::detail::sim::current_sim_thread;
+using oxide::detail::sim::SimThread;
+using oxide::detail::sim::WarpOpKind;
+using oxide::detail::sim::WarpRequest;
+
+[[noreturn]] __attribute__((cold)) void outside_launch() noexcept {
+  // Kernel code called as a plain function: there is no thread to answer for, and inventing
+  // one would silently compute the wrong thing.
+  std::fputs("oxide: kernel code called outside a launch; launch kernels through oxide::prepare\n", stderr);
+  std::abort();
+}
+
+/// The running simulated thread; aborts outside a launch.
+SimThread &thread() noexcept {
+  SimThread *thread = current_sim_thread;
+  if (!thread) [[unlikely]]
+    outside_launch();
+  return *thread;
+}
+
+/// The running thread's block; aborts outside a launch.
+BlockRunner &block(SimThread &thread) noexcept {
+  if (!thread.block) [[unlikely]]
+    outside_launch();
+  return *thread.block;
+}
+
+[[noreturn]] __attribute__((cold)) void bad_argument(const char *intrinsic, const char *what,
+                                                     std::uint32_t value) noexcept {
+  SimThread &t = thread();
+  block(t).fail(t, fmt::format("{} called with {} {}", intrinsic, what, value));
+}
+
+std::uint32_t component(const std::uint32_t (&values)[3], std::uint32_t dim, const char *intrinsic) noexcept {
+  if (dim > 2) [[unlikely]]
+    bad_argument(intrinsic, "dimension", dim);
+  return values[dim];
+}
+
+} // namespace
+
+extern "C" {
+
+std::uint32_t __oxide_thread_idx(std::uint32_t dim) noexcept {
+  return component(thread().thread_idx, dim, "__oxide_thread_idx");
+}
+
+std::uint32_t __oxide_block_idx(std::uint32_t dim) noexcept {
+  const SimThread &t = thread();
+  return component(t.geometry->block_idx, dim, "__oxide_block_idx");
+}
+
+std::uint32_t __oxide_block_dim(std::uint32_t dim) noexcept {
+  const SimThread &t = thread();
+  return component(t.geometry->block_dim, dim, "__oxide_block_dim");
+}
+
+std::uint32_t __oxide_grid_dim(std::uint32_t dim) noexcept {
+  const SimThread &t = thread();
+  return component(t.geometry->grid_dim, dim, "__oxide_grid_dim");
+}
+
+std::size_t __oxide_index_1d() noexcept { return thread().index_1d; }
+
+std::size_t __oxide_thread_index(std::uint32_t rank, std::uint32_t dim) noexcept {
+  const SimThread &t = thread();
+  if (rank < 1 || rank > 3) [[unlikely]]
+    bad_argument("__oxide_thread_index", "rank", rank);
+  if (dim >= rank) [[unlikely]]
+    bad_argument("__oxide_thread_index", "dimension", dim);
+  return std::size_t{t.geometry->block_idx[dim]} * t.geometry->block_dim[dim] + t.thread_idx[dim];
+}
+
+std::size_t __oxide_grid_stride_next(std::size_t index, std::uint32_t rank, std::uint32_t dim) noexcept {
+  const SimThread &t = thread();
+  if (rank < 1 || rank > 3) [[unlikely]]
+    bad_argument("__oxide_grid_stride_next", "rank", rank);
+  if (dim >= rank) [[unlikely]]
+    bad_argument("__oxide_grid_stride_next", "dimension", dim);
+  return index + std::size_t{t.geometry->grid_dim[dim]} * t.geometry->block_dim[dim];
+}
+
+void *__oxide_disjoint_tile(void *data, std::size_t size, std::size_t elem_size, std::size_t tile,
+                            std::size_t x) noexcept {
+  SimThread &t = thread();
+  if (tile == 0) [[unlikely]]
+    bad_argument("__oxide_disjoint_tile", "tile size", 0);
+  if (x >= size / tile + (size % tile != 0 ? 1 : 0)) // start = x * tile would be past the end
+    return nullptr;
+  const std::size_t start = x * tile;
+  for (std::size_t element = start; element < size && element - start < tile; ++element)
+    block(t).claim(t, data, element, {element, 0, 0}, 1);
+  return static_cast<char *>(data) + start * elem_size;
+}
+
+void *__oxide_disjoint_get(void *data, std::size_t width, std::size_t elem_size, std::size_t x) noexcept {
+  SimThread &t = thread();
+  if (x >= width)
+    return nullptr;
+  block(t).claim(t, data, x, {x, 0, 0}, 1);
+  return static_cast<char *>(data) + x * elem_size;
+}
+
+void *__oxide_disjoint_get_2d(void *data, std::size_t width, std::size_t height, std::size_t elem_size,
+                              std::size_t x, std::size_t y) noexcept {
+  SimThread &t = thread();
+  if (x >= width || y >= height)
+    return nullptr;
+  const std::size_t element = y * width + x;
+  block(t).claim(t, data, element, {x, y, 0}, 2);
+  return static_cast<char *>(data) + element * elem_size;
+}
+
+void *__oxide_disjoint_get_3d(void *data, std::size_t width, std::size_t height, std::size_t depth,
+                              std::size_t elem_size, std::size_t x, std::size_t y, std::size_t z) noexcept {
+  SimThread &t = thread();
+  if (x >= width || y >= height || z >= depth)
+    return nullptr;
+  const std::size_t element = (z * height + y) * width + x;
+  block(t).claim(t, data, element, {x, y, z}, 3);
+  return static_cast<char *>(data) + element * elem_size;
+}
+
+void __oxide_sync_threads() noexcept {
+  SimThread &t = thread();
+  block(t).sync_threads(t);
+}
+
+void __oxide_fence(std::uint32_t scope) noexcept {
+  (void)thread();
+  if (scope > 2) [[unlikely]]
+    bad_argument("__oxide_fence", "scope", scope);
+  // A block's threads share one host thread, but other blocks run on other host threads.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+void *__oxide_shared_alloc(std::size_t bytes, std::size_t align, const void *site) noexcept {
+  SimThread &t = thread();
+  return block(t).shared_alloc(t, bytes, align, site);
+}
+
+void *__oxide_dynamic_shared() noexcept {
+  SimThread &t = thread();
+  return block(t).dynamic_shared();
+}
+
+std::uint32_t __oxide_dynamic_shared_size() noexcept {
+  SimThread &t = thread();
+  return block(t).dynamic_shared_size();
+}
+
+std::uint32_t __oxide_lane_id() noexcept { return thread().linear % oxide::detail::sim::kWarpSize; }
+
+std::uint32_t __oxide_warp_shuffle(std::uint32_t mask, std::uint32_t value, std::uint32_t arg,
+                                   std::uint32_t mode) noexcept {
+  SimThread &t = thread();
+  if (mode > 3) [[unlikely]]
+    bad_argument("__oxide_warp_shuffle", "mode", mode);
+  return block(t).warp_op(t, WarpRequest{WarpOpKind::shuffle, mode, mask, value, arg});
+}
+
+std::uint32_t __oxide_warp_vote(std::uint32_t mask, std::uint32_t predicate, std::uint32_t mode) noexcept {
+  SimThread &t = thread();
+  if (mode > 2) [[unlikely]]
+    bad_argument("__oxide_warp_vote", "mode", mode);
+  return block(t).warp_op(t, WarpRequest{WarpOpKind::vote, mode, mask, predicate != 0 ? 1u : 0u, 0});
+}
+
+void __oxide_warp_sync(std::uint32_t mask) noexcept {
+  SimThread &t = thread();
+  (void)block(t).warp_op(t, WarpRequest{WarpOpKind::sync, 0, mask, 0, 0});
+}
+
+void __oxide_bounds_fail(std::size_t index, std::size_t size) noexcept {
+  SimThread *t = current_sim_thread;
+  if (!t || !t->block) {
+    std::fprintf(stderr, "oxide: index %zu out of bounds for span of size %zu\n", index, size);
+    std::abort();
+  }
+  t->block->fail(*t, fmt::format("index {} out of bounds for span of size {}", index, size));
+}
+
+void __oxide_trap(const char *message) noexcept {
+  SimThread &t = thread();
+  block(t).fail(t, message ? message : "trap");
+}
+
+} // extern "C"

@@ -1,0 +1,83 @@
+#include "sim/launch.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+
+#include "context_state.hpp"
+#include "oxide/host/error.hpp"
+#include "sim/block_runner.hpp"
+#include "sim/launch_plan.hpp"
+#include "sim/shared_memory.hpp"
+#include "sim/sim_thread.hpp"
+#include "sim/worker_pool.hpp"
+
+namespace oxide::detail::sim {
+namespace {
+
+/// What each participating host thread does: take blocks until none are left or one failed.
+void run_blocks(void *context) {
+  auto &plan = *static_cast<LaunchPlan *>(context);
+  BlockRunner &runner = BlockRunner::for_this_thread();
+  while (!plan.stop.load(std::memory_order_relaxed)) {
+    const std::uint64_t block = plan.next_block.fetch_add(1, std::memory_order_relaxed);
+    if (block >= plan.block_count)
+      break;
+    if (auto failure = runner.run(plan, block))
+      plan.record(std::move(*failure));
+  }
+}
+
+std::string describe(const LaunchGeometry &g, const Failure &failure) {
+  const std::uint64_t b = failure.block;
+  const std::uint32_t t = failure.thread;
+  return fmt::format("block ({},{},{}) thread ({},{},{})", b % g.grid.x, b / g.grid.x % g.grid.y,
+                     b / (std::uint64_t(g.grid.x) * g.grid.y), t % g.block.x, t / g.block.x % g.block.y,
+                     t / (g.block.x * g.block.y));
+}
+
+} // namespace
+
+void check_geometry(const LaunchGeometry &geometry, const std::string &kernel) {
+  if (geometry.dynamic_shared_bytes > SharedMemory::kLimitBytes)
+    throw Error(
+        fmt::format("kernel '{}' asks for {} bytes of dynamic shared memory, more than the {} bytes per "
+                    "block of the CPU simulator",
+                    kernel, geometry.dynamic_shared_bytes, SharedMemory::kLimitBytes),
+        kernel);
+}
+
+void launch(const PreparedKernel &kernel, void *const *arguments) {
+  if (current_sim_thread)
+    throw Error(fmt::format("kernel '{}' launched from kernel code; launch kernels from the host",
+                            kernel.display_name),
+                kernel.display_name);
+  LaunchPlan plan;
+  plan.host = kernel.host;
+  plan.arguments = arguments;
+  plan.geometry = kernel.geometry;
+  plan.block_count = kernel.geometry.block_count();
+  plan.options = kernel.context->sim_options();
+  plan.kernel_name = kernel.display_name;
+  if (plan.block_count == 0)
+    return; // an empty launch
+  std::unique_ptr<DisjointClaims> claims;
+  if (plan.options.check) {
+    claims = std::make_unique<DisjointClaims>();
+    plan.claims = claims.get();
+  }
+  const auto participants =
+      static_cast<unsigned>(std::min<std::uint64_t>(plan.options.threads, plan.block_count));
+  WorkerPool::instance().run(participants, &run_blocks, &plan);
+  // Kernel printf output goes to stdout's buffer; flush it as the GPU does at a synchronisation,
+  // so it is not lost if the program then crashes, and precedes what the host prints to stderr.
+  std::fflush(stdout);
+  if (auto failure = plan.take_failure())
+    throw Error(fmt::format("kernel '{}' {}: {}", kernel.display_name, describe(plan.geometry, *failure),
+                            failure->message),
+                kernel.display_name);
+}
+
+} // namespace oxide::detail::sim

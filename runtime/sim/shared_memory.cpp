@@ -1,0 +1,64 @@
+#include "sim/shared_memory.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+// AddressSanitizer's manual poisoning; null unless the program links the ASan runtime. With it,
+// a raw pointer that runs off a shared array into the next one is reported.
+extern "C" {
+void __asan_poison_memory_region(const volatile void *address, std::size_t size) __attribute__((weak));
+void __asan_unpoison_memory_region(const volatile void *address, std::size_t size) __attribute__((weak));
+}
+
+namespace oxide::detail::sim {
+
+// Room for the limit plus the padding that alignment and ASan's red zones add between arrays.
+static constexpr std::size_t kArenaBytes = 2 * SharedMemory::kLimitBytes;
+// Under ASan, the gap left after each array so that running off its end is reported.
+static constexpr std::size_t kRedZoneBytes = 64;
+
+void SharedMemory::AlignedFree::operator()(std::byte *p) const noexcept { std::free(p); }
+
+SharedMemory::SharedMemory() : arena_(static_cast<std::byte *>(std::aligned_alloc(kAlignment, kArenaBytes))) {
+  if (!arena_)
+    throw std::bad_alloc();
+}
+
+void SharedMemory::reset(std::size_t dynamic_bytes, bool poison) noexcept {
+  dynamic_bytes_ = dynamic_bytes;
+  static_bytes_ = 0;
+  used_ = dynamic_end() + (__asan_poison_memory_region ? kRedZoneBytes : 0);
+  poison_ = poison;
+  sites_.clear();
+  if (__asan_poison_memory_region) {
+    __asan_poison_memory_region(arena_.get(), kArenaBytes);
+    __asan_unpoison_memory_region(arena_.get(), dynamic_bytes);
+  }
+  if (poison)
+    std::memset(arena_.get(), kPoison, dynamic_bytes);
+}
+
+void *SharedMemory::allocate(const void *site, std::size_t bytes, std::size_t align) noexcept {
+  for (const auto &[known, memory] : sites_)
+    if (known == site)
+      return memory;
+  if (align == 0 || (align & (align - 1)) != 0)
+    align = alignof(std::max_align_t);
+  const std::size_t offset = (used_ + align - 1) / align * align;
+  // Only the bytes the arrays ask for count against the limit, as on the GPU.
+  if (bytes > kLimitBytes || static_bytes_ + bytes + dynamic_bytes_ > kLimitBytes ||
+      offset + bytes > kArenaBytes)
+    return nullptr;
+  void *memory = arena_.get() + offset;
+  static_bytes_ += bytes;
+  used_ = offset + bytes + (__asan_poison_memory_region ? kRedZoneBytes : 0);
+  if (__asan_unpoison_memory_region)
+    __asan_unpoison_memory_region(memory, bytes);
+  if (poison_)
+    std::memset(memory, kPoison, bytes);
+  sites_.emplace_back(site, memory);
+  return memory;
+}
+
+} // namespace oxide::detail::sim

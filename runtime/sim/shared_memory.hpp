@@ -1,0 +1,52 @@
+// A block's shared memory: the dynamic area sized at launch, then the static arrays, each
+// allocated the first time a thread of the block reaches its declaration.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace oxide::detail::sim {
+
+class SharedMemory {
+public:
+  /// What CUDA gives a block without opting in to more: static plus dynamic shared memory.
+  static constexpr std::size_t kLimitBytes = 48 * 1024;
+  /// The byte the checking mode fills shared memory with: reads of it give NaN floats and -1.
+  static constexpr unsigned char kPoison = 0xff;
+  /// Dynamic shared memory is this aligned (the device API promises 16).
+  static constexpr std::size_t kAlignment = 128;
+
+  SharedMemory();
+
+  /// Starts a new block: no static arrays, `dynamic_bytes` of dynamic memory (at most
+  /// kLimitBytes, checked by prepare), poisoned when `poison` is set.
+  void reset(std::size_t dynamic_bytes, bool poison) noexcept;
+
+  /// The array of `site`, allocated on first use. nullptr when it does not fit in the limit.
+  [[nodiscard]] void *allocate(const void *site, std::size_t bytes, std::size_t align) noexcept;
+
+  [[nodiscard]] void *dynamic_base() noexcept { return arena_.get(); }
+  [[nodiscard]] std::size_t dynamic_bytes() const noexcept { return dynamic_bytes_; }
+  /// Bytes of static shared memory the block's arrays take.
+  [[nodiscard]] std::size_t static_bytes() const noexcept { return static_bytes_; }
+
+private:
+  [[nodiscard]] std::size_t dynamic_end() const noexcept {
+    return (dynamic_bytes_ + kAlignment - 1) / kAlignment * kAlignment;
+  }
+
+  struct AlignedFree {
+    void operator()(std::byte *p) const noexcept;
+  };
+  std::unique_ptr<std::byte[], AlignedFree> arena_;
+  std::size_t dynamic_bytes_ = 0;
+  std::size_t static_bytes_ = 0;
+  std::size_t used_ = 0; ///< arena bytes in use, padding included
+  bool poison_ = false;
+  std::vector<std::pair<const void *, void *>> sites_; // few per kernel: a linear search is fastest
+};
+
+} // namespace oxide::detail::sim

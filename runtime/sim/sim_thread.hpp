@@ -1,0 +1,34 @@
+// The simulated GPU thread that is running on the current host thread, if any.
+//
+// Kernels are ordinary host functions; when the CPU simulator runs one, it points
+// current_sim_thread at the state of the GPU thread being simulated, so that the host
+// definitions of the __oxide_* intrinsics can answer. Null outside a simulated launch.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace oxide::detail::sim {
+
+class BlockRunner;
+
+/// What a block's threads share: their position in the grid and the grid's shape.
+struct BlockGeometry {
+  std::uint32_t block_idx[3] = {0, 0, 0};
+  std::uint32_t block_dim[3] = {1, 1, 1};
+  std::uint32_t grid_dim[3] = {1, 1, 1};
+};
+
+struct SimThread {
+  std::uint32_t thread_idx[3] = {0, 0, 0};
+  std::uint32_t linear = 0; ///< index within the block, x fastest: its warp is linear / 32
+  std::size_t index_1d = 0; ///< blockIdx.x * blockDim.x + threadIdx.x
+  const BlockGeometry *geometry = nullptr;
+  BlockRunner *block = nullptr; ///< barriers, warps and shared memory; null in unit tests
+};
+
+// Initial-exec: the runtime is linked into executables, and every intrinsic reads this, so it
+// must not go through __tls_get_addr.
+extern constinit thread_local SimThread *current_sim_thread __attribute__((tls_model("initial-exec")));
+
+} // namespace oxide::detail::sim

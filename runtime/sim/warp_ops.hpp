@@ -1,0 +1,34 @@
+// The values warp operations exchange, computed once every lane of the group has arrived.
+//
+// Pure functions of the lanes' requests, so the lockstep scheduling (block_runner.cpp) and the
+// exchange rules (here, tested on their own) stay separate.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace oxide::detail::sim {
+
+inline constexpr std::uint32_t kWarpSize = 32;
+
+enum class WarpOpKind : std::uint8_t { shuffle, vote, sync };
+
+/// What one lane asked for; `mode` and `arg` as in __oxide_warp_shuffle / __oxide_warp_vote.
+struct WarpRequest {
+  WarpOpKind kind = WarpOpKind::sync;
+  std::uint32_t mode = 0;
+  std::uint32_t mask = 0;
+  std::uint32_t value = 0; ///< the shuffled value or the vote's predicate
+  std::uint32_t arg = 0;   ///< source lane, delta or xor mask
+};
+
+/// The result for `lane` once the lanes of `group` (a bit per lane, `lane` among them) have
+/// arrived with `values` (indexed by lane). A shuffle whose source lane is outside the warp or
+/// not in `group` returns the lane's own value; votes count only the lanes of `group`.
+[[nodiscard]] std::uint32_t warp_result(std::uint32_t lane, const WarpRequest &request, std::uint32_t group,
+                                        const std::array<std::uint32_t, kWarpSize> &values) noexcept;
+
+/// "shuffle", "vote" or "sync", for messages.
+[[nodiscard]] const char *warp_op_name(WarpOpKind kind) noexcept;
+
+} // namespace oxide::detail::sim
