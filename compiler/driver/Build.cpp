@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "oxide/compiler/Build.h"
+#include "oxide/compiler/DeviceExternals.h"
 #include "oxide/compiler/Frontend.h"
 #include "oxide/compiler/HostEmbedding.h"
 #include "oxide/compiler/KernelTable.h"
@@ -66,6 +67,8 @@ llvm::Expected<detail::DeviceImage> buildDeviceImage(const CompileOptions &opts,
   auto device = compileDevice(opts, tc, ctx);
   if (!device)
     return device.takeError();
+  if (auto err = checkDeviceExternals(**device))
+    return std::move(err);
   auto lowered = runMlirStage(std::move(*device), ctx, opts.emit == EmitStage::MLIR ? stageOut : nullptr);
   if (!lowered)
     return lowered.takeError();

@@ -164,6 +164,9 @@ llvm::Expected<std::unique_ptr<llvm::Module>> oxide::compileDevice(const Compile
   args.add("--cuda-path=" + tc.cudaPath);
   args.add("-nocudalib"); // libdevice is linked after the MLIR stage
   args.add("-Wno-unknown-cuda-version");
+  // A forward declaration gets internal linkage (see KernelAttributes.cpp); one that is never
+  // defined is reported with its call chain by checkDeviceExternals instead.
+  args.add("-Wno-undefined-internal");
   addCommonArgs(args, deviceOpts, tc);
   args.add(wrapperPath);
   return runClang(args, ctx, overlay, "device", opts.verbose);
