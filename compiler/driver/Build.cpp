@@ -43,9 +43,16 @@ llvm::Error writeFile(llvm::StringRef path, llvm::StringRef bytes) {
   return llvm::Error::success();
 }
 
-llvm::Error link(const Toolchain &tc, llvm::StringRef object, const std::string &output, bool verbose) {
+llvm::Error link(const Toolchain &tc, llvm::StringRef object, const CompileOptions &opts) {
+  const std::string &output = opts.output;
+  bool verbose = opts.verbose;
+  std::vector<std::string> sanitizerFlags;
+  for (const auto &sanitizer : opts.sanitizers)
+    sanitizerFlags.push_back("-fsanitize=" + sanitizer);
   llvm::SmallVector<llvm::StringRef> args = {tc.clangDriver, object,  "-o",       output,
                                              tc.runtimeLibrary, "-ldl", "-lpthread"};
+  for (const auto &flag : sanitizerFlags)
+    args.push_back(flag);
   if (verbose) {
     llvm::errs() << "oxcc: link:";
     for (auto a : args)
@@ -74,7 +81,7 @@ llvm::Expected<detail::DeviceImage> buildDeviceImage(const CompileOptions &opts,
     return lowered.takeError();
   if (opts.emit == EmitStage::MLIR || opts.emit == EmitStage::Check)
     return detail::DeviceImage{};
-  if (auto err = linkLibdevice(**lowered, tc.libdevice))
+  if (auto err = linkLibdevice(**lowered, tc.libdevice, opts.fastMath))
     return std::move(err);
   auto ptx = generatePtx(**lowered, opts.arch, opts.optLevel, opts.emit == EmitStage::LLVM ? stageOut : nullptr);
   if (!ptx)
@@ -152,5 +159,5 @@ llvm::Error oxide::build(const CompileOptions &opts, const Toolchain &tc) {
   llvm::FileRemover removeObject(objectPath);
   if (auto err = writeFile(objectPath, *object))
     return err;
-  return link(tc, objectPath, opts.output, opts.verbose);
+  return link(tc, objectPath, opts);
 }

@@ -53,6 +53,8 @@ void addCommonArgs(ArgList &args, const CompileOptions &opts, const Toolchain &t
   // Line tables let the oxide dialect's diagnostics point at source lines.
   args.add("-gline-tables-only");
   args.add("-fcolor-diagnostics");
+  if (!opts.fmad)
+    args.add("-ffp-contract=off");
 }
 
 /// Clang's LLVM IR generation with Oxide's safety checks running on the same AST.
@@ -126,6 +128,10 @@ llvm::Expected<std::unique_ptr<llvm::Module>> oxide::compileHost(const CompileOp
   args.add("-x");
   args.add("c++");
   addCommonArgs(args, opts, tc);
+  if (opts.debug)
+    args.add("-g");
+  for (const auto &sanitizer : opts.sanitizers)
+    args.add("-fsanitize=" + sanitizer);
   args.add(opts.input);
   return runClang(args, ctx, llvm::vfs::getRealFileSystem(), "host", opts.verbose);
 }
@@ -168,6 +174,10 @@ llvm::Expected<std::unique_ptr<llvm::Module>> oxide::compileDevice(const Compile
   // defined is reported with its call chain by checkDeviceExternals instead.
   args.add("-Wno-undefined-internal");
   addCommonArgs(args, deviceOpts, tc);
+  if (opts.fastMath) {
+    args.add("-ffast-math");
+    args.add("-fgpu-flush-denormals-to-zero");
+  }
   args.add(wrapperPath);
   return runClang(args, ctx, overlay, "device", opts.verbose);
 }

@@ -45,7 +45,7 @@ void resolveReflectQueries(llvm::Module &module, llvm::ArrayRef<std::pair<llvm::
 
 } // namespace
 
-llvm::Error oxide::linkLibdevice(llvm::Module &module, const std::string &libdevicePath) {
+llvm::Error oxide::linkLibdevice(llvm::Module &module, const std::string &libdevicePath, bool fastMath) {
   auto buffer = llvm::MemoryBuffer::getFile(libdevicePath);
   if (!buffer)
     return llvm::createStringError("cannot read libdevice '" + libdevicePath + "': " + buffer.getError().message());
@@ -57,7 +57,7 @@ llvm::Error oxide::linkLibdevice(llvm::Module &module, const std::string &libdev
 
   // NVVMReflect reads this flag; 0 selects the IEEE-compliant (non-FTZ) libdevice paths.
   if (!module.getModuleFlag("nvvm-reflect-ftz"))
-    module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", std::uint32_t{0});
+    module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", fastMath ? 1u : 0u);
 
   llvm::Linker linker(module);
   bool failed = linker.linkInModule(std::move(*libdevice), llvm::Linker::LinkOnlyNeeded,
@@ -68,7 +68,7 @@ llvm::Error oxide::linkLibdevice(llvm::Module &module, const std::string &libdev
                                     });
   if (failed)
     return llvm::createStringError("linking libdevice into the device module failed");
-  resolveReflectQueries(module, {{"__CUDA_PREC_SQRT", 1}});
+  resolveReflectQueries(module, {{"__CUDA_PREC_SQRT", fastMath ? 0 : 1}});
   return llvm::Error::success();
 }
 

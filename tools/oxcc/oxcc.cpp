@@ -39,6 +39,11 @@ OPTIONS:
   -std=c++20|c++23  C++ standard (default c++20)
   --arch=sm_XX      GPU architecture (default sm_90)
   --emit=STAGE      print a device stage instead of building: llvm, mlir or ptx
+  --fast-math       approximate sqrt/division, flush denormals (nvcc --use_fast_math)
+  --no-fmad         do not contract a * b + c into fused multiply-adds
+  -g                debug information for host code (kernels run on the CPU simulator
+                    under gdb); device code always carries line tables
+  -fsanitize=LIST   sanitize the host code (address, undefined...), for kernels on the simulator
   -v                print the clang and link command lines
 )";
 
@@ -123,6 +128,16 @@ std::optional<int> parseOptions(llvm::ArrayRef<const char *> args, Command &cmd)
         return usageError("unknown stage '" + arg + "' for --emit; use llvm, mlir or ptx");
     } else if (arg == "-v") {
       cmd.opts.verbose = true;
+    } else if (arg == "--fast-math" || arg == "--use_fast_math") {
+      cmd.opts.fastMath = true;
+    } else if (arg == "--no-fmad" || arg == "--fmad=false") {
+      cmd.opts.fmad = false;
+    } else if (arg == "-g") {
+      cmd.opts.debug = true;
+    } else if (arg.consume_front("-fsanitize=")) {
+      if (arg.empty())
+        return usageError("'-fsanitize=' needs a sanitizer, e.g. -fsanitize=address");
+      cmd.opts.sanitizers.push_back(arg.str());
     } else if (arg.starts_with("-")) {
       return usageError("unknown option '" + arg + "'");
     } else {

@@ -23,6 +23,15 @@ struct CompileOptions {
   std::string cxxStandard = "c++20";
   EmitStage emit = EmitStage::Executable;
   bool verbose = false;
+  /// nvcc's --use_fast_math: approximate sqrt/division, flush denormals to zero.
+  bool fastMath = false;
+  /// Contract a * b + c into FMA (nvcc's default, --fmad=true); --no-fmad turns it off.
+  bool fmad = true;
+  /// -g: full debug information for host code (device code always carries line tables).
+  bool debug = false;
+  /// -fsanitize=...: for the host compile and the link (e.g. address, undefined), which is how
+  /// kernels are debugged on the CPU simulator.
+  std::vector<std::string> sanitizers;
 };
 
 /// Parses "sm_90" into 90; an error that lists the accepted form otherwise.

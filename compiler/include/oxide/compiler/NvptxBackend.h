@@ -13,8 +13,8 @@ namespace oxide {
 struct Toolchain;
 
 /// Links the libdevice functions the module uses (internalised), with nvcc's precision
-/// defaults: no flush-to-zero, IEEE sqrt and division.
-llvm::Error linkLibdevice(llvm::Module &module, const std::string &libdevicePath);
+/// defaults (no flush-to-zero, IEEE sqrt) or, with `fastMath`, its --use_fast_math choices.
+llvm::Error linkLibdevice(llvm::Module &module, const std::string &libdevicePath, bool fastMath = false);
 
 /// Fails with a message naming every function that device code calls but nothing defines
 /// (host-only functions, missing libraries): ptxas would otherwise reject the PTX cryptically.
