@@ -1,9 +1,10 @@
 // Everything a kernel author needs: witnesses, spans, geometry, shared memory, barriers,
-// warp operations, atomics, printf and trap.
+// warp operations, atomics, 16-bit floats, printf and trap.
 #pragma once
 
 #include "oxide/device/atomic.hpp"
 #include "oxide/device/geometry.hpp"
+#include "oxide/device/half.hpp"
 #include "oxide/device/intrinsics.hpp"
 #include "oxide/device/print.hpp"
 #include "oxide/device/shared.hpp"
