@@ -1,7 +1,8 @@
-// transpose: out = in^T for a 1000 x 777 matrix, through 32 x 32 tiles of shared memory. Reads
-// and writes both walk rows (coalesced on a GPU); the tile's extra column keeps the column-wise
-// reads from hitting one shared-memory bank 32 times. A 2-D launch: one block per tile, 32 x 8
-// threads each copying four rows.
+// transpose: out = in^T for a 1000 x 777 matrix, through 32 x 32 tiles of shared memory. Each
+// block loads one tile of the input row by row (coalesced on a GPU), then each of its threads
+// writes its own element of the mirrored output tile, also row by row; the tile's extra column
+// keeps the column-wise shared-memory reads from hitting one bank 32 times. A 2-D launch with a
+// contract: one thread per output element, written through its witness into a DisjointSpan2D.
 //
 //   oxcc run examples/transpose.cpp
 #include <oxide/oxide.hpp>
@@ -12,27 +13,24 @@
 #include <vector>
 
 constexpr std::uint32_t kTile = 32;
-constexpr std::uint32_t kRows = 8;          // threads per block along y; each copies kTile / kRows rows
 constexpr std::uint32_t kPitch = kTile + 1; // a tile row in shared memory, one float of padding
 
-[[kernel]] void transpose(std::uint32_t width, std::uint32_t height, oxide::Span<const float> in,
-                          oxide::Span<float> out) {
+// `in` is height rows of width floats; `out` is its transpose, width rows of height floats.
+[[kernel, oxide::launch_contract("domain = 2, block = (32, 32), "
+                                 "requires = (width * height == in.size(), in.size() == out.size())")]] void
+transpose(std::uint32_t width, std::uint32_t height, oxide::Span<const float> in,
+          oxide::DisjointSpan2D<float> out) {
   auto tile = oxide::shared_array<float, std::size_t{kTile} * kPitch>();
   const oxide::Dim3 t = oxide::thread_idx(), b = oxide::block_idx();
-  const std::uint32_t x = b.x * kTile + t.x;
-  for (std::uint32_t r = t.y; r < kTile; r += kRows) {
-    const std::uint32_t y = b.y * kTile + r;
-    if (x < width && y < height)
-      tile[r * kPitch + t.x] = in[std::size_t{y} * width + x];
-  }
+  // The block's output tile (columns b.x * kTile.., rows b.y * kTile..) mirrors the input tile
+  // at rows b.x * kTile.., columns b.y * kTile..; threads load it with x along input rows.
+  const std::uint32_t in_row = b.x * kTile + t.y, in_col = b.y * kTile + t.x;
+  if (in_row < height && in_col < width)
+    tile[t.y * kPitch + t.x] = in[std::size_t{in_row} * width + in_col];
   oxide::sync_threads(); // the whole tile is loaded
-  // The block writes the mirrored tile: its rows are the input tile's columns.
-  const std::uint32_t out_x = b.y * kTile + t.x;
-  for (std::uint32_t r = t.y; r < kTile; r += kRows) {
-    const std::uint32_t out_y = b.x * kTile + r;
-    if (out_x < height && out_y < width)
-      out[std::size_t{out_y} * height + out_x] = tile[t.x * kPitch + r];
-  }
+  // out[y][x] = in[x][y]: this thread's own element, nullptr past the edge of the matrix.
+  if (float *element = out.get_mut(oxide::thread::index_2d()))
+    *element = tile[t.x * kPitch + t.y];
 }
 
 int main() try {
@@ -48,9 +46,9 @@ int main() try {
   auto in = oxide::DeviceBuffer<float>::from_host(stream, host);
   auto out = oxide::DeviceBuffer<float>::from_host(
       stream, std::vector<float>(host.size(), std::numeric_limits<float>::quiet_NaN()));
-  const oxide::LaunchConfig2D config{{(width + kTile - 1) / kTile, (height + kTile - 1) / kTile, 1},
-                                     {kTile, kRows, 1}};
-  oxide::prepare(ctx, transpose, config)(stream, width, height, in, out);
+  // One thread per output element: the output is height wide and width high.
+  const auto config = oxide::LaunchConfig2D::for_elements(height, width, {kTile, kTile, 1});
+  oxide::prepare(ctx, transpose, config)(stream, width, height, in, out.view_2d(height, width));
   const std::vector<float> result = out.to_host(stream);
 
   std::size_t wrong = 0;

@@ -24,7 +24,9 @@ struct LaneResult {
   std::uint32_t all_small; ///< every lane's value is below 100
 };
 
-[[kernel]] void warp_ops(oxide::Span<const std::int32_t> in, oxide::DisjointSpan<LaneResult> out) {
+// Whole warps of 32 lanes: the block is fixed at 128 threads, and each lane writes its own result.
+[[kernel, oxide::launch_contract("domain = 1, block = 128, requires = (in.size() == out.size())")]] void
+warp_ops(oxide::Span<const std::int32_t> in, oxide::DisjointSpan<LaneResult> out) {
   const auto idx = oxide::thread::index_1d();
   const std::uint32_t lane = warp::lane_id();
   // Lanes past the end still take part in every shuffle and vote, with a neutral value.

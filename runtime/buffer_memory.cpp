@@ -18,8 +18,8 @@ namespace {
 const ContextState &stream_context(const Stream &stream, const ContextState *owner, const char *operation) {
   const ContextState &context = *stream.context_state();
   if (owner && owner->handle() != context.handle())
-    throw Error(fmt::format("{}: the buffer belongs to {} but the stream to {}", operation, owner->label(),
-                            context.label()));
+    throw Error(ErrorKind::WrongContext, fmt::format("{}: the buffer belongs to {} but the stream to {}",
+                                                     operation, owner->label(), context.label()));
   return context;
 }
 
@@ -32,7 +32,8 @@ constexpr std::size_t kSimAlignment = 256;
 
 std::size_t checked_byte_size(std::size_t count, std::size_t element_size) {
   if (element_size != 0 && count > std::numeric_limits<std::size_t>::max() / element_size)
-    throw Error(fmt::format("a buffer of {} elements of {} bytes does not fit in the address space", count,
+    throw Error(ErrorKind::OutOfMemory,
+                fmt::format("a buffer of {} elements of {} bytes does not fit in the address space", count,
                             element_size));
   return count * element_size;
 }
@@ -42,7 +43,8 @@ std::uint64_t device_alloc(ContextState &context, std::size_t bytes) {
     const std::size_t rounded = (bytes + kSimAlignment - 1) / kSimAlignment * kSimAlignment;
     void *memory = rounded < bytes ? nullptr : std::aligned_alloc(kSimAlignment, rounded);
     if (!memory)
-      throw Error(fmt::format("out of memory allocating {} bytes on the CPU simulator", bytes));
+      throw Error(ErrorKind::OutOfMemory,
+                  fmt::format("out of memory allocating {} bytes on the CPU simulator", bytes));
     // Uninitialized memory is poisoned in the checking mode: reading it gives NaN and -1.
     if (context.sim_options().check)
       std::memset(memory, 0xff, rounded);
@@ -115,7 +117,8 @@ void fill_zero(const Stream &stream, const ContextState *owner, std::uint64_t ds
 }
 
 void throw_size_mismatch(const char *operation, std::size_t buffer_size, std::size_t host_size) {
-  throw Error(fmt::format("{}: the device buffer has {} elements but the host range has {}", operation,
+  throw Error(ErrorKind::SizeMismatch,
+              fmt::format("{}: the device buffer has {} elements but the host range has {}", operation,
                           buffer_size, host_size));
 }
 

@@ -66,8 +66,8 @@ Context Context::create() {
     try {
       return create(choice.ordinal);
     } catch (const Error &e) {
-      throw Error(fmt::format("OXIDE_DEVICE={} asks for a CUDA device, but {}", std::getenv("OXIDE_DEVICE"),
-                              detail::reason(e)));
+      throw Error(ErrorKind::NoDevice, fmt::format("OXIDE_DEVICE={} asks for a CUDA device, but {}",
+                                                   std::getenv("OXIDE_DEVICE"), detail::reason(e)));
     }
   case detail::DeviceChoice::Kind::automatic:
     break;

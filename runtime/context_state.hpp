@@ -4,7 +4,10 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <unordered_map>
 
@@ -40,6 +43,24 @@ public:
   /// The module of the kernel's image in this context, loaded on first use. Thread-safe.
   [[nodiscard]] CUmodule module_for(const RegisteredKernel &kernel);
 
+  /// The kernel registered for `host_address`, looked up once per context (the reference stays
+  /// valid as long as this state); its parameter layout is checked against `params` on every
+  /// call. Throws oxide::Error (NotAKernel, LayoutMismatch). Thread-safe.
+  [[nodiscard]] const RegisteredKernel &kernel(const void *host_address, std::span<const HostParam> params);
+
+  /// A kernel's device function and what the compiled code allows.
+  struct GpuFunction {
+    CUfunction function = nullptr;
+    std::uint32_t max_threads = 0;         ///< per block: register use, launch bounds
+    std::uint32_t static_shared_bytes = 0; ///< shared memory the code declares
+  };
+  /// The kernel's function in this context (GPU only), loaded once. Thread-safe.
+  [[nodiscard]] GpuFunction gpu_function(const RegisteredKernel &kernel);
+  /// Lets `kernel` use `dynamic_bytes` of dynamic shared memory: raises the function's limit
+  /// when needed, never lowers it (launches prepared earlier may need more). Thread-safe.
+  void reserve_dynamic_shared(const RegisteredKernel &kernel, const GpuFunction &function,
+                              std::uint32_t dynamic_bytes);
+
 private:
   Device device_;
   CUdevice cu_device_ = 0;
@@ -48,6 +69,14 @@ private:
   sim::Options sim_options_;
   std::mutex modules_mutex_;
   std::unordered_map<std::size_t, CUmodule> modules_; // image index -> module
+
+  struct CachedFunction {
+    GpuFunction function;
+    std::uint32_t max_dynamic_shared = 0; // what launches may use now, without raising the limit
+  };
+  std::mutex kernels_mutex_;
+  std::unordered_map<const void *, std::unique_ptr<const RegisteredKernel>> kernels_; // host address ->
+  std::unordered_map<const KernelInfo *, CachedFunction> functions_;
 };
 
 /// Makes a context current on this thread for the guard's lifetime (push/pop, so code that

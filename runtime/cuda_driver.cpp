@@ -90,7 +90,7 @@ const LoadedDriver &loaded_driver() noexcept {
 const LoadedDriver &loaded_driver_or_throw() {
   const LoadedDriver &loaded = loaded_driver();
   if (!loaded.load_error.empty())
-    throw Error(loaded.load_error);
+    throw Error(ErrorKind::NoDevice, loaded.load_error);
   return loaded;
 }
 

@@ -68,7 +68,8 @@ int Device::count() noexcept {
 Device Device::get(int ordinal) {
   const int count = detail::device_count();
   if (ordinal < 0 || ordinal >= count)
-    throw Error(count == 0 ? std::string("no CUDA device found")
+    throw Error(ErrorKind::NoDevice,
+                count == 0 ? std::string("no CUDA device found")
                            : fmt::format("no CUDA device {} (this machine has {})", ordinal, count));
   const detail::DriverApi &api = detail::driver();
   CUdevice handle = 0;

@@ -24,6 +24,7 @@ DeviceChoice parse_device_choice(std::string_view value) {
       return {DeviceChoice::Kind::cuda, ordinal};
   }
   throw Error(
+      ErrorKind::InvalidEnvironment,
       fmt::format("OXIDE_DEVICE='{}' is not valid; use cpu (the CPU simulator), cuda (the first GPU) or "
                   "cuda:N (GPU number N)",
                   value));

@@ -6,9 +6,47 @@
 
 namespace oxide {
 
-Error::Error(std::string_view message, std::string kernel)
+std::string_view to_string(ErrorKind kind) noexcept {
+  switch (kind) {
+#define OXIDE_ERROR_KIND(name)                                                                               \
+  case ErrorKind::name:                                                                                      \
+    return #name;
+    OXIDE_ERROR_KIND(Other)
+    OXIDE_ERROR_KIND(Driver)
+    OXIDE_ERROR_KIND(NoDevice)
+    OXIDE_ERROR_KIND(InvalidEnvironment)
+    OXIDE_ERROR_KIND(OutOfMemory)
+    OXIDE_ERROR_KIND(SizeMismatch)
+    OXIDE_ERROR_KIND(ViewShapeMismatch)
+    OXIDE_ERROR_KIND(NotAKernel)
+    OXIDE_ERROR_KIND(LayoutMismatch)
+    OXIDE_ERROR_KIND(NoDeviceCode)
+    OXIDE_ERROR_KIND(InvalidContract)
+    OXIDE_ERROR_KIND(NoContract)
+    OXIDE_ERROR_KIND(DomainMismatch)
+    OXIDE_ERROR_KIND(GridInvalid)
+    OXIDE_ERROR_KIND(BlockInvalid)
+    OXIDE_ERROR_KIND(BlockMismatch)
+    OXIDE_ERROR_KIND(BlockOverLaunchBounds)
+    OXIDE_ERROR_KIND(BlockOverDeviceLimit)
+    OXIDE_ERROR_KIND(DynamicSharedOutOfRange)
+    OXIDE_ERROR_KIND(DynamicSharedOverDeviceLimit)
+    OXIDE_ERROR_KIND(ComputeCapabilityTooLow)
+    OXIDE_ERROR_KIND(WrongStreamContext)
+    OXIDE_ERROR_KIND(WrongContext)
+    OXIDE_ERROR_KIND(RequiresViolated)
+    OXIDE_ERROR_KIND(RequiresOverflow)
+    OXIDE_ERROR_KIND(OverlappingArguments)
+    OXIDE_ERROR_KIND(LaunchFromKernel)
+    OXIDE_ERROR_KIND(KernelFault)
+#undef OXIDE_ERROR_KIND
+  }
+  return "Unknown";
+}
+
+Error::Error(ErrorKind kind, std::string_view message, std::string kernel)
     : std::runtime_error(fmt::format("oxide: {}", message)),
-      info_(std::make_shared<const Info>(Info{{}, {}, 0, std::move(kernel)})) {}
+      info_(std::make_shared<const Info>(Info{kind, {}, {}, 0, std::move(kernel)})) {}
 
 Error::Error(const std::string &what, Info info)
     : std::runtime_error(what), info_(std::make_shared<const Info>(std::move(info))) {}
@@ -21,7 +59,7 @@ Error Error::driver(std::string api, int code, std::string error_name, std::stri
   what += fmt::format(": {} ({})", error_name, description);
   if (!details.empty())
     what += fmt::format("\n{}", details);
-  return Error(what, Info{std::move(api), std::move(error_name), code, std::move(kernel)});
+  return Error(what, Info{ErrorKind::Driver, std::move(api), std::move(error_name), code, std::move(kernel)});
 }
 
 } // namespace oxide

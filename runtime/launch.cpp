@@ -1,93 +1,163 @@
-// oxide::prepare's runtime half, the checks made at every launch, and the launch itself: on the
-// GPU here, on the CPU simulator in sim/launch.cpp.
-#include "oxide/host/launch.hpp"
+// The runtime half of oxide::prepare and oxide::unsafe_launch, the checks made at every launch,
+// and the launch itself: on the GPU here, on the CPU simulator in sim/launch.cpp.
+#include "oxide/host/launch_core.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "context_state.hpp"
+#include "contract_checks.hpp"
 #include "cuda_driver.hpp"
+#include "launch_contract.hpp"
 #include "oxide/host/error.hpp"
 #include "sim/launch.hpp"
+#include "sim/shared_memory.hpp"
 
-namespace oxide {
-
-namespace detail {
+namespace oxide::detail {
 namespace {
 
-int function_attribute(CUfunction function, CUfunction_attribute which, const std::string &kernel) {
-  int value = 0;
-  check(driver().cuFuncGetAttribute(&value, which, function), "cuFuncGetAttribute", kernel);
-  return value;
+/// What a block may use on the context's device, for this compiled kernel.
+struct BlockLimits {
+  std::uint32_t max_threads = 0;         ///< the device's, or fewer for this kernel's code
+  bool kernel_limits_threads = false;    ///< max_threads comes from the compiled kernel
+  std::uint32_t shared_bytes = 0;        ///< static + dynamic shared memory per block
+  std::uint32_t static_shared_bytes = 0; ///< what the code declares (0 on the simulator: unknown)
+  std::string where;                     ///< "the CPU simulator", "NVIDIA H200"
+};
+
+void check_block_limits(const std::string &kernel, const LaunchGeometry &g, const BlockLimits &limits) {
+  const std::uint64_t threads = g.threads_per_block();
+  if (threads > limits.max_threads)
+    throw Error(
+        ErrorKind::BlockOverDeviceLimit,
+        limits.kernel_limits_threads
+            ? fmt::format("kernel '{}' can run at most {} threads per block (its register use or launch "
+                          "bounds), but the launch configuration asks for {}",
+                          kernel, limits.max_threads, threads)
+            : fmt::format("kernel '{}': block size {} exceeds the {} threads per block of {}", kernel,
+                          threads, limits.max_threads, limits.where),
+        kernel);
+  const std::uint64_t shared = std::uint64_t(limits.static_shared_bytes) + g.dynamic_shared_bytes;
+  if (shared <= limits.shared_bytes)
+    return;
+  throw Error(
+      ErrorKind::DynamicSharedOverDeviceLimit,
+      limits.static_shared_bytes == 0
+          ? fmt::format("kernel '{}' asks for {} bytes of dynamic shared memory, more than the {} bytes "
+                        "per block of {}",
+                        kernel, g.dynamic_shared_bytes, limits.shared_bytes, limits.where)
+          : fmt::format("kernel '{}' uses {} bytes of static shared memory; with {} dynamic bytes that "
+                        "exceeds the {} bytes per block of {}",
+                        kernel, limits.static_shared_bytes, g.dynamic_shared_bytes, limits.shared_bytes,
+                        limits.where),
+      kernel);
 }
 
-/// Checks `config` against what the device and the compiled function allow, and raises the
-/// dynamic shared memory limit when the configuration needs more than the default 48 KiB.
-void fit_config(CUfunction function, const LaunchGeometry &config, const Device &device,
-                const std::string &kernel) {
-  const std::uint64_t block = config.threads_per_block();
-  if (block > static_cast<std::uint64_t>(device.max_threads_per_block()))
-    throw Error(fmt::format("kernel '{}': block size {} exceeds the {} threads per block of {}", kernel,
-                            block, device.max_threads_per_block(), device.name()),
-                kernel);
-  if (config.grid.x > static_cast<std::uint32_t>(device.max_grid_dim_x()))
-    throw Error(fmt::format("kernel '{}': grid size {} exceeds the {} blocks of {}", kernel, config.grid.x,
-                            device.max_grid_dim_x(), device.name()),
-                kernel);
-  const int max_threads = function_attribute(function, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, kernel);
-  if (block > static_cast<std::uint64_t>(max_threads))
-    throw Error(
-        fmt::format("kernel '{}' can run at most {} threads per block (its register use or launch bounds), "
-                    "but the launch configuration asks for {}",
-                    kernel, max_threads, block),
-        kernel);
-  constexpr std::uint32_t kDefaultSharedLimit = 48 * 1024;
-  const auto static_shared =
-      static_cast<std::uint32_t>(function_attribute(function, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, kernel));
-  const auto optin = static_cast<std::uint32_t>(device.max_shared_memory_per_block_optin());
-  if (std::uint64_t(static_shared) + config.dynamic_shared_bytes > optin)
-    throw Error(
-        fmt::format("kernel '{}' uses {} bytes of static shared memory; with {} dynamic bytes that exceeds "
-                    "the {} bytes per block of {}",
-                    kernel, static_shared, config.dynamic_shared_bytes, optin, device.name()),
-        kernel);
-  if (static_shared + config.dynamic_shared_bytes > kDefaultSharedLimit)
-    check(driver().cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                      static_cast<int>(config.dynamic_shared_bytes)),
-          "cuFuncSetAttribute", kernel);
+/// The last step of both preparations: the device's limits, and on a GPU the function.
+PreparedKernel finish(const std::shared_ptr<ContextState> &state, const RegisteredKernel &kernel,
+                      const KernelContract *contract, const LaunchGeometry &geometry, HostKernel host) {
+  PreparedKernel prepared{
+      state,   &kernel,  contract, contract && contract->has_requires(), state->is_simulator(),
+      nullptr, geometry, host};
+  const Device &device = state->device();
+  if (prepared.simulated) {
+    check_block_limits(kernel.display_name, geometry,
+                       {static_cast<std::uint32_t>(device.max_threads_per_block()), false,
+                        static_cast<std::uint32_t>(sim::SharedMemory::kLimitBytes), 0, "the CPU simulator"});
+    return prepared;
+  }
+  const ContextState::GpuFunction function = state->gpu_function(kernel);
+  const auto device_threads = static_cast<std::uint32_t>(device.max_threads_per_block());
+  check_block_limits(kernel.display_name, geometry,
+                     {std::min(device_threads, function.max_threads), function.max_threads < device_threads,
+                      static_cast<std::uint32_t>(device.max_shared_memory_per_block_optin()),
+                      function.static_shared_bytes, device.name()});
+  if (geometry.grid.x > static_cast<std::uint32_t>(device.max_grid_dim_x()))
+    throw Error(ErrorKind::GridInvalid,
+                fmt::format("kernel '{}': grid size {} exceeds the {} blocks of {}", kernel.display_name,
+                            geometry.grid.x, device.max_grid_dim_x(), device.name()),
+                kernel.display_name);
+  state->reserve_dynamic_shared(kernel, function, geometry.dynamic_shared_bytes);
+  prepared.function = function.function;
+  return prepared;
 }
 
 } // namespace
 
 PreparedKernel prepare_kernel(const Context &context, HostKernel host, std::span<const HostParam> params,
-                              const LaunchGeometry &geometry) {
-  const RegisteredKernel kernel = require_kernel(reinterpret_cast<const void *>(host.function));
-  check_param_layout(kernel, params);
+                              const LaunchGeometry &geometry, unsigned rank) {
   const std::shared_ptr<ContextState> &state = context.state();
-  if (state->is_simulator()) {
-    sim::check_geometry(geometry, kernel.display_name);
-    return PreparedKernel{state, nullptr, kernel.entry_name(), kernel.display_name, geometry, host, true};
-  }
-  CUmodule module = state->module_for(kernel);
-
-  ScopedCurrent current(*state);
-  CUfunction function = nullptr;
-  const CUresult result = driver().cuModuleGetFunction(&function, module, kernel.entry_name().c_str());
-  if (result != CUDA_SUCCESS)
-    throw_driver_error(result, "cuModuleGetFunction", kernel.display_name,
-                       fmt::format("(the module has no entry '{}')", kernel.entry_name()));
-  fit_config(function, geometry, state->device(), kernel.display_name);
-  return PreparedKernel{state, function, kernel.entry_name(), kernel.display_name, geometry, host, false};
+  const RegisteredKernel &kernel = state->kernel(reinterpret_cast<const void *>(host.function), params);
+  const KernelContract *contract = launch_contract(kernel);
+  if (!contract)
+    throw Error(
+        ErrorKind::NoContract,
+        fmt::format("kernel '{}' has no launch contract, so oxide::prepare cannot check its launches; add "
+                    "[[oxide::launch_contract(\"domain = ...\")]] to it, or launch it with "
+                    "oxide::unsafe_launch",
+                    kernel.display_name),
+        kernel.display_name);
+  check_domain(*contract, kernel.display_name, rank);
+  validate_geometry(geometry, rank);
+  check_configuration(*contract, kernel.display_name, geometry, state->device());
+  check_launch_bounds(kernel, geometry);
+  return finish(state, kernel, contract, geometry, host);
 }
 
-void check_arguments(const PreparedKernel &kernel, std::span<const ArgumentMemory> arguments) {
+PreparedKernel prepare_unsafe_kernel(const Stream &stream, HostKernel host, std::span<const HostParam> params,
+                                     const LaunchGeometry &geometry, unsigned rank) {
+  const std::shared_ptr<ContextState> &state = stream.context_state();
+  const RegisteredKernel &kernel = state->kernel(reinterpret_cast<const void *>(host.function), params);
+  validate_geometry(geometry, rank);
+  check_launch_bounds(kernel, geometry);
+  return finish(state, kernel, nullptr, geometry, host);
+}
+
+namespace {
+
+/// "argument 3 (c)" when the contract names the parameters, else "argument 3".
+std::string argument_label(const KernelContract *contract, std::size_t index) {
+  if (contract)
+    return fmt::format("argument {} ({})", index + 1, contract->names()[index]);
+  return fmt::format("argument {}", index + 1);
+}
+
+[[noreturn]] void throw_overlap(const PreparedKernel &kernel, std::size_t first, std::size_t second,
+                                std::size_t written) {
+  throw Error(
+      ErrorKind::OverlappingArguments,
+      fmt::format("kernel '{}': {} and {} refer to overlapping device memory and the kernel may write {}; "
+                  "pass distinct buffers",
+                  kernel.display_name(), argument_label(kernel.contract, first),
+                  argument_label(kernel.contract, second), argument_label(kernel.contract, written)),
+      kernel.display_name());
+}
+
+} // namespace
+
+void check_launch(const PreparedKernel &kernel, const Stream &stream,
+                  std::span<const ArgumentMemory> arguments, std::span<const std::uint64_t> contract_values) {
+  const ContextState &stream_context = *stream.context_state();
   const CUcontext handle = kernel.context->handle();
+  if (stream_context.handle() != handle) [[unlikely]]
+    throw Error(ErrorKind::WrongStreamContext,
+                fmt::format("kernel '{}' was prepared for {} but launched on a stream of {}",
+                            kernel.display_name(), kernel.context->label(), stream_context.label()),
+                kernel.display_name());
+  for (std::size_t i = 0; i < arguments.size(); ++i)
+    if (arguments[i].owner && arguments[i].owner->handle() != handle) [[unlikely]]
+      throw Error(ErrorKind::WrongContext,
+                  fmt::format("kernel '{}': {} is a buffer of {}, but the kernel was prepared for {}",
+                              kernel.display_name(), argument_label(kernel.contract, i),
+                              arguments[i].owner->label(), kernel.context->label()),
+                  kernel.display_name());
+  if (!kernel.contract)
+    return; // an unsafe launch: aliasing is the caller's responsibility (in-place kernels are common)
+  if (kernel.has_requires)
+    check_requires(*kernel.contract, kernel.display_name(), contract_values);
   for (std::size_t i = 0; i < arguments.size(); ++i) {
     const ArgumentMemory &a = arguments[i];
-    if (a.owner && a.owner->handle() != handle)
-      throw Error(
-          fmt::format("kernel '{}': argument {} is a buffer of {}, but the kernel was prepared for {}",
-                      kernel.display_name, i + 1, a.owner->label(), kernel.context->label()),
-          kernel.display_name);
     if (!a.present || a.bytes == 0)
       continue;
     for (std::size_t j = 0; j < i; ++j) {
@@ -95,32 +165,22 @@ void check_arguments(const PreparedKernel &kernel, std::span<const ArgumentMemor
       if (!b.present || b.bytes == 0 || !(a.writable || b.writable))
         continue;
       if (a.begin < b.begin + b.bytes && b.begin < a.begin + a.bytes)
-        throw Error(
-            fmt::format("kernel '{}': arguments {} and {} refer to overlapping device memory and the kernel "
-                        "may write argument {}; pass distinct buffers",
-                        kernel.display_name, j + 1, i + 1, a.writable ? i + 1 : j + 1),
-            kernel.display_name);
+        throw_overlap(kernel, j, i, a.writable ? i : j);
     }
   }
 }
 
 void launch_kernel(const PreparedKernel &kernel, Stream &stream, void **arguments) {
-  const ContextState &stream_context = *stream.context_state();
-  if (stream_context.handle() != kernel.context->handle())
-    throw Error(fmt::format("kernel '{}' was prepared for {} but launched on a stream of {}",
-                            kernel.display_name, kernel.context->label(), stream_context.label()),
-                kernel.display_name);
   if (kernel.simulated)
     return sim::launch(kernel, arguments);
   const LaunchGeometry &g = kernel.geometry;
   if (g.block_count() == 0)
     return; // an empty launch: nothing to enqueue
-  ScopedCurrent current(stream_context);
+  ScopedCurrent current(*kernel.context);
   check(driver().cuLaunchKernel(static_cast<CUfunction>(kernel.function), g.grid.x, g.grid.y, g.grid.z,
                                 g.block.x, g.block.y, g.block.z, g.dynamic_shared_bytes,
                                 static_cast<CUstream>(stream.native_handle()), arguments, nullptr),
-        "cuLaunchKernel", kernel.display_name);
+        "cuLaunchKernel", kernel.display_name());
 }
 
-} // namespace detail
-} // namespace oxide
+} // namespace oxide::detail

@@ -21,6 +21,7 @@ void check_block(const Dim3 &block) {
       block.y > LaunchLimits::kMaxBlock.y || block.z > LaunchLimits::kMaxBlock.z ||
       threads > LaunchLimits::kMaxThreadsPerBlock)
     throw Error(
+        ErrorKind::BlockInvalid,
         fmt::format("launch configuration: block {} is outside CUDA's limits (each extent at least 1, "
                     "at most {}, and at most {} threads in all)",
                     shape(block), shape(LaunchLimits::kMaxBlock), LaunchLimits::kMaxThreadsPerBlock));
@@ -29,8 +30,14 @@ void check_block(const Dim3 &block) {
 void check_grid(const Dim3 &grid) {
   if (grid.x > LaunchLimits::kMaxGrid.x || grid.y > LaunchLimits::kMaxGrid.y ||
       grid.z > LaunchLimits::kMaxGrid.z)
-    throw Error(fmt::format("launch configuration: grid {} exceeds CUDA's limits {}", shape(grid),
-                            shape(LaunchLimits::kMaxGrid)));
+    throw Error(ErrorKind::GridInvalid, fmt::format("launch configuration: grid {} exceeds CUDA's limits {}",
+                                                    shape(grid), shape(LaunchLimits::kMaxGrid)));
+}
+
+void check_1d_block(std::uint32_t block) {
+  if (block == 0 || block > LaunchConfig1D::kMaxBlock)
+    throw Error(ErrorKind::BlockInvalid, fmt::format("launch configuration: block size {} is outside 1..{}",
+                                                     block, LaunchConfig1D::kMaxBlock));
 }
 
 /// The grid extent covering `elements` in a dimension whose limit is `limit`.
@@ -38,6 +45,7 @@ std::uint32_t grid_extent(std::size_t elements, std::uint32_t block, std::uint32
   const std::size_t blocks = blocks_for(elements, block);
   if (blocks > limit)
     throw Error(
+        ErrorKind::GridInvalid,
         fmt::format("launch configuration: {} elements along {} need {} blocks of {} threads, more than "
                     "the {} a grid allows",
                     elements, axis, blocks, block, limit));
@@ -48,23 +56,18 @@ std::uint32_t grid_extent(std::size_t elements, std::uint32_t block, std::uint32
 
 LaunchConfig1D LaunchConfig1D::for_elements(std::size_t elements, std::uint32_t block,
                                             std::uint32_t dynamic_shared_bytes) {
-  if (block == 0 || block > kMaxBlock)
-    throw Error(fmt::format("launch configuration: block size {} is outside 1..{}", block, kMaxBlock));
+  check_1d_block(block);
   const std::size_t blocks = blocks_for(elements, block);
   if (blocks > kMaxGrid)
     throw Error(
+        ErrorKind::GridInvalid,
         fmt::format("launch configuration: {} elements need {} blocks of {} threads, more than the {} a "
                     "1-D grid allows",
                     elements, blocks, block, kMaxGrid));
   return {static_cast<std::uint32_t>(blocks), block, dynamic_shared_bytes};
 }
 
-void LaunchConfig1D::validate() const {
-  if (block == 0 || block > kMaxBlock)
-    throw Error(fmt::format("launch configuration: block size {} is outside 1..{}", block, kMaxBlock));
-  if (grid > kMaxGrid)
-    throw Error(fmt::format("launch configuration: grid size {} exceeds {}", grid, kMaxGrid));
-}
+void LaunchConfig1D::validate() const { detail::validate_geometry(detail::geometry_of(*this), 1); }
 
 LaunchConfig2D LaunchConfig2D::for_elements(std::size_t width, std::size_t height, Dim3 block,
                                             std::uint32_t dynamic_shared_bytes) {
@@ -75,15 +78,7 @@ LaunchConfig2D LaunchConfig2D::for_elements(std::size_t width, std::size_t heigh
   return config;
 }
 
-void LaunchConfig2D::validate() const {
-  if (grid.z != 1 || block.z != 1)
-    throw Error(
-        fmt::format("launch configuration: a 2-D launch has z = 1, but the grid is {} and the block {}; "
-                    "use LaunchConfig3D",
-                    shape(grid), shape(block)));
-  check_block(block);
-  check_grid(grid);
-}
+void LaunchConfig2D::validate() const { detail::validate_geometry(detail::geometry_of(*this), 2); }
 
 std::uint64_t LaunchConfig2D::total_threads() const noexcept {
   return detail::geometry_of(*this).block_count() * detail::geometry_of(*this).threads_per_block();
@@ -99,13 +94,34 @@ LaunchConfig3D LaunchConfig3D::for_elements(std::size_t width, std::size_t heigh
   return config;
 }
 
-void LaunchConfig3D::validate() const {
-  check_block(block);
-  check_grid(grid);
-}
+void LaunchConfig3D::validate() const { detail::validate_geometry(detail::geometry_of(*this), 3); }
 
 std::uint64_t LaunchConfig3D::total_threads() const noexcept {
   return detail::geometry_of(*this).block_count() * detail::geometry_of(*this).threads_per_block();
+}
+
+void LaunchConfig::validate() const { detail::validate_geometry(detail::geometry_of(*this), 0); }
+
+std::uint64_t LaunchConfig::total_threads() const noexcept {
+  return detail::geometry_of(*this).block_count() * detail::geometry_of(*this).threads_per_block();
+}
+
+void detail::validate_geometry(const LaunchGeometry &g, unsigned rank) {
+  if (rank == 1) {
+    check_1d_block(g.block.x);
+    if (g.grid.x > LaunchConfig1D::kMaxGrid)
+      throw Error(ErrorKind::GridInvalid, fmt::format("launch configuration: grid size {} exceeds {}",
+                                                      g.grid.x, LaunchConfig1D::kMaxGrid));
+    return; // a LaunchConfig1D has no y or z to get wrong
+  }
+  if (rank == 2 && (g.grid.z != 1 || g.block.z != 1))
+    throw Error(
+        g.grid.z != 1 ? ErrorKind::GridInvalid : ErrorKind::BlockInvalid,
+        fmt::format("launch configuration: a 2-D launch has z = 1, but the grid is {} and the block {}; "
+                    "use LaunchConfig3D",
+                    shape(g.grid), shape(g.block)));
+  check_block(g.block);
+  check_grid(g.grid);
 }
 
 } // namespace oxide

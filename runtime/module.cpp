@@ -35,6 +35,7 @@ CUmodule load_module(const DeviceImage &image, const RegisteredKernel &kernel, c
   const CodeObject *code = select_code(image, arch);
   if (!code)
     throw Error(
+        ErrorKind::NoDeviceCode,
         fmt::format("the device code of kernel '{}' cannot run on {} (sm_{}): the image has {}; rebuild "
                     "with --arch=sm_{}",
                     kernel.display_name, device.name(), arch, describe_code(image), arch),

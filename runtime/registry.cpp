@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "oxide/host/error.hpp"
-#include "oxide/host/simulator.hpp"
+#include "registry_internal.hpp"
 
 namespace oxide::detail {
 namespace {
@@ -112,7 +112,8 @@ RegisteredKernel require_kernel(const void *host_address) {
   Dl_info info{};
   if (dladdr(host_address, &info) && info.dli_sname && info.dli_saddr == host_address)
     function = fmt::format("function '{}' at {}", demangle(info.dli_sname), host_address);
-  throw Error(fmt::format("{} is not a registered kernel; mark it [[kernel]] and build with oxcc", function));
+  throw Error(ErrorKind::NotAKernel,
+              fmt::format("{} is not a registered kernel; mark it [[kernel]] and build with oxcc", function));
 }
 
 const CodeObject *select_code(const DeviceImage &image, int arch) noexcept {
@@ -130,6 +131,7 @@ void check_param_layout(const RegisteredKernel &kernel, std::span<const HostPara
   const auto &device_params = kernel.info->params;
   if (device_params.size() != host_params.size())
     throw Error(
+        ErrorKind::LayoutMismatch,
         fmt::format("kernel '{}' takes {} parameters in its device image but {} on the host; rebuild the "
                     "program with oxcc",
                     kernel.display_name, device_params.size(), host_params.size()),
@@ -139,6 +141,7 @@ void check_param_layout(const RegisteredKernel &kernel, std::span<const HostPara
     const ParamLayout &device = device_params[i];
     if (host.size != device.size || host.align != device.align)
       throw Error(
+          ErrorKind::LayoutMismatch,
           fmt::format("kernel '{}' parameter {} ({}) is {} bytes aligned to {} on the host but {} bytes "
                       "aligned to {} in the device image; rebuild the program with oxcc",
                       kernel.display_name, i + 1, host.type_name, host.size, host.align, device.size,
@@ -149,18 +152,9 @@ void check_param_layout(const RegisteredKernel &kernel, std::span<const HostPara
 
 } // namespace oxide::detail
 
-void oxide::sim::detail::register_host_kernel(const void *host_address, std::string_view name,
-                                              std::span<const oxide::detail::HostParam> params) {
-  using namespace oxide::detail;
-  KernelInfo info;
-  info.name = std::string(name);
-  for (const HostParam &param : params)
-    info.params.push_back({static_cast<std::uint32_t>(param.size), static_cast<std::uint32_t>(param.align)});
-  const std::string entry = info.name;
-  const char *entry_name = entry.c_str();
-  DeviceImage image; // no code: only the simulator can run it
-  image.kernels.push_back(std::move(info));
-  registry().add(std::move(image), {&host_address, 1}, {&entry_name, 1});
+void oxide::detail::add_to_registry(DeviceImage image, std::span<const void *const> addresses,
+                                    std::span<const char *const> names) {
+  registry().add(std::move(image), addresses, names);
 }
 
 extern "C" void __oxide_register_image(const unsigned char *image, std::size_t image_size,

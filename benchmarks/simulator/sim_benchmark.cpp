@@ -58,8 +58,10 @@ template <class F> double median_ms(int repetitions, F body) {
 
 int main(int argc, char **argv) try {
   const int repetitions = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
-  oxide::sim::register_kernel(vecadd, "vecadd");
-  oxide::sim::register_kernel(sgemm, "sgemm");
+  oxide::sim::register_kernel(vecadd, "vecadd",
+                              "domain = 1, requires = (a.size() == c.size(), b.size() == c.size())",
+                              {"a", "b", "c"});
+  oxide::sim::register_kernel(sgemm, "sgemm"); // writes a mutable Span: no contract, unsafe_launch
   auto ctx = oxide::Context::cpu();
   auto stream = ctx.default_stream();
   std::mt19937 rng(42);
@@ -95,8 +97,9 @@ int main(int argc, char **argv) try {
   auto da = oxide::DeviceBuffer<float>::from_host(stream, ma);
   auto db = oxide::DeviceBuffer<float>::from_host(stream, mb);
   auto dc = oxide::DeviceBuffer<float>::uninitialized(stream, m * m);
-  auto gemm = oxide::prepare(ctx, sgemm, oxide::LaunchConfig2D::for_elements(m, m, {kTile, kTile, 1}));
-  const double sgemm_ms = median_ms(repetitions, [&] { gemm(stream, m, da, db, dc); });
+  const auto gemm = oxide::LaunchConfig2D::for_elements(m, m, {kTile, kTile, 1});
+  const double sgemm_ms =
+      median_ms(repetitions, [&] { oxide::unsafe_launch(stream, sgemm, gemm, m, da, db, dc); });
   const auto hm = dc.to_host(stream);
   for (std::uint32_t i = 0; i < m; ++i)
     for (std::uint32_t j = 0; j < m; ++j) {

@@ -4,6 +4,7 @@
 #include "oxide/device.hpp"
 
 #include "oxide/host/buffer.hpp"
+#include "oxide/host/buffer_view.hpp"
 #include "oxide/host/context.hpp"
 #include "oxide/host/device.hpp"
 #include "oxide/host/error.hpp"
@@ -12,3 +13,4 @@
 #include "oxide/host/launch_config.hpp"
 #include "oxide/host/simulator.hpp"
 #include "oxide/host/stream.hpp"
+#include "oxide/host/unsafe_launch.hpp"

@@ -21,7 +21,9 @@ using oxide::detail::sim::WarpRequest;
 [[noreturn]] __attribute__((cold)) void outside_launch() noexcept {
   // Kernel code called as a plain function: there is no thread to answer for, and inventing
   // one would silently compute the wrong thing.
-  std::fputs("oxide: kernel code called outside a launch; launch kernels through oxide::prepare\n", stderr);
+  std::fputs("oxide: kernel code called outside a launch; launch kernels through oxide::prepare or "
+             "oxide::unsafe_launch\n",
+             stderr);
   std::abort();
 }
 

@@ -40,27 +40,19 @@ std::string describe(const LaunchGeometry &g, const Failure &failure) {
 
 } // namespace
 
-void check_geometry(const LaunchGeometry &geometry, const std::string &kernel) {
-  if (geometry.dynamic_shared_bytes > SharedMemory::kLimitBytes)
-    throw Error(
-        fmt::format("kernel '{}' asks for {} bytes of dynamic shared memory, more than the {} bytes per "
-                    "block of the CPU simulator",
-                    kernel, geometry.dynamic_shared_bytes, SharedMemory::kLimitBytes),
-        kernel);
-}
-
 void launch(const PreparedKernel &kernel, void *const *arguments) {
   if (current_sim_thread)
-    throw Error(fmt::format("kernel '{}' launched from kernel code; launch kernels from the host",
-                            kernel.display_name),
-                kernel.display_name);
+    throw Error(ErrorKind::LaunchFromKernel,
+                fmt::format("kernel '{}' launched from kernel code; launch kernels from the host",
+                            kernel.display_name()),
+                kernel.display_name());
   LaunchPlan plan;
   plan.host = kernel.host;
   plan.arguments = arguments;
   plan.geometry = kernel.geometry;
   plan.block_count = kernel.geometry.block_count();
   plan.options = kernel.context->sim_options();
-  plan.kernel_name = kernel.display_name;
+  plan.kernel_name = kernel.display_name();
   if (plan.block_count == 0)
     return; // an empty launch
   std::unique_ptr<DisjointClaims> claims;
@@ -75,9 +67,10 @@ void launch(const PreparedKernel &kernel, void *const *arguments) {
   // so it is not lost if the program then crashes, and precedes what the host prints to stderr.
   std::fflush(stdout);
   if (auto failure = plan.take_failure())
-    throw Error(fmt::format("kernel '{}' {}: {}", kernel.display_name, describe(plan.geometry, *failure),
+    throw Error(ErrorKind::KernelFault,
+                fmt::format("kernel '{}' {}: {}", kernel.display_name(), describe(plan.geometry, *failure),
                             failure->message),
-                kernel.display_name);
+                kernel.display_name());
 }
 
 } // namespace oxide::detail::sim

@@ -1,13 +1,10 @@
-// The simulator's half of oxide::prepare and of a launch.
+// The simulator's half of a launch.
 #pragma once
 
-#include "oxide/host/launch.hpp"
+#include "oxide/host/launch_core.hpp"
 #include "oxide/host/registry.hpp"
 
 namespace oxide::detail::sim {
-
-/// Checks `geometry` against the simulated device's limits; throws oxide::Error naming `kernel`.
-void check_geometry(const LaunchGeometry &geometry, const std::string &kernel);
 
 /// Runs every block of `kernel` with the parameter values `arguments` point at, and returns when
 /// all have finished. Throws oxide::Error, naming the block and thread, when one fails.

@@ -34,7 +34,8 @@ bool parse_check(std::string_view value) {
     return true;
   if (value == "0")
     return false;
-  throw Error(fmt::format("OXIDE_SIM_CHECK='{}' is not valid; use 1 (checking mode) or 0", value));
+  throw Error(ErrorKind::InvalidEnvironment,
+              fmt::format("OXIDE_SIM_CHECK='{}' is not valid; use 1 (checking mode) or 0", value));
 }
 
 std::size_t parse_stack_bytes(std::string_view value) {
@@ -50,6 +51,7 @@ std::size_t parse_stack_bytes(std::string_view value) {
   const std::optional<std::size_t> number = parse_number(digits);
   if (!number || *number > Options::kMaxStackBytes / unit || *number * unit < Options::kMinStackBytes)
     throw Error(
+        ErrorKind::InvalidEnvironment,
         fmt::format("OXIDE_SIM_STACK='{}' is not valid; use a size in bytes from {} to {}, optionally "
                     "with a K or M suffix (e.g. 64K)",
                     value, Options::kMinStackBytes, Options::kMaxStackBytes));
@@ -59,7 +61,8 @@ std::size_t parse_stack_bytes(std::string_view value) {
 unsigned parse_threads(std::string_view value) {
   const std::optional<std::size_t> number = parse_number(value);
   if (!number || *number == 0 || *number > Options::kMaxThreads)
-    throw Error(fmt::format("OXIDE_SIM_THREADS='{}' is not valid; use a number of host threads from 1 to {}",
+    throw Error(ErrorKind::InvalidEnvironment,
+                fmt::format("OXIDE_SIM_THREADS='{}' is not valid; use a number of host threads from 1 to {}",
                             value, Options::kMaxThreads));
   return static_cast<unsigned>(*number);
 }

@@ -19,17 +19,26 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | 
 
 for exe in "$here"/examples/*; do
   name="$(basename "$exe")"
+  start=$(date +%s%N)
   if "$exe" > "$out/$name.log" 2>&1 && grep -q '^PASS' "$out/$name.log"; then
-    record "$name" PASS
+    record "$name" "PASS ($(( ($(date +%s%N) - start) / 1000000 )) ms whole process)"
   else
     record "$name" "FAIL (see $name.log)"; failures=$((failures + 1))
   fi
   if command -v compute-sanitizer >/dev/null; then
-    if compute-sanitizer --tool memcheck --error-exitcode 3 "$exe" > "$out/$name.memcheck.log" 2>&1; then
-      record "$name [memcheck]" clean
-    else
-      record "$name [memcheck]" "ERRORS (see $name.memcheck.log)"; failures=$((failures + 1))
-    fi
+    for tool in memcheck racecheck; do
+      if compute-sanitizer --tool "$tool" --error-exitcode 3 "$exe" > "$out/$name.$tool.log" 2>&1; then
+        record "$name [$tool]" clean
+      else
+        record "$name [$tool]" "ERRORS (see $name.$tool.log)"; failures=$((failures + 1))
+      fi
+    done
+  fi
+  # The same executable on the CPU simulator of the GPU machine's host.
+  if OXIDE_DEVICE=cpu "$exe" > "$out/$name.sim.log" 2>&1 && grep -q '^PASS' "$out/$name.sim.log"; then
+    record "$name [simulator]" PASS
+  else
+    record "$name [simulator]" "FAIL (see $name.sim.log)"; failures=$((failures + 1))
   fi
 done
 

@@ -37,6 +37,20 @@ TEST(Error, OxideErrorIsPrefixedAndHasNoDriverFields) {
   EXPECT_EQ(oxide::Error("bad layout", "saxpy").kernel(), "saxpy");
 }
 
+TEST(Error, CarriesAKindWithAName) {
+  const oxide::Error e(oxide::ErrorKind::RequiresViolated, "launch of 'k' violates its contract", "k");
+  EXPECT_EQ(e.kind(), oxide::ErrorKind::RequiresViolated);
+  EXPECT_EQ(e.kind_name(), "RequiresViolated");
+  EXPECT_STREQ(e.what(), "oxide: launch of 'k' violates its contract");
+  EXPECT_EQ(oxide::Error("plain").kind(), oxide::ErrorKind::Other);
+  EXPECT_EQ(oxide::Error::driver("cuInit", 100, "CUDA_ERROR_NO_DEVICE", "none").kind(),
+            oxide::ErrorKind::Driver);
+  EXPECT_EQ(oxide::to_string(oxide::ErrorKind::DynamicSharedOverDeviceLimit), "DynamicSharedOverDeviceLimit");
+  EXPECT_EQ(oxide::to_string(oxide::ErrorKind::KernelFault), "KernelFault");
+  const oxide::Error copy = e;
+  EXPECT_EQ(copy.kind(), oxide::ErrorKind::RequiresViolated);
+}
+
 TEST(Error, IsARuntimeErrorAndCopiesKeepFields) {
   try {
     throw oxide::Error::driver("cuInit", 100, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected");

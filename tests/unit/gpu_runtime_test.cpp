@@ -142,7 +142,13 @@ void register_kernels(const DeviceImage &image, std::vector<const void *> addres
                          addresses.data(), names.data(), addresses.size());
 }
 
-const oxide::detail::KernelInfo kVecaddInfo{"oxide_test_vecadd", {{16, 8}, {16, 8}, {16, 8}}};
+// The contract oxcc would store for [[oxide::launch_contract("domain = 1, dynamic_shared = 0..4294967295,
+// requires = (a.size() == c.size(), b.size() == c.size())")]].
+const oxide::detail::KernelInfo kVecaddInfo{
+    "oxide_test_vecadd",
+    {{16, 8}, {16, 8}, {16, 8}},
+    "domain = 1, dynamic_shared = 0..4294967295, requires = ($0.size() == $2.size(), $1.size() == $2.size())",
+    "a=i,b=i,c=o"};
 
 class GpuRuntime : public ::testing::Test {
 protected:
@@ -297,8 +303,10 @@ TEST_F(GpuRuntime, RejectsAliasedOutput) {
     launch(stream, c, b, c);
     FAIL() << "expected oxide::Error";
   } catch (const oxide::Error &e) {
-    EXPECT_STREQ(e.what(), "oxide: kernel 'oxide_test_vecadd': arguments 1 and 3 refer to overlapping device "
-                           "memory and the kernel may write argument 3; pass distinct buffers");
+    EXPECT_EQ(e.kind(), oxide::ErrorKind::OverlappingArguments);
+    EXPECT_STREQ(e.what(), "oxide: kernel 'oxide_test_vecadd': argument 1 (a) and argument 3 (c) refer to "
+                           "overlapping device memory and the kernel may write argument 3 (c); pass distinct "
+                           "buffers");
   }
   launch(stream, b, b, c); // the same buffer twice as input is fine
 }
@@ -330,8 +338,9 @@ TEST_F(GpuRuntime, UnregisteredFunctionIsRejected) {
 
 TEST_F(GpuRuntime, JitFailureIncludesTheLog) {
   auto ctx = oxide::Context::create();
+  auto stream = ctx.default_stream();
   try {
-    (void)oxide::prepare(ctx, gpu_broken, oxide::LaunchConfig1D::for_elements(10));
+    oxide::unsafe_launch(stream, gpu_broken, oxide::LaunchConfig1D::for_elements(10), 0);
     FAIL() << "expected oxide::Error";
   } catch (const oxide::Error &e) {
     std::printf("%s\n", e.what());
@@ -344,10 +353,12 @@ TEST_F(GpuRuntime, JitFailureIncludesTheLog) {
 
 TEST_F(GpuRuntime, ImageWithoutCodeForTheDeviceIsRejected) {
   auto ctx = oxide::Context::create();
+  auto stream = ctx.default_stream();
   try {
-    (void)oxide::prepare(ctx, gpu_no_code, oxide::LaunchConfig1D::for_elements(10));
+    oxide::unsafe_launch(stream, gpu_no_code, oxide::LaunchConfig1D::for_elements(10), 0);
     FAIL() << "expected oxide::Error";
   } catch (const oxide::Error &e) {
+    EXPECT_EQ(e.kind(), oxide::ErrorKind::NoDeviceCode);
     EXPECT_NE(std::string(e.what()).find("cannot run on"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("cubin for sm_10"), std::string::npos) << e.what();
   }
@@ -356,7 +367,21 @@ TEST_F(GpuRuntime, ImageWithoutCodeForTheDeviceIsRejected) {
 TEST_F(GpuRuntime, BlockLargerThanTheDeviceAllowsIsRejected) {
   auto ctx = oxide::Context::create();
   auto big_shared = oxide::LaunchConfig1D{1, 256, 16u << 20};
-  EXPECT_THROW((void)oxide::prepare(ctx, gpu_vecadd, big_shared), oxide::Error);
+  try {
+    (void)oxide::prepare(ctx, gpu_vecadd, big_shared);
+    FAIL() << "expected oxide::Error";
+  } catch (const oxide::Error &e) {
+    EXPECT_EQ(e.kind(), oxide::ErrorKind::DynamicSharedOverDeviceLimit) << e.what();
+  }
+  // More than 48 KiB (but within the device) raises the function's limit, and launches.
+  const int optin = oxide::Device::get(0).max_shared_memory_per_block_optin();
+  auto stream = ctx.default_stream();
+  auto a = DeviceBuffer<float>::from_host(stream, std::vector<float>(256, 1.0f));
+  auto c = DeviceBuffer<float>::zeroed(stream, 256);
+  oxide::prepare(ctx, gpu_vecadd, oxide::LaunchConfig1D{1, 256, static_cast<std::uint32_t>(optin)})(stream, a,
+                                                                                                    a, c);
+  oxide::prepare(ctx, gpu_vecadd, oxide::LaunchConfig1D{1, 256, 64 * 1024})(stream, a, a, c); // never lowered
+  EXPECT_EQ(c.to_host(stream), std::vector<float>(256, 2.0f));
 }
 
 TEST_F(GpuRuntime, LaunchesInTwoAndThreeDimensions) {
@@ -365,7 +390,7 @@ TEST_F(GpuRuntime, LaunchesInTwoAndThreeDimensions) {
   auto check = [&](const auto &config) {
     const oxide::detail::LaunchGeometry g = oxide::detail::geometry_of(config);
     auto out = DeviceBuffer<std::uint32_t>::zeroed(stream, config.total_threads());
-    oxide::prepare(ctx, gpu_geometry, config)(stream, out);
+    oxide::unsafe_launch(stream, gpu_geometry, config, out);
     const auto host = out.to_host(stream);
     std::size_t i = 0;
     for (std::uint32_t bz = 0; bz < g.grid.z; ++bz)
@@ -401,8 +426,10 @@ TEST_F(GpuRuntime, OxideDeviceChoosesTheBackend) {
 
 TEST_F(GpuRuntime, SimulatorOnlyKernelsDoNotRunOnTheGpu) {
   auto ctx = oxide::Context::create();
-  const std::string what =
-      oxide_test::error_of([&] { (void)oxide::prepare(ctx, simulator_only, oxide::LaunchConfig1D{}); });
+  auto stream = ctx.default_stream();
+  auto out = DeviceBuffer<std::uint32_t>::zeroed(stream, 1);
+  const std::string what = oxide_test::error_of(
+      [&] { oxide::unsafe_launch(stream, simulator_only, oxide::LaunchConfig1D{}, out); });
   EXPECT_NE(what.find("the device code of kernel 'simulator_only' cannot run on"), std::string::npos) << what;
   EXPECT_NE(what.find("the image has no code at all"), std::string::npos) << what;
 }
@@ -415,16 +442,32 @@ TEST_F(GpuRuntime, SimulatorAndGpuBuffersDoNotMix) {
   auto on_cpu = DeviceBuffer<std::uint32_t>::zeroed(cpu_stream, 8);
   EXPECT_EQ(oxide_test::error_of([&] { (void)on_cpu.to_host(gpu_stream); }),
             "oxide: copy_to_host: the buffer belongs to the CPU simulator but the stream to device 0");
-  auto launch = oxide::prepare(gpu, gpu_geometry, oxide::LaunchConfig1D{1, 8});
   EXPECT_EQ(
-      oxide_test::error_of([&] { launch(gpu_stream, on_cpu); }),
+      oxide_test::error_of([&] {
+        oxide::unsafe_launch(gpu_stream, gpu_geometry, oxide::LaunchConfig1D{1, 8}, on_cpu);
+      }),
       "oxide: kernel 'oxide_test_geometry': argument 1 is a buffer of the CPU simulator, but the kernel was "
       "prepared for device 0");
-  auto on_gpu = DeviceBuffer<std::uint32_t>::zeroed(gpu_stream, 8);
-  EXPECT_EQ(
-      oxide_test::error_of([&] { launch(cpu_stream, on_gpu); }),
-      "oxide: kernel 'oxide_test_geometry' was prepared for device 0 but launched on a stream of the CPU "
-      "simulator");
+  auto launch = oxide::prepare(gpu, gpu_vecadd, oxide::LaunchConfig1D{1, 8});
+  auto cpu_floats = DeviceBuffer<float>::zeroed(cpu_stream, 8);
+  auto gpu_floats = DeviceBuffer<float>::zeroed(gpu_stream, 8);
+  try {
+    launch(gpu_stream, gpu_floats, cpu_floats, gpu_floats);
+    FAIL() << "expected oxide::Error";
+  } catch (const oxide::Error &e) {
+    EXPECT_EQ(e.kind(), oxide::ErrorKind::WrongContext);
+    EXPECT_STREQ(e.what(),
+                 "oxide: kernel 'oxide_test_vecadd': argument 2 (b) is a buffer of the CPU simulator, "
+                 "but the kernel was prepared for device 0");
+  }
+  try {
+    launch(cpu_stream, cpu_floats, cpu_floats, cpu_floats);
+    FAIL() << "expected oxide::Error";
+  } catch (const oxide::Error &e) {
+    EXPECT_EQ(e.kind(), oxide::ErrorKind::WrongStreamContext);
+    EXPECT_STREQ(e.what(), "oxide: kernel 'oxide_test_vecadd' was prepared for device 0 but launched on a "
+                           "stream of the CPU simulator");
+  }
 }
 
 TEST_F(GpuRuntime, LoadsACubinForTheExactArch) {

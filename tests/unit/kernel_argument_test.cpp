@@ -2,9 +2,12 @@
 // test: this file does not compile if a rule is broken. The runtime test checks the values.
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "oxide/host/launch.hpp"
+#include "oxide/host/unsafe_launch.hpp"
 
 namespace {
 
@@ -60,6 +63,48 @@ static_assert(!KernelArgument<int, Params>);
 static_assert(KernelArgument<Mode, Mode>);
 static_assert(!KernelArgument<int, Mode>);
 static_assert(!KernelArgument<float *, float *>);
+static_assert(!KernelArgument<Floats &, float *>);
+
+// 2-D and 3-D outputs take views of a buffer, which also read as flat inputs.
+using oxide::BufferView2D;
+using oxide::BufferView3D;
+using oxide::DisjointSpan2D;
+using oxide::DisjointSpan3D;
+static_assert(KernelArgument<BufferView2D<float>, DisjointSpan2D<float>>);
+static_assert(KernelArgument<BufferView2D<float> &, DisjointSpan2D<float>>);
+static_assert(KernelArgument<BufferView3D<float>, DisjointSpan3D<float>>);
+static_assert(KernelArgument<BufferView2D<float>, Span<const float>>);
+static_assert(KernelArgument<BufferView3D<float>, Span<const float>>);
+static_assert(!KernelArgument<Floats &, DisjointSpan2D<float>>); // extents needed: view_2d
+static_assert(!KernelArgument<BufferView3D<float>, DisjointSpan2D<float>>);
+static_assert(!KernelArgument<BufferView2D<float>, DisjointSpan3D<float>>);
+static_assert(!KernelArgument<BufferView2D<int>, DisjointSpan2D<float>>);
+static_assert(!KernelArgument<BufferView2D<float>, DisjointSpan<float>>);
+static_assert(!KernelArgument<BufferView2D<float>, Span<float>>);
+// A view of a temporary buffer would dangle: view_2d is for lvalues only.
+template <class B>
+concept HasView2D = requires(B &&b) {
+  std::forward<B>(b).view_2d(1, 1);
+};
+static_assert(HasView2D<Floats &>);
+static_assert(!HasView2D<Floats>);
+static_assert(!HasView2D<const Floats &>);
+
+// Unsafe launches also bind buffers and pointers to pointer parameters.
+using oxide::UnsafeKernelArgument;
+static_assert(UnsafeKernelArgument<Floats &, float *>);
+static_assert(UnsafeKernelArgument<Floats &, const float *>);
+static_assert(UnsafeKernelArgument<const Floats &, const float *>);
+static_assert(!UnsafeKernelArgument<const Floats &, float *>);
+static_assert(!UnsafeKernelArgument<Floats, const float *>); // temporaries still rejected
+static_assert(!UnsafeKernelArgument<DeviceBuffer<int> &, float *>);
+static_assert(UnsafeKernelArgument<float *, float *>);
+static_assert(UnsafeKernelArgument<float *, const float *>);
+static_assert(!UnsafeKernelArgument<const float *, float *>);
+static_assert(UnsafeKernelArgument<std::nullptr_t, float *>);
+static_assert(!UnsafeKernelArgument<int, float *>);
+static_assert(UnsafeKernelArgument<Floats &, DisjointSpan<float>>); // and everything a safe launch binds
+static_assert(UnsafeKernelArgument<int, long>);
 
 // Whole launches: the vecadd signature of the design brief.
 using VecAdd = oxide::PreparedLaunch<Span<const float>, Span<const float>, DisjointSpan<float>>;
@@ -71,17 +116,43 @@ static_assert(!VecAdd::accepts_arguments<Floats &, Floats &, Floats &, int>);
 using Saxpy = oxide::PreparedLaunch<float, Span<const float>, DisjointSpan<float>>;
 static_assert(Saxpy::accepts_arguments<float, Floats &, Floats &>);
 static_assert(!Saxpy::accepts_arguments<double, Floats &, Floats &>);
+using Blur = oxide::BasicPreparedLaunch<oxide::LaunchConfig2D, Span<const float>, DisjointSpan2D<float>>;
+static_assert(Blur::accepts_arguments<Floats &, BufferView2D<float>>);
+static_assert(!Blur::accepts_arguments<Floats &, Floats &>);
 
 TEST(KernelArgument, BindsBuffersAsSpansOverTheirDeviceMemory) {
-  // An empty buffer binds to empty spans; the pointer and size come from the buffer.
-  Floats empty;
-  const Span<const float> in = oxide::detail::Binder<Span<const float>>::bind(empty);
-  const DisjointSpan<float> out = oxide::detail::Binder<DisjointSpan<float>>::bind(empty);
-  EXPECT_EQ(in.data(), nullptr);
-  EXPECT_EQ(in.size(), 0u);
-  EXPECT_EQ(out.size(), 0u);
   EXPECT_EQ(oxide::detail::Binder<double>::bind(1.5f), 1.5);
   EXPECT_EQ(oxide::detail::Binder<long>::bind(-7), -7L);
+  float host[3] = {};
+  const auto span = oxide::detail::SpanAccess::make_span(host, 3);
+  EXPECT_EQ(oxide::detail::Binder<Span<const float>>::bind(span).data(), host);
+  EXPECT_EQ(oxide::detail::Binder<Span<const float>>::bind(span).size(), 3u);
+}
+
+TEST(KernelArgument, EmptyBuffersBindAsNonNullAlignedSpans) {
+  // Kernels assume span data is never null (the compiler emits llvm.assume): an empty buffer
+  // binds to a dangling pointer aligned for the element type, never dereferenced.
+  Floats empty;
+  DeviceBuffer<double> doubles;
+  const Span<const float> in = oxide::detail::Binder<Span<const float>>::bind(empty);
+  const Span<float> inout = oxide::detail::Binder<Span<float>>::bind(empty);
+  const DisjointSpan<double> out = oxide::detail::Binder<DisjointSpan<double>>::bind(doubles);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(in.data()), alignof(float));
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(inout.data()), alignof(float));
+  EXPECT_EQ(in.size(), 0u);
+  EXPECT_EQ(out.size(), 0u);
+  const auto view = oxide::detail::Binder<DisjointSpan2D<float>>::bind(DisjointSpan2D<float>{});
+  EXPECT_EQ(view.size(), 0u);
+}
+
+TEST(KernelArgument, DefaultSpansBindNonNullToo) {
+  EXPECT_NE(oxide::detail::Binder<Span<const float>>::bind(Span<const float>{}).data(), nullptr);
+  EXPECT_NE(oxide::detail::Binder<Span<const float>>::bind(Span<float>{}).data(), nullptr);
+  EXPECT_NE(oxide::detail::Binder<Span<float>>::bind(Span<float>{}).data(), nullptr);
+  // Raw pointers in unsafe launches keep the buffer's pointer, null when empty: a pointer
+  // kernel may test it.
+  Floats empty;
+  EXPECT_EQ(oxide::detail::UnsafeBinder<const float *>::bind(empty), nullptr);
 }
 
 TEST(KernelArgument, DescribesArgumentMemoryForAliasChecks) {
@@ -94,6 +165,20 @@ TEST(KernelArgument, DescribesArgumentMemoryForAliasChecks) {
   EXPECT_EQ(read.bytes, sizeof host);
   EXPECT_TRUE(oxide::detail::argument_memory<Span<float>>(span).writable);
   EXPECT_FALSE(oxide::detail::argument_memory<int>(3).present);
+  EXPECT_TRUE(oxide::detail::writes_through_v<float *>);
+  EXPECT_FALSE(oxide::detail::writes_through_v<const float *>);
+  EXPECT_TRUE(oxide::detail::writes_through_v<DisjointSpan2D<float>>);
+}
+
+TEST(KernelArgument, ContractValuesAreSizesAndUnsignedScalars) {
+  float host[6] = {};
+  EXPECT_EQ(oxide::detail::contract_value(oxide::detail::SpanAccess::make_span<const float>(host, 6)), 6u);
+  EXPECT_EQ(oxide::detail::contract_value(oxide::detail::SpanAccess::make_disjoint_2d(host, 3, 2)), 6u);
+  EXPECT_EQ(oxide::detail::contract_value(oxide::detail::SpanAccess::make_disjoint_3d(host, 1, 2, 3)), 6u);
+  EXPECT_EQ(oxide::detail::contract_value(std::uint32_t{42}), 42u);
+  EXPECT_EQ(oxide::detail::contract_value(std::size_t{1} << 40), std::uint64_t{1} << 40);
+  EXPECT_EQ(oxide::detail::contract_value(-3), 0u); // signed scalars cannot appear in requires
+  EXPECT_EQ(oxide::detail::contract_value(2.5f), 0u);
 }
 
 TEST(KernelArgument, TypeNamesAreReadable) {

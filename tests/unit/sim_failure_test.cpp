@@ -172,8 +172,7 @@ protected:
   static std::string launch_error(oxide::Context &ctx, void (*kernel)(P...), oxide::LaunchConfig1D config,
                                   A &&...args) {
     auto stream = ctx.default_stream();
-    auto launch = oxide::prepare(ctx, kernel, config);
-    return error_of([&] { launch(stream, args...); });
+    return error_of([&] { oxide::unsafe_launch(stream, kernel, config, args...); });
   }
 };
 
@@ -181,9 +180,11 @@ TEST_F(SimFailures, TrapStopsTheLaunchAndLaterLaunchesWork) {
   auto ctx = simulator(false, 1); // one host thread: blocks run in order
   auto stream = ctx.default_stream();
   auto done = DeviceBuffer<std::uint32_t>::zeroed(stream, 1);
-  auto launch = oxide::prepare(ctx, trap_at, oxide::LaunchConfig1D{4, 64});
+  auto launch = [&](auto &&...args) {
+    oxide::unsafe_launch(stream, trap_at, oxide::LaunchConfig1D{4, 64}, args...);
+  };
   try {
-    launch(stream, 1u, 3u, done);
+    launch(1u, 3u, done);
     FAIL() << "expected oxide::Error";
   } catch (const oxide::Error &e) {
     EXPECT_STREQ(e.what(), "oxide: kernel 'trap_at' block (1,0,0) thread (3,0,0): the value is negative");
@@ -192,7 +193,7 @@ TEST_F(SimFailures, TrapStopsTheLaunchAndLaterLaunchesWork) {
   // Block 0 finished, block 1 stopped at its fourth thread, blocks 2 and 3 never started.
   EXPECT_EQ(done.to_host(stream)[0], 64u + 3u);
   auto fresh = DeviceBuffer<std::uint32_t>::zeroed(stream, 1);
-  launch(stream, 99u, 0u, fresh); // nothing traps: the context still works
+  launch(99u, 0u, fresh); // nothing traps: the context still works
   EXPECT_EQ(fresh.to_host(stream)[0], 256u);
 }
 
@@ -227,7 +228,7 @@ TEST_F(SimFailures, EarlyReturnBeforeABarrier) {
     auto ctx = simulator(false);
     auto stream = ctx.default_stream();
     auto out = DeviceBuffer<std::uint32_t>::zeroed(stream, 64);
-    oxide::prepare(ctx, early_return, oxide::LaunchConfig1D{1, 64})(stream, 40u, out);
+    oxide::unsafe_launch(stream, early_return, oxide::LaunchConfig1D{1, 64}, 40u, out);
     const auto host = out.to_host(stream);
     EXPECT_EQ(host[39], 2u);
     EXPECT_EQ(host[40], 0u);
@@ -239,7 +240,7 @@ TEST_F(SimFailures, EarlyReturnBeforeABarrier) {
       launch_error(ctx, early_return, oxide::LaunchConfig1D{1, 64}, 40u, out),
       "oxide: kernel 'early_return' block (0,0,0) thread (0,0,0): divergent barrier: 24 threads of the block "
       "exited without reaching the sync_threads this thread waits at (first: thread (40,0,0))");
-  oxide::prepare(ctx, early_return, oxide::LaunchConfig1D{1, 64})(stream, 64u, out); // all reach it: fine
+  oxide::unsafe_launch(stream, early_return, oxide::LaunchConfig1D{1, 64}, 64u, out); // all reach it: fine
 }
 
 TEST_F(SimFailures, BarriersAtDifferentPlacesCountAsOne) {
@@ -249,7 +250,7 @@ TEST_F(SimFailures, BarriersAtDifferentPlacesCountAsOne) {
     auto ctx = simulator(check);
     auto stream = ctx.default_stream();
     auto out = DeviceBuffer<std::uint32_t>::zeroed(stream, 32);
-    oxide::prepare(ctx, two_barriers, oxide::LaunchConfig1D{1, 32})(stream, out);
+    oxide::unsafe_launch(stream, two_barriers, oxide::LaunchConfig1D{1, 32}, out);
     const auto host = out.to_host(stream);
     EXPECT_EQ(host[0], 11u);
     EXPECT_EQ(host[31], 22u);
@@ -259,7 +260,7 @@ TEST_F(SimFailures, BarriersAtDifferentPlacesCountAsOne) {
 TEST_F(SimFailures, ADifferentNumberOfBarriers) {
   auto unchecked = simulator(false); // thread 0 passes once the others have exited
   auto stream = unchecked.default_stream();
-  oxide::prepare(unchecked, one_barrier_more, oxide::LaunchConfig1D{2, 8})(stream, 0);
+  oxide::unsafe_launch(stream, one_barrier_more, oxide::LaunchConfig1D{2, 8}, 0);
   auto checked = simulator(true);
   EXPECT_EQ(
       launch_error(checked, one_barrier_more, oxide::LaunchConfig1D{1, 8}, 0),
@@ -308,7 +309,7 @@ TEST_F(SimFailures, DifferentWarpOperationsTogether) {
     auto ctx = simulator(false); // each lane gets its own operation's answer
     auto stream = ctx.default_stream();
     auto out = DeviceBuffer<std::uint32_t>::zeroed(stream, 32);
-    oxide::prepare(ctx, mixed_votes, oxide::LaunchConfig1D{1, 32})(stream, out);
+    oxide::unsafe_launch(stream, mixed_votes, oxide::LaunchConfig1D{1, 32}, out);
     const auto host = out.to_host(stream);
     EXPECT_EQ(host[0], 1u);
     EXPECT_EQ(host[1], 1u << 4);
@@ -325,7 +326,7 @@ TEST_F(SimFailures, DifferentWarpOperationsTogether) {
 TEST_F(SimFailures, TwoThreadsWritingOneDisjointElement) {
   auto launch_2d = [](oxide::Context &ctx, DeviceBuffer<float> &out) {
     auto stream = ctx.default_stream();
-    oxide::prepare(ctx, write_by_row, oxide::LaunchConfig2D{{2, 1, 1}, {32, 2, 1}})(stream, out);
+    oxide::unsafe_launch(stream, write_by_row, oxide::LaunchConfig2D{{2, 1, 1}, {32, 2, 1}}, out);
   };
   {
     auto ctx = simulator(false); // silently racy without the checking mode
@@ -347,9 +348,10 @@ TEST_F(SimFailures, TwoThreadsWritingOneElementOfA2DSpan) {
   auto out = DeviceBuffer<int>::zeroed(stream, 8 * 4);
   const auto span = oxide::detail::SpanAccess::make_disjoint_2d(
       reinterpret_cast<int *>(static_cast<std::uintptr_t>(out.device_ptr())), 8, 4);
-  auto launch = oxide::prepare(ctx, write_by_layer, oxide::LaunchConfig3D{{1, 1, 1}, {8, 4, 2}, 0});
   EXPECT_EQ(
-      error_of([&] { launch(stream, span); }),
+      error_of([&] {
+        oxide::unsafe_launch(stream, write_by_layer, oxide::LaunchConfig3D{{1, 1, 1}, {8, 4, 2}, 0}, span);
+      }),
       "oxide: kernel 'write_by_layer' block (0,0,0) thread (0,0,1): two threads write element [0][0] of a "
       "DisjointSpan: this thread and thread (0,0,0) of block (0,0,0)");
 }
@@ -358,8 +360,9 @@ TEST_F(SimFailures, TwoThreadsWritingOneTile) {
   auto ctx = simulator(true, 1);
   auto stream = ctx.default_stream();
   auto out = DeviceBuffer<float>::zeroed(stream, 64);
-  auto launch = oxide::prepare(ctx, tiles_by_row, oxide::LaunchConfig2D{{1, 1, 1}, {4, 2, 1}, 0});
-  EXPECT_EQ(error_of([&] { launch(stream, out); }),
+  EXPECT_EQ(error_of([&] {
+              oxide::unsafe_launch(stream, tiles_by_row, oxide::LaunchConfig2D{{1, 1, 1}, {4, 2, 1}, 0}, out);
+            }),
             "oxide: kernel 'tiles_by_row' block (0,0,0) thread (0,1,0): two threads write element 0 of a "
             "DisjointSpan: this thread and thread (0,0,0) of block (0,0,0)");
 }
@@ -373,7 +376,7 @@ TEST_F(SimFailures, StaticSharedMemoryBeyondTheLimit) {
       "of 0 bytes of static and 16384 of dynamic shared memory exceeds the 49152 bytes per block of the CPU "
       "simulator");
   auto stream = ctx.default_stream();
-  oxide::prepare(ctx, too_much_shared, oxide::LaunchConfig1D{1, 1, 8192})(stream, 0);
+  oxide::unsafe_launch(stream, too_much_shared, oxide::LaunchConfig1D{1, 1, 8192}, 0);
 }
 
 TEST_F(SimFailures, IntrinsicsWithInvalidArguments) {
@@ -402,7 +405,7 @@ TEST_F(SimFailures, DeepRecursionFitsALargerStack) {
   oxide_test::ScopedEnv stack("OXIDE_SIM_STACK", "2M");
   auto ctx = oxide::Context::cpu();
   auto stream = ctx.default_stream();
-  oxide::prepare(ctx, overflow_the_stack, oxide::LaunchConfig1D{1, 4})(stream, 1000); // ~1 MiB deep
+  oxide::unsafe_launch(stream, overflow_the_stack, oxide::LaunchConfig1D{1, 4}, 1000); // ~1 MiB deep
 }
 
 TEST_F(SimFailures, StackOverflowHitsTheGuardPage) {
@@ -411,7 +414,7 @@ TEST_F(SimFailures, StackOverflowHitsTheGuardPage) {
       {
         auto ctx = simulator(false, 1);
         auto stream = ctx.default_stream();
-        oxide::prepare(ctx, overflow_the_stack, oxide::LaunchConfig1D{1, 1})(stream, 1000);
+        oxide::unsafe_launch(stream, overflow_the_stack, oxide::LaunchConfig1D{1, 1}, 1000);
       },
       "");
 }

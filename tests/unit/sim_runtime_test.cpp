@@ -84,8 +84,8 @@ void quads(DisjointSpan<std::uint32_t> out) {
 void launches_a_kernel(Span<float> data) {
   auto ctx = oxide::Context::cpu();
   auto stream = ctx.default_stream();
-  auto inner = oxide::prepare(ctx, saxpy, oxide::LaunchConfig1D::for_elements(1));
-  inner(stream, 1.0f, Span<const float>{}, data);
+  oxide::unsafe_launch(stream, saxpy, oxide::LaunchConfig1D::for_elements(1), 1.0f, Span<const float>{},
+                       data);
 }
 
 void never_registered(int) {}
@@ -93,14 +93,17 @@ void never_registered(int) {}
 class SimRuntime : public ::testing::Test {
 protected:
   static void SetUpTestSuite() {
-    oxide::sim::register_kernel(vecadd, "vecadd");
+    oxide::sim::register_kernel(vecadd, "vecadd",
+                                "domain = 1, requires = (a.size() == c.size(), b.size() == c.size())",
+                                {"a", "b", "c"});
     oxide::sim::register_kernel(saxpy, "saxpy");
     oxide::sim::register_kernel(record_geometry, "record_geometry");
     oxide::sim::register_kernel(launches_a_kernel, "launches_a_kernel");
-    oxide::sim::register_kernel(fill_2d, "fill_2d");
-    oxide::sim::register_kernel(doubled, "doubled");
-    oxide::sim::register_kernel(quads, "quads");
-    oxide::sim::register_kernel(fill_3d, "fill_3d");
+    oxide::sim::register_kernel(fill_2d, "fill_2d", "domain = 2", {"out"});
+    oxide::sim::register_kernel(doubled, "doubled", "domain = 1, requires = (in.size() == out.size())",
+                                {"in", "out"});
+    oxide::sim::register_kernel(quads, "quads", "domain = 1", {"out"});
+    oxide::sim::register_kernel(fill_3d, "fill_3d", "domain = 3", {"out"});
   }
 };
 
@@ -175,8 +178,7 @@ TEST_F(SimRuntime, ScalarsAndWritableSpans) {
   auto stream = ctx.default_stream();
   auto x = DeviceBuffer<float>::from_host(stream, std::vector<float>(1000, 2.0f));
   auto y = DeviceBuffer<float>::from_host(stream, std::vector<float>(1000, 1.0f));
-  auto launch = oxide::prepare(ctx, saxpy, oxide::LaunchConfig1D::for_elements(1000));
-  launch(stream, 3.0f, x, y);
+  oxide::unsafe_launch(stream, saxpy, oxide::LaunchConfig1D::for_elements(1000), 3.0f, x, y);
   EXPECT_EQ(y.to_host(stream), std::vector<float>(1000, 7.0f));
 }
 
@@ -185,9 +187,8 @@ TEST_F(SimRuntime, EmptyGridRunsNothing) {
   auto stream = ctx.default_stream();
   auto none = DeviceBuffer<float>::uninitialized(stream, 0);
   oxide::prepare(ctx, vecadd, oxide::LaunchConfig1D::for_elements(0))(stream, none, none, none);
-  auto launch = oxide::prepare(ctx, record_geometry, oxide::LaunchConfig2D{{4, 0, 1}, {8, 8, 1}});
   auto out = DeviceBuffer<Coordinates>::uninitialized(stream, 0);
-  launch(stream, out);
+  oxide::unsafe_launch(stream, record_geometry, oxide::LaunchConfig2D{{4, 0, 1}, {8, 8, 1}}, out);
 }
 
 TEST_F(SimRuntime, TwoDimensionalLaunchGeometry) {
@@ -196,9 +197,7 @@ TEST_F(SimRuntime, TwoDimensionalLaunchGeometry) {
   const auto config = oxide::LaunchConfig2D::for_elements(20, 10, {8, 4, 1});
   EXPECT_EQ(config.grid, (Dim3{3, 3, 1}));
   auto out = DeviceBuffer<Coordinates>::zeroed(stream, config.total_threads());
-  auto launch = oxide::prepare(ctx, record_geometry, config);
-  EXPECT_EQ(launch.config(), config);
-  launch(stream, out);
+  oxide::unsafe_launch(stream, record_geometry, config, out);
   const auto host = out.to_host(stream);
   std::size_t i = 0;
   for (std::uint32_t by = 0; by < 3; ++by)
@@ -219,7 +218,7 @@ TEST_F(SimRuntime, ThreeDimensionalLaunchGeometry) {
   auto stream = ctx.default_stream();
   const oxide::LaunchConfig3D config{{2, 3, 4}, {4, 2, 3}, 0};
   auto out = DeviceBuffer<Coordinates>::zeroed(stream, config.total_threads());
-  oxide::prepare(ctx, record_geometry, config)(stream, out);
+  oxide::unsafe_launch(stream, record_geometry, config, out);
   const auto host = out.to_host(stream);
   std::size_t i = 0;
   for (std::uint32_t bz = 0; bz < 4; ++bz)
@@ -241,13 +240,11 @@ TEST_F(SimRuntime, MultiDimensionalWitnessesAndDisjointSpans) {
     auto stream = ctx.default_stream();
     const std::size_t w = 37, h = 21, d = 5;
     auto out2 = DeviceBuffer<std::uint32_t>::zeroed(stream, w * h);
-    auto span2 = oxide::detail::SpanAccess::make_disjoint_2d(
-        reinterpret_cast<std::uint32_t *>(static_cast<std::uintptr_t>(out2.device_ptr())), w, h);
-    oxide::prepare(ctx, fill_2d, oxide::LaunchConfig2D::for_elements(w, h, {8, 4, 1}))(stream, span2);
+    oxide::prepare(ctx, fill_2d, oxide::LaunchConfig2D::for_elements(w, h, {8, 4, 1}))(stream,
+                                                                                       out2.view_2d(w, h));
     auto out3 = DeviceBuffer<std::uint32_t>::zeroed(stream, w * h * d);
-    auto span3 = oxide::detail::SpanAccess::make_disjoint_3d(
-        reinterpret_cast<std::uint32_t *>(static_cast<std::uintptr_t>(out3.device_ptr())), w, h, d);
-    oxide::prepare(ctx, fill_3d, oxide::LaunchConfig3D::for_elements(w, h, d, {4, 4, 2}))(stream, span3);
+    oxide::prepare(ctx, fill_3d,
+                   oxide::LaunchConfig3D::for_elements(w, h, d, {4, 4, 2}))(stream, out3.view_3d(w, h, d));
     const auto host2 = out2.to_host(stream);
     const auto host3 = out3.to_host(stream);
     for (std::size_t z = 0; z < d; ++z)
@@ -288,14 +285,16 @@ TEST_F(SimRuntime, RejectsAliasedOutput) {
   auto b = DeviceBuffer<float>::zeroed(stream, 256);
   auto c = DeviceBuffer<float>::zeroed(stream, 256);
   auto launch = oxide::prepare(ctx, vecadd, oxide::LaunchConfig1D::for_elements(256));
-  EXPECT_EQ(error_of([&] { launch(stream, c, b, c); }),
-            "oxide: kernel 'vecadd': arguments 1 and 3 refer to overlapping device memory and the kernel may "
-            "write argument 3; pass distinct buffers");
+  EXPECT_EQ(
+      error_of([&] { launch(stream, c, b, c); }),
+      "oxide: kernel 'vecadd': argument 1 (a) and argument 3 (c) refer to overlapping device memory and "
+      "the kernel may write argument 3 (c); pass distinct buffers");
   launch(stream, b, b, c); // the same buffer twice as input is fine
 }
 
 TEST_F(SimRuntime, PrepareChecksLikeOnAGpu) {
   auto ctx = simulator();
+  auto stream = ctx.default_stream();
   EXPECT_NE(error_of([&] {
               (void)oxide::prepare(ctx, never_registered, oxide::LaunchConfig1D{});
             }).find("is not a registered kernel; mark it [[kernel]] and build with oxcc"),
@@ -304,16 +303,17 @@ TEST_F(SimRuntime, PrepareChecksLikeOnAGpu) {
               (void)oxide::prepare(ctx, vecadd, oxide::LaunchConfig1D{1, 1025, 0});
             }),
             "oxide: launch configuration: block size 1025 is outside 1..1024");
+  auto out = DeviceBuffer<Coordinates>::zeroed(stream, 1);
+  auto y = DeviceBuffer<float>::zeroed(stream, 1);
   EXPECT_EQ(
       error_of([&] {
-        (void)oxide::prepare(ctx, vecadd, oxide::LaunchConfig1D{1, 32, 48 * 1024 + 1});
+        oxide::unsafe_launch(stream, saxpy, oxide::LaunchConfig1D{1, 32, 48 * 1024 + 1}, 1.0f, y, y);
       }),
-      "oxide: kernel 'vecadd' asks for 49153 bytes of dynamic shared memory, more than the 49152 bytes per "
+      "oxide: kernel 'saxpy' asks for 49153 bytes of dynamic shared memory, more than the 49152 bytes per "
       "block of the CPU simulator");
-  EXPECT_NO_THROW((void)oxide::prepare(ctx, vecadd, oxide::LaunchConfig1D{1, 32, 48 * 1024}));
   EXPECT_EQ(
       error_of([&] {
-        (void)oxide::prepare(ctx, record_geometry, oxide::LaunchConfig2D{{1, 1, 1}, {64, 32, 1}});
+        oxide::unsafe_launch(stream, record_geometry, oxide::LaunchConfig2D{{1, 1, 1}, {64, 32, 1}}, out);
       }),
       "oxide: launch configuration: block (64,32,1) is outside CUDA's limits (each extent at least 1, at "
       "most (1024,1024,64), and at most 1024 threads in all)");
@@ -354,7 +354,7 @@ TEST_F(SimRuntime, KernelsCannotLaunchKernels) {
   auto stream = ctx.default_stream();
   auto data = DeviceBuffer<float>::zeroed(stream, 1);
   EXPECT_EQ(
-      error_of([&] { oxide::prepare(ctx, launches_a_kernel, oxide::LaunchConfig1D{})(stream, data); }),
+      error_of([&] { oxide::unsafe_launch(stream, launches_a_kernel, oxide::LaunchConfig1D{}, data); }),
       "oxide: kernel 'launches_a_kernel' block (0,0,0) thread (0,0,0): the kernel threw an exception: oxide: "
       "kernel 'saxpy' launched from kernel code; launch kernels from the host");
 }

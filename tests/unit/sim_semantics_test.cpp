@@ -146,7 +146,7 @@ TEST_F(SimSemantics, SyncThreadsIsABarrier) {
     auto stream = ctx.default_stream();
     const std::uint32_t blocks = 5, threads = 256;
     auto out = DeviceBuffer<std::uint32_t>::zeroed(stream, blocks * threads);
-    oxide::prepare(ctx, rotate, oxide::LaunchConfig1D{blocks, threads})(stream, out);
+    oxide::unsafe_launch(stream, rotate, oxide::LaunchConfig1D{blocks, threads}, out);
     const auto host = out.to_host(stream);
     for (std::uint32_t b = 0; b < blocks; ++b)
       for (std::uint32_t t = 0; t < threads; ++t)
@@ -162,7 +162,7 @@ TEST_F(SimSemantics, SharedMemoryReductionPerBlock) {
   std::iota(input.begin(), input.end(), 0u);
   auto in = DeviceBuffer<std::uint32_t>::from_host(stream, input);
   auto sums = DeviceBuffer<std::uint32_t>::zeroed(stream, blocks);
-  oxide::prepare(ctx, block_sum, oxide::LaunchConfig1D{blocks, threads})(stream, in, sums);
+  oxide::unsafe_launch(stream, block_sum, oxide::LaunchConfig1D{blocks, threads}, in, sums);
   const auto host = sums.to_host(stream);
   for (std::uint32_t b = 0; b < blocks; ++b)
     EXPECT_EQ(host[b], std::accumulate(input.begin() + b * threads, input.begin() + (b + 1) * threads, 0u));
@@ -172,7 +172,7 @@ TEST_F(SimSemantics, SharedArraysAndDynamicSharedMemory) {
   auto ctx = simulator();
   auto stream = ctx.default_stream();
   auto out = DeviceBuffer<std::uint64_t>::zeroed(stream, 5);
-  oxide::prepare(ctx, shared_layout, oxide::LaunchConfig1D{3, 64, 1000})(stream, out);
+  oxide::unsafe_launch(stream, shared_layout, oxide::LaunchConfig1D{3, 64, 1000}, out);
   const auto h = out.to_host(stream);
   EXPECT_NE(h[0], h[1]);
   EXPECT_EQ(h[0] % alignof(std::uint32_t), 0u);
@@ -181,7 +181,7 @@ TEST_F(SimSemantics, SharedArraysAndDynamicSharedMemory) {
   EXPECT_EQ(h[3], 250u);
   EXPECT_EQ(h[4], 3u);
   // No dynamic shared memory: an empty span.
-  oxide::prepare(ctx, shared_layout, oxide::LaunchConfig1D{1, 32})(stream, out);
+  oxide::unsafe_launch(stream, shared_layout, oxide::LaunchConfig1D{1, 32}, out);
   EXPECT_EQ(out.to_host(stream)[3], 0u);
 }
 
@@ -195,7 +195,7 @@ TEST_F(SimSemantics, CheckingModePoisonsSharedMemory) {
   auto ctx = simulator(/*check=*/true);
   auto stream = ctx.default_stream();
   auto out = DeviceBuffer<std::uint32_t>::zeroed(stream, 2);
-  oxide::prepare(ctx, peek, oxide::LaunchConfig1D{1, 1, 16})(stream, out);
+  oxide::unsafe_launch(stream, peek, oxide::LaunchConfig1D{1, 1, 16}, out);
   EXPECT_EQ(out.to_host(stream), (std::vector<std::uint32_t>{0xffffffffu, 0xffffffffu}));
 }
 
@@ -205,7 +205,7 @@ TEST_F(SimSemantics, WarpOperationsExchangeInLockstep) {
     auto stream = ctx.default_stream();
     const std::uint32_t threads = 96; // three warps
     auto out = DeviceBuffer<WarpResults>::zeroed(stream, threads);
-    oxide::prepare(ctx, warp_exchange, oxide::LaunchConfig1D{2, threads})(stream, out);
+    oxide::unsafe_launch(stream, warp_exchange, oxide::LaunchConfig1D{2, threads}, out);
     const auto host = out.to_host(stream);
     for (std::uint32_t t = 0; t < threads; ++t) {
       const WarpResults &r = host[t];
@@ -231,7 +231,7 @@ TEST_F(SimSemantics, AFullMaskInAPartialWarpMeansItsLanes) {
   auto ctx = simulator(/*check=*/true);
   auto stream = ctx.default_stream();
   auto out = DeviceBuffer<std::uint32_t>::zeroed(stream, 40);
-  oxide::prepare(ctx, partial_warp, oxide::LaunchConfig1D{1, 40})(stream, out);
+  oxide::unsafe_launch(stream, partial_warp, oxide::LaunchConfig1D{1, 40}, out);
   const auto host = out.to_host(stream);
   EXPECT_EQ(host[0], 0xffffffffu);
   EXPECT_EQ(host[39], 0xffu);
@@ -245,7 +245,7 @@ TEST_F(SimSemantics, AtomicsAreRealAtomics) {
   std::iota(values.begin(), values.end(), 0u);
   auto in = DeviceBuffer<std::uint32_t>::from_host(stream, values);
   auto total = DeviceBuffer<std::uint32_t>::zeroed(stream, 4);
-  oxide::prepare(ctx, count_with_atomics, oxide::LaunchConfig1D::for_elements(n, 128))(stream, total, in);
+  oxide::unsafe_launch(stream, count_with_atomics, oxide::LaunchConfig1D::for_elements(n, 128), total, in);
   EXPECT_EQ(total.to_host(stream), std::vector<std::uint32_t>(4, n / 4));
 }
 
@@ -253,7 +253,7 @@ TEST_F(SimSemantics, PrintfLinesArriveWhole) {
   auto ctx = simulator(false, 4);
   auto stream = ctx.default_stream();
   testing::internal::CaptureStdout();
-  oxide::prepare(ctx, say_hello, oxide::LaunchConfig1D{8, 64})(stream, 42);
+  oxide::unsafe_launch(stream, say_hello, oxide::LaunchConfig1D{8, 64}, 42);
   const std::string output = testing::internal::GetCapturedStdout();
   std::istringstream lines(output);
   std::vector<std::string> seen;

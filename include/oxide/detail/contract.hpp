@@ -498,7 +498,7 @@ inline std::variant<Contract, ContractError> parse_canonical_contract(std::strin
     }
     if (index >= param_is_span.size())
       return std::nullopt;
-    return ContractParam{index, param_is_span[index]};
+    return ContractParam{index, param_is_span[index], {}};
   });
 }
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "oxide/host/buffer_view.hpp"
 #include "oxide/host/stream.hpp"
 
 namespace oxide {
@@ -103,6 +104,22 @@ public:
     copy_to_host(stream, host);
     return host;
   }
+
+  /// The buffer as a row-major width x height array, to pass to a DisjointSpan2D<T> parameter.
+  /// Throws oxide::Error (ViewShapeMismatch) unless width * height == size().
+  [[nodiscard]] BufferView2D<T> view_2d(size_type width, size_type height) & {
+    detail::check_view_shape("view_2d", size_, width, height, 1);
+    return {*this, width, height, 1};
+  }
+  /// The buffer as a width x height x depth volume (x fastest), for a DisjointSpan3D<T>.
+  /// Throws oxide::Error (ViewShapeMismatch) unless width * height * depth == size().
+  [[nodiscard]] BufferView3D<T> view_3d(size_type width, size_type height, size_type depth) & {
+    detail::check_view_shape("view_3d", size_, width, height, depth);
+    return {*this, width, height, depth};
+  }
+  // A view of a temporary would dangle before the launch that uses it.
+  void view_2d(size_type, size_type) && = delete;
+  void view_3d(size_type, size_type, size_type) && = delete;
 
   [[nodiscard]] size_type size() const noexcept { return size_; }
   [[nodiscard]] size_type size_bytes() const noexcept { return size_ * sizeof(T); }

@@ -1,13 +1,20 @@
 // How host values bind to kernel parameters, decided at compile time.
 //
-//   kernel parameter   accepted arguments
-//   Span<const T>      any DeviceBuffer<T> lvalue (const or not), Span<const T>, Span<T>
-//   Span<T>            a non-const DeviceBuffer<T> lvalue, Span<T>
-//   DisjointSpan<T>    a non-const DeviceBuffer<T> lvalue, DisjointSpan<T>
-//   arithmetic S       an arithmetic value that converts to S without narrowing
-//   other by-value P   a P (enums, trivially copyable structs); never a pointer
+//   kernel parameter    accepted arguments
+//   Span<const T>       any DeviceBuffer<T> lvalue (const or not), its view_2d/view_3d, Span<const T>,
+//                       Span<T>
+//   Span<T>             a non-const DeviceBuffer<T> lvalue, Span<T>
+//   DisjointSpan<T>     a non-const DeviceBuffer<T> lvalue, DisjointSpan<T>
+//   DisjointSpan2D<T>   buffer.view_2d(width, height) of a non-const DeviceBuffer<T>, DisjointSpan2D<T>
+//   DisjointSpan3D<T>   buffer.view_3d(width, height, depth), DisjointSpan3D<T>
+//   arithmetic S        an arithmetic value that converts to S without narrowing
+//   other by-value P    a P (enums, trivially copyable structs); never a pointer
+//   T* / const T*       oxide::unsafe_launch only: a DeviceBuffer<T> lvalue (non-const for T*),
+//                       or a pointer that converts to the parameter type
 //
 // Temporaries of DeviceBuffer are rejected: they would be freed while the kernel may still run.
+// A span never gets a null data pointer: an empty buffer binds as a non-null, aligned pointer
+// that is never dereferenced, since the compiler assumes span data is non-null.
 #pragma once
 
 #include <concepts>
@@ -19,6 +26,7 @@
 
 #include "oxide/device/span.hpp"
 #include "oxide/host/buffer.hpp"
+#include "oxide/host/buffer_view.hpp"
 
 namespace oxide {
 
@@ -43,8 +51,21 @@ concept ConvertsWithoutNarrowing = requires {
   To{std::declval<From>()};
 };
 
-template <class T> T *device_pointer(const DeviceBuffer<std::remove_const_t<T>> &buffer) noexcept {
-  return reinterpret_cast<T *>(static_cast<std::uintptr_t>(buffer.device_ptr()));
+template <class T> inline constexpr bool is_buffer_view_v = false;
+template <class T, unsigned R> inline constexpr bool is_buffer_view_v<BufferView<T, R>> = true;
+
+/// A view of rank R over DeviceBuffer<T>, in any value category (views do not own memory).
+template <class Arg, class T, unsigned R>
+concept ViewOf = std::same_as<std::remove_cvref_t<Arg>, BufferView<T, R>>;
+
+/// A null data pointer becomes this: non-null, aligned for T, never dereferenced (size 0).
+template <class T> T *non_null(T *data) noexcept {
+  return data ? data : reinterpret_cast<T *>(static_cast<std::uintptr_t>(alignof(T)));
+}
+
+/// The pointer a span parameter gets for `buffer`: never null, even for an empty buffer.
+template <class T> T *span_pointer(const DeviceBuffer<std::remove_const_t<T>> &buffer) noexcept {
+  return non_null(reinterpret_cast<T *>(static_cast<std::uintptr_t>(buffer.device_ptr())));
 }
 
 /// Binder<Param>::accepts<Arg> says whether an argument of type Arg (as forwarded: `X&` for
@@ -67,15 +88,20 @@ struct Binder<Param> {
 
 template <class T> struct Binder<Span<const T>> {
   template <class Arg>
-  static constexpr bool accepts =
-      BufferLvalue<Arg, T> || std::is_same_v<std::remove_cvref_t<Arg>, Span<const T>> ||
-      std::is_same_v<std::remove_cvref_t<Arg>, Span<T>>;
+  static constexpr bool accepts = BufferLvalue<Arg, T> || ViewOf<Arg, T, 2> || ViewOf<Arg, T, 3> ||
+                                  std::is_same_v<std::remove_cvref_t<Arg>, Span<const T>> ||
+                                  std::is_same_v<std::remove_cvref_t<Arg>, Span<T>>;
   static Span<const T> bind(const DeviceBuffer<T> &buffer) noexcept {
-    return SpanAccess::make_span(device_pointer<const T>(buffer), buffer.size());
+    return SpanAccess::make_span(span_pointer<const T>(buffer), buffer.size());
   }
-  static Span<const T> bind(Span<const T> span) noexcept { return span; }
+  template <unsigned R> static Span<const T> bind(const BufferView<T, R> &view) noexcept {
+    return bind(view.buffer());
+  }
+  static Span<const T> bind(Span<const T> span) noexcept {
+    return SpanAccess::make_span(non_null(span.data()), span.size());
+  }
   static Span<const T> bind(Span<T> span) noexcept {
-    return SpanAccess::make_span<const T>(span.data(), span.size());
+    return SpanAccess::make_span<const T>(non_null(span.data()), span.size());
   }
 };
 
@@ -84,9 +110,11 @@ template <class T> struct Binder<Span<T>> { // T is not const here: Span<const T
   static constexpr bool accepts =
       MutableBufferLvalue<Arg, T> || std::is_same_v<std::remove_cvref_t<Arg>, Span<T>>;
   static Span<T> bind(DeviceBuffer<T> &buffer) noexcept {
-    return SpanAccess::make_span(device_pointer<T>(buffer), buffer.size());
+    return SpanAccess::make_span(span_pointer<T>(buffer), buffer.size());
   }
-  static Span<T> bind(Span<T> span) noexcept { return span; }
+  static Span<T> bind(Span<T> span) noexcept {
+    return SpanAccess::make_span(non_null(span.data()), span.size());
+  }
 };
 
 template <class T> struct Binder<DisjointSpan<T>> {
@@ -94,9 +122,56 @@ template <class T> struct Binder<DisjointSpan<T>> {
   static constexpr bool accepts =
       MutableBufferLvalue<Arg, T> || std::is_same_v<std::remove_cvref_t<Arg>, DisjointSpan<T>>;
   static DisjointSpan<T> bind(DeviceBuffer<T> &buffer) noexcept {
-    return SpanAccess::make_disjoint(device_pointer<T>(buffer), buffer.size());
+    return SpanAccess::make_disjoint(span_pointer<T>(buffer), buffer.size());
   }
-  static DisjointSpan<T> bind(DisjointSpan<T> span) noexcept { return span; }
+  static DisjointSpan<T> bind(DisjointSpan<T> span) noexcept {
+    // Only an empty span can come from user code (SpanAccess is the runtime's).
+    return span.size() == 0 ? SpanAccess::make_disjoint(non_null<T>(nullptr), 0) : span;
+  }
+};
+
+template <class T> struct Binder<DisjointSpan2D<T>> {
+  template <class Arg>
+  static constexpr bool accepts =
+      ViewOf<Arg, T, 2> || std::is_same_v<std::remove_cvref_t<Arg>, DisjointSpan2D<T>>;
+  static DisjointSpan2D<T> bind(const BufferView2D<T> &view) noexcept {
+    return SpanAccess::make_disjoint_2d(span_pointer<T>(view.buffer()), view.width(), view.height());
+  }
+  static DisjointSpan2D<T> bind(DisjointSpan2D<T> span) noexcept {
+    return span.size() == 0 ? SpanAccess::make_disjoint_2d(non_null<T>(nullptr), span.width(), span.height())
+                            : span;
+  }
+};
+
+template <class T> struct Binder<DisjointSpan3D<T>> {
+  template <class Arg>
+  static constexpr bool accepts =
+      ViewOf<Arg, T, 3> || std::is_same_v<std::remove_cvref_t<Arg>, DisjointSpan3D<T>>;
+  static DisjointSpan3D<T> bind(const BufferView3D<T> &view) noexcept {
+    return SpanAccess::make_disjoint_3d(span_pointer<T>(view.buffer()), view.width(), view.height(),
+                                        view.depth());
+  }
+  static DisjointSpan3D<T> bind(DisjointSpan3D<T> span) noexcept {
+    return span.size() == 0
+               ? SpanAccess::make_disjoint_3d(non_null<T>(nullptr), span.width(), span.height(), span.depth())
+               : span;
+  }
+};
+
+/// The binding rules of oxide::unsafe_launch: those of Binder, plus raw pointer parameters.
+template <class Param> struct UnsafeBinder : Binder<Param> {};
+
+template <class T> struct UnsafeBinder<T *> {
+  using Element = std::remove_cv_t<T>;
+  template <class Arg>
+  static constexpr bool
+      accepts = (std::is_const_v<T> ? BufferLvalue<Arg, Element> : MutableBufferLvalue<Arg, Element>) ||
+                (!is_device_buffer_v<std::remove_cvref_t<Arg>> && std::is_convertible_v<Arg, T *>);
+  /// The buffer's device pointer as it is: null for an empty buffer (a pointer kernel may test it).
+  static T *bind(const DeviceBuffer<Element> &buffer) noexcept {
+    return reinterpret_cast<T *>(static_cast<std::uintptr_t>(buffer.device_ptr()));
+  }
+  static T *bind(T *pointer) noexcept { return pointer; }
 };
 
 } // namespace detail
@@ -105,6 +180,10 @@ template <class T> struct Binder<DisjointSpan<T>> {
 /// forwarding references) can be passed to a kernel parameter of type Param.
 template <class Arg, class Param>
 concept KernelArgument = detail::Binder<Param>::template accepts<Arg>;
+
+/// The same for oxide::unsafe_launch, which also binds buffers and pointers to pointer parameters.
+template <class Arg, class Param>
+concept UnsafeKernelArgument = detail::UnsafeBinder<Param>::template accepts<Arg>;
 
 namespace detail {
 
@@ -142,14 +221,27 @@ struct DiagnosticText {
   [[nodiscard]] constexpr std::size_t size() const noexcept { return length; }
 };
 
-template <std::size_t Index, class Arg, class Param> constexpr DiagnosticText argument_diagnostic() noexcept {
+template <class T> inline constexpr unsigned disjoint_rank_v = 0;
+template <class T> inline constexpr unsigned disjoint_rank_v<DisjointSpan2D<T>> = 2;
+template <class T> inline constexpr unsigned disjoint_rank_v<DisjointSpan3D<T>> = 3;
+
+template <std::size_t Index, class Arg, class Param, bool Unsafe>
+constexpr DiagnosticText argument_diagnostic() noexcept {
   DiagnosticText d;
   d << "oxide: argument " << Index + 1 << " (" << type_name<Arg>()
     << ") cannot be passed as kernel parameter of type '" << type_name<Param>() << "'";
   if constexpr (is_device_buffer_v<std::remove_cvref_t<Arg>> && !std::is_lvalue_reference_v<Arg>)
     d << "; pass a named DeviceBuffer, not a temporary (it would be freed while the kernel runs)";
+  else if constexpr (disjoint_rank_v<Param> == 2)
+    d << "; pass buffer.view_2d(width, height) of a non-const DeviceBuffer with the same element type";
+  else if constexpr (disjoint_rank_v<Param> == 3)
+    d << "; pass buffer.view_3d(width, height, depth) of a non-const DeviceBuffer with the same element type";
+  else if constexpr (std::is_pointer_v<Param> && !Unsafe)
+    d << "; raw pointer parameters take arguments only in oxide::unsafe_launch";
   else if constexpr (is_device_buffer_v<std::remove_cvref_t<Arg>>)
-    d << "; a const DeviceBuffer binds only to Span<const T>, and the element types must match";
+    d << "; a const DeviceBuffer binds only to Span<const T> (or const T* in unsafe launches), and the "
+         "element "
+         "types must match";
   else if constexpr (std::is_arithmetic_v<Param>)
     d << "; scalars must convert without narrowing (add an explicit cast)";
   return d;
@@ -163,15 +255,17 @@ constexpr DiagnosticText argument_count_diagnostic(std::size_t given, std::size_
 }
 
 /// Instantiated once per argument so that a mismatch is reported with its position and types.
-template <std::size_t Index, class Arg, class Param> struct CheckKernelArgument {
+/// `Unsafe` selects the binding rules of oxide::unsafe_launch.
+template <std::size_t Index, class Arg, class Param, bool Unsafe = false> struct CheckKernelArgument {
+  static constexpr bool ok = Unsafe ? UnsafeKernelArgument<Arg, Param> : KernelArgument<Arg, Param>;
 #if defined(__clang__) && __clang_major__ >= 17
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Wc++26-extensions"
   // Clang accepts a computed message before C++26, which names the argument and both types.
-  static_assert(KernelArgument<Arg, Param>, argument_diagnostic<Index, Arg, Param>());
+  static_assert(ok, argument_diagnostic<Index, Arg, Param, Unsafe>());
 #pragma clang diagnostic pop
 #else
-  static_assert(KernelArgument<Arg, Param>,
+  static_assert(ok,
                 "oxide: an argument cannot be passed as its kernel parameter; the CheckKernelArgument<index, "
                 "argument, parameter> instantiation in this diagnostic names it");
 #endif

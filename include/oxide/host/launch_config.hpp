@@ -77,6 +77,22 @@ struct LaunchConfig3D {
   friend bool operator==(const LaunchConfig3D &, const LaunchConfig3D &) = default;
 };
 
+/// Any shape, for oxide::unsafe_launch: `grid` blocks of `block` threads with
+/// `dynamic_shared_bytes` of dynamic shared memory per block.
+///
+///   oxide::unsafe_launch(stream, kernel, oxide::LaunchConfig{{blocks}, {256}}, args...);
+struct LaunchConfig {
+  Dim3 grid;
+  Dim3 block;
+  std::uint32_t dynamic_shared_bytes = 0;
+
+  /// Throws oxide::Error unless the shape is within CUDA's limits.
+  void validate() const;
+  [[nodiscard]] std::uint64_t total_threads() const noexcept;
+
+  friend bool operator==(const LaunchConfig &, const LaunchConfig &) = default;
+};
+
 namespace detail {
 
 /// The shape every configuration reduces to: what cuLaunchKernel and the simulator take.
@@ -102,10 +118,26 @@ struct LaunchGeometry {
   return {c.grid, c.block, c.dynamic_shared_bytes};
 }
 
+[[nodiscard]] inline LaunchGeometry geometry_of(const LaunchConfig &c) noexcept {
+  return {c.grid, c.block, c.dynamic_shared_bytes};
+}
+
+/// The rank a configuration type launches: what a launch contract's `domain` must be. A plain
+/// LaunchConfig has none (0): it is for unsafe launches only.
+template <class T> inline constexpr unsigned launch_rank_v = 0;
+template <> inline constexpr unsigned launch_rank_v<LaunchConfig1D> = 1;
+template <> inline constexpr unsigned launch_rank_v<LaunchConfig2D> = 2;
+template <> inline constexpr unsigned launch_rank_v<LaunchConfig3D> = 3;
+
 template <class T> inline constexpr bool is_launch_config_v = false;
 template <> inline constexpr bool is_launch_config_v<LaunchConfig1D> = true;
 template <> inline constexpr bool is_launch_config_v<LaunchConfig2D> = true;
 template <> inline constexpr bool is_launch_config_v<LaunchConfig3D> = true;
+template <> inline constexpr bool is_launch_config_v<LaunchConfig> = true;
+
+/// Throws oxide::Error (GridInvalid or BlockInvalid) unless `geometry` is within CUDA's limits
+/// for a launch of `rank` (0: any shape); the messages use that rank's configuration type.
+void validate_geometry(const LaunchGeometry &geometry, unsigned rank);
 
 } // namespace detail
 

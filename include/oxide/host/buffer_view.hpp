@@ -1,0 +1,47 @@
+// 2-D and 3-D views of a DeviceBuffer: how a buffer is passed to a DisjointSpan2D/3D parameter.
+//
+//   auto image = oxide::DeviceBuffer<float>::zeroed(stream, width * height);
+//   launch(stream, input, image.view_2d(width, height));   // binds to DisjointSpan2D<float>
+//
+// A view covers its whole buffer (width * height == size(), checked when it is made) and refers
+// to it without owning it: make it in the launch call, while the buffer is alive.
+#pragma once
+
+#include <cstddef>
+
+namespace oxide {
+
+template <class T> class DeviceBuffer;
+
+/// A buffer seen as a row-major width x height array (rank 2) or width x height x depth volume
+/// (rank 3), x fastest. Binds to DisjointSpan2D<T> / DisjointSpan3D<T> of the same rank, and to
+/// Span<const T> as a flat input. Made by DeviceBuffer::view_2d / view_3d.
+template <class T, unsigned Rank> class BufferView {
+  static_assert(Rank == 2 || Rank == 3, "buffer views have rank 2 or 3");
+
+public:
+  [[nodiscard]] DeviceBuffer<T> &buffer() const noexcept { return *buffer_; }
+  [[nodiscard]] std::size_t width() const noexcept { return width_; }
+  [[nodiscard]] std::size_t height() const noexcept { return height_; }
+  /// 1 for a 2-D view.
+  [[nodiscard]] std::size_t depth() const noexcept { return depth_; }
+
+private:
+  friend class DeviceBuffer<T>;
+  BufferView(DeviceBuffer<T> &buffer, std::size_t width, std::size_t height, std::size_t depth) noexcept
+      : buffer_(&buffer), width_(width), height_(height), depth_(depth) {}
+
+  DeviceBuffer<T> *buffer_;
+  std::size_t width_, height_, depth_;
+};
+
+template <class T> using BufferView2D = BufferView<T, 2>;
+template <class T> using BufferView3D = BufferView<T, 3>;
+
+namespace detail {
+/// Throws oxide::Error (ViewShapeMismatch) unless the extents' product is exactly `size`.
+void check_view_shape(const char *operation, std::size_t size, std::size_t width, std::size_t height,
+                      std::size_t depth);
+} // namespace detail
+
+} // namespace oxide

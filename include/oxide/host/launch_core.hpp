@@ -1,0 +1,190 @@
+// What oxide::prepare and oxide::unsafe_launch share: the type-erased kernel, the checks made
+// before each launch, and the launch itself. Runtime internal; see launch.hpp and
+// unsafe_launch.hpp for the public API.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "oxide/host/buffer.hpp"
+#include "oxide/host/context.hpp"
+#include "oxide/host/kernel_argument.hpp"
+#include "oxide/host/launch_config.hpp"
+#include "oxide/host/registry.hpp"
+#include "oxide/host/stream.hpp"
+
+namespace oxide::detail {
+
+/// Any function pointer type; kernels are stored as this and cast back by their invoker.
+using HostFunction = void (*)();
+
+/// A kernel's host code: what the CPU simulator calls once per simulated thread.
+struct HostKernel {
+  HostFunction function = nullptr;
+  /// Calls `function` with the parameter values `arguments` point at (one per parameter).
+  void (*invoke)(HostFunction function, void *const *arguments) = nullptr;
+};
+
+template <class... P, std::size_t... I>
+void invoke_host_kernel(HostFunction function, [[maybe_unused]] void *const *arguments,
+                        std::index_sequence<I...>) {
+  reinterpret_cast<void (*)(P...)>(function)(*static_cast<P *>(arguments[I])...);
+}
+
+/// The type-erased call of a kernel with parameters P..., generated at compile time.
+template <class... P> void invoke_host_kernel(HostFunction function, void *const *arguments) {
+  invoke_host_kernel<P...>(function, arguments, std::index_sequence_for<P...>{});
+}
+
+template <class... P> HostKernel host_kernel(void (*kernel)(P...)) noexcept {
+  return {reinterpret_cast<HostFunction>(kernel), &invoke_host_kernel<P...>};
+}
+
+class KernelContract; // runtime/launch_contract.hpp: a parsed launch contract
+
+/// A kernel ready to launch in one context with one shape: what prepare() resolved, or what an
+/// unsafe launch resolves each time, independent of the kernel's C++ signature.
+struct PreparedKernel {
+  std::shared_ptr<ContextState> context;
+  const RegisteredKernel *kernel = nullptr; ///< owned by `context`'s kernel cache
+  /// The contract to check at each launch; nullptr for unsafe launches, which check none.
+  const KernelContract *contract = nullptr;
+  bool has_requires = false; ///< the contract has `requires` relations to evaluate
+  bool simulated = false;    ///< the context is the CPU simulator: launches call `host`
+  void *function = nullptr;  ///< CUfunction; nullptr on the simulator
+  LaunchGeometry geometry;
+  HostKernel host;
+
+  /// "vecadd", for messages.
+  [[nodiscard]] const std::string &display_name() const noexcept { return kernel->display_name; }
+};
+
+/// oxide::prepare's runtime half: the kernel must have a launch contract, and the configuration
+/// (of `rank`) must satisfy it and the device. Throws oxide::Error.
+[[nodiscard]] PreparedKernel prepare_kernel(const Context &context, HostKernel host,
+                                            std::span<const HostParam> params, const LaunchGeometry &geometry,
+                                            unsigned rank);
+/// oxide::unsafe_launch's: any kernel, in the stream's context, within CUDA's and the device's
+/// limits (rank 0: any shape). Cheap after the first call per context and kernel.
+[[nodiscard]] PreparedKernel prepare_unsafe_kernel(const Stream &stream, HostKernel host,
+                                                   std::span<const HostParam> params,
+                                                   const LaunchGeometry &geometry, unsigned rank);
+
+/// The device memory an argument gives the kernel, for the checks made at every launch.
+struct ArgumentMemory {
+  const ContextState *owner = nullptr; ///< nullptr when not a DeviceBuffer
+  std::uint64_t begin = 0;
+  std::uint64_t bytes = 0;
+  bool writable = false;
+  bool present = false; ///< false for scalars and other by-value parameters
+};
+
+/// The checks before every launch. Always: the stream belongs to the kernel's context and every
+/// buffer to the same context (WrongStreamContext, WrongContext). With a contract: every
+/// `requires` relation holds for `contract_values` (see contract_value) and no memory the kernel
+/// writes is passed through another argument (OverlappingArguments).
+void check_launch(const PreparedKernel &kernel, const Stream &stream,
+                  std::span<const ArgumentMemory> arguments, std::span<const std::uint64_t> contract_values);
+/// Enqueues the kernel (or runs it on the simulator) with the parameter values `arguments`
+/// point at. Call check_launch first.
+void launch_kernel(const PreparedKernel &kernel, Stream &stream, void **arguments);
+
+template <class P>
+inline constexpr bool writes_through_v = std::is_pointer_v<P> && !std::is_const_v<std::remove_pointer_t<P>>;
+template <class T> inline constexpr bool writes_through_v<Span<T>> = !std::is_const_v<T>;
+template <class T> inline constexpr bool writes_through_v<DisjointSpan<T>> = true;
+template <class T> inline constexpr bool writes_through_v<DisjointSpan2D<T>> = true;
+template <class T> inline constexpr bool writes_through_v<DisjointSpan3D<T>> = true;
+
+template <class T> inline constexpr bool is_span_v = false;
+template <class T> inline constexpr bool is_span_v<Span<T>> = true;
+
+template <class Param, class Arg> ArgumentMemory argument_memory(const Arg &arg) noexcept {
+  using A = std::remove_cvref_t<Arg>;
+  if constexpr (is_device_buffer_v<A>)
+    return {BufferAccess::context(arg), arg.device_ptr(), arg.size_bytes(), writes_through_v<Param>, true};
+  else if constexpr (is_buffer_view_v<A>)
+    return argument_memory<Param>(arg.buffer());
+  else if constexpr (is_span_v<A>)
+    return {nullptr, reinterpret_cast<std::uintptr_t>(arg.data()),
+            arg.size() * sizeof(typename A::element_type), writes_through_v<Param>, true};
+  else
+    return {}; // scalars, structs and raw pointers; a DisjointSpan argument can only be an empty one
+}
+
+template <class T> inline constexpr bool has_size_v = false;
+template <class T> inline constexpr bool has_size_v<Span<T>> = true;
+template <class T> inline constexpr bool has_size_v<DisjointSpan<T>> = true;
+template <class T> inline constexpr bool has_size_v<DisjointSpan2D<T>> = true;
+template <class T> inline constexpr bool has_size_v<DisjointSpan3D<T>> = true;
+
+/// What a bound parameter contributes to `requires`: a span's element count (width * height
+/// [* depth] for 2-D/3-D spans), an unsigned integer's value; 0 for anything else.
+template <class P> constexpr std::uint64_t contract_value(const P &value) noexcept {
+  if constexpr (has_size_v<P>)
+    return value.size();
+  else if constexpr (std::is_integral_v<P> && std::is_unsigned_v<P> && !std::is_same_v<P, bool>)
+    return value;
+  else
+    return 0;
+}
+
+template <bool Unsafe, class Param, class Arg> constexpr bool binds() noexcept {
+  if constexpr (Unsafe)
+    return UnsafeKernelArgument<Arg, Param>;
+  else
+    return KernelArgument<Arg, Param>;
+}
+
+template <bool Unsafe, class... P, class... A>
+constexpr bool binds_all(std::type_identity<std::tuple<P...>>,
+                         std::type_identity<std::tuple<A...>>) noexcept {
+  if constexpr (sizeof...(P) != sizeof...(A))
+    return false;
+  else
+    return (binds<Unsafe, P, A>() && ...);
+}
+
+/// Instantiates CheckKernelArgument for each argument, so each mismatch is reported on its own.
+template <bool Unsafe, class... P, class... A, std::size_t... I>
+constexpr void check_each_argument(std::index_sequence<I...>, std::type_identity<std::tuple<P...>>,
+                                   std::type_identity<std::tuple<A...>>) noexcept {
+  ((void)CheckKernelArgument<I, A, P, Unsafe>{}, ...);
+}
+
+template <class T> constexpr HostParam host_param() noexcept {
+  return {sizeof(T), alignof(T), type_name<T>()};
+}
+
+template <class... P> constexpr void check_kernel_signature() noexcept {
+  static_assert((!std::is_reference_v<P> && ...), "oxide: kernel parameters must be passed by value");
+  static_assert((std::is_trivially_copyable_v<P> && ...),
+                "oxide: kernel parameters must be trivially copyable");
+}
+
+/// Binds `args` to the parameters P... with Binder (or UnsafeBinder), checks the launch and
+/// launches. The argument types were checked at compile time by the caller.
+template <bool Unsafe, class... P, class... Args>
+void bind_and_launch(const PreparedKernel &kernel, Stream &stream, Args &&...args) {
+  // Braced initialization binds the arguments left to right.
+  std::tuple<P...> values{std::conditional_t<Unsafe, UnsafeBinder<P>, Binder<P>>::bind(args)...};
+  const std::array<ArgumentMemory, sizeof...(P)> memory{argument_memory<P>(args)...};
+  std::array<std::uint64_t, sizeof...(P)> sizes{};
+  if (kernel.has_requires)
+    sizes = std::apply(
+        [](const auto &...v) { return std::array<std::uint64_t, sizeof...(P)>{contract_value(v)...}; },
+        values);
+  check_launch(kernel, stream, memory, sizes);
+  std::array<void *, sizeof...(P)> pointers =
+      std::apply([](auto &...value) { return std::array<void *, sizeof...(P)>{&value...}; }, values);
+  launch_kernel(kernel, stream, pointers.data());
+}
+
+} // namespace oxide::detail

@@ -1,0 +1,160 @@
+#include "contract_checks.hpp"
+
+#include <fmt/format.h>
+
+#include <utility>
+#include <vector>
+
+#include "oxide/host/error.hpp"
+
+namespace oxide::detail {
+
+std::string format_extents(const Dim3 &e, unsigned rank) {
+  switch (rank) {
+  case 1:
+    return fmt::format("{}", e.x);
+  case 2:
+    return fmt::format("({}, {})", e.x, e.y);
+  default:
+    return fmt::format("({}, {}, {})", e.x, e.y, e.z);
+  }
+}
+
+void check_domain(const KernelContract &contract, const std::string &kernel, unsigned rank) {
+  const std::uint32_t domain = contract.contract().domain;
+  if (rank == domain)
+    return;
+  throw Error(ErrorKind::DomainMismatch,
+              fmt::format("kernel '{}' has domain = {} in its launch contract, but is prepared with a "
+                          "LaunchConfig{}D; prepare it with a LaunchConfig{}D",
+                          kernel, domain, rank, domain),
+              kernel);
+}
+
+void check_configuration(const KernelContract &contract, const std::string &kernel,
+                         const LaunchGeometry &geometry, const Device &device) {
+  const Contract &c = contract.contract();
+  if (c.block) {
+    const Dim3 exact{(*c.block)[0], (*c.block)[1], (*c.block)[2]};
+    if (!(geometry.block == exact))
+      throw Error(
+          ErrorKind::BlockMismatch,
+          fmt::format("kernel '{}' must be launched with block = {} (its launch contract), but the launch "
+                      "configuration has block {}",
+                      kernel, format_extents(exact, c.domain), format_extents(geometry.block, c.domain)),
+          kernel);
+  }
+  const std::uint32_t shared = geometry.dynamic_shared_bytes;
+  if (shared < c.dynamic_shared_min || shared > c.dynamic_shared_max) {
+    const std::string allowed =
+        c.dynamic_shared_max == 0
+            ? std::string("no dynamic shared memory (add dynamic_shared = N or a range to "
+                          "its launch contract to allow some)")
+        : c.dynamic_shared_min == c.dynamic_shared_max
+            ? fmt::format("dynamic_shared = {} bytes (its launch contract)", c.dynamic_shared_min)
+            : fmt::format("dynamic_shared = {}..{} bytes (its launch contract)", c.dynamic_shared_min,
+                          c.dynamic_shared_max);
+    throw Error(ErrorKind::DynamicSharedOutOfRange,
+                fmt::format("kernel '{}' allows {}, but the launch configuration asks for {} bytes", kernel,
+                            allowed, shared),
+                kernel);
+  }
+  // The simulator runs every kernel the host compiler built: it has no compute capability.
+  if (!device.is_simulator())
+    check_compute_capability(c, kernel, device.compute_capability(),
+                             fmt::format("device {} ({})", device.ordinal(), device.name()));
+}
+
+void check_compute_capability(const Contract &c, const std::string &kernel, ComputeCapability cc,
+                              std::string_view device) {
+  if (std::pair(std::uint32_t(cc.major), std::uint32_t(cc.minor)) >=
+      std::pair(c.min_cc_major, c.min_cc_minor))
+    return;
+  throw Error(
+      ErrorKind::ComputeCapabilityTooLow,
+      fmt::format("kernel '{}' needs compute capability {}.{} or newer (its launch contract), but {} has "
+                  "{}.{}",
+                  kernel, c.min_cc_major, c.min_cc_minor, device, cc.major, cc.minor),
+      kernel);
+}
+
+void check_launch_bounds(const RegisteredKernel &kernel, const LaunchGeometry &geometry) {
+  const std::uint32_t bound = kernel.info->max_threads;
+  const std::uint64_t threads = geometry.threads_per_block();
+  if (bound == 0 || threads <= bound)
+    return;
+  throw Error(ErrorKind::BlockOverLaunchBounds,
+              fmt::format("kernel '{}' has launch_bounds({}), but the launch configuration has blocks of {} "
+                          "threads {}",
+                          kernel.display_name, bound, threads, format_extents(geometry.block, 3)),
+              kernel.display_name);
+}
+
+namespace {
+
+/// Appends the parameters `node` reads, each once, in the order they appear.
+void collect_operands(const Contract &c, std::uint32_t node, std::vector<const ContractNode *> &out) {
+  const ContractNode &n = c.nodes[node];
+  switch (n.kind) {
+  case ContractNode::Kind::Literal:
+    return;
+  case ContractNode::Kind::Size:
+  case ContractNode::Kind::Scalar:
+    for (const ContractNode *seen : out)
+      if (seen->kind == n.kind && seen->value == n.value)
+        return;
+    out.push_back(&n);
+    return;
+  default:
+    collect_operands(c, n.lhs, out);
+    collect_operands(c, n.rhs, out);
+  }
+}
+
+/// "a.size() = 100 and c.size() = 200": the value of every parameter a relation reads.
+std::string describe_operands(const KernelContract &contract, const ContractRelation &relation,
+                              std::span<const std::uint64_t> values) {
+  const Contract &c = contract.contract();
+  std::vector<const ContractNode *> operands;
+  collect_operands(c, relation.lhs, operands);
+  collect_operands(c, relation.rhs, operands);
+  std::string out;
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    const ContractNode &n = *operands[i];
+    if (i > 0)
+      out += i + 1 == operands.size() ? " and " : ", ";
+    const std::string &name = contract.names()[n.value];
+    out +=
+        fmt::format("{}{} = {}", name, n.kind == ContractNode::Kind::Size ? ".size()" : "", values[n.value]);
+  }
+  return out;
+}
+
+} // namespace
+
+void check_requires(const KernelContract &contract, const std::string &kernel,
+                    std::span<const std::uint64_t> values) {
+  const Contract &c = contract.contract();
+  // The evaluator takes a vector: reuse one per thread, so a launch allocates nothing.
+  thread_local std::vector<std::uint64_t> scratch;
+  scratch.assign(values.begin(), values.end());
+  for (const ContractRelation &relation : c.requires_) {
+    const std::optional<bool> holds = evaluate_contract_relation(c, relation, scratch);
+    if (holds == true) [[likely]]
+      continue;
+    const std::string text = render_contract_relation(c, relation, contract.names());
+    const std::string operands = describe_operands(contract, relation, values);
+    if (!holds)
+      throw Error(ErrorKind::RequiresOverflow,
+                  fmt::format("launch of '{}' violates its contract: requires {} cannot be evaluated, its "
+                              "arithmetic overflows 64 bits or goes below zero with {}",
+                              kernel, text, operands),
+                  kernel);
+    throw Error(ErrorKind::RequiresViolated,
+                fmt::format("launch of '{}' violates its contract: requires {}, but {}", kernel, text,
+                            operands.empty() ? std::string("it does not hold") : operands),
+                kernel);
+  }
+}
+
+} // namespace oxide::detail
