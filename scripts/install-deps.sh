@@ -4,7 +4,7 @@
 # libdevice, cuda.h) is expected in /usr/local/cuda or $OXIDE_CUDA_PATH.
 set -euo pipefail
 
-packages=(cmake ninja-build llvm-22-dev libclang-22-dev clang-22 libmlir-22-dev mlir-22-tools
+packages=(cmake ninja-build llvm-22-dev libclang-22-dev clang-22 libclang-rt-22-dev libmlir-22-dev mlir-22-tools
           llvm-22-tools libfmt-dev libgtest-dev libboost-context-dev)
 
 missing=()

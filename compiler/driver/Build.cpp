@@ -53,6 +53,8 @@ llvm::Error link(const Toolchain &tc, llvm::StringRef object, const CompileOptio
                                              tc.runtimeLibrary, "-ldl", "-lpthread"};
   for (const auto &flag : sanitizerFlags)
     args.push_back(flag);
+  if (!tc.builtinsLibrary.empty())
+    args.push_back(tc.builtinsLibrary);
   if (verbose) {
     llvm::errs() << "oxcc: link:";
     for (auto a : args)

@@ -44,6 +44,10 @@ llvm::Expected<Toolchain> Toolchain::discover(const char *argv0) {
   if (!fs::can_execute(tc.ptxas))
     tc.ptxas.clear();
 
+  tc.builtinsLibrary = joinPath(tc.clangResourceDir, {"lib", "linux", "libclang_rt.builtins-x86_64.a"});
+  if (!fs::exists(tc.builtinsLibrary))
+    tc.builtinsLibrary.clear();
+
   tc.clangDriver = joinPath(OXIDE_LLVM_BIN_DIR, {"clang++"});
   if (!fs::can_execute(tc.clangDriver)) {
     auto found = llvm::sys::findProgramByName("clang++-22");

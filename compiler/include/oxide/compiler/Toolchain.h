@@ -19,6 +19,9 @@ struct Toolchain {
   std::string clangDriver;       ///< clang++ used as the link driver
   std::string oxideIncludeDir;   ///< include/ holding oxide/oxide.hpp
   std::string runtimeLibrary;    ///< liboxide_runtime.a
+  /// compiler-rt's builtins archive: conversions libgcc 12 lacks (float <-> bfloat16). Empty
+  /// when clang's resource directory has none.
+  std::string builtinsLibrary;
 
   /// Locates everything; `argv0` is oxcc's own path. Fails with a message naming what is
   /// missing and how to provide it.
