@@ -68,8 +68,16 @@ class EventTimer {
   Fn create_, record_, sync_, elapsed_, destroy_;
   void *start_ = nullptr, *stop_ = nullptr;
 
+  static void check(int rc, const char *what) {
+    if (rc != 0) {
+      std::fprintf(stderr, "stream_oxide: %s failed with CUDA error %d\n", what, rc);
+      std::exit(2);
+    }
+  }
+
 public:
-  EventTimer() {
+  /// `context` is the Oxide context's CUcontext: the runtime does not leave it current.
+  explicit EventTimer(void *context) {
     void *lib = dlopen("libcuda.so.1", RTLD_NOW);
     if (!lib) {
       std::fprintf(stderr, "stream_oxide: needs a GPU (libcuda.so.1)\n");
@@ -80,20 +88,22 @@ public:
     sync_ = reinterpret_cast<Fn>(dlsym(lib, "cuEventSynchronize"));
     elapsed_ = reinterpret_cast<Fn>(dlsym(lib, "cuEventElapsedTime"));
     destroy_ = reinterpret_cast<Fn>(dlsym(lib, "cuEventDestroy_v2"));
-    create_(&start_, 0u);
-    create_(&stop_, 0u);
+    auto set_current = reinterpret_cast<Fn>(dlsym(lib, "cuCtxSetCurrent"));
+    check(set_current(context), "cuCtxSetCurrent");
+    check(create_(&start_, 0u), "cuEventCreate");
+    check(create_(&stop_, 0u), "cuEventCreate");
   }
   ~EventTimer() {
     destroy_(start_);
     destroy_(stop_);
   }
   float time_ms(void *stream, const std::function<void()> &work) {
-    record_(start_, stream);
+    check(record_(start_, stream), "cuEventRecord");
     work();
-    record_(stop_, stream);
-    sync_(stop_);
+    check(record_(stop_, stream), "cuEventRecord");
+    check(sync_(stop_), "cuEventSynchronize");
     float ms = 0;
-    elapsed_(&ms, start_, stop_);
+    check(elapsed_(&ms, start_, stop_), "cuEventElapsedTime");
     return ms;
   }
 };
@@ -127,7 +137,7 @@ int main(int argc, char **argv) try {
   auto c = oxide::DeviceBuffer<float>::from_host(stream, hc);
   const auto one_per_thread = oxide::LaunchConfig1D::for_elements(n, 256);
   const oxide::LaunchConfig1D grid_stride{132 * 8, 256}; // 8 blocks per SM of an H200
-  EventTimer timer;
+  EventTimer timer(ctx.native_handle());
   const std::size_t bytes2 = 2 * n * sizeof(float), bytes3 = 3 * n * sizeof(float);
 
   auto report = [&](const char *name, std::size_t bytes, const std::function<void()> &launch,
