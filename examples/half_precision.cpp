@@ -8,9 +8,10 @@
 #include <random>
 #include <vector>
 
-[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (x.size() == out.size(), xb.size() == out.size())")]]
-void axpb(oxide::half a, oxide::Span<const oxide::half> x, oxide::Span<const oxide::bfloat16> xb,
-          oxide::DisjointSpan<float> out) {
+[[kernel, oxide::launch_contract(
+              "domain = 1, block = 256, requires = (x.size() == out.size(), xb.size() == out.size())")]] void
+axpb(oxide::half a, oxide::Span<const oxide::half> x, oxide::Span<const oxide::bfloat16> xb,
+     oxide::DisjointSpan<float> out) {
   const auto idx = oxide::thread::index_1d();
   const oxide::half h = a * x[idx.get()] + oxide::to_half(0.5f);
   const oxide::bfloat16 b = xb[idx.get()] * oxide::to_bfloat16(2.0f);
@@ -34,7 +35,8 @@ int main() try {
   auto stream = ctx.default_stream();
   auto x = oxide::DeviceBuffer<oxide::half>::from_host(stream, hx);
   auto xb = oxide::DeviceBuffer<oxide::bfloat16>::from_host(stream, hb);
-  auto out = oxide::DeviceBuffer<float>::from_host(stream, std::vector<float>(n, std::numeric_limits<float>::quiet_NaN()));
+  auto out = oxide::DeviceBuffer<float>::from_host(
+      stream, std::vector<float>(n, std::numeric_limits<float>::quiet_NaN()));
   auto launch = oxide::prepare(ctx, axpb, oxide::LaunchConfig1D::for_elements(n));
   launch(stream, a, x, xb, out);
   const std::vector<float> result = out.to_host(stream);

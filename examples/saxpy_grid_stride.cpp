@@ -9,8 +9,9 @@
 #include <random>
 #include <vector>
 
-[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (x.size() == out.size(), y.size() == out.size())")]]
-void saxpy(float a, oxide::Span<const float> x, oxide::Span<const float> y, oxide::DisjointSpan<float> out) {
+[[kernel, oxide::launch_contract(
+              "domain = 1, block = 256, requires = (x.size() == out.size(), y.size() == out.size())")]] void
+saxpy(float a, oxide::Span<const float> x, oxide::Span<const float> y, oxide::DisjointSpan<float> out) {
   for (const auto &i : oxide::thread::grid_stride(out.size()))
     if (float *o = out.get_mut(i))
       *o = a * x[i.get()] + y[i.get()];
@@ -31,7 +32,8 @@ int main() try {
   auto stream = ctx.default_stream();
   auto x = oxide::DeviceBuffer<float>::from_host(stream, hx);
   auto y = oxide::DeviceBuffer<float>::from_host(stream, hy);
-  auto out = oxide::DeviceBuffer<float>::from_host(stream, std::vector<float>(n, std::numeric_limits<float>::quiet_NaN()));
+  auto out = oxide::DeviceBuffer<float>::from_host(
+      stream, std::vector<float>(n, std::numeric_limits<float>::quiet_NaN()));
 
   // 264 blocks of 256 threads: a few waves on any GPU, far fewer threads than elements.
   auto launch = oxide::prepare(ctx, saxpy, oxide::LaunchConfig1D{264, 256});

@@ -2,16 +2,16 @@
 // tile (the last thread's tile is shorter), then written with no per-element checks.
 #include <oxide/oxide.hpp>
 
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <random>
 #include <vector>
 
 constexpr std::size_t kTile = 8;
 
-[[kernel, oxide::launch_contract("domain = 1, block = 128, requires = (in.size() == out.size())")]]
-void prefix_in_tile(oxide::Span<const std::uint32_t> in, oxide::DisjointSpan<std::uint32_t> out) {
+[[kernel, oxide::launch_contract("domain = 1, block = 128, requires = (in.size() == out.size())")]] void
+prefix_in_tile(oxide::Span<const std::uint32_t> in, oxide::DisjointSpan<std::uint32_t> out) {
   const auto idx = oxide::thread::index_1d();
   auto tile = out.tile_mut<kTile>(idx);
   const std::size_t base = idx.get() * kTile;

@@ -9,10 +9,11 @@
 #include <random>
 #include <vector>
 
-[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (a.size() == c.size(), b.size() == c.size())")]]
-void vecadd(oxide::Span<const float> a, oxide::Span<const float> b, oxide::DisjointSpan<float> c) {
+[[kernel, oxide::launch_contract(
+              "domain = 1, block = 256, requires = (a.size() == c.size(), b.size() == c.size())")]] void
+vecadd(oxide::Span<const float> a, oxide::Span<const float> b, oxide::DisjointSpan<float> c) {
   const auto idx = oxide::thread::index_1d(); // this thread's own index: the only way to write c
-  if (float *out = c.get_mut(idx))             // nullptr past the end of c
+  if (float *out = c.get_mut(idx))            // nullptr past the end of c
     *out = a[idx.get()] + b[idx.get()];
 }
 
@@ -31,7 +32,8 @@ int main() try {
   auto a = oxide::DeviceBuffer<float>::from_host(stream, ha);
   auto b = oxide::DeviceBuffer<float>::from_host(stream, hb);
   // Poisoned with NaN so an element the kernel never wrote cannot pass the check.
-  auto c = oxide::DeviceBuffer<float>::from_host(stream, std::vector<float>(n, std::numeric_limits<float>::quiet_NaN()));
+  auto c = oxide::DeviceBuffer<float>::from_host(
+      stream, std::vector<float>(n, std::numeric_limits<float>::quiet_NaN()));
 
   auto launch = oxide::prepare(ctx, vecadd, oxide::LaunchConfig1D::for_elements(n));
   launch(stream, a, b, c);

@@ -17,43 +17,46 @@
 
 constexpr float kScalar = 0.4f;
 
-[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (a.size() == c.size())")]]
-void copy(oxide::Span<const float> a, oxide::DisjointSpan<float> c) {
+[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (a.size() == c.size())")]] void
+copy(oxide::Span<const float> a, oxide::DisjointSpan<float> c) {
   const auto i = oxide::thread::index_1d();
   if (float *o = c.get_mut(i))
     *o = a[i.get()];
 }
 
-[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (c.size() == b.size())")]]
-void mul(oxide::Span<const float> c, oxide::DisjointSpan<float> b) {
+[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (c.size() == b.size())")]] void
+mul(oxide::Span<const float> c, oxide::DisjointSpan<float> b) {
   const auto i = oxide::thread::index_1d();
   if (float *o = b.get_mut(i))
     *o = kScalar * c[i.get()];
 }
 
-[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (a.size() == c.size(), b.size() == c.size())")]]
-void add(oxide::Span<const float> a, oxide::Span<const float> b, oxide::DisjointSpan<float> c) {
+[[kernel, oxide::launch_contract(
+              "domain = 1, block = 256, requires = (a.size() == c.size(), b.size() == c.size())")]] void
+add(oxide::Span<const float> a, oxide::Span<const float> b, oxide::DisjointSpan<float> c) {
   const auto i = oxide::thread::index_1d();
   if (float *o = c.get_mut(i))
     *o = a[i.get()] + b[i.get()];
 }
 
-[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (b.size() == a.size(), c.size() == a.size())")]]
-void triad(oxide::Span<const float> b, oxide::Span<const float> c, oxide::DisjointSpan<float> a) {
+[[kernel, oxide::launch_contract(
+              "domain = 1, block = 256, requires = (b.size() == a.size(), c.size() == a.size())")]] void
+triad(oxide::Span<const float> b, oxide::Span<const float> c, oxide::DisjointSpan<float> a) {
   const auto i = oxide::thread::index_1d();
   if (float *o = a.get_mut(i))
     *o = b[i.get()] + kScalar * c[i.get()];
 }
 
-[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (a.size() == c.size())")]]
-void copy_gs(oxide::Span<const float> a, oxide::DisjointSpan<float> c) {
+[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (a.size() == c.size())")]] void
+copy_gs(oxide::Span<const float> a, oxide::DisjointSpan<float> c) {
   for (const auto &i : oxide::thread::grid_stride(c.size()))
     if (float *o = c.get_mut(i))
       *o = a[i.get()];
 }
 
-[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (b.size() == a.size(), c.size() == a.size())")]]
-void triad_gs(oxide::Span<const float> b, oxide::Span<const float> c, oxide::DisjointSpan<float> a) {
+[[kernel, oxide::launch_contract(
+              "domain = 1, block = 256, requires = (b.size() == a.size(), c.size() == a.size())")]] void
+triad_gs(oxide::Span<const float> b, oxide::Span<const float> c, oxide::DisjointSpan<float> a) {
   for (const auto &i : oxide::thread::grid_stride(a.size()))
     if (float *o = a.get_mut(i))
       *o = b[i.get()] + kScalar * c[i.get()];
@@ -165,19 +168,23 @@ int main(int argc, char **argv) try {
   {
     auto k = oxide::prepare(ctx, copy, one_per_thread);
     poison(c);
-    report("copy", bytes2, [&] { k(stream, a, c); }, [&] { return matches(c, [&](std::size_t i) { return ha[i]; }); });
+    report(
+        "copy", bytes2, [&] { k(stream, a, c); },
+        [&] { return matches(c, [&](std::size_t i) { return ha[i]; }); });
   }
   {
     auto k = oxide::prepare(ctx, copy_gs, grid_stride);
     poison(c);
-    report("copy_gridstride", bytes2, [&] { k(stream, a, c); },
-           [&] { return matches(c, [&](std::size_t i) { return ha[i]; }); });
+    report(
+        "copy_gridstride", bytes2, [&] { k(stream, a, c); },
+        [&] { return matches(c, [&](std::size_t i) { return ha[i]; }); });
   }
   {
     auto k = oxide::prepare(ctx, mul, one_per_thread);
     poison(b);
-    report("mul", bytes2, [&] { k(stream, c, b); },
-           [&] { return matches(b, [&](std::size_t i) { return kScalar * ha[i]; }); });
+    report(
+        "mul", bytes2, [&] { k(stream, c, b); },
+        [&] { return matches(b, [&](std::size_t i) { return kScalar * ha[i]; }); });
   }
   {
     auto k = oxide::prepare(ctx, add, one_per_thread);
@@ -185,20 +192,23 @@ int main(int argc, char **argv) try {
     b.copy_from_host(stream, hb);
     auto out = oxide::DeviceBuffer<float>::uninitialized(stream, n);
     poison(out);
-    report("add", bytes3, [&] { k(stream, a, b, out); },
-           [&] { return matches(out, [&](std::size_t i) { return ha[i] + hb[i]; }); });
+    report(
+        "add", bytes3, [&] { k(stream, a, b, out); },
+        [&] { return matches(out, [&](std::size_t i) { return ha[i] + hb[i]; }); });
   }
   {
     auto k = oxide::prepare(ctx, triad, one_per_thread);
     poison(a);
-    report("triad", bytes3, [&] { k(stream, b, c, a); },
-           [&] { return matches(a, [&](std::size_t i) { return hb[i] + kScalar * hc[i]; }); });
+    report(
+        "triad", bytes3, [&] { k(stream, b, c, a); },
+        [&] { return matches(a, [&](std::size_t i) { return hb[i] + kScalar * hc[i]; }); });
   }
   {
     auto k = oxide::prepare(ctx, triad_gs, grid_stride);
     poison(a);
-    report("triad_gridstride", bytes3, [&] { k(stream, b, c, a); },
-           [&] { return matches(a, [&](std::size_t i) { return hb[i] + kScalar * hc[i]; }); });
+    report(
+        "triad_gridstride", bytes3, [&] { k(stream, b, c, a); },
+        [&] { return matches(a, [&](std::size_t i) { return hb[i] + kScalar * hc[i]; }); });
   }
   return 0;
 } catch (const oxide::Error &e) {

@@ -49,7 +49,7 @@ llvm::Error link(const Toolchain &tc, llvm::StringRef object, const CompileOptio
   std::vector<std::string> sanitizerFlags;
   for (const auto &sanitizer : opts.sanitizers)
     sanitizerFlags.push_back("-fsanitize=" + sanitizer);
-  llvm::SmallVector<llvm::StringRef> args = {tc.clangDriver, object,  "-o",       output,
+  llvm::SmallVector<llvm::StringRef> args = {tc.clangDriver,    object, "-o",       output,
                                              tc.runtimeLibrary, "-ldl", "-lpthread"};
   for (const auto &flag : sanitizerFlags)
     args.push_back(flag);
@@ -85,7 +85,8 @@ llvm::Expected<detail::DeviceImage> buildDeviceImage(const CompileOptions &opts,
     return detail::DeviceImage{};
   if (auto err = linkLibdevice(**lowered, tc.libdevice, opts.fastMath))
     return std::move(err);
-  auto ptx = generatePtx(**lowered, opts.arch, opts.optLevel, opts.emit == EmitStage::LLVM ? stageOut : nullptr);
+  auto ptx =
+      generatePtx(**lowered, opts.arch, opts.optLevel, opts.emit == EmitStage::LLVM ? stageOut : nullptr);
   if (!ptx)
     return ptx.takeError();
 

@@ -63,7 +63,8 @@ public:
   using EmitLLVMOnlyAction::EmitLLVMOnlyAction;
 
 protected:
-  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &ci, llvm::StringRef file) override {
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &ci,
+                                                        llvm::StringRef file) override {
     std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
     consumers.push_back(createSafetyChecker());
     consumers.push_back(EmitLLVMOnlyAction::CreateASTConsumer(ci, file));
@@ -117,8 +118,8 @@ llvm::Error checkInput(const CompileOptions &opts) {
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<llvm::Module>> oxide::compileHost(const CompileOptions &opts, const Toolchain &tc,
-                                                                 llvm::LLVMContext &ctx) {
+llvm::Expected<std::unique_ptr<llvm::Module>>
+oxide::compileHost(const CompileOptions &opts, const Toolchain &tc, llvm::LLVMContext &ctx) {
   linkKernelAttributes();
   linkContractAttributes();
   if (auto err = checkInput(opts))
@@ -136,8 +137,8 @@ llvm::Expected<std::unique_ptr<llvm::Module>> oxide::compileHost(const CompileOp
   return runClang(args, ctx, llvm::vfs::getRealFileSystem(), "host", opts.verbose);
 }
 
-llvm::Expected<std::unique_ptr<llvm::Module>> oxide::compileDevice(const CompileOptions &opts, const Toolchain &tc,
-                                                                   llvm::LLVMContext &ctx) {
+llvm::Expected<std::unique_ptr<llvm::Module>>
+oxide::compileDevice(const CompileOptions &opts, const Toolchain &tc, llvm::LLVMContext &ctx) {
   linkKernelAttributes();
   linkContractAttributes();
   if (auto err = checkInput(opts))

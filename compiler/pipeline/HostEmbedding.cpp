@@ -35,25 +35,29 @@ llvm::Error oxide::embedDeviceImage(llvm::Module &host, const detail::DeviceImag
 
   std::string bytes = detail::encode_image(image);
   auto *imageData = llvm::ConstantDataArray::getRaw(bytes, bytes.size(), llvm::Type::getInt8Ty(ctx));
-  auto *imageVar = new llvm::GlobalVariable(host, imageData->getType(), /*isConstant=*/true,
-                                            llvm::GlobalValue::PrivateLinkage, imageData, "__oxide_device_image");
+  auto *imageVar =
+      new llvm::GlobalVariable(host, imageData->getType(), /*isConstant=*/true,
+                               llvm::GlobalValue::PrivateLinkage, imageData, "__oxide_device_image");
   imageVar->setAlignment(llvm::Align(16));
 
   std::vector<llvm::Constant *> addresses, names;
   for (llvm::Function *fn : kernels) {
     addresses.push_back(fn);
     llvm::Constant *name = llvm::ConstantDataArray::getString(ctx, fn->getName());
-    auto *nameVar = new llvm::GlobalVariable(host, name->getType(), true, llvm::GlobalValue::PrivateLinkage, name,
-                                             "__oxide_kernel_name");
+    auto *nameVar = new llvm::GlobalVariable(host, name->getType(), true, llvm::GlobalValue::PrivateLinkage,
+                                             name, "__oxide_kernel_name");
     names.push_back(nameVar);
   }
   auto *tableTy = llvm::ArrayType::get(ptrTy, kernels.size());
-  auto *addressTable = new llvm::GlobalVariable(host, tableTy, true, llvm::GlobalValue::PrivateLinkage,
-                                                llvm::ConstantArray::get(tableTy, addresses), "__oxide_kernel_addresses");
-  auto *nameTable = new llvm::GlobalVariable(host, tableTy, true, llvm::GlobalValue::PrivateLinkage,
-                                             llvm::ConstantArray::get(tableTy, names), "__oxide_kernel_names");
+  auto *addressTable =
+      new llvm::GlobalVariable(host, tableTy, true, llvm::GlobalValue::PrivateLinkage,
+                               llvm::ConstantArray::get(tableTy, addresses), "__oxide_kernel_addresses");
+  auto *nameTable =
+      new llvm::GlobalVariable(host, tableTy, true, llvm::GlobalValue::PrivateLinkage,
+                               llvm::ConstantArray::get(tableTy, names), "__oxide_kernel_names");
 
-  auto *registerTy = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrTy, sizeTy, ptrTy, ptrTy, sizeTy}, false);
+  auto *registerTy =
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrTy, sizeTy, ptrTy, ptrTy, sizeTy}, false);
   llvm::FunctionCallee registerFn = host.getOrInsertFunction("__oxide_register_image", registerTy);
   auto *ctor = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
                                       llvm::GlobalValue::InternalLinkage, "__oxide_register_module", host);

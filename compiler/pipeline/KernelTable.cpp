@@ -19,8 +19,8 @@ std::vector<detail::KernelInfo> oxide::collectKernels(const llvm::Module &device
       // Aggregates (spans, structs) arrive byval: the parameter is the pointee, not the pointer.
       llvm::Type *type = arg.hasByValAttr() ? arg.getParamByValType() : arg.getType();
       llvm::Align align = arg.getParamAlign().value_or(dl.getABITypeAlign(type));
-      info.params.push_back({static_cast<std::uint32_t>(dl.getTypeAllocSize(type)),
-                             static_cast<std::uint32_t>(align.value())});
+      info.params.push_back(
+          {static_cast<std::uint32_t>(dl.getTypeAllocSize(type)), static_cast<std::uint32_t>(align.value())});
     }
     // Carried from the frontend through MLIR as string function attributes (see MlirStage).
     if (f.hasFnAttribute("oxide.contract")) {

@@ -48,7 +48,8 @@ void resolveReflectQueries(llvm::Module &module, llvm::ArrayRef<std::pair<llvm::
 llvm::Error oxide::linkLibdevice(llvm::Module &module, const std::string &libdevicePath, bool fastMath) {
   auto buffer = llvm::MemoryBuffer::getFile(libdevicePath);
   if (!buffer)
-    return llvm::createStringError("cannot read libdevice '" + libdevicePath + "': " + buffer.getError().message());
+    return llvm::createStringError("cannot read libdevice '" + libdevicePath +
+                                   "': " + buffer.getError().message());
   auto libdevice = llvm::parseBitcodeFile((*buffer)->getMemBufferRef(), module.getContext());
   if (!libdevice)
     return libdevice.takeError();
@@ -132,8 +133,8 @@ llvm::Expected<std::string> oxide::assembleCubin(const std::string &ptxas, const
     std::string log;
     if (auto buffer = llvm::MemoryBuffer::getFile(logPath))
       log = (*buffer)->getBuffer().str();
-    return llvm::createStringError("ptxas failed (" + (execError.empty() ? "exit " + std::to_string(rc) : execError) +
-                                   "):\n" + log);
+    return llvm::createStringError(
+        "ptxas failed (" + (execError.empty() ? "exit " + std::to_string(rc) : execError) + "):\n" + log);
   }
   auto cubin = llvm::MemoryBuffer::getFile(cubinPath, /*IsText=*/false);
   if (!cubin)

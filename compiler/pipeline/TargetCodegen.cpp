@@ -28,9 +28,10 @@ llvm::OptimizationLevel toLevel(unsigned level) {
 }
 } // namespace
 
-llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-oxide::createTargetMachine(const llvm::Module &module, llvm::StringRef cpu, llvm::StringRef features,
-                           unsigned optLevel) {
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> oxide::createTargetMachine(const llvm::Module &module,
+                                                                                llvm::StringRef cpu,
+                                                                                llvm::StringRef features,
+                                                                                unsigned optLevel) {
   static const bool initialized = [] {
     llvm::InitializeAllTargetInfos();
     llvm::InitializeAllTargets();
@@ -46,7 +47,7 @@ oxide::createTargetMachine(const llvm::Module &module, llvm::StringRef cpu, llvm
   if (!target)
     return llvm::createStringError("no LLVM target for '" + triple.str() + "': " + error);
   llvm::TargetOptions options;
-  auto level = optLevel == 0 ? llvm::CodeGenOptLevel::None
+  auto level = optLevel == 0   ? llvm::CodeGenOptLevel::None
                : optLevel == 1 ? llvm::CodeGenOptLevel::Less
                : optLevel == 2 ? llvm::CodeGenOptLevel::Default
                                : llvm::CodeGenOptLevel::Aggressive;
@@ -80,7 +81,8 @@ llvm::Expected<std::string> oxide::emitCode(llvm::Module &module, llvm::TargetMa
   llvm::raw_svector_ostream os(out);
   llvm::legacy::PassManager pm;
   if (tm.addPassesToEmitFile(pm, os, nullptr, type))
-    return llvm::createStringError("the " + module.getTargetTriple().str() + " back end cannot emit this file type");
+    return llvm::createStringError("the " + module.getTargetTriple().str() +
+                                   " back end cannot emit this file type");
   pm.run(module);
   return std::string(out);
 }

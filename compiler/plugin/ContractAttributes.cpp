@@ -69,8 +69,8 @@ StringLiteral *stringArgument(Sema &S, const ParsedAttr &attr) {
 }
 
 /// The attribute's integer-literal arguments, or std::nullopt when they are anything else.
-std::optional<llvm::SmallVector<std::pair<std::uint64_t, SourceLocation>>> integerArguments(Sema &S,
-                                                                                            const ParsedAttr &attr) {
+std::optional<llvm::SmallVector<std::pair<std::uint64_t, SourceLocation>>>
+integerArguments(Sema &S, const ParsedAttr &attr) {
   llvm::SmallVector<std::pair<std::uint64_t, SourceLocation>> values;
   if (attr.getNumArgs() > 0) {
     for (unsigned i = 0; i < attr.getNumArgs(); ++i) {
@@ -145,8 +145,9 @@ struct LaunchContractAttrInfo : ParsedAttrInfo {
     auto *FD = cast<FunctionDecl>(D);
     StringLiteral *literal = stringArgument(S, attr);
     if (!literal || !literal->isOrdinary()) {
-      reportError(S, attr.getLoc(),
-                  "launch_contract takes one string literal, e.g. [[oxide::launch_contract(\"domain = 1\")]]");
+      reportError(
+          S, attr.getLoc(),
+          "launch_contract takes one string literal, e.g. [[oxide::launch_contract(\"domain = 1\")]]");
       return AttributeNotApplied;
     }
     auto resolve = [&](std::string_view name) -> std::optional<oxide::detail::ContractParam> {
@@ -177,8 +178,9 @@ struct LaunchContractAttrInfo : ParsedAttrInfo {
     llvm::StringRef text = literal->getString();
     auto parsed = oxide::detail::parse_contract(std::string_view(text.data(), text.size()), resolve);
     if (auto *error = std::get_if<oxide::detail::ContractError>(&parsed)) {
-      SourceLocation loc = literal->getLocationOfByte(static_cast<unsigned>(error->offset), S.getSourceManager(),
-                                                      S.getLangOpts(), S.Context.getTargetInfo());
+      SourceLocation loc =
+          literal->getLocationOfByte(static_cast<unsigned>(error->offset), S.getSourceManager(),
+                                     S.getLangOpts(), S.Context.getTargetInfo());
       reportError(S, loc, "invalid launch contract: " + error->message);
       return AttributeNotApplied;
     }
@@ -190,9 +192,9 @@ struct LaunchContractAttrInfo : ParsedAttrInfo {
         params += ',';
       params += param->getName().str() + "=" + paramKind(param->getType());
     }
-    FD->addAttr(AnnotateAttr::Create(S.Context,
-                                     std::string(oxide::kContractAnnotation) + oxide::detail::canonical_contract(contract),
-                                     nullptr, 0, attr.getRange()));
+    FD->addAttr(AnnotateAttr::Create(
+        S.Context, std::string(oxide::kContractAnnotation) + oxide::detail::canonical_contract(contract),
+        nullptr, 0, attr.getRange()));
     FD->addAttr(AnnotateAttr::Create(S.Context, std::string(oxide::kParamsAnnotation) + params, nullptr, 0,
                                      attr.getRange()));
     return AttributeApplied;
@@ -224,8 +226,8 @@ struct LaunchBoundsAttrInfo : ParsedAttrInfo {
       return AttributeNotApplied;
     }
     D->addAttr(AnnotateAttr::Create(S.Context,
-                                    std::string(oxide::kLaunchBoundsAnnotation) + std::to_string(values[0]) + "," +
-                                        std::to_string(values[1]),
+                                    std::string(oxide::kLaunchBoundsAnnotation) + std::to_string(values[0]) +
+                                        "," + std::to_string(values[1]),
                                     nullptr, 0, attr.getRange()));
     return AttributeApplied;
   }
@@ -233,7 +235,8 @@ struct LaunchBoundsAttrInfo : ParsedAttrInfo {
 
 } // namespace
 
-static ParsedAttrInfoRegistry::Add<LaunchContractAttrInfo> contractAttr("oxide-launch-contract", "launch contracts");
+static ParsedAttrInfoRegistry::Add<LaunchContractAttrInfo> contractAttr("oxide-launch-contract",
+                                                                        "launch contracts");
 static ParsedAttrInfoRegistry::Add<LaunchBoundsAttrInfo> boundsAttr("oxide-launch-bounds", "launch bounds");
 
 void oxide::linkContractAttributes() {}

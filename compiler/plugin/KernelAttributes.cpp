@@ -69,8 +69,9 @@ struct KernelAttrInfo : ParsedAttrInfo {
     }
     QualType ret = FD->getReturnType();
     if (!ret->isVoidType() && !ret->isUndeducedType()) {
-      reportError(S, FD->getReturnTypeSourceRange().isValid() ? FD->getReturnTypeSourceRange().getBegin()
-                                                             : attr.getLoc(),
+      reportError(S,
+                  FD->getReturnTypeSourceRange().isValid() ? FD->getReturnTypeSourceRange().getBegin()
+                                                           : attr.getLoc(),
                   "a '[[kernel]]' must return void (it returns '" + ret.getAsString() +
                       "'); write results through a DisjointSpan parameter");
       return AttributeNotApplied;
@@ -125,4 +126,6 @@ static ParsedAttrInfoRegistry::Add<ImplicitDeviceAttrInfo>
 
 void oxide::linkKernelAttributes() {}
 
-void oxide::setHostOnlyHeaderDirectory(std::string directory) { hostOnlyHeaderDirectory() = std::move(directory); }
+void oxide::setHostOnlyHeaderDirectory(std::string directory) {
+  hostOnlyHeaderDirectory() = std::move(directory);
+}

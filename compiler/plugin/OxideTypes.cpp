@@ -34,7 +34,8 @@ bool oxide::isMutableSpan(QualType type) {
   if (oxideClassName(type) != "Span")
     return false;
   const auto *spec = dyn_cast<ClassTemplateSpecializationDecl>(type.getCanonicalType()->getAsCXXRecordDecl());
-  return spec && spec->getTemplateArgs().size() == 1 && !spec->getTemplateArgs()[0].getAsType().isConstQualified();
+  return spec && spec->getTemplateArgs().size() == 1 &&
+         !spec->getTemplateArgs()[0].getAsType().isConstQualified();
 }
 
 bool oxide::isWitness(QualType type) { return oxideClassName(type).starts_with("ThreadIndex"); }

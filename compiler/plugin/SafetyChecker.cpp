@@ -64,14 +64,16 @@ public:
 
   bool VisitCXXConstCastExpr(CXXConstCastExpr *cast) {
     if (involvesSafeType(cast->getType()) || involvesSafeType(cast->getSubExprAsWritten()->getType()))
-      report.error(cast->getBeginLoc(), "const_cast on a span or thread-index witness in contracted kernel '" +
-                                            kernel + "' would bypass the safety model; remove the cast");
+      report.error(cast->getBeginLoc(),
+                   "const_cast on a span or thread-index witness in contracted kernel '" + kernel +
+                       "' would bypass the safety model; remove the cast");
     return true;
   }
   bool VisitCXXReinterpretCastExpr(CXXReinterpretCastExpr *cast) {
     if (involvesSafeType(cast->getType()) || involvesSafeType(cast->getSubExprAsWritten()->getType()))
-      report.error(cast->getBeginLoc(), "reinterpret_cast on a span or thread-index witness in contracted kernel '" +
-                                            kernel + "' would bypass the safety model; remove the cast");
+      report.error(cast->getBeginLoc(),
+                   "reinterpret_cast on a span or thread-index witness in contracted kernel '" + kernel +
+                       "' would bypass the safety model; remove the cast");
     return true;
   }
   bool VisitCStyleCastExpr(CStyleCastExpr *cast) {
@@ -79,14 +81,16 @@ public:
     if (cast->getCastKind() == CK_ToVoid)
       return true;
     if (involvesSafeType(cast->getType()) || involvesSafeType(cast->getSubExprAsWritten()->getType()))
-      report.error(cast->getBeginLoc(), "C-style cast on a span or thread-index witness in contracted kernel '" +
-                                            kernel + "' would bypass the safety model; remove the cast");
+      report.error(cast->getBeginLoc(),
+                   "C-style cast on a span or thread-index witness in contracted kernel '" + kernel +
+                       "' would bypass the safety model; remove the cast");
     return true;
   }
   bool VisitAsmStmt(AsmStmt *stmt) {
-    report.error(stmt->getAsmLoc(), "inline assembly in contracted kernel '" + kernel +
-                                        "' cannot be checked; move it out of the kernel or drop the contract and "
-                                        "launch with oxide::unsafe_launch");
+    report.error(stmt->getAsmLoc(),
+                 "inline assembly in contracted kernel '" + kernel +
+                     "' cannot be checked; move it out of the kernel or drop the contract and "
+                     "launch with oxide::unsafe_launch");
     return true;
   }
 
@@ -108,9 +112,9 @@ public:
     auto bounds = annotation(FD, oxide::kLaunchBoundsAnnotation);
     if (!isKernel(FD)) {
       if (contract || bounds)
-        report.error(FD->getLocation(), "'" + FD->getName() + "' has a launch " +
-                                            (contract ? "contract" : "bounds") +
-                                            " but is not a [[kernel]]; add [[kernel]] or remove the attribute");
+        report.error(FD->getLocation(),
+                     "'" + FD->getName() + "' has a launch " + (contract ? "contract" : "bounds") +
+                         " but is not a [[kernel]]; add [[kernel]] or remove the attribute");
       return true;
     }
     if (!contract || FD->isDependentContext())
@@ -144,15 +148,16 @@ private:
       else if (type->isReferenceType())
         fix = "is a reference; kernel parameters are copied to the GPU, pass it by value";
       else if (oxide::isMutableSpan(type))
-        fix = "is a mutable oxide::Span, which every thread may write; use oxide::DisjointSpan<T> for outputs "
-              "or oxide::Span<const T> for inputs";
+        fix =
+            "is a mutable oxide::Span, which every thread may write; use oxide::DisjointSpan<T> for outputs "
+            "or oxide::Span<const T> for inputs";
       else if (isMutableStdSpan(type))
         fix = "is a mutable std::span, which every thread may write; use oxide::DisjointSpan<T> for outputs "
               "or oxide::Span<const T> for inputs";
       if (!fix.empty())
-        report.error(param->getLocation(), "parameter '" + name + "' of contracted kernel '" + FD->getName() +
-                                               "' " + fix +
-                                               " (or drop the contract and launch with oxide::unsafe_launch)");
+        report.error(param->getLocation(),
+                     "parameter '" + name + "' of contracted kernel '" + FD->getName() + "' " + fix +
+                         " (or drop the contract and launch with oxide::unsafe_launch)");
     }
   }
 
@@ -182,7 +187,8 @@ private:
     if (threads > maxThreads)
       report.error(FD->getLocation(), "the contract's exact block of " + llvm::Twine(threads) +
                                           " threads exceeds launch_bounds(" + llvm::Twine(maxThreads) +
-                                          ") of kernel '" + FD->getName() + "'; raise the bound or shrink the block");
+                                          ") of kernel '" + FD->getName() +
+                                          "'; raise the bound or shrink the block");
   }
 
   /// The variable an argument names, looking through implicit conversions and parentheses.

@@ -18,7 +18,6 @@
 
 #include <optional>
 
-
 namespace {
 
 constexpr int kExitError = 1;
@@ -57,7 +56,9 @@ int reportError(llvm::Error err) {
   int rc = kExitError;
   llvm::handleAllErrors(
       std::move(err), [](const oxide::ReportedError &) { /* diagnostics already printed */ },
-      [](const llvm::ErrorInfoBase &info) { llvm::WithColor::error(llvm::errs(), "oxcc") << info.message() << "\n"; });
+      [](const llvm::ErrorInfoBase &info) {
+        llvm::WithColor::error(llvm::errs(), "oxcc") << info.message() << "\n";
+      });
   return rc;
 }
 

@@ -27,15 +27,17 @@ FailureOr<std::optional<oxide::KernelContract>> oxide::getKernelContract(LLVM::L
   auto paramsText = func->getAttrOfType<StringAttr>(kParamsAttr);
   auto params = paramsText ? parseKernelParams(paramsText.getValue()) : std::nullopt;
   if (!params)
-    return func.emitError() << "kernel '" << func.getSymName() << "' has a contract but no valid '" << kParamsAttr
-                            << "' attribute";
+    return func.emitError() << "kernel '" << func.getSymName() << "' has a contract but no valid '"
+                            << kParamsAttr << "' attribute";
   result.params = std::move(*params);
   std::vector<bool> isSpan;
   for (const KernelParam &p : result.params)
     isSpan.push_back(p.isSpan());
-  auto parsed = detail::parse_canonical_contract(std::string_view(text.getValue().data(), text.getValue().size()), isSpan);
+  auto parsed = detail::parse_canonical_contract(
+      std::string_view(text.getValue().data(), text.getValue().size()), isSpan);
   if (auto *error = std::get_if<detail::ContractError>(&parsed))
-    return func.emitError() << "malformed contract on kernel '" << func.getSymName() << "': " << error->message;
+    return func.emitError() << "malformed contract on kernel '" << func.getSymName()
+                            << "': " << error->message;
   result.contract = std::move(std::get<detail::Contract>(parsed));
   if (auto bounds = func->getAttrOfType<StringAttr>(kLaunchBoundsAttr)) {
     auto [maxText, minText] = bounds.getValue().split(',');

@@ -110,7 +110,8 @@ struct ThreadIndexLowering : OpConversionPattern<oxide::ThreadIndexOp> {
   using OpConversionPattern::OpConversionPattern;
   /// index = ctaid.d * ntid.d + tid.d as a widening 32x32->64 multiply-add: NVPTX selects
   /// mul.wide.u32, and the index cannot wrap even for 2^31 blocks of 1024 threads.
-  LogicalResult matchAndRewrite(oxide::ThreadIndexOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(oxide::ThreadIndexOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     oxide::Dim dim = op.getDim();
     Value tid = widen(rewriter, loc, readGeometry(rewriter, loc, oxide::GeometryKind::thread_idx, dim));
@@ -128,8 +129,10 @@ struct GridStrideNextLowering : OpConversionPattern<oxide::GridStrideNextOp> {
   LogicalResult matchAndRewrite(oxide::GridStrideNextOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value blocks = widen(rewriter, loc, readGeometry(rewriter, loc, oxide::GeometryKind::grid_dim, op.getDim()));
-    Value threads = widen(rewriter, loc, readGeometry(rewriter, loc, oxide::GeometryKind::block_dim, op.getDim()));
+    Value blocks =
+        widen(rewriter, loc, readGeometry(rewriter, loc, oxide::GeometryKind::grid_dim, op.getDim()));
+    Value threads =
+        widen(rewriter, loc, readGeometry(rewriter, loc, oxide::GeometryKind::block_dim, op.getDim()));
     Value stride = LLVM::MulOp::create(rewriter, loc, blocks, threads, LLVM::IntegerOverflowFlags::nuw);
     rewriter.replaceOpWithNewOp<LLVM::AddOp>(op, adaptor.getIndex(), stride);
     return success();
@@ -151,9 +154,11 @@ struct DisjointGetLowering : OpConversionPattern<oxide::DisjointGetOp> {
       // A tile of N elements per thread: in bounds when its first element is (x * N < size
       // without overflow, i.e. x < ceil(size / N)); the header bounds the tile's length.
       Value n = LLVM::ConstantOp::create(rewriter, loc, i64, rewriter.getI64IntegerAttr(op.getTile()));
-      Value nMinus1 = LLVM::ConstantOp::create(rewriter, loc, i64, rewriter.getI64IntegerAttr(op.getTile() - 1));
+      Value nMinus1 =
+          LLVM::ConstantOp::create(rewriter, loc, i64, rewriter.getI64IntegerAttr(op.getTile() - 1));
       Value tiles = LLVM::UDivOp::create(
-          rewriter, loc, LLVM::AddOp::create(rewriter, loc, extents[0], nMinus1, LLVM::IntegerOverflowFlags::nuw), n);
+          rewriter, loc,
+          LLVM::AddOp::create(rewriter, loc, extents[0], nMinus1, LLVM::IntegerOverflowFlags::nuw), n);
       inBounds = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, coords[0], tiles);
       linear = LLVM::MulOp::create(rewriter, loc, coords[0], n, nuw);
     }
@@ -161,15 +166,16 @@ struct DisjointGetLowering : OpConversionPattern<oxide::DisjointGetOp> {
       Value below = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, coords[d], extents[d]);
       inBounds = inBounds ? LLVM::AndOp::create(rewriter, loc, inBounds, below).getResult() : below;
       // Horner's rule from the slowest dimension; nuw holds once every coordinate is in bounds.
-      linear = linear ? LLVM::AddOp::create(rewriter, loc, LLVM::MulOp::create(rewriter, loc, linear, extents[d], nuw),
+      linear = linear ? LLVM::AddOp::create(rewriter, loc,
+                                            LLVM::MulOp::create(rewriter, loc, linear, extents[d], nuw),
                                             coords[d], nuw)
                             .getResult()
                       : coords[d];
     }
     Value elem = LLVM::ConstantOp::create(rewriter, loc, i64, rewriter.getI64IntegerAttr(op.getElemSize()));
     Value offset = LLVM::MulOp::create(rewriter, loc, linear, elem, nuw);
-    Value element = LLVM::GEPOp::create(rewriter, loc, op.getType(), i8, adaptor.getData(), ValueRange{offset},
-                                        LLVM::GEPNoWrapFlags::inbounds);
+    Value element = LLVM::GEPOp::create(rewriter, loc, op.getType(), i8, adaptor.getData(),
+                                        ValueRange{offset}, LLVM::GEPNoWrapFlags::inbounds);
     Value null = LLVM::ZeroOp::create(rewriter, loc, op.getType());
     rewriter.replaceOpWithNewOp<LLVM::SelectOp>(op, inBounds, element, null);
     return success();
@@ -178,7 +184,8 @@ struct DisjointGetLowering : OpConversionPattern<oxide::DisjointGetOp> {
 
 struct GeometryLowering : OpConversionPattern<oxide::GeometryOp> {
   using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(oxide::GeometryOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(oxide::GeometryOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOp(op, readGeometry(rewriter, op.getLoc(), op.getKind(), op.getDim()));
     return success();
   }
@@ -186,7 +193,8 @@ struct GeometryLowering : OpConversionPattern<oxide::GeometryOp> {
 
 struct BarrierLowering : OpConversionPattern<oxide::BarrierOp> {
   using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(oxide::BarrierOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(oxide::BarrierOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
     return success();
   }
@@ -194,7 +202,8 @@ struct BarrierLowering : OpConversionPattern<oxide::BarrierOp> {
 
 struct FenceLowering : OpConversionPattern<oxide::FenceOp> {
   using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(oxide::FenceOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(oxide::FenceOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     // NVPTX sync scopes: "block" -> fence.sc.cta, "device" -> fence.sc.gpu, "" -> fence.sc.sys.
     StringRef scope = op.getScope() == oxide::Scope::block    ? "block"
                       : op.getScope() == oxide::Scope::device ? "device"
@@ -207,7 +216,8 @@ struct FenceLowering : OpConversionPattern<oxide::FenceOp> {
 struct SharedAllocLowering : OpConversionPattern<oxide::SharedAllocOp> {
   using OpConversionPattern::OpConversionPattern;
   /// One addrspace(3) global per site, so every use of a declaration shares its memory.
-  LogicalResult matchAndRewrite(oxide::SharedAllocOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(oxide::SharedAllocOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     auto module = op->getParentOfType<ModuleOp>();
     std::string name = ("__oxide_shared_" + op.getSite()).str();
     auto arrayType = LLVM::LLVMArrayType::get(rewriter.getI8Type(), op.getBytes());
@@ -215,8 +225,9 @@ struct SharedAllocLowering : OpConversionPattern<oxide::SharedAllocOp> {
     if (!global) {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(module.getBody());
-      global = LLVM::GlobalOp::create(rewriter, op.getLoc(), arrayType, /*isConstant=*/false, LLVM::Linkage::Internal,
-                                      name, Attribute(), op.getAlignment(), kSharedAddressSpace);
+      global = LLVM::GlobalOp::create(rewriter, op.getLoc(), arrayType, /*isConstant=*/false,
+                                      LLVM::Linkage::Internal, name, Attribute(), op.getAlignment(),
+                                      kSharedAddressSpace);
       // Shared memory has no initial value: an undef initializer, as NVPTX requires.
       Block *init = rewriter.createBlock(&global.getInitializerRegion());
       rewriter.setInsertionPointToStart(init);
@@ -234,14 +245,15 @@ struct SharedAllocLowering : OpConversionPattern<oxide::SharedAllocOp> {
 
 struct DynamicSharedLowering : OpConversionPattern<oxide::DynamicSharedOp> {
   using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(oxide::DynamicSharedOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(oxide::DynamicSharedOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     auto module = op->getParentOfType<ModuleOp>();
     auto arrayType = LLVM::LLVMArrayType::get(rewriter.getI8Type(), 0);
     if (!module.lookupSymbol<LLVM::GlobalOp>(kDynamicSharedName)) {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(module.getBody());
-      LLVM::GlobalOp::create(rewriter, op.getLoc(), arrayType, false, LLVM::Linkage::External, kDynamicSharedName,
-                             Attribute(), /*alignment=*/16, kSharedAddressSpace);
+      LLVM::GlobalOp::create(rewriter, op.getLoc(), arrayType, false, LLVM::Linkage::External,
+                             kDynamicSharedName, Attribute(), /*alignment=*/16, kSharedAddressSpace);
     }
     auto sharedPtr = LLVM::LLVMPointerType::get(op.getContext(), kSharedAddressSpace);
     Value address = LLVM::AddressOfOp::create(rewriter, op.getLoc(), sharedPtr, kDynamicSharedName);
@@ -255,14 +267,16 @@ struct DynamicSharedSizeLowering : OpConversionPattern<oxide::DynamicSharedSizeO
   LogicalResult matchAndRewrite(oxide::DynamicSharedSizeOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
-        op, rewriter.getI32Type(), rewriter.getStringAttr("llvm.nvvm.read.ptx.sreg.dynamic_smem_size"), ValueRange{});
+        op, rewriter.getI32Type(), rewriter.getStringAttr("llvm.nvvm.read.ptx.sreg.dynamic_smem_size"),
+        ValueRange{});
     return success();
   }
 };
 
 struct LaneIdLowering : OpConversionPattern<oxide::LaneIdOp> {
   using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(oxide::LaneIdOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(oxide::LaneIdOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<NVVM::LaneIdOp>(op, rewriter.getI32Type());
     return success();
   }
@@ -292,8 +306,9 @@ struct WarpShuffleLowering : OpConversionPattern<oxide::WarpShuffleOp> {
       break;
     }
     Location loc = op.getLoc();
-    rewriter.replaceOpWithNewOp<NVVM::ShflOp>(op, rewriter.getI32Type(), adaptor.getMask(), adaptor.getValue(),
-                                              adaptor.getArg(), i32Constant(rewriter, loc, clamp), kind, UnitAttr());
+    rewriter.replaceOpWithNewOp<NVVM::ShflOp>(op, rewriter.getI32Type(), adaptor.getMask(),
+                                              adaptor.getValue(), adaptor.getArg(),
+                                              i32Constant(rewriter, loc, clamp), kind, UnitAttr());
     return success();
   }
 };
@@ -307,7 +322,8 @@ struct WarpVoteLowering : OpConversionPattern<oxide::WarpVoteOp> {
     Value predicate = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ne, adaptor.getPredicate(),
                                            i32Constant(rewriter, loc, 0));
     if (op.getMode() == oxide::VoteMode::ballot) {
-      rewriter.replaceOpWithNewOp<NVVM::VoteSyncOp>(op, i32, adaptor.getMask(), predicate, NVVM::VoteSyncKind::ballot);
+      rewriter.replaceOpWithNewOp<NVVM::VoteSyncOp>(op, i32, adaptor.getMask(), predicate,
+                                                    NVVM::VoteSyncKind::ballot);
       return success();
     }
     auto kind = op.getMode() == oxide::VoteMode::all ? NVVM::VoteSyncKind::all : NVVM::VoteSyncKind::any;
@@ -328,7 +344,8 @@ struct WarpSyncLowering : OpConversionPattern<oxide::WarpSyncOp> {
 
 struct TrapLowering : OpConversionPattern<oxide::TrapOp> {
   using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(oxide::TrapOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(oxide::TrapOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     emitAssertFail(op, rewriter, adaptor.getMessage());
     rewriter.replaceOpWithNewOp<LLVM::Trap>(op);
     return success();
@@ -362,10 +379,11 @@ struct BoundsFailLowering : OpConversionPattern<oxide::BoundsFailOp> {
     }
     auto vprintfType = LLVM::LLVMFunctionType::get(i32, {ptr, ptr});
     LLVM::LLVMFuncOp vprintf = declareFunction(module, rewriter, "vprintf", vprintfType);
-    Value format =
-        globalString(module, rewriter, loc, "__oxide_bounds", "oxide: index %llu out of bounds for span of size %llu\n");
+    Value format = globalString(module, rewriter, loc, "__oxide_bounds",
+                                "oxide: index %llu out of bounds for span of size %llu\n");
     LLVM::CallOp::create(rewriter, loc, vprintf, ValueRange{format, args});
-    emitAssertFail(op, rewriter, globalString(module, rewriter, loc, "__oxide_bounds", "span index in bounds"));
+    emitAssertFail(op, rewriter,
+                   globalString(module, rewriter, loc, "__oxide_bounds", "span index in bounds"));
     rewriter.replaceOpWithNewOp<LLVM::Trap>(op);
     return success();
   }
@@ -378,9 +396,10 @@ struct OxideToNVVMPass : oxide::impl::OxideToNVVMBase<OxideToNVVMPass> {
     target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
     target.addIllegalDialect<oxide::OxideDialect>();
     RewritePatternSet patterns(&getContext());
-    patterns.add<ThreadIndexLowering, GridStrideNextLowering, DisjointGetLowering, GeometryLowering, BarrierLowering, FenceLowering, SharedAllocLowering,
-                 DynamicSharedLowering, DynamicSharedSizeLowering, LaneIdLowering, WarpShuffleLowering,
-                 WarpVoteLowering, WarpSyncLowering, TrapLowering, BoundsFailLowering>(&getContext());
+    patterns.add<ThreadIndexLowering, GridStrideNextLowering, DisjointGetLowering, GeometryLowering,
+                 BarrierLowering, FenceLowering, SharedAllocLowering, DynamicSharedLowering,
+                 DynamicSharedSizeLowering, LaneIdLowering, WarpShuffleLowering, WarpVoteLowering,
+                 WarpSyncLowering, TrapLowering, BoundsFailLowering>(&getContext());
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
 

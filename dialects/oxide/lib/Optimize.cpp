@@ -45,14 +45,18 @@ public:
   }
 
 private:
-  Value constant(int64_t v) { return LLVM::ConstantOp::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(v)); }
+  Value constant(int64_t v) {
+    return LLVM::ConstantOp::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(v));
+  }
 
   /// The i64 at byte `offset` of byval parameter `index`.
   Value loadField(unsigned index, int64_t offset) {
     Value arg = func.getArgument(index);
-    if (!isa<LLVM::LLVMPointerType>(arg.getType()) || !func.getArgAttr(index, LLVM::LLVMDialect::getByValAttrName()))
+    if (!isa<LLVM::LLVMPointerType>(arg.getType()) ||
+        !func.getArgAttr(index, LLVM::LLVMDialect::getByValAttrName()))
       return {};
-    Value field = LLVM::GEPOp::create(b, loc, arg.getType(), b.getI8Type(), arg, ArrayRef<LLVM::GEPArg>{offset});
+    Value field =
+        LLVM::GEPOp::create(b, loc, arg.getType(), b.getI8Type(), arg, ArrayRef<LLVM::GEPArg>{offset});
     return LLVM::LoadOp::create(b, loc, b.getI64Type(), field);
   }
 
@@ -64,7 +68,8 @@ private:
       Value extent = loadField(index, kSizeOffset * (e + 1));
       if (!extent)
         return {};
-      size = size ? LLVM::MulOp::create(b, loc, size, extent, LLVM::IntegerOverflowFlags::nuw).getResult() : extent;
+      size = size ? LLVM::MulOp::create(b, loc, size, extent, LLVM::IntegerOverflowFlags::nuw).getResult()
+                  : extent;
     }
     return size;
   }
@@ -116,8 +121,8 @@ void markInputLoadsInvariant(LLVM::LLVMFuncOp func, unsigned index) {
   SmallVector<Value> worklist;
   // The data pointer is the first field of the byval span: a load straight from the argument.
   for (Operation *user : arg.getUsers())
-    if (auto load = dyn_cast<LLVM::LoadOp>(user); load && load.getAddr() == arg &&
-                                                  isa<LLVM::LLVMPointerType>(load.getType()))
+    if (auto load = dyn_cast<LLVM::LoadOp>(user);
+        load && load.getAddr() == arg && isa<LLVM::LLVMPointerType>(load.getType()))
       worklist.push_back(load.getResult());
   llvm::DenseSet<Value> seen(worklist.begin(), worklist.end());
   while (!worklist.empty()) {
@@ -136,7 +141,8 @@ void markInputLoadsInvariant(LLVM::LLVMFuncOp func, unsigned index) {
 /// test fold to the bounds check alone.
 void assumeDataNonNull(LLVM::LLVMFuncOp func, unsigned index, OpBuilder &b) {
   Value arg = func.getArgument(index);
-  if (!isa<LLVM::LLVMPointerType>(arg.getType()) || !func.getArgAttr(index, LLVM::LLVMDialect::getByValAttrName()))
+  if (!isa<LLVM::LLVMPointerType>(arg.getType()) ||
+      !func.getArgAttr(index, LLVM::LLVMDialect::getByValAttrName()))
     return;
   Location loc = func.getLoc();
   Value data = LLVM::LoadOp::create(b, loc, arg.getType(), arg);

@@ -1,8 +1,8 @@
 //===- OxideDialect.cpp - the oxide dialect -------------------------------===//
 
 #include "Oxide/OxideDialect.h"
-#include "Oxide/OxideOps.h"
 #include "Oxide/KernelContract.h"
+#include "Oxide/OxideOps.h"
 
 using namespace mlir;
 using namespace oxide;
@@ -23,7 +23,8 @@ LogicalResult OxideDialect::verifyOperationAttribute(Operation *op, NamedAttribu
     if (!func || !isa<StringAttr>(attr.getValue()))
       return op->emitError() << "'" << name << "' must be a string attribute on an llvm.func";
     if (name == kParamsAttr && !parseKernelParams(cast<StringAttr>(attr.getValue()).getValue()))
-      return op->emitError() << "malformed '" << name << "': expected name=kind,... with kinds i, m, o, 2, 3, u, x";
+      return op->emitError() << "malformed '" << name
+                             << "': expected name=kind,... with kinds i, m, o, 2, 3, u, x";
     // The contract is checked against the parameters once both attributes are present.
     if (name == kContractAttr && failed(getKernelContract(func)))
       return failure();

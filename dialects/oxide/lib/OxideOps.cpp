@@ -11,8 +11,8 @@ LogicalResult ThreadIndexOp::verify() {
   if (!func)
     return emitOpError("must be inside an llvm.func");
   if (static_cast<std::uint32_t>(getDim()) >= getRank())
-    return emitOpError() << "dimension " << stringifyDim(getDim()) << " does not exist in a rank-" << getRank()
-                         << " launch";
+    return emitOpError() << "dimension " << stringifyDim(getDim()) << " does not exist in a rank-"
+                         << getRank() << " launch";
   return success();
 }
 
@@ -31,7 +31,8 @@ LogicalResult SharedAllocOp::verify() {
   // The GPU's per-block limit for static shared memory without opt-in.
   constexpr std::int64_t kMaxStaticShared = 48 * 1024;
   if (getBytes() > kMaxStaticShared)
-    return emitOpError() << "allocates " << getBytes() << " bytes of shared memory; at most " << kMaxStaticShared
+    return emitOpError() << "allocates " << getBytes() << " bytes of shared memory; at most "
+                         << kMaxStaticShared
                          << " bytes of static shared memory fit in a block (use dynamic shared memory)";
   return success();
 }

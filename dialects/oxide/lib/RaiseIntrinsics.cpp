@@ -27,16 +27,19 @@ constexpr llvm::StringLiteral kIntrinsicPrefix = "__oxide_";
 /// One raised call: checks its operands and builds the replacement.
 class CallRaiser {
 public:
-  CallRaiser(LLVM::CallOp call, IRRewriter &rewriter) : call(call), rewriter(rewriter), name(*call.getCallee()) {
+  CallRaiser(LLVM::CallOp call, IRRewriter &rewriter)
+      : call(call), rewriter(rewriter), name(*call.getCallee()) {
     rewriter.setInsertionPoint(call);
   }
 
   LogicalResult raise() {
-    Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type(), ptr = LLVM::LLVMPointerType::get(call.getContext());
+    Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type(),
+         ptr = LLVM::LLVMPointerType::get(call.getContext());
     Location loc = call.getLoc();
 
     if (name == "__oxide_index_1d")
-      return expect({}, i64, [&] { return oxide::ThreadIndexOp::create(rewriter, loc, i64, 1, oxide::Dim::x); });
+      return expect({}, i64,
+                    [&] { return oxide::ThreadIndexOp::create(rewriter, loc, i64, 1, oxide::Dim::x); });
     if (name == "__oxide_thread_index")
       return expect({i32, i32}, i64, [&]() -> Operation * {
         auto rank = constantOperand(0, 3);
@@ -44,8 +47,8 @@ public:
         if (!rank || !dim)
           return nullptr;
         if (*rank == 0 || *dim >= *rank) {
-          call.emitError() << "oxide intrinsic '" << name << "' asks for dimension " << *dim << " of a rank-" << *rank
-                           << " launch";
+          call.emitError() << "oxide intrinsic '" << name << "' asks for dimension " << *dim << " of a rank-"
+                           << *rank << " launch";
           return nullptr;
         }
         return oxide::ThreadIndexOp::create(rewriter, loc, i64, *rank, static_cast<oxide::Dim>(*dim));
@@ -57,8 +60,8 @@ public:
         if (!rank || !dim)
           return nullptr;
         if (*rank == 0 || *dim >= *rank) {
-          call.emitError() << "oxide intrinsic '" << name << "' asks for dimension " << *dim << " of a rank-" << *rank
-                           << " launch";
+          call.emitError() << "oxide intrinsic '" << name << "' asks for dimension " << *dim << " of a rank-"
+                           << *rank << " launch";
           return nullptr;
         }
         return oxide::GridStrideNextOp::create(rewriter, loc, i64, call.getOperand(0), *rank,
@@ -73,8 +76,8 @@ public:
                            << "' must be non-zero constants";
           return nullptr;
         }
-        auto op = oxide::DisjointGetOp::create(rewriter, loc, ptr, call.getOperand(0), ValueRange{call.getOperand(1)},
-                                               ValueRange{call.getOperand(4)},
+        auto op = oxide::DisjointGetOp::create(rewriter, loc, ptr, call.getOperand(0),
+                                               ValueRange{call.getOperand(1)}, ValueRange{call.getOperand(4)},
                                                rewriter.getI64IntegerAttr(elemSize.getZExtValue()));
         op.setTile(tile.getZExtValue());
         return op;
@@ -122,11 +125,12 @@ public:
         auto mode = constantOperand(2, 2);
         if (!mode)
           return nullptr;
-        return oxide::WarpVoteOp::create(rewriter, loc, i32, static_cast<oxide::VoteMode>(*mode), call.getOperand(0),
-                                         call.getOperand(1));
+        return oxide::WarpVoteOp::create(rewriter, loc, i32, static_cast<oxide::VoteMode>(*mode),
+                                         call.getOperand(0), call.getOperand(1));
       });
     if (name == "__oxide_warp_sync")
-      return expect({i32}, nullptr, [&] { return oxide::WarpSyncOp::create(rewriter, loc, call.getOperand(0)); });
+      return expect({i32}, nullptr,
+                    [&] { return oxide::WarpSyncOp::create(rewriter, loc, call.getOperand(0)); });
     if (name == "__oxide_bounds_fail")
       return expect({i64, i64}, nullptr, [&] {
         return oxide::BoundsFailOp::create(rewriter, loc, call.getOperand(0), call.getOperand(1));
@@ -231,8 +235,9 @@ void copyContractAttributes(LLVM::LLVMFuncOp func) {
       continue;
     auto key = dyn_cast<StringAttr>(pair[0]);
     auto value = dyn_cast<StringAttr>(pair[1]);
-    if (key && value && llvm::is_contained({oxide::kContractAttr, oxide::kParamsAttr, oxide::kLaunchBoundsAttr},
-                                           key.getValue()))
+    if (key && value &&
+        llvm::is_contained({oxide::kContractAttr, oxide::kParamsAttr, oxide::kLaunchBoundsAttr},
+                           key.getValue()))
       func->setAttr(key, value);
   }
 }
@@ -258,9 +263,8 @@ struct OxideRaisePass : oxide::impl::OxideRaiseBase<OxideRaisePass> {
       if (func.getCConv() == LLVM::CConv::PTX_Kernel) {
         func->setAttr(kernelAttr, UnitAttr::get(&getContext()));
         copyContractAttributes(func);
-      }
-      else if (func.isExternal() && func.getSymName().starts_with(kIntrinsicPrefix) &&
-               SymbolTable::symbolKnownUseEmpty(func, module))
+      } else if (func.isExternal() && func.getSymName().starts_with(kIntrinsicPrefix) &&
+                 SymbolTable::symbolKnownUseEmpty(func, module))
         func.erase();
     }
   }

@@ -100,10 +100,11 @@ struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySaf
       for (auto [d, coord] : llvm::enumerate(get.getCoords())) {
         if (provenance.isWitness(coord, rank, static_cast<oxide::Dim>(d)))
           continue;
-        emitError(oxide::userLocation(get.getLoc())) << "this DisjointSpan element is indexed by a value that is not the calling thread's "
-                           "witness; pass the witness from oxide::thread::index_"
-                        << rank << "d() itself (a computed, stored or forged index would let two threads "
-                        << "write the same element)";
+        emitError(oxide::userLocation(get.getLoc()))
+            << "this DisjointSpan element is indexed by a value that is not the calling thread's "
+               "witness; pass the witness from oxide::thread::index_"
+            << rank << "d() itself (a computed, stored or forged index would let two threads "
+            << "write the same element)";
         failed = true;
         break;
       }
@@ -125,10 +126,11 @@ struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySaf
         fn.walk([&](oxide::ThreadIndexOp index) {
           if (index.getRank() == domain)
             return;
-          emitError(oxide::userLocation(index.getLoc())) << "kernel '" << llvm::demangle(kernel.getSymName().str())
-                            << "' has 'domain = " << domain << "' in its launch contract but uses a "
-                            << index.getRank() << "-D thread index; use oxide::thread::index_" << domain
-                            << "d() or change the contract's domain to " << index.getRank();
+          emitError(oxide::userLocation(index.getLoc()))
+              << "kernel '" << llvm::demangle(kernel.getSymName().str()) << "' has 'domain = " << domain
+              << "' in its launch contract but uses a " << index.getRank()
+              << "-D thread index; use oxide::thread::index_" << domain
+              << "d() or change the contract's domain to " << index.getRank();
           failed = true;
         });
     }

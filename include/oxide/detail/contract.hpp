@@ -83,7 +83,8 @@ public:
       const std::size_t field_start = pos_;
       const std::string_view name = identifier();
       if (name.empty())
-        return error(pos_, "expected a field name (domain, block, dynamic_shared, min_compute_capability, requires)");
+        return error(
+            pos_, "expected a field name (domain, block, dynamic_shared, min_compute_capability, requires)");
       int slot = name == "domain"                   ? 0
                  : name == "block"                  ? 1
                  : name == "dynamic_shared"         ? 2
@@ -127,12 +128,14 @@ public:
         return error(pos_, "expected ',' between contract fields");
     }
     if (!seen[0])
-      return error(0, "the launch contract has no 'domain'; add 'domain = 1', 2 or 3 (the rank of the launch)");
+      return error(0,
+                   "the launch contract has no 'domain'; add 'domain = 1', 2 or 3 (the rank of the launch)");
     if (c.block) {
       for (std::uint32_t d = c.domain; d < 3; ++d)
         if ((*c.block)[d] != 1)
-          return error(block_offset_, "block has more dimensions than the domain (" + std::to_string(c.domain) +
-                                          "); give " + std::to_string(c.domain) + " extents");
+          return error(block_offset_, "block has more dimensions than the domain (" +
+                                          std::to_string(c.domain) + "); give " + std::to_string(c.domain) +
+                                          " extents");
     }
     return c;
   }
@@ -255,7 +258,8 @@ private:
         return failure;
       hi = *v;
       if (hi < *lo)
-        return err(start, "dynamic_shared range " + std::to_string(*lo) + ".." + std::to_string(hi) + " is empty");
+        return err(start,
+                   "dynamic_shared range " + std::to_string(*lo) + ".." + std::to_string(hi) + " is empty");
     }
     c.dynamic_shared_min = static_cast<std::uint32_t>(*lo);
     c.dynamic_shared_max = static_cast<std::uint32_t>(hi);
@@ -400,11 +404,13 @@ private:
       return std::nullopt;
     }
     if (size && !param->is_span) {
-      failure = err(start, "'" + std::string(name) + "' is not a span; '.size()' applies to Span and DisjointSpan parameters");
+      failure = err(start, "'" + std::string(name) +
+                               "' is not a span; '.size()' applies to Span and DisjointSpan parameters");
       return std::nullopt;
     }
     if (!size && param->is_span) {
-      failure = err(start, "'" + std::string(name) + "' is a span; compare its size with '" + std::string(name) + ".size()'");
+      failure = err(start, "'" + std::string(name) + "' is a span; compare its size with '" +
+                               std::string(name) + ".size()'");
       return std::nullopt;
     }
     return add_node(c, {size ? ContractNode::Kind::Size : ContractNode::Kind::Scalar, param->index});
@@ -467,9 +473,11 @@ inline std::string canonical_contract(const Contract &c) {
   if (c.block)
     out += ", block = (" + std::to_string((*c.block)[0]) + ", " + std::to_string((*c.block)[1]) + ", " +
            std::to_string((*c.block)[2]) + ")";
-  out += ", dynamic_shared = " + std::to_string(c.dynamic_shared_min) + ".." + std::to_string(c.dynamic_shared_max);
+  out += ", dynamic_shared = " + std::to_string(c.dynamic_shared_min) + ".." +
+         std::to_string(c.dynamic_shared_max);
   if (c.min_cc_major != 0 || c.min_cc_minor != 0)
-    out += ", min_compute_capability = (" + std::to_string(c.min_cc_major) + ", " + std::to_string(c.min_cc_minor) + ")";
+    out += ", min_compute_capability = (" + std::to_string(c.min_cc_major) + ", " +
+           std::to_string(c.min_cc_minor) + ")";
   if (!c.requires_.empty()) {
     out += ", requires = (";
     for (std::size_t i = 0; i < c.requires_.size(); ++i) {
@@ -485,8 +493,8 @@ inline std::string canonical_contract(const Contract &c) {
 
 /// Parses the canonical text stored in a device image: names are `$index`; whether `$i` is a
 /// span is given by `param_is_span` (the kernel's parameter kinds).
-inline std::variant<Contract, ContractError> parse_canonical_contract(std::string_view text,
-                                                                      const std::vector<bool> &param_is_span) {
+inline std::variant<Contract, ContractError>
+parse_canonical_contract(std::string_view text, const std::vector<bool> &param_is_span) {
   return parse_contract(text, [&](std::string_view name) -> std::optional<ContractParam> {
     if (name.size() < 2 || name[0] != '$')
       return std::nullopt;

@@ -172,6 +172,7 @@ inline std::optional<DeviceImage> decode_image(std::span<const unsigned char> by
 extern "C" {
 /// Called from a constructor that the compiler adds to every host object with kernels:
 /// registers the embedded device image and maps each kernel's host address to its entry name.
-void __oxide_register_image(const unsigned char *image, std::size_t image_size, const void *const *kernel_addresses,
-                            const char *const *kernel_names, std::size_t kernel_count);
+void __oxide_register_image(const unsigned char *image, std::size_t image_size,
+                            const void *const *kernel_addresses, const char *const *kernel_names,
+                            std::size_t kernel_count);
 }

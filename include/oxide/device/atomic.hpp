@@ -20,14 +20,15 @@ enum class MemoryOrder : int {
 };
 
 namespace detail {
-template <Scope S> inline constexpr int memory_scope_v = S == Scope::block    ? __MEMORY_SCOPE_WRKGRP
-                                                         : S == Scope::device ? __MEMORY_SCOPE_DEVICE
-                                                                              : __MEMORY_SCOPE_SYSTEM;
+template <Scope S>
+inline constexpr int memory_scope_v = S == Scope::block    ? __MEMORY_SCOPE_WRKGRP
+                                      : S == Scope::device ? __MEMORY_SCOPE_DEVICE
+                                                           : __MEMORY_SCOPE_SYSTEM;
 template <class T>
-concept AtomicValue = std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::uint32_t> ||
-                      std::is_same_v<T, std::int64_t> || std::is_same_v<T, std::uint64_t> ||
-                      std::is_same_v<T, unsigned long long> || std::is_same_v<T, long long> ||
-                      std::is_same_v<T, float> || std::is_same_v<T, double>;
+concept AtomicValue =
+    std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::int64_t> ||
+    std::is_same_v<T, std::uint64_t> || std::is_same_v<T, unsigned long long> ||
+    std::is_same_v<T, long long> || std::is_same_v<T, float> || std::is_same_v<T, double>;
 } // namespace detail
 
 /// Atomic access to an object that other threads of `S` may access concurrently.
@@ -66,19 +67,16 @@ public:
   T fetch_max(T value, MemoryOrder order = MemoryOrder::relaxed) const noexcept {
     return __scoped_atomic_fetch_max(ptr_, value, static_cast<int>(order), kScope);
   }
-  T fetch_and(T value, MemoryOrder order = MemoryOrder::relaxed) const noexcept
-    requires std::is_integral_v<T>
-  {
+  T fetch_and(T value,
+              MemoryOrder order = MemoryOrder::relaxed) const noexcept requires std::is_integral_v<T> {
     return __scoped_atomic_fetch_and(ptr_, value, static_cast<int>(order), kScope);
   }
-  T fetch_or(T value, MemoryOrder order = MemoryOrder::relaxed) const noexcept
-    requires std::is_integral_v<T>
-  {
+  T fetch_or(T value,
+             MemoryOrder order = MemoryOrder::relaxed) const noexcept requires std::is_integral_v<T> {
     return __scoped_atomic_fetch_or(ptr_, value, static_cast<int>(order), kScope);
   }
-  T fetch_xor(T value, MemoryOrder order = MemoryOrder::relaxed) const noexcept
-    requires std::is_integral_v<T>
-  {
+  T fetch_xor(T value,
+              MemoryOrder order = MemoryOrder::relaxed) const noexcept requires std::is_integral_v<T> {
     return __scoped_atomic_fetch_xor(ptr_, value, static_cast<int>(order), kScope);
   }
 

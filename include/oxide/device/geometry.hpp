@@ -16,11 +16,17 @@ struct Dim3 {
 };
 
 /// The calling thread's index within its block (threadIdx).
-inline Dim3 thread_idx() noexcept { return {__oxide_thread_idx(0), __oxide_thread_idx(1), __oxide_thread_idx(2)}; }
+inline Dim3 thread_idx() noexcept {
+  return {__oxide_thread_idx(0), __oxide_thread_idx(1), __oxide_thread_idx(2)};
+}
 /// The calling block's index within the grid (blockIdx).
-inline Dim3 block_idx() noexcept { return {__oxide_block_idx(0), __oxide_block_idx(1), __oxide_block_idx(2)}; }
+inline Dim3 block_idx() noexcept {
+  return {__oxide_block_idx(0), __oxide_block_idx(1), __oxide_block_idx(2)};
+}
 /// Threads per block (blockDim).
-inline Dim3 block_dim() noexcept { return {__oxide_block_dim(0), __oxide_block_dim(1), __oxide_block_dim(2)}; }
+inline Dim3 block_dim() noexcept {
+  return {__oxide_block_dim(0), __oxide_block_dim(1), __oxide_block_dim(2)};
+}
 /// Blocks per grid (gridDim).
 inline Dim3 grid_dim() noexcept { return {__oxide_grid_dim(0), __oxide_grid_dim(1), __oxide_grid_dim(2)}; }
 

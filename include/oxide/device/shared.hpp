@@ -23,8 +23,7 @@ template <class T, std::size_t N, class Site> inline T *shared_array_storage() n
 /// the block, e.g. in a loop, returns the same array). Contents start uninitialised.
 ///
 ///   auto tile = oxide::shared_array<float, 256>();
-template <class T, std::size_t N, auto Site = [] {}>
-[[nodiscard]] inline Span<T> shared_array() noexcept {
+template <class T, std::size_t N, auto Site = [] {}> [[nodiscard]] inline Span<T> shared_array() noexcept {
   static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_default_constructible_v<T>,
                 "shared memory holds trivial types only: no constructor runs for it");
   static_assert(N > 0, "a shared array needs at least one element");

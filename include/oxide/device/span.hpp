@@ -98,7 +98,8 @@ public:
 
   /// The calling thread's N consecutive elements [index * N, index * N + N), cut short at the
   /// end of the span (launch size() / N threads, rounded up).
-  template <std::size_t N> [[nodiscard]] DisjointTile<T, N> tile_mut(const thread::ThreadIndex1D &index) const noexcept {
+  template <std::size_t N>
+  [[nodiscard]] DisjointTile<T, N> tile_mut(const thread::ThreadIndex1D &index) const noexcept {
     static_assert(N > 0, "a tile holds at least one element");
     T *first = static_cast<T *>(__oxide_disjoint_tile(data_, size_, sizeof(T), N, index.get()));
     if (!first)
@@ -180,12 +181,15 @@ namespace detail {
 /// The one way to make spans from raw device pointers: used by the host runtime when it binds
 /// DeviceBuffers to kernel parameters. Not part of the public API.
 struct SpanAccess {
-  template <class T> static constexpr Span<T> make_span(T *data, std::size_t size) noexcept { return {data, size}; }
+  template <class T> static constexpr Span<T> make_span(T *data, std::size_t size) noexcept {
+    return {data, size};
+  }
   template <class T> static constexpr DisjointSpan<T> make_disjoint(T *data, std::size_t size) noexcept {
     return {data, size};
   }
   template <class T>
-  static constexpr DisjointSpan2D<T> make_disjoint_2d(T *data, std::size_t width, std::size_t height) noexcept {
+  static constexpr DisjointSpan2D<T> make_disjoint_2d(T *data, std::size_t width,
+                                                      std::size_t height) noexcept {
     return {data, width, height};
   }
   template <class T>

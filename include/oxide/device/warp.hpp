@@ -24,7 +24,7 @@ namespace detail {
 enum class ShuffleMode : std::uint32_t { index = 0, up = 1, down = 2, xor_ = 3 };
 
 template <class T>
-concept Shuffleable = std::is_trivially_copyable_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);
+concept Shuffleable = std::is_trivially_copyable_v<T> &&(sizeof(T) == 4 || sizeof(T) == 8);
 
 template <ShuffleMode Mode, Shuffleable T>
 inline T shuffle(T value, std::uint32_t arg, std::uint32_t mask) noexcept {
@@ -41,11 +41,13 @@ inline T shuffle(T value, std::uint32_t arg, std::uint32_t mask) noexcept {
 } // namespace detail
 
 /// The value held by lane `src_lane` (mod 32).
-template <detail::Shuffleable T> inline T shuffle(T value, std::uint32_t src_lane, std::uint32_t mask = kFullMask) noexcept {
+template <detail::Shuffleable T>
+inline T shuffle(T value, std::uint32_t src_lane, std::uint32_t mask = kFullMask) noexcept {
   return detail::shuffle<detail::ShuffleMode::index>(value, src_lane, mask);
 }
 /// The value of lane (lane_id - delta); lanes below `delta` keep their own value.
-template <detail::Shuffleable T> inline T shuffle_up(T value, std::uint32_t delta, std::uint32_t mask = kFullMask) noexcept {
+template <detail::Shuffleable T>
+inline T shuffle_up(T value, std::uint32_t delta, std::uint32_t mask = kFullMask) noexcept {
   return detail::shuffle<detail::ShuffleMode::up>(value, delta, mask);
 }
 /// The value of lane (lane_id + delta); lanes past 31 - delta keep their own value.

@@ -14,12 +14,12 @@ namespace oxide {
 enum class EmitStage { Executable, LLVM, MLIR, PTX, Check };
 
 struct CompileOptions {
-  std::string input;                     ///< absolute path of the single-source file
-  std::string output;                    ///< executable (or stage dump) path; "-" for stdout
-  std::vector<std::string> includeDirs;  ///< -I
-  std::vector<std::string> defines;      ///< -D (NAME or NAME=VALUE)
-  unsigned optLevel = 3;                 ///< -O0..-O3, for both host and device code
-  std::string arch = "sm_90";            ///< --arch=sm_XX
+  std::string input;                    ///< absolute path of the single-source file
+  std::string output;                   ///< executable (or stage dump) path; "-" for stdout
+  std::vector<std::string> includeDirs; ///< -I
+  std::vector<std::string> defines;     ///< -D (NAME or NAME=VALUE)
+  unsigned optLevel = 3;                ///< -O0..-O3, for both host and device code
+  std::string arch = "sm_90";           ///< --arch=sm_XX
   std::string cxxStandard = "c++20";
   EmitStage emit = EmitStage::Executable;
   bool verbose = false;

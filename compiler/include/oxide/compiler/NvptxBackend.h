@@ -26,8 +26,8 @@ llvm::Expected<std::string> generatePtx(llvm::Module &module, llvm::StringRef ar
                                         llvm::raw_ostream *dumpOptimized = nullptr);
 
 /// Assembles PTX into a cubin with ptxas.
-llvm::Expected<std::string> assembleCubin(const std::string &ptxas, const std::string &ptx, llvm::StringRef arch,
-                                          unsigned optLevel);
+llvm::Expected<std::string> assembleCubin(const std::string &ptxas, const std::string &ptx,
+                                          llvm::StringRef arch, unsigned optLevel);
 
 } // namespace oxide
 

@@ -17,7 +17,9 @@ public:
   std::string stage;
 };
 
-inline llvm::Error reportedError(std::string stage) { return llvm::make_error<ReportedError>(std::move(stage)); }
+inline llvm::Error reportedError(std::string stage) {
+  return llvm::make_error<ReportedError>(std::move(stage));
+}
 
 } // namespace oxide
 

@@ -21,7 +21,8 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(const l
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, unsigned optLevel);
 
 /// Emits assembly (PTX for NVPTX) or an object file into a string.
-llvm::Expected<std::string> emitCode(llvm::Module &module, llvm::TargetMachine &tm, llvm::CodeGenFileType type);
+llvm::Expected<std::string> emitCode(llvm::Module &module, llvm::TargetMachine &tm,
+                                     llvm::CodeGenFileType type);
 
 } // namespace oxide
 

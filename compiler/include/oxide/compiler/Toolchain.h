@@ -12,13 +12,13 @@ namespace oxide {
 /// headers and runtime next to itself (bin/../include, bin/../lib); a build-tree oxcc uses the
 /// source and build directories it was configured with.
 struct Toolchain {
-  std::string cudaPath;          ///< CUDA toolkit root ($OXIDE_CUDA_PATH or the configured one)
-  std::string ptxas;             ///< empty when ptxas is not available: PTX-only images
-  std::string libdevice;         ///< libdevice.10.bc
-  std::string clangResourceDir;  ///< clang's builtin headers (cuda wrappers, stddef.h...)
-  std::string clangDriver;       ///< clang++ used as the link driver
-  std::string oxideIncludeDir;   ///< include/ holding oxide/oxide.hpp
-  std::string runtimeLibrary;    ///< liboxide_runtime.a
+  std::string cudaPath;         ///< CUDA toolkit root ($OXIDE_CUDA_PATH or the configured one)
+  std::string ptxas;            ///< empty when ptxas is not available: PTX-only images
+  std::string libdevice;        ///< libdevice.10.bc
+  std::string clangResourceDir; ///< clang's builtin headers (cuda wrappers, stddef.h...)
+  std::string clangDriver;      ///< clang++ used as the link driver
+  std::string oxideIncludeDir;  ///< include/ holding oxide/oxide.hpp
+  std::string runtimeLibrary;   ///< liboxide_runtime.a
   /// compiler-rt's builtins archive: conversions libgcc 12 lacks (float <-> bfloat16). Empty
   /// when clang's resource directory has none.
   std::string builtinsLibrary;
