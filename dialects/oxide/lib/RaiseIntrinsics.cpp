@@ -42,30 +42,18 @@ public:
                     [&] { return oxide::ThreadIndexOp::create(rewriter, loc, i64, 1, oxide::Dim::x); });
     if (name == "__oxide_thread_index")
       return expect({i32, i32}, i64, [&]() -> Operation * {
-        auto rank = constantOperand(0, 3);
-        auto dim = rank ? constantOperand(1, 2) : std::nullopt;
-        if (!rank || !dim)
+        auto rankDim = rankAndDimension(0);
+        if (!rankDim)
           return nullptr;
-        if (*rank == 0 || *dim >= *rank) {
-          call.emitError() << "oxide intrinsic '" << name << "' asks for dimension " << *dim << " of a rank-"
-                           << *rank << " launch";
-          return nullptr;
-        }
-        return oxide::ThreadIndexOp::create(rewriter, loc, i64, *rank, static_cast<oxide::Dim>(*dim));
+        return oxide::ThreadIndexOp::create(rewriter, loc, i64, rankDim->first, rankDim->second);
       });
     if (name == "__oxide_grid_stride_next")
       return expect({i64, i32, i32}, i64, [&]() -> Operation * {
-        auto rank = constantOperand(1, 3);
-        auto dim = rank ? constantOperand(2, 2) : std::nullopt;
-        if (!rank || !dim)
+        auto rankDim = rankAndDimension(1);
+        if (!rankDim)
           return nullptr;
-        if (*rank == 0 || *dim >= *rank) {
-          call.emitError() << "oxide intrinsic '" << name << "' asks for dimension " << *dim << " of a rank-"
-                           << *rank << " launch";
-          return nullptr;
-        }
-        return oxide::GridStrideNextOp::create(rewriter, loc, i64, call.getOperand(0), *rank,
-                                               static_cast<oxide::Dim>(*dim));
+        return oxide::GridStrideNextOp::create(rewriter, loc, i64, call.getOperand(0), rankDim->first,
+                                               rankDim->second);
       });
     if (name == "__oxide_disjoint_tile")
       return expect({ptr, i64, i64, i64, i64}, ptr, [&]() -> Operation * {
@@ -164,6 +152,20 @@ private:
       return failure();
     rewriter.replaceOp(call, op->getResults());
     return success();
+  }
+
+  /// Operands `first` and `first + 1`: a launch rank (1..3) and one of its dimensions.
+  std::optional<std::pair<std::uint32_t, oxide::Dim>> rankAndDimension(unsigned first) {
+    auto rank = constantOperand(first, 3);
+    auto dim = rank ? constantOperand(first + 1, 2) : std::nullopt;
+    if (!rank || !dim)
+      return std::nullopt;
+    if (*rank == 0 || *dim >= *rank) {
+      call.emitError() << "oxide intrinsic '" << name << "' asks for dimension " << *dim << " of a rank-"
+                       << *rank << " launch";
+      return std::nullopt;
+    }
+    return std::pair{*rank, static_cast<oxide::Dim>(*dim)};
   }
 
   /// The value of operand `index`, which must be a constant in [0, max].
