@@ -2,6 +2,7 @@
 // simulator, device memory is host memory and every copy completes before it returns.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -114,6 +115,121 @@ void fill_zero(const Stream &stream, const ContextState *owner, std::uint64_t ds
   ScopedCurrent current(context);
   check(driver().cuMemsetD8Async(static_cast<CUdeviceptr>(dst), 0, bytes, cu_stream(stream)),
         "cuMemsetD8Async");
+}
+
+namespace {
+
+void *host_pointer(std::uint64_t pointer) {
+  return reinterpret_cast<void *>(static_cast<std::uintptr_t>(pointer));
+}
+
+/// Waits for all work submitted to a GPU context, so its memory holds what that work wrote.
+void synchronize_context(const ContextState &context) {
+  ScopedCurrent current(context);
+  check(driver().cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+/// Staged copies move this much at a time through one pinned buffer.
+constexpr std::size_t kStagingChunk = std::size_t{64} << 20;
+
+/// Pinned host memory, portable to every context; freed by the destructor.
+class PinnedBuffer {
+public:
+  PinnedBuffer(const ContextState &context, std::size_t bytes) : context_(context) {
+    ScopedCurrent current(context);
+    const CUresult result = driver().cuMemHostAlloc(&memory_, bytes, CU_MEMHOSTALLOC_PORTABLE);
+    if (result != CUDA_SUCCESS)
+      throw_driver_error(result, "cuMemHostAlloc", {},
+                         fmt::format("(allocating {} bytes of pinned staging memory)", bytes));
+  }
+  PinnedBuffer(const PinnedBuffer &) = delete;
+  PinnedBuffer &operator=(const PinnedBuffer &) = delete;
+  ~PinnedBuffer() {
+    const DriverApi &api = loaded_driver_api();
+    if (api.cuCtxPushCurrent(context_.handle()) != CUDA_SUCCESS)
+      return;
+    (void)api.cuMemFreeHost(memory_);
+    CUcontext popped = nullptr;
+    (void)api.cuCtxPopCurrent(&popped);
+  }
+  [[nodiscard]] void *get() const noexcept { return memory_; }
+
+private:
+  const ContextState &context_;
+  void *memory_ = nullptr;
+};
+
+} // namespace
+
+void copy_device_to_device(const Stream &stream, const ContextState *dst_owner, std::uint64_t dst,
+                           const ContextState *src_owner, std::uint64_t src, std::size_t bytes) {
+  const ContextState &context = stream_context(stream, dst_owner, "copy_from");
+  if (bytes == 0)
+    return;
+  const ContextState &source = *src_owner; // a non-empty buffer has a context
+  const CUstream cu = cu_stream(stream);
+
+  if (context.is_simulator() && source.is_simulator()) {
+    if (dst != src)
+      std::memmove(host_pointer(dst), host_pointer(src), bytes);
+    return;
+  }
+  if (context.is_simulator()) { // GPU -> simulator: the simulator's memory is host memory
+    synchronize_context(source);
+    ScopedCurrent current(source);
+    check(driver().cuMemcpyDtoHAsync(host_pointer(dst), static_cast<CUdeviceptr>(src), bytes, nullptr),
+          "cuMemcpyDtoHAsync");
+    check(driver().cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+    return;
+  }
+  if (source.is_simulator()) { // simulator -> GPU
+    ScopedCurrent current(context);
+    check(driver().cuMemcpyHtoDAsync(static_cast<CUdeviceptr>(dst), host_pointer(src), bytes, cu),
+          "cuMemcpyHtoDAsync");
+    check(driver().cuStreamSynchronize(cu), "cuStreamSynchronize");
+    return;
+  }
+  if (context.handle() == source.handle()) { // one device: ordered on the stream like any copy
+    if (dst == src)
+      return;
+    ScopedCurrent current(context);
+    check(driver().cuMemcpyDtoDAsync(static_cast<CUdeviceptr>(dst), static_cast<CUdeviceptr>(src), bytes, cu),
+          "cuMemcpyDtoDAsync");
+    return;
+  }
+
+  // Two devices. The source's producers run on streams this call does not know: wait for them all.
+  synchronize_context(source);
+  if (context.peer_access_enabled(source.handle()) || source.peer_access_enabled(context.handle())) {
+    ScopedCurrent current(context);
+    check(driver().cuMemcpyPeerAsync(static_cast<CUdeviceptr>(dst), context.handle(),
+                                     static_cast<CUdeviceptr>(src), source.handle(), bytes, cu),
+          "cuMemcpyPeerAsync");
+    // Complete on return, so the source may be changed or freed by its own context right away.
+    check(driver().cuStreamSynchronize(cu), "cuStreamSynchronize");
+    return;
+  }
+  // No peer access: device -> pinned host -> device, one chunk at a time.
+  const PinnedBuffer staging(context, std::min(bytes, kStagingChunk));
+  for (std::size_t offset = 0; offset < bytes; offset += kStagingChunk) {
+    const std::size_t chunk = std::min(kStagingChunk, bytes - offset);
+    {
+      ScopedCurrent current(source);
+      check(driver().cuMemcpyDtoHAsync(staging.get(), static_cast<CUdeviceptr>(src + offset), chunk, nullptr),
+            "cuMemcpyDtoHAsync");
+      check(driver().cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+    }
+    ScopedCurrent current(context);
+    check(driver().cuMemcpyHtoDAsync(static_cast<CUdeviceptr>(dst + offset), staging.get(), chunk, cu),
+          "cuMemcpyHtoDAsync");
+    check(driver().cuStreamSynchronize(cu), "cuStreamSynchronize");
+  }
+}
+
+void throw_buffer_size_mismatch(const char *operation, std::size_t dst_size, std::size_t src_size) {
+  throw Error(ErrorKind::SizeMismatch,
+              fmt::format("{}: the destination buffer has {} elements but the source buffer has {}",
+                          operation, dst_size, src_size));
 }
 
 void throw_size_mismatch(const char *operation, std::size_t buffer_size, std::size_t host_size) {

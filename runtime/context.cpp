@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <mutex>
 #include <string_view>
@@ -28,6 +29,17 @@ ContextState::~ContextState() {
     (void)api.cuCtxPopCurrent(&popped);
   }
   (void)api.cuDevicePrimaryCtxRelease(cu_device_);
+}
+
+bool ContextState::peer_access_enabled(CUcontext peer) const {
+  std::lock_guard lock(peers_mutex_);
+  return std::find(peers_.begin(), peers_.end(), peer) != peers_.end();
+}
+
+void ContextState::record_peer_access(CUcontext peer) {
+  std::lock_guard lock(peers_mutex_);
+  if (std::find(peers_.begin(), peers_.end(), peer) == peers_.end())
+    peers_.push_back(peer);
 }
 
 std::string ContextState::label() const {
@@ -127,6 +139,47 @@ void Context::synchronize() const {
     return; // every launch and copy has finished when its call returned
   detail::ScopedCurrent current(*state());
   detail::check(detail::driver().cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+bool Context::can_access_peer(const Context &other) const {
+  const detail::ContextState &self = *state(), &peer = *other.state();
+  if (self.is_simulator() || peer.is_simulator())
+    return false;
+  if (self.cu_device() == peer.cu_device())
+    return true;
+  int can_access = 0;
+  detail::check(detail::driver().cuDeviceCanAccessPeer(&can_access, self.cu_device(), peer.cu_device()),
+                "cuDeviceCanAccessPeer");
+  return can_access != 0;
+}
+
+void Context::enable_peer_access(const Context &other) const {
+  detail::ContextState &self = *state();
+  const detail::ContextState &peer = *other.state();
+  if (self.is_simulator() || peer.is_simulator())
+    throw Error(
+        ErrorKind::PeerAccessUnavailable,
+        fmt::format("enable_peer_access: no peer access between {} and {}: the CPU simulator's memory "
+                    "is host memory (copies between it and a GPU go through the host)",
+                    self.label(), peer.label()));
+  if (self.handle() == peer.handle())
+    return; // one device: its memory is already reachable
+  if (!can_access_peer(other))
+    throw Error(ErrorKind::PeerAccessUnavailable,
+                fmt::format("enable_peer_access: {} ({}) cannot access the memory of {} ({}) directly; "
+                            "copies between them are staged through pinned host memory",
+                            self.label(), self.device().name(), peer.label(), peer.device().name()));
+  detail::ScopedCurrent current(self);
+  const CUresult result = detail::driver().cuCtxEnablePeerAccess(peer.handle(), 0);
+  if (result == CUDA_ERROR_TOO_MANY_PEERS || result == CUDA_ERROR_PEER_ACCESS_UNSUPPORTED)
+    throw Error(ErrorKind::PeerAccessUnavailable,
+                fmt::format("enable_peer_access: the driver refuses peer access from {} to {} ({})",
+                            self.label(), peer.label(),
+                            result == CUDA_ERROR_TOO_MANY_PEERS ? "CUDA_ERROR_TOO_MANY_PEERS"
+                                                                : "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED"));
+  if (result != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
+    detail::check(result, "cuCtxEnablePeerAccess");
+  self.record_peer_access(peer.handle());
 }
 
 void *Context::native_handle() const { return state()->handle(); } // nullptr on the simulator

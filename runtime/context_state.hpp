@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "oxide/host/device.hpp"
 #include "oxide/host/registry.hpp"
@@ -35,6 +36,13 @@ public:
   /// The CUcontext; nullptr for the simulator (so all simulator contexts compare equal, like
   /// two contexts of one GPU).
   [[nodiscard]] CUcontext handle() const noexcept { return handle_; }
+  /// The CUdevice (0 for the simulator).
+  [[nodiscard]] CUdevice cu_device() const noexcept { return cu_device_; }
+  /// Whether enable_peer_access(peer) succeeded through this state: kernels and copies of this
+  /// context may then reach `peer`'s memory directly. Thread-safe.
+  [[nodiscard]] bool peer_access_enabled(CUcontext peer) const;
+  /// Records a successful cuCtxEnablePeerAccess(peer) made with this context current.
+  void record_peer_access(CUcontext peer);
   [[nodiscard]] bool is_simulator() const noexcept { return simulator_; }
   [[nodiscard]] const sim::Options &sim_options() const noexcept { return sim_options_; }
   /// "device 0" or "the CPU simulator", for messages.
@@ -67,6 +75,8 @@ private:
   CUcontext handle_ = nullptr;
   bool simulator_ = false;
   sim::Options sim_options_;
+  mutable std::mutex peers_mutex_;
+  std::vector<CUcontext> peers_; // contexts this one has enabled peer access to
   std::mutex modules_mutex_;
   std::unordered_map<std::size_t, CUmodule> modules_; // image index -> module
 

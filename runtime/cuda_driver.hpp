@@ -30,11 +30,17 @@ namespace oxide::detail {
   X(cuCtxPushCurrent, 4000)                                                                                  \
   X(cuCtxPopCurrent, 4000)                                                                                   \
   X(cuCtxSynchronize, 2000)                                                                                  \
+  X(cuDeviceCanAccessPeer, 4000)                                                                             \
+  X(cuCtxEnablePeerAccess, 4000)                                                                             \
   X(cuStreamCreate, 2000)                                                                                    \
   X(cuStreamDestroy, 4000)                                                                                   \
   X(cuStreamSynchronize, 2000)                                                                               \
   X(cuMemAlloc, 3020)                                                                                        \
   X(cuMemFree, 3020)                                                                                         \
+  X(cuMemHostAlloc, 2020)                                                                                    \
+  X(cuMemFreeHost, 2000)                                                                                     \
+  X(cuMemcpyDtoDAsync, 3020)                                                                                 \
+  X(cuMemcpyPeerAsync, 4000)                                                                                 \
   X(cuMemcpyHtoDAsync, 3020)                                                                                 \
   X(cuMemcpyDtoHAsync, 3020)                                                                                 \
   X(cuMemsetD8Async, 3020)                                                                                   \

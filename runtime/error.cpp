@@ -39,6 +39,7 @@ std::string_view to_string(ErrorKind kind) noexcept {
     OXIDE_ERROR_KIND(OverlappingArguments)
     OXIDE_ERROR_KIND(LaunchFromKernel)
     OXIDE_ERROR_KIND(KernelFault)
+    OXIDE_ERROR_KIND(PeerAccessUnavailable)
 #undef OXIDE_ERROR_KIND
   }
   return "Unknown";

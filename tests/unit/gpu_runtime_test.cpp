@@ -254,6 +254,43 @@ TEST_F(GpuRuntime, BuffersOutliveTheirContextObject) {
 
 TEST_F(GpuRuntime, LaunchesVecAddFromPtx) { check_vecadd(&gpu_vecadd); }
 
+// One context per device, all alive in one thread, with launches interleaved between them: each
+// runs on the device of its stream's context, whose module is loaded there.
+TEST_F(GpuRuntime, LaunchesOnEveryDevice) {
+  const int devices = oxide::Device::count();
+  const std::size_t n = 1 << 16;
+  std::vector<float> ha(n), hb(n, 2.0f);
+  std::iota(ha.begin(), ha.end(), 0.0f);
+  std::vector<oxide::Context> contexts;
+  std::vector<oxide::Stream> streams;
+  std::vector<DeviceBuffer<float>> a, b, c;
+  for (int d = 0; d < devices; ++d) {
+    contexts.push_back(oxide::Context::create(d));
+    streams.push_back(contexts.back().create_stream());
+    a.push_back(DeviceBuffer<float>::from_host(streams.back(), ha));
+    b.push_back(DeviceBuffer<float>::from_host(streams.back(), hb));
+    c.push_back(DeviceBuffer<float>::zeroed(streams.back(), n));
+  }
+  for (int d = 0; d < devices; ++d) {
+    auto launch = oxide::prepare(contexts[d], gpu_vecadd, oxide::LaunchConfig1D::for_elements(n));
+    launch(streams[d], a[d], b[d], c[d]);
+  }
+  for (int d = 0; d < devices; ++d) {
+    const std::vector<float> hc = c[d].to_host(streams[d]);
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_EQ(hc[i], ha[i] + 2.0f) << "device " << d << ", element " << i;
+  }
+  if (devices >= 2) {
+    auto launch = oxide::prepare(contexts[0], gpu_vecadd, oxide::LaunchConfig1D::for_elements(n));
+    try {
+      launch(streams[0], a[0], b[1], c[0]);
+      FAIL() << "expected oxide::Error";
+    } catch (const oxide::Error &e) {
+      EXPECT_EQ(e.kind(), oxide::ErrorKind::WrongContext);
+    }
+  }
+}
+
 TEST_F(GpuRuntime, PreparedLaunchIsReusableOnOtherStreams) {
   auto ctx = oxide::Context::create();
   auto stream = ctx.create_stream();

@@ -28,7 +28,13 @@ void copy_host_to_device(const Stream &stream, const ContextState *owner, std::u
 void copy_device_to_host(const Stream &stream, const ContextState *owner, void *dst, std::uint64_t src,
                          std::size_t bytes);
 void fill_zero(const Stream &stream, const ContextState *owner, std::uint64_t dst, std::size_t bytes);
+/// Copies `bytes` from `src` (memory of `src_owner`) to `dst` (memory of `dst_owner`, the
+/// stream's context): see DeviceBuffer::copy_from.
+void copy_device_to_device(const Stream &stream, const ContextState *dst_owner, std::uint64_t dst,
+                           const ContextState *src_owner, std::uint64_t src, std::size_t bytes);
 [[noreturn]] void throw_size_mismatch(const char *operation, std::size_t buffer_size, std::size_t host_size);
+[[noreturn]] void throw_buffer_size_mismatch(const char *operation, std::size_t dst_size,
+                                             std::size_t src_size);
 } // namespace detail
 
 /// `size()` elements of T in the device memory of one context. RAII and move-only; the memory
@@ -96,6 +102,21 @@ public:
     if (host.size() != size_)
       detail::throw_size_mismatch("copy_to_host", size_, host.size());
     detail::copy_device_to_host(stream, context_.get(), host.data(), pointer_, size_bytes());
+  }
+
+  /// Copies `src` (exactly size() elements) into this buffer; `stream` must belong to this
+  /// buffer's context (else WrongContext), sizes must match (else SizeMismatch).
+  /// - Same context (or two contexts of one device): cuMemcpyDtoDAsync, ordered on `stream` and
+  ///   asynchronous like every other stream operation.
+  /// - Another context: complete on return. It first waits for all work submitted to `src`'s
+  ///   context, then copies with cuMemcpyPeerAsync when peer access is enabled between the two
+  ///   (Context::enable_peer_access, either direction), else through a pinned host buffer in
+  ///   chunks; simulator <-> GPU copies go through the host; simulator <-> simulator is memcpy.
+  void copy_from(Stream &stream, const DeviceBuffer &src) {
+    if (src.size_ != size_)
+      detail::throw_buffer_size_mismatch("copy_from", size_, src.size_);
+    detail::copy_device_to_device(stream, context_.get(), pointer_, src.context_.get(), src.pointer_,
+                                  size_bytes());
   }
 
   /// The buffer's contents after the work queued on `stream`; synchronizes `stream`.

@@ -24,8 +24,11 @@ public:
   /// OXIDE_DEVICE forces the choice: `cpu` (the simulator), `cuda` (device 0) or `cuda:N`.
   /// Throws oxide::Error when the forced device is unavailable or OXIDE_DEVICE is malformed.
   [[nodiscard]] static Context create();
-  /// The primary context of the CUDA device with this ordinal (never the simulator; OXIDE_DEVICE
-  /// does not apply).
+  /// The primary context of the CUDA device with this ordinal, 0 <= ordinal < Device::count()
+  /// (never the simulator; OXIDE_DEVICE does not apply). Contexts of several devices may live in
+  /// one process and one thread: every runtime call makes its own context current for the call
+  /// only (push/pop), so no call depends on which context was used last. Throws oxide::Error
+  /// (NoDevice) for an ordinal without a device.
   [[nodiscard]] static Context create(int ordinal);
   /// The CPU simulator, whatever GPUs the machine has. Reads the OXIDE_SIM_* settings (see
   /// docs/simulator.md) and throws oxide::Error when one is malformed.
@@ -46,6 +49,17 @@ public:
   [[nodiscard]] Stream create_stream() const;
   /// Waits for all work submitted to this context.
   void synchronize() const;
+  /// Whether this context's device can reach `other`'s device memory directly (NVLink or PCIe
+  /// peer-to-peer), once enable_peer_access(other) has been called. True for two contexts of the
+  /// same device; false when either is the simulator (its memory is host memory: copies between
+  /// the simulator and a GPU go through the host, see docs/multi-gpu.md). Throws oxide::Error
+  /// for a failed driver query.
+  [[nodiscard]] bool can_access_peer(const Context &other) const;
+  /// Lets this context's kernels and copies reach `other`'s device memory directly
+  /// (cuCtxEnablePeerAccess; one direction only: call it on both contexts for both). Idempotent;
+  /// a no-op for two contexts of the same device. Throws oxide::Error (PeerAccessUnavailable)
+  /// when can_access_peer(other) is false, or the driver refuses (too many peers).
+  void enable_peer_access(const Context &other) const;
   /// The CUcontext, for interoperation with other CUDA code; nullptr on the simulator.
   [[nodiscard]] void *native_handle() const;
 

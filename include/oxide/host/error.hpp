@@ -46,6 +46,8 @@ enum class ErrorKind : std::uint8_t {
   OverlappingArguments, ///< memory a kernel writes is also passed through another argument
   LaunchFromKernel,     ///< a launch from kernel code (simulator)
   KernelFault,          ///< the kernel trapped, indexed out of bounds, deadlocked... (simulator)
+  // --- several devices (added last, so the values above keep their numbers) ---
+  PeerAccessUnavailable, ///< Context::enable_peer_access between contexts that cannot share memory
 };
 
 /// The enumerator's name, e.g. "RequiresViolated".
