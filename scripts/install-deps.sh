@@ -18,9 +18,7 @@ fi
 
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
-if ! apt-cache policy clang-22 2>/dev/null | grep -q Candidate; then
-  $sudo apt-get update -q
-fi
+$sudo apt-get update -q
 echo "install-deps: installing ${missing[*]}"
 $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
 
