@@ -57,14 +57,7 @@ std::uint32_t grid_extent(std::size_t elements, std::uint32_t block, std::uint32
 LaunchConfig1D LaunchConfig1D::for_elements(std::size_t elements, std::uint32_t block,
                                             std::uint32_t dynamic_shared_bytes) {
   check_1d_block(block);
-  const std::size_t blocks = blocks_for(elements, block);
-  if (blocks > kMaxGrid)
-    throw Error(
-        ErrorKind::GridInvalid,
-        fmt::format("launch configuration: {} elements need {} blocks of {} threads, more than the {} a "
-                    "1-D grid allows",
-                    elements, blocks, block, kMaxGrid));
-  return {static_cast<std::uint32_t>(blocks), block, dynamic_shared_bytes};
+  return {grid_extent(elements, block, kMaxGrid, 'x'), block, dynamic_shared_bytes};
 }
 
 void LaunchConfig1D::validate() const { detail::validate_geometry(detail::geometry_of(*this), 1); }
