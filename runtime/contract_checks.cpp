@@ -59,10 +59,29 @@ void check_configuration(const KernelContract &contract, const std::string &kern
                             allowed, shared),
                 kernel);
   }
+  if (c.has_cluster()) {
+    const Dim3 cluster{c.cluster[0], c.cluster[1], c.cluster[2]};
+    if (geometry.grid.x % cluster.x != 0 || geometry.grid.y % cluster.y != 0 ||
+        geometry.grid.z % cluster.z != 0)
+      throw Error(
+          ErrorKind::ClusterMismatch,
+          fmt::format("kernel '{}' runs in clusters of {} blocks (its launch contract), but the grid {} is "
+                      "not a whole number of clusters; round the grid up to a multiple of the cluster",
+                      kernel, format_extents(cluster, c.domain), format_extents(geometry.grid, c.domain)),
+          kernel);
+  }
   // The simulator runs every kernel the host compiler built: it has no compute capability.
-  if (!device.is_simulator())
-    check_compute_capability(c, kernel, device.compute_capability(),
-                             fmt::format("device {} ({})", device.ordinal(), device.name()));
+  if (device.is_simulator())
+    return;
+  const std::string where = fmt::format("device {} ({})", device.ordinal(), device.name());
+  check_compute_capability(c, kernel, device.compute_capability(), where);
+  if (c.has_cluster() && device.compute_capability().major < 9)
+    throw Error(ErrorKind::ComputeCapabilityTooLow,
+                fmt::format("kernel '{}' runs in thread-block clusters, which need compute capability 9.0 or "
+                            "newer, but {} has {}.{}",
+                            kernel, where, device.compute_capability().major,
+                            device.compute_capability().minor),
+                kernel);
 }
 
 void check_compute_capability(const Contract &c, const std::string &kernel, ComputeCapability cc,

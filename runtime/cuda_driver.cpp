@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <string>
 #include <type_traits>
 
@@ -109,6 +110,53 @@ const DriverApi &loaded_driver_api() noexcept { return loaded_driver().api; }
 
 CUresult driver_init_result() { return loaded_driver_or_throw().init_result; }
 
+namespace {
+
+/// The last kernel launch: its context and name (owned by the context's kernel cache, which
+/// outlives any error raised while the context is in use).
+struct LastLaunch {
+  std::atomic<CUcontext> context{nullptr};
+  std::atomic<const std::string *> kernel{nullptr};
+};
+LastLaunch last_launch;
+
+/// Errors by which the driver reports that a kernel stopped: the context is unusable after them.
+bool is_kernel_fault(CUresult result) noexcept {
+  switch (result) {
+  case CUDA_ERROR_ASSERT:
+  case CUDA_ERROR_ILLEGAL_ADDRESS:
+  case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+  case CUDA_ERROR_MISALIGNED_ADDRESS:
+  case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+  case CUDA_ERROR_INVALID_PC:
+  case CUDA_ERROR_HARDWARE_STACK_ERROR:
+  case CUDA_ERROR_LAUNCH_FAILED:
+  case CUDA_ERROR_LAUNCH_TIMEOUT:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// The kernel last launched in the calling thread's current context, if known.
+std::string last_kernel_in_current_context() {
+  const DriverApi &functions = loaded_driver().api;
+  CUcontext current = nullptr;
+  if (!functions.cuCtxGetCurrent || functions.cuCtxGetCurrent(&current) != CUDA_SUCCESS)
+    current = nullptr;
+  const std::string *kernel = last_launch.kernel.load(std::memory_order_relaxed);
+  if (!kernel || (current && last_launch.context.load(std::memory_order_relaxed) != current))
+    return {};
+  return *kernel;
+}
+
+} // namespace
+
+void note_kernel_launch(CUcontext context, const std::string *kernel) noexcept {
+  last_launch.context.store(context, std::memory_order_relaxed);
+  last_launch.kernel.store(kernel, std::memory_order_relaxed);
+}
+
 void throw_driver_error(CUresult result, std::string_view api, std::string_view kernel,
                         std::string_view details) {
   const DriverApi &functions = loaded_driver().api;
@@ -119,8 +167,13 @@ void throw_driver_error(CUresult result, std::string_view api, std::string_view 
   if (!functions.cuGetErrorString || functions.cuGetErrorString(result, &description) != CUDA_SUCCESS ||
       !description)
     description = nullptr;
-  throw Error::driver(std::string(api), static_cast<int>(result),
-                      name ? std::string(name) : fmt::format("CUDA error {}", static_cast<int>(result)),
+  std::string error_name = name ? std::string(name) : fmt::format("CUDA error {}", static_cast<int>(result));
+  if (is_kernel_fault(result)) {
+    std::string faulted = kernel.empty() ? last_kernel_in_current_context() : std::string(kernel);
+    throw Error::kernel_fault(std::string(api), static_cast<int>(result), std::move(error_name),
+                              description ? description : "unknown error", std::move(faulted));
+  }
+  throw Error::driver(std::string(api), static_cast<int>(result), std::move(error_name),
                       description ? description : "unknown error", std::string(kernel), details);
 }
 

@@ -6,6 +6,7 @@
 
 #include <cuda.h>
 
+#include <string>
 #include <string_view>
 
 namespace oxide::detail {
@@ -29,6 +30,7 @@ namespace oxide::detail {
   X(cuDevicePrimaryCtxRelease, 11000)                                                                        \
   X(cuCtxPushCurrent, 4000)                                                                                  \
   X(cuCtxPopCurrent, 4000)                                                                                   \
+  X(cuCtxGetCurrent, 4000)                                                                                   \
   X(cuCtxSynchronize, 2000)                                                                                  \
   X(cuDeviceCanAccessPeer, 4000)                                                                             \
   X(cuCtxEnablePeerAccess, 4000)                                                                             \
@@ -49,7 +51,10 @@ namespace oxide::detail {
   X(cuModuleGetFunction, 2000)                                                                               \
   X(cuFuncGetAttribute, 2020)                                                                                \
   X(cuFuncSetAttribute, 9000)                                                                                \
-  X(cuLaunchKernel, 4000)
+  X(cuLaunchKernel, 4000)                                                                                    \
+  X(cuLaunchKernelEx, 11060)                                                                                 \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050)                                                       \
+  X(cuModuleGetGlobal, 3020)
 
 struct DriverApi {
 #define OXIDE_DECLARE_DRIVER_FUNCTION(name, version) decltype(&::name) name = nullptr;
@@ -72,7 +77,13 @@ struct DriverApi {
 /// Device::count() tell "no device" (CUDA_ERROR_NO_DEVICE) from other failures.
 [[nodiscard]] CUresult driver_init_result();
 
-/// Throws oxide::Error for a failed driver call; `kernel` names the kernel involved, if any.
+/// Records the kernel last enqueued in `context`, so that a fault the driver reports later (at a
+/// synchronisation or a copy) names the kernel that most likely caused it. One relaxed store.
+void note_kernel_launch(CUcontext context, const std::string *kernel) noexcept;
+
+/// Throws oxide::Error for a failed driver call; `kernel` names the kernel involved, if any. A
+/// fault of a kernel (a trap, a failed assert, an illegal address) has kind KernelFault and names
+/// the kernel last launched in the current context when `kernel` is empty.
 [[noreturn]] void throw_driver_error(CUresult result, std::string_view api, std::string_view kernel = {},
                                      std::string_view details = {});
 

@@ -40,6 +40,9 @@ std::string_view to_string(ErrorKind kind) noexcept {
     OXIDE_ERROR_KIND(LaunchFromKernel)
     OXIDE_ERROR_KIND(KernelFault)
     OXIDE_ERROR_KIND(PeerAccessUnavailable)
+    OXIDE_ERROR_KIND(ClusterMismatch)
+    OXIDE_ERROR_KIND(CooperativeGridTooLarge)
+    OXIDE_ERROR_KIND(UnsupportedOnSimulator)
 #undef OXIDE_ERROR_KIND
   }
   return "Unknown";
@@ -61,6 +64,18 @@ Error Error::driver(std::string api, int code, std::string error_name, std::stri
   if (!details.empty())
     what += fmt::format("\n{}", details);
   return Error(what, Info{ErrorKind::Driver, std::move(api), std::move(error_name), code, std::move(kernel)});
+}
+
+Error Error::kernel_fault(std::string api, int code, std::string error_name, std::string_view description,
+                          std::string kernel) {
+  const std::string who = kernel.empty() ? std::string("a kernel") : fmt::format("kernel '{}'", kernel);
+  std::string what =
+      fmt::format("oxide: {} stopped on the device: {} ({}); the device printed the reason above, if it "
+                  "was an assert, a trap or a bounds check. Reported by {}; the context cannot be used "
+                  "after this error.",
+                  who, error_name, description, api);
+  return Error(what,
+               Info{ErrorKind::KernelFault, std::move(api), std::move(error_name), code, std::move(kernel)});
 }
 
 } // namespace oxide

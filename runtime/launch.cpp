@@ -54,13 +54,48 @@ void check_block_limits(const std::string &kernel, const LaunchGeometry &g, cons
       kernel);
 }
 
+/// A cooperative launch deadlocks unless every block is resident at once: the grid must fit the
+/// device's SMs at the kernel's occupancy (what cuLaunchKernelEx would refuse, said clearly).
+void check_cooperative_residency(const ContextState &state, const std::string &kernel, CUfunction function,
+                                 const LaunchGeometry &g) {
+  ScopedCurrent current(state);
+  int per_sm = 0;
+  check(driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, function, static_cast<int>(g.threads_per_block()), g.dynamic_shared_bytes),
+        "cuOccupancyMaxActiveBlocksPerMultiprocessor", kernel);
+  const std::uint64_t resident =
+      std::uint64_t(per_sm) * static_cast<std::uint64_t>(state.device().sm_count());
+  if (g.block_count() > resident)
+    throw Error(
+        ErrorKind::CooperativeGridTooLarge,
+        fmt::format("kernel '{}' is cooperative, so all its blocks must be resident at once, but {} holds "
+                    "{} blocks of {} threads ({} per SM x {} SMs) and the grid has {}; size the grid "
+                    "with oxide::max_resident_blocks",
+                    kernel, state.device().name(), resident, g.threads_per_block(), per_sm,
+                    state.device().sm_count(), g.block_count()),
+        kernel);
+}
+
 /// The last step of both preparations: the device's limits, and on a GPU the function.
 PreparedKernel finish(const std::shared_ptr<ContextState> &state, const RegisteredKernel &kernel,
                       const KernelContract *contract, const LaunchGeometry &geometry, HostKernel host) {
   PreparedKernel prepared{
       state,   &kernel,  contract, contract && contract->has_requires(), state->is_simulator(),
       nullptr, geometry, host};
+  // An unsafe launch skips the contract's checks but keeps the launch it asks for.
+  if (const KernelContract *shape = contract ? contract : launch_contract(kernel)) {
+    const auto &cluster = shape->contract().cluster;
+    prepared.cluster = {cluster[0], cluster[1], cluster[2]};
+    prepared.cooperative = shape->contract().cooperative;
+  }
   const Device &device = state->device();
+  if (prepared.simulated && (prepared.cooperative || !(prepared.cluster == Dim3{1, 1, 1})))
+    throw Error(
+        ErrorKind::UnsupportedOnSimulator,
+        fmt::format("kernel '{}' is launched {}, which the CPU simulator does not run yet; run it on a GPU",
+                    kernel.display_name,
+                    prepared.cooperative ? "cooperatively (grid-wide sync)" : "in thread-block clusters"),
+        kernel.display_name);
   if (prepared.simulated) {
     check_block_limits(kernel.display_name, geometry,
                        {static_cast<std::uint32_t>(device.max_threads_per_block()), false,
@@ -80,6 +115,8 @@ PreparedKernel finish(const std::shared_ptr<ContextState> &state, const Register
                 kernel.display_name);
   state->reserve_dynamic_shared(kernel, function, geometry.dynamic_shared_bytes);
   prepared.function = function.function;
+  if (prepared.cooperative)
+    check_cooperative_residency(*state, kernel.display_name, function.function, geometry);
   return prepared;
 }
 
@@ -112,6 +149,29 @@ PreparedKernel prepare_unsafe_kernel(const Stream &stream, HostKernel host, std:
   validate_geometry(geometry, rank);
   check_launch_bounds(kernel, geometry);
   return finish(state, kernel, nullptr, geometry, host);
+}
+
+std::uint32_t max_resident_blocks(const Context &context, HostKernel host, std::span<const HostParam> params,
+                                  std::uint32_t block_threads, std::uint32_t dynamic_shared_bytes) {
+  const std::shared_ptr<ContextState> &state = context.state();
+  const RegisteredKernel &kernel = state->kernel(reinterpret_cast<const void *>(host.function), params);
+  const Device &device = state->device();
+  if (block_threads == 0 || block_threads > static_cast<std::uint32_t>(device.max_threads_per_block()))
+    throw Error(ErrorKind::BlockInvalid,
+                fmt::format("kernel '{}': block size {} is not between 1 and the {} threads per block of {}",
+                            kernel.display_name, block_threads, device.max_threads_per_block(),
+                            device.name()),
+                kernel.display_name);
+  if (state->is_simulator())
+    return static_cast<std::uint32_t>(device.sm_count()); // one block per worker thread
+  const ContextState::GpuFunction function = state->gpu_function(kernel);
+  state->reserve_dynamic_shared(kernel, function, dynamic_shared_bytes);
+  ScopedCurrent current(*state);
+  int per_sm = 0;
+  check(driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, function.function, static_cast<int>(block_threads), dynamic_shared_bytes),
+        "cuOccupancyMaxActiveBlocksPerMultiprocessor", kernel.display_name);
+  return static_cast<std::uint32_t>(per_sm) * static_cast<std::uint32_t>(device.sm_count());
 }
 
 namespace {
@@ -177,10 +237,37 @@ void launch_kernel(const PreparedKernel &kernel, Stream &stream, void **argument
   if (g.block_count() == 0)
     return; // an empty launch: nothing to enqueue
   ScopedCurrent current(*kernel.context);
-  check(driver().cuLaunchKernel(static_cast<CUfunction>(kernel.function), g.grid.x, g.grid.y, g.grid.z,
-                                g.block.x, g.block.y, g.block.z, g.dynamic_shared_bytes,
-                                static_cast<CUstream>(stream.native_handle()), arguments, nullptr),
-        "cuLaunchKernel", kernel.display_name());
+  note_kernel_launch(kernel.context->handle(), &kernel.kernel->display_name);
+  if (!kernel.cooperative && kernel.cluster == Dim3{1, 1, 1}) [[likely]] {
+    check(driver().cuLaunchKernel(static_cast<CUfunction>(kernel.function), g.grid.x, g.grid.y, g.grid.z,
+                                  g.block.x, g.block.y, g.block.z, g.dynamic_shared_bytes,
+                                  static_cast<CUstream>(stream.native_handle()), arguments, nullptr),
+          "cuLaunchKernel", kernel.display_name());
+    return;
+  }
+  CUlaunchAttribute attribute{};
+  if (kernel.cooperative) {
+    attribute.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+    attribute.value.cooperative = 1;
+  } else {
+    attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attribute.value.clusterDim.x = kernel.cluster.x;
+    attribute.value.clusterDim.y = kernel.cluster.y;
+    attribute.value.clusterDim.z = kernel.cluster.z;
+  }
+  CUlaunchConfig config{};
+  config.gridDimX = g.grid.x;
+  config.gridDimY = g.grid.y;
+  config.gridDimZ = g.grid.z;
+  config.blockDimX = g.block.x;
+  config.blockDimY = g.block.y;
+  config.blockDimZ = g.block.z;
+  config.sharedMemBytes = g.dynamic_shared_bytes;
+  config.hStream = static_cast<CUstream>(stream.native_handle());
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  check(driver().cuLaunchKernelEx(&config, static_cast<CUfunction>(kernel.function), arguments, nullptr),
+        "cuLaunchKernelEx", kernel.display_name());
 }
 
 } // namespace oxide::detail

@@ -41,7 +41,7 @@ struct ParamKinds {
 
 /// Whether a parameter of this kind has a `.size()` in `requires`.
 [[nodiscard]] constexpr bool is_span_kind(char kind) noexcept {
-  return kind == 'i' || kind == 'm' || kind == 'o' || kind == '2' || kind == '3';
+  return kind == 'i' || kind == 'm' || kind == 'o' || kind == '2' || kind == '3' || kind == 'a';
 }
 
 } // namespace oxide::detail

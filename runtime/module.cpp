@@ -30,16 +30,16 @@ std::string_view trimmed(const char *log) {
   return text;
 }
 
-CUmodule load_module(const DeviceImage &image, const RegisteredKernel &kernel, const Device &device) {
+/// `user` names what needs the module (a kernel or a constant), for messages.
+CUmodule load_module(const DeviceImage &image, const std::string &user, const Device &device) {
   const int arch = device.compute_capability().as_int();
   const CodeObject *code = select_code(image, arch);
   if (!code)
-    throw Error(
-        ErrorKind::NoDeviceCode,
-        fmt::format("the device code of kernel '{}' cannot run on {} (sm_{}): the image has {}; rebuild "
-                    "with --arch=sm_{}",
-                    kernel.display_name, device.name(), arch, describe_code(image), arch),
-        kernel.display_name);
+    throw Error(ErrorKind::NoDeviceCode,
+                fmt::format("the device code of '{}' cannot run on {} (sm_{}): the image has {}; rebuild "
+                            "with --arch=sm_{}",
+                            user, device.name(), arch, describe_code(image), arch),
+                user);
 
   // The JIT writes its diagnostics into these buffers; they explain a PTX that fails to load.
   std::array<char, 16384> error_log{};
@@ -58,7 +58,7 @@ CUmodule load_module(const DeviceImage &image, const RegisteredKernel &kernel, c
                     code->arch, device.name(), arch);
     if (const std::string_view log = trimmed(error_log.data()); !log.empty())
       details += fmt::format("\nJIT error log:\n{}", log);
-    throw_driver_error(result, "cuModuleLoadDataEx", kernel.display_name, details);
+    throw_driver_error(result, "cuModuleLoadDataEx", user, details);
   }
   return module;
 }
@@ -66,13 +66,18 @@ CUmodule load_module(const DeviceImage &image, const RegisteredKernel &kernel, c
 } // namespace
 
 CUmodule ContextState::module_for(const RegisteredKernel &kernel) {
+  return module_for_image(*kernel.image, kernel.image_index, kernel.display_name);
+}
+
+CUmodule ContextState::module_for_image(const DeviceImage &image, std::size_t image_index,
+                                        const std::string &user) {
   // One lock per context: a module loads once even when several threads prepare kernels at once.
   std::lock_guard lock(modules_mutex_);
-  if (auto it = modules_.find(kernel.image_index); it != modules_.end())
+  if (auto it = modules_.find(image_index); it != modules_.end())
     return it->second;
   ScopedCurrent current(*this);
-  CUmodule module = load_module(*kernel.image, kernel, device_);
-  modules_.emplace(kernel.image_index, module);
+  CUmodule module = load_module(image, user, device_);
+  modules_.emplace(image_index, module);
   return module;
 }
 

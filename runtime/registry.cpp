@@ -26,7 +26,9 @@ struct Entry {
 
 class Registry {
 public:
-  void add(DeviceImage image, std::span<const void *const> addresses, std::span<const char *const> names) {
+  /// Returns the image's index.
+  std::size_t add(DeviceImage image, std::span<const void *const> addresses,
+                  std::span<const char *const> names) {
     std::lock_guard lock(mutex_);
     const std::size_t index = images_.size();
     const DeviceImage &stored = *images_.emplace_back(std::make_unique<const DeviceImage>(std::move(image)));
@@ -39,6 +41,21 @@ public:
       // registrations describe the same code, so the first one wins.
       kernels_.try_emplace(addresses[i], Entry{index, info});
     }
+    return index;
+  }
+
+  void add_constants(std::size_t image_index, std::span<const void *const> addresses,
+                     std::span<const char *const> names) {
+    std::lock_guard lock(mutex_);
+    for (std::size_t i = 0; i < addresses.size(); ++i)
+      constants_[addresses[i]].push_back(
+          RegisteredConstant{images_[image_index].get(), image_index, std::string(names[i])});
+  }
+
+  std::vector<RegisteredConstant> find_constant(const void *address) const {
+    std::lock_guard lock(mutex_);
+    auto it = constants_.find(address);
+    return it == constants_.end() ? std::vector<RegisteredConstant>{} : it->second;
   }
 
   std::optional<RegisteredKernel> find(const void *address) const {
@@ -63,6 +80,8 @@ private:
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<const DeviceImage>> images_; // stable addresses, never removed
   std::unordered_map<const void *, Entry> kernels_;
+  // An inline constant used by several objects has one copy in each of their images.
+  std::unordered_map<const void *, std::vector<RegisteredConstant>> constants_;
 };
 
 Registry &registry() {
@@ -103,6 +122,10 @@ std::string kernel_display_name(std::string_view entry_name) {
 
 std::optional<RegisteredKernel> find_kernel(const void *host_address) {
   return registry().find(host_address);
+}
+
+std::vector<RegisteredConstant> find_constant(const void *host_address) {
+  return registry().find_constant(host_address);
 }
 
 RegisteredKernel require_kernel(const void *host_address) {
@@ -154,7 +177,7 @@ void check_param_layout(const RegisteredKernel &kernel, std::span<const HostPara
 
 void oxide::detail::add_to_registry(DeviceImage image, std::span<const void *const> addresses,
                                     std::span<const char *const> names) {
-  registry().add(std::move(image), addresses, names);
+  (void)registry().add(std::move(image), addresses, names);
 }
 
 extern "C" void __oxide_register_image(const unsigned char *image, std::size_t image_size,
@@ -166,6 +189,24 @@ extern "C" void __oxide_register_image(const unsigned char *image, std::size_t i
   auto decoded = oxide::detail::decode_image({image, image_size});
   if (!decoded)
     Registry::fail(fmt::format("malformed device image ({} bytes)", image_size));
-  oxide::detail::registry().add(std::move(*decoded), {kernel_addresses, kernel_count},
-                                {kernel_names, kernel_count});
+  (void)oxide::detail::registry().add(std::move(*decoded), {kernel_addresses, kernel_count},
+                                      {kernel_names, kernel_count});
+}
+
+extern "C" void
+__oxide_register_image_with_constants(const unsigned char *image, std::size_t image_size,
+                                      const void *const *kernel_addresses, const char *const *kernel_names,
+                                      std::size_t kernel_count, const void *const *constant_addresses,
+                                      const char *const *constant_names, std::size_t constant_count) {
+  using oxide::detail::Registry;
+  if (!image || (kernel_count != 0 && (!kernel_addresses || !kernel_names)) ||
+      (constant_count != 0 && (!constant_addresses || !constant_names)))
+    Registry::fail("__oxide_register_image_with_constants called with null arguments");
+  auto decoded = oxide::detail::decode_image({image, image_size});
+  if (!decoded)
+    Registry::fail(fmt::format("malformed device image ({} bytes)", image_size));
+  auto &registry = oxide::detail::registry();
+  const std::size_t index =
+      registry.add(std::move(*decoded), {kernel_addresses, kernel_count}, {kernel_names, kernel_count});
+  registry.add_constants(index, {constant_addresses, constant_count}, {constant_names, constant_count});
 }

@@ -70,8 +70,10 @@ llvm::Error link(const Toolchain &tc, llvm::StringRef object, const CompileOptio
 }
 
 /// The device half: everything from the CUDA-device compile to the device image.
+/// `constants` (if given) receives the oxide::constant variables that the device code reads.
 llvm::Expected<detail::DeviceImage> buildDeviceImage(const CompileOptions &opts, const Toolchain &tc,
-                                                     unsigned archNumber, llvm::raw_ostream *stageOut) {
+                                                     unsigned archNumber, llvm::raw_ostream *stageOut,
+                                                     std::vector<std::string> *constants = nullptr) {
   llvm::LLVMContext ctx;
   auto device = compileDevice(opts, tc, ctx);
   if (!device)
@@ -92,6 +94,8 @@ llvm::Expected<detail::DeviceImage> buildDeviceImage(const CompileOptions &opts,
 
   detail::DeviceImage image;
   image.kernels = collectKernels(**lowered);
+  if (constants)
+    *constants = collectConstants(**lowered);
   if (opts.emit == EmitStage::PTX)
     *stageOut << *ptx;
   if (opts.emit != EmitStage::Executable)
@@ -142,10 +146,11 @@ llvm::Error oxide::build(const CompileOptions &opts, const Toolchain &tc) {
   auto host = compileHost(opts, tc, hostCtx);
   if (!host)
     return host.takeError();
-  auto image = buildDeviceImage(opts, tc, *archNumber, nullptr);
+  std::vector<std::string> constants;
+  auto image = buildDeviceImage(opts, tc, *archNumber, nullptr, &constants);
   if (!image)
     return image.takeError();
-  if (auto err = embedDeviceImage(**host, *image))
+  if (auto err = embedDeviceImage(**host, *image, constants))
     return err;
 
   // Baseline x86-64, so an executable built here runs on any x86-64 machine with a GPU.

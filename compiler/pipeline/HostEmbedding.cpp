@@ -20,7 +20,26 @@ std::vector<llvm::Function *> oxide::findHostKernels(llvm::Module &host) {
   return kernels;
 }
 
-llvm::Error oxide::embedDeviceImage(llvm::Module &host, const detail::DeviceImage &image) {
+namespace {
+
+/// A private constant array of pointers named `name`.
+llvm::GlobalVariable *pointerTable(llvm::Module &host, llvm::ArrayRef<llvm::Constant *> entries,
+                                   llvm::StringRef name) {
+  auto *type = llvm::ArrayType::get(llvm::PointerType::getUnqual(host.getContext()), entries.size());
+  return new llvm::GlobalVariable(host, type, true, llvm::GlobalValue::PrivateLinkage,
+                                  llvm::ConstantArray::get(type, entries), name);
+}
+
+/// A private C string.
+llvm::Constant *cString(llvm::Module &host, llvm::StringRef text, llvm::StringRef name) {
+  llvm::Constant *data = llvm::ConstantDataArray::getString(host.getContext(), text);
+  return new llvm::GlobalVariable(host, data->getType(), true, llvm::GlobalValue::PrivateLinkage, data, name);
+}
+
+} // namespace
+
+llvm::Error oxide::embedDeviceImage(llvm::Module &host, const detail::DeviceImage &image,
+                                    const std::vector<std::string> &constants) {
   std::vector<llvm::Function *> kernels = findHostKernels(host);
   if (kernels.empty())
     return llvm::Error::success();
@@ -43,27 +62,35 @@ llvm::Error oxide::embedDeviceImage(llvm::Module &host, const detail::DeviceImag
   std::vector<llvm::Constant *> addresses, names;
   for (llvm::Function *fn : kernels) {
     addresses.push_back(fn);
-    llvm::Constant *name = llvm::ConstantDataArray::getString(ctx, fn->getName());
-    auto *nameVar = new llvm::GlobalVariable(host, name->getType(), true, llvm::GlobalValue::PrivateLinkage,
-                                             name, "__oxide_kernel_name");
-    names.push_back(nameVar);
+    names.push_back(cString(host, fn->getName(), "__oxide_kernel_name"));
   }
-  auto *tableTy = llvm::ArrayType::get(ptrTy, kernels.size());
-  auto *addressTable =
-      new llvm::GlobalVariable(host, tableTy, true, llvm::GlobalValue::PrivateLinkage,
-                               llvm::ConstantArray::get(tableTy, addresses), "__oxide_kernel_addresses");
-  auto *nameTable =
-      new llvm::GlobalVariable(host, tableTy, true, llvm::GlobalValue::PrivateLinkage,
-                               llvm::ConstantArray::get(tableTy, names), "__oxide_kernel_names");
+  // The host copy of each constant the device code reads: the same C++ variable, so the same name.
+  std::vector<llvm::Constant *> constantAddresses, constantNames;
+  for (const std::string &name : constants)
+    if (llvm::GlobalVariable *var = host.getNamedGlobal(name); var && !var->isDeclaration()) {
+      constantAddresses.push_back(var);
+      constantNames.push_back(cString(host, name, "__oxide_constant_name"));
+    }
 
-  auto *registerTy =
-      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrTy, sizeTy, ptrTy, ptrTy, sizeTy}, false);
-  llvm::FunctionCallee registerFn = host.getOrInsertFunction("__oxide_register_image", registerTy);
   auto *ctor = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
                                       llvm::GlobalValue::InternalLinkage, "__oxide_register_module", host);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", ctor));
-  b.CreateCall(registerFn, {imageVar, llvm::ConstantInt::get(sizeTy, bytes.size()), addressTable, nameTable,
-                            llvm::ConstantInt::get(sizeTy, kernels.size())});
+  llvm::SmallVector<llvm::Value *, 8> args = {imageVar, llvm::ConstantInt::get(sizeTy, bytes.size()),
+                                              pointerTable(host, addresses, "__oxide_kernel_addresses"),
+                                              pointerTable(host, names, "__oxide_kernel_names"),
+                                              llvm::ConstantInt::get(sizeTy, kernels.size())};
+  llvm::SmallVector<llvm::Type *, 8> params = {ptrTy, sizeTy, ptrTy, ptrTy, sizeTy};
+  llvm::StringRef registerName = "__oxide_register_image";
+  if (!constantAddresses.empty()) {
+    registerName = "__oxide_register_image_with_constants";
+    args.append({pointerTable(host, constantAddresses, "__oxide_constant_addresses"),
+                 pointerTable(host, constantNames, "__oxide_constant_names"),
+                 llvm::ConstantInt::get(sizeTy, constantAddresses.size())});
+    params.append({ptrTy, ptrTy, sizeTy});
+  }
+  llvm::FunctionCallee registerFn = host.getOrInsertFunction(
+      registerName, llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), params, false));
+  b.CreateCall(registerFn, args);
   b.CreateRetVoid();
   llvm::appendToGlobalCtors(host, ctor, /*Priority=*/65535);
   return llvm::Error::success();

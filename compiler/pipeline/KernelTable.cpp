@@ -4,6 +4,7 @@
 
 #include "llvm/IR/CallingConv.h"
 #include "llvm/IR/DataLayout.h"
+#include "llvm/IR/GlobalVariable.h"
 
 using namespace oxide;
 
@@ -35,4 +36,15 @@ std::vector<detail::KernelInfo> oxide::collectKernels(const llvm::Module &device
     kernels.push_back(std::move(info));
   }
   return kernels;
+}
+
+std::vector<std::string> oxide::collectConstants(const llvm::Module &device) {
+  // oxide::constant variables are the only user globals in constant memory (see
+  // ConstantVariables.cpp); the compiler's own are private, libdevice's internal.
+  constexpr unsigned kConstantAddressSpace = 4;
+  std::vector<std::string> names;
+  for (const llvm::GlobalVariable &g : device.globals())
+    if (!g.isDeclaration() && g.getAddressSpace() == kConstantAddressSpace && g.hasExternalLinkage())
+      names.push_back(g.getName().str());
+  return names;
 }

@@ -113,7 +113,7 @@ bool appliesToFunction(Sema &S, const ParsedAttr &attr, const Decl *D, llvm::Str
 
 /// One letter per parameter, for the compiler's contract optimisations and the runtime:
 /// i = Span<const T> input, m = mutable Span<T>, o = DisjointSpan<T>, 2/3 = DisjointSpan2D/3D,
-/// u = unsigned integer (usable in requires), x = anything else.
+/// a = AtomicSpan<T>, u = unsigned integer (usable in requires), x = anything else.
 char paramKind(QualType type) {
   llvm::StringRef name = oxide::oxideClassName(type);
   if (name == "Span")
@@ -124,6 +124,8 @@ char paramKind(QualType type) {
     return '2';
   if (name == "DisjointSpan3D")
     return '3';
+  if (name == "AtomicSpan")
+    return 'a';
   if (type->isUnsignedIntegerType() && !type->isBooleanType())
     return 'u';
   return 'x';
@@ -162,6 +164,7 @@ struct LaunchContractAttrInfo : ParsedAttrInfo {
         case 'o':
         case '2':
         case '3':
+        case 'a':
           result.is_span = true;
           break;
         case 'u':

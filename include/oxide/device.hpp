@@ -1,8 +1,11 @@
 // Everything a kernel author needs: witnesses, spans, geometry, shared memory, barriers,
-// warp operations, atomics, 16-bit floats, printf and trap.
+// warp operations, atomics, 16-bit floats, printf and trap, constant memory, clusters, grid
+// sync and clocks.
 #pragma once
 
 #include "oxide/device/atomic.hpp"
+#include "oxide/device/cluster.hpp"
+#include "oxide/device/constant.hpp"
 #include "oxide/device/geometry.hpp"
 #include "oxide/device/half.hpp"
 #include "oxide/device/intrinsics.hpp"
@@ -11,4 +14,5 @@
 #include "oxide/device/span.hpp"
 #include "oxide/device/sync.hpp"
 #include "oxide/device/thread.hpp"
+#include "oxide/device/time.hpp"
 #include "oxide/device/warp.hpp"

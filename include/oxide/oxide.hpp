@@ -5,6 +5,7 @@
 
 #include "oxide/host/buffer.hpp"
 #include "oxide/host/buffer_view.hpp"
+#include "oxide/host/constant.hpp"
 #include "oxide/host/context.hpp"
 #include "oxide/host/device.hpp"
 #include "oxide/host/error.hpp"

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 
@@ -188,6 +190,52 @@ void __oxide_warp_sync(std::uint32_t mask) noexcept {
   (void)block(t).warp_op(t, WarpRequest{WarpOpKind::sync, 0, mask, 0, 0});
 }
 
+std::uint64_t __oxide_clock(std::uint32_t kind) noexcept {
+  (void)thread();
+  if (kind > 1) [[unlikely]]
+    bad_argument("__oxide_clock", "kind", kind);
+  // Both run at one tick per nanosecond here: the simulator has no cycle counter to offer.
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
+}
+
+// The simulator refuses cluster and cooperative launches (see launch.cpp), so every block is a
+// cluster of one: its rank is 0, its cluster is 1 x 1 x 1, and the clusters are the blocks.
+std::uint32_t __oxide_cluster_geometry(std::uint32_t kind, std::uint32_t dim) noexcept {
+  const SimThread &t = thread();
+  switch (kind) {
+  case 0:
+  case 2:
+    return 0;
+  case 1:
+  case 3:
+    return 1;
+  case 4:
+    return component(t.geometry->block_idx, dim, "__oxide_cluster_geometry");
+  case 5:
+    return component(t.geometry->grid_dim, dim, "__oxide_cluster_geometry");
+  default:
+    bad_argument("__oxide_cluster_geometry", "kind", kind);
+  }
+}
+
+void __oxide_cluster_sync() noexcept {
+  SimThread &t = thread();
+  block(t).sync_threads(t); // a cluster of one block
+}
+
+void *__oxide_cluster_map_shared(void *shared, std::uint32_t rank) noexcept {
+  if (rank != 0) [[unlikely]]
+    bad_argument("__oxide_cluster_map_shared", "block rank (the cluster has 1 block)", rank);
+  return shared;
+}
+
+void __oxide_grid_sync() noexcept {
+  SimThread &t = thread();
+  block(t).fail(t, "grid-wide sync needs a cooperative launch, which the CPU simulator does not run");
+}
+
 void __oxide_bounds_fail(std::size_t index, std::size_t size) noexcept {
   SimThread *t = current_sim_thread;
   if (!t || !t->block) {
@@ -200,6 +248,19 @@ void __oxide_bounds_fail(std::size_t index, std::size_t size) noexcept {
 void __oxide_trap(const char *message) noexcept {
   SimThread &t = thread();
   block(t).fail(t, message ? message : "trap");
+}
+
+// A failed `assert` in kernel code stops the simulated thread's block like a trap, so the launch
+// fails with a KernelFault naming the kernel, as on the GPU. This definition in the executable
+// takes precedence over the C library's for the program's own calls; outside a launch it
+// behaves like the C library's.
+[[noreturn]] void __assert_fail(const char *assertion, const char *file, unsigned int line,
+                                const char *function) noexcept {
+  if (SimThread *t = current_sim_thread; t && t->block)
+    t->block->fail(*t, fmt::format("{}:{}: {}: Assertion `{}' failed.", file, line, function, assertion));
+  std::fprintf(stderr, "%s: %s:%u: %s: Assertion `%s' failed.\n", program_invocation_short_name, file, line,
+               function, assertion);
+  std::abort();
 }
 
 } // extern "C"

@@ -12,7 +12,7 @@ std::optional<std::vector<oxide::KernelParam>> oxide::parseKernelParams(llvm::St
   text.split(items, ',');
   for (llvm::StringRef item : items) {
     auto [name, kind] = item.split('=');
-    if (name.empty() || kind.size() != 1 || !llvm::StringRef("imo23ux").contains(kind[0]))
+    if (name.empty() || kind.size() != 1 || !llvm::StringRef("imo23aux").contains(kind[0]))
       return std::nullopt;
     params.push_back({name.str(), kind[0]});
   }

@@ -389,9 +389,167 @@ struct BoundsFailLowering : OpConversionPattern<oxide::BoundsFailOp> {
   }
 };
 
+/// A read of a special register through its NVVM intrinsic, e.g. "llvm.nvvm.read.ptx.sreg.clock64".
+Value readSpecialRegister(OpBuilder &b, Location loc, Type type, StringRef intrinsic) {
+  return LLVM::CallIntrinsicOp::create(b, loc, type, b.getStringAttr(intrinsic), ValueRange{}).getResult(0);
+}
+
+struct ClockLowering : OpConversionPattern<oxide::ClockOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::ClockOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    StringRef intrinsic = op.getKind() == oxide::ClockKind::clock64 ? "llvm.nvvm.read.ptx.sreg.clock64"
+                                                                    : "llvm.nvvm.read.ptx.sreg.globaltimer";
+    rewriter.replaceOp(op, readSpecialRegister(rewriter, op.getLoc(), rewriter.getI64Type(), intrinsic));
+    return success();
+  }
+};
+
+struct ClusterGeometryLowering : OpConversionPattern<oxide::ClusterGeometryOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::ClusterGeometryOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    StringRef suffix = op.getDim() == oxide::Dim::x ? ".x" : op.getDim() == oxide::Dim::y ? ".y" : ".z";
+    std::string intrinsic = "llvm.nvvm.read.ptx.sreg.";
+    switch (op.getKind()) {
+    case oxide::ClusterGeometryKind::block_rank:
+      intrinsic += "cluster.ctarank";
+      break;
+    case oxide::ClusterGeometryKind::block_count:
+      intrinsic += "cluster.nctarank";
+      break;
+    case oxide::ClusterGeometryKind::block_idx:
+      intrinsic += ("cluster.ctaid" + suffix).str();
+      break;
+    case oxide::ClusterGeometryKind::cluster_dim:
+      intrinsic += ("cluster.nctaid" + suffix).str();
+      break;
+    case oxide::ClusterGeometryKind::cluster_idx:
+      intrinsic += ("clusterid" + suffix).str();
+      break;
+    case oxide::ClusterGeometryKind::grid_clusters:
+      intrinsic += ("nclusterid" + suffix).str();
+      break;
+    }
+    rewriter.replaceOp(op, readSpecialRegister(rewriter, op.getLoc(), rewriter.getI32Type(), intrinsic));
+    return success();
+  }
+};
+
+struct ClusterSyncLowering : OpConversionPattern<oxide::ClusterSyncOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::ClusterSyncOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    // The non-.aligned forms: correct even when the threads of a warp reach it apart.
+    Location loc = op.getLoc();
+    LLVM::CallIntrinsicOp::create(rewriter, loc, rewriter.getStringAttr("llvm.nvvm.barrier.cluster.arrive"),
+                                  ValueRange{});
+    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+        op, rewriter.getStringAttr("llvm.nvvm.barrier.cluster.wait"), ValueRange{});
+    return success();
+  }
+};
+
+struct MapSharedLowering : OpConversionPattern<oxide::MapSharedOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::MapSharedOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(op, op.getType(),
+                                                       rewriter.getStringAttr("llvm.nvvm.mapa"),
+                                                       ValueRange{adaptor.getPtr(), adaptor.getRank()});
+    return success();
+  }
+};
+
+/// The grid barrier of cooperative launches, as CUDA's cooperative groups implement it: the
+/// driver passes a workspace in %envreg1/%envreg2 whose second word is the barrier. Thread 0
+/// of each block adds 1 (block 0 adds 0x80000000 - (blocks - 1)) with release semantics, so
+/// the top bit flips when the last block arrives; each then spins with acquire loads until it
+/// sees the flip. Built once per module, before the conversion, as a function that every
+/// grid_sync calls.
+constexpr llvm::StringLiteral kGridBarrierName = "__oxide_grid_barrier";
+
+void buildGridBarrierFunction(ModuleOp module) {
+  Location loc = module.getLoc();
+  OpBuilder builder(module.getContext());
+  builder.setInsertionPointToStart(module.getBody());
+  MLIRContext *ctx = module.getContext();
+  auto fnType = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {});
+  auto fn = LLVM::LLVMFuncOp::create(builder, loc, kGridBarrierName, fnType, LLVM::Linkage::Internal);
+  Type i32 = builder.getI32Type(), i64 = builder.getI64Type(), i8 = builder.getI8Type(),
+       ptr = LLVM::LLVMPointerType::get(ctx);
+
+  Block *entry = fn.addEntryBlock(builder);
+  Block *arrive = builder.createBlock(&fn.getBody());
+  Block *spin = builder.createBlock(&fn.getBody(), fn.getBody().end(), {i32}, {loc});
+  Block *done = builder.createBlock(&fn.getBody());
+
+  OpBuilder b(ctx);
+  auto sum3 = [&](oxide::GeometryKind kind) {
+    Value x = readGeometry(b, loc, kind, oxide::Dim::x), y = readGeometry(b, loc, kind, oxide::Dim::y),
+          z = readGeometry(b, loc, kind, oxide::Dim::z);
+    return LLVM::AddOp::create(b, loc, LLVM::AddOp::create(b, loc, x, y), z).getResult();
+  };
+  auto isZero = [&](Value v) {
+    return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, v, i32Constant(b, loc, 0)).getResult();
+  };
+
+  b.setInsertionPointToStart(entry);
+  NVVM::Barrier0Op::create(b, loc);
+  LLVM::CondBrOp::create(b, loc, isZero(sum3(oxide::GeometryKind::thread_idx)), arrive, done);
+
+  b.setInsertionPointToStart(arrive);
+  Value lo =
+      LLVM::ZExtOp::create(b, loc, i64, readSpecialRegister(b, loc, i32, "llvm.nvvm.read.ptx.sreg.envreg1"));
+  Value hi =
+      LLVM::ZExtOp::create(b, loc, i64, readSpecialRegister(b, loc, i32, "llvm.nvvm.read.ptx.sreg.envreg2"));
+  Value shift = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(32));
+  Value address = LLVM::OrOp::create(b, loc, LLVM::ShlOp::create(b, loc, hi, shift), lo);
+  Value workspace = LLVM::IntToPtrOp::create(b, loc, ptr, address);
+  Value barrier = LLVM::GEPOp::create(b, loc, ptr, i8, workspace, ArrayRef<LLVM::GEPArg>{4});
+  Value nx = readGeometry(b, loc, oxide::GeometryKind::grid_dim, oxide::Dim::x),
+        ny = readGeometry(b, loc, oxide::GeometryKind::grid_dim, oxide::Dim::y),
+        nz = readGeometry(b, loc, oxide::GeometryKind::grid_dim, oxide::Dim::z);
+  Value blocks = LLVM::MulOp::create(b, loc, LLVM::MulOp::create(b, loc, nx, ny), nz);
+  Value masterAdd =
+      LLVM::SubOp::create(b, loc, i32Constant(b, loc, static_cast<std::int32_t>(0x80000001u)), blocks);
+  Value add = LLVM::SelectOp::create(b, loc, isZero(sum3(oxide::GeometryKind::block_idx)), masterAdd,
+                                     i32Constant(b, loc, 1));
+  // A release fence and a relaxed add: NVPTX (LLVM 22) drops the release of an atomicrmw.
+  LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, "device");
+  Value old = LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, barrier, add,
+                                        LLVM::AtomicOrdering::monotonic, "device", 4);
+  LLVM::BrOp::create(b, loc, ValueRange{old}, spin);
+
+  b.setInsertionPointToStart(spin);
+  Value current = LLVM::LoadOp::create(b, loc, i32, barrier, 4, false, false, false, false,
+                                       LLVM::AtomicOrdering::acquire, "device");
+  Value flipped = LLVM::AndOp::create(b, loc, LLVM::XOrOp::create(b, loc, spin->getArgument(0), current),
+                                      i32Constant(b, loc, static_cast<std::int32_t>(0x80000000u)));
+  LLVM::CondBrOp::create(b, loc, isZero(flipped), spin, ValueRange{spin->getArgument(0)}, done, ValueRange{});
+
+  b.setInsertionPointToStart(done);
+  NVVM::Barrier0Op::create(b, loc);
+  LLVM::ReturnOp::create(b, loc, ValueRange{});
+}
+
+struct GridSyncLowering : OpConversionPattern<oxide::GridSyncOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::GridSyncOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto barrier = op->getParentOfType<ModuleOp>().lookupSymbol<LLVM::LLVMFuncOp>(kGridBarrierName);
+    if (!barrier)
+      return failure();
+    rewriter.replaceOpWithNewOp<LLVM::CallOp>(op, barrier, ValueRange{});
+    return success();
+  }
+};
+
 struct OxideToNVVMPass : oxide::impl::OxideToNVVMBase<OxideToNVVMPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (module.walk([](oxide::GridSyncOp) { return WalkResult::interrupt(); }).wasInterrupted())
+      buildGridBarrierFunction(module);
     ConversionTarget target(getContext());
     target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
     target.addIllegalDialect<oxide::OxideDialect>();
@@ -399,7 +557,8 @@ struct OxideToNVVMPass : oxide::impl::OxideToNVVMBase<OxideToNVVMPass> {
     patterns.add<ThreadIndexLowering, GridStrideNextLowering, DisjointGetLowering, GeometryLowering,
                  BarrierLowering, FenceLowering, SharedAllocLowering, DynamicSharedLowering,
                  DynamicSharedSizeLowering, LaneIdLowering, WarpShuffleLowering, WarpVoteLowering,
-                 WarpSyncLowering, TrapLowering, BoundsFailLowering>(&getContext());
+                 WarpSyncLowering, TrapLowering, BoundsFailLowering, ClockLowering, ClusterGeometryLowering,
+                 ClusterSyncLowering, MapSharedLowering, GridSyncLowering>(&getContext());
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
 

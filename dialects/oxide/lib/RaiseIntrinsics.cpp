@@ -123,6 +123,31 @@ public:
       return expect({i64, i64}, nullptr, [&] {
         return oxide::BoundsFailOp::create(rewriter, loc, call.getOperand(0), call.getOperand(1));
       });
+    if (name == "__oxide_clock")
+      return expect({i32}, i64, [&]() -> Operation * {
+        auto kind = constantOperand(0, 1);
+        if (!kind)
+          return nullptr;
+        return oxide::ClockOp::create(rewriter, loc, i64, static_cast<oxide::ClockKind>(*kind));
+      });
+    if (name == "__oxide_cluster_geometry")
+      return expect({i32, i32}, i32, [&]() -> Operation * {
+        auto kind = constantOperand(0, 5);
+        auto dim = kind ? constantOperand(1, 2) : std::nullopt;
+        if (!kind || !dim)
+          return nullptr;
+        return oxide::ClusterGeometryOp::create(rewriter, loc, i32,
+                                                static_cast<oxide::ClusterGeometryKind>(*kind),
+                                                static_cast<oxide::Dim>(*dim));
+      });
+    if (name == "__oxide_cluster_sync")
+      return expect({}, nullptr, [&] { return oxide::ClusterSyncOp::create(rewriter, loc); });
+    if (name == "__oxide_cluster_map_shared")
+      return expect({ptr, i32}, ptr, [&] {
+        return oxide::MapSharedOp::create(rewriter, loc, ptr, call.getOperand(0), call.getOperand(1));
+      });
+    if (name == "__oxide_grid_sync")
+      return expect({}, nullptr, [&] { return oxide::GridSyncOp::create(rewriter, loc); });
     if (name == "__oxide_trap")
       return expect({ptr}, nullptr, [&] { return oxide::TrapOp::create(rewriter, loc, call.getOperand(0)); });
     return call.emitError() << "unknown oxide intrinsic '" << name

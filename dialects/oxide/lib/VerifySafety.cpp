@@ -119,6 +119,26 @@ struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySaf
         failed = true;
         continue;
       }
+      const std::string kernelName = llvm::demangle(kernel.getSymName().str());
+      const bool cooperative = *contract && (*contract)->contract.cooperative;
+      const bool clustered = *contract && (*contract)->contract.has_cluster();
+      for (auto fn : reachableFunctions(kernel, symbols))
+        fn.walk([&](Operation *op) {
+          // A grid barrier deadlocks unless every block is resident: only a cooperative
+          // launch guarantees that, and the runtime launches cooperatively what the contract says.
+          if (isa<oxide::GridSyncOp>(op) && !cooperative) {
+            emitError(oxide::userLocation(op->getLoc()))
+                << "kernel '" << kernelName << "' synchronises the whole grid, which needs a cooperative "
+                << "launch; add 'cooperative = true' to its launch contract";
+            failed = true;
+          }
+          if (isa<oxide::ClusterSyncOp, oxide::MapSharedOp>(op) && !clustered) {
+            emitError(oxide::userLocation(op->getLoc()))
+                << "kernel '" << kernelName << "' uses thread-block cluster operations but is not launched "
+                << "in clusters; add 'cluster = (x, y, z)' to its launch contract";
+            failed = true;
+          }
+        });
       if (!*contract)
         continue;
       unsigned domain = (*contract)->contract.domain;
@@ -127,7 +147,7 @@ struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySaf
           if (index.getRank() == domain)
             return;
           emitError(oxide::userLocation(index.getLoc()))
-              << "kernel '" << llvm::demangle(kernel.getSymName().str()) << "' has 'domain = " << domain
+              << "kernel '" << kernelName << "' has 'domain = " << domain
               << "' in its launch contract but uses a " << index.getRank()
               << "-D thread index; use oxide::thread::index_" << domain
               << "d() or change the contract's domain to " << index.getRank();

@@ -1,6 +1,7 @@
 // Launch contracts: the text of [[oxide::launch_contract("...")]], parsed and evaluated.
 //
 //   domain = 2, block = (16, 16), dynamic_shared = 0..4096, min_compute_capability = (8, 0),
+//   cluster = (2, 1), cooperative = true,
 //   requires = (in.size() == out.size(), n <= in.size(), rows * cols == out.size())
 //
 // Header-only and dependency-free: the compiler parses the user's text (and reports errors at
@@ -51,7 +52,13 @@ struct Contract {
   std::uint32_t dynamic_shared_min = 0;              ///< allowed dynamic shared memory, bytes
   std::uint32_t dynamic_shared_max = 0;
   std::uint32_t min_cc_major = 0, min_cc_minor = 0;
+  /// Thread-block cluster shape (Hopper); {1, 1, 1} when the kernel is not launched in clusters.
+  std::array<std::uint32_t, 3> cluster = {1, 1, 1};
+  /// Launched cooperatively: every block is resident at once, so the kernel may sync the grid.
+  bool cooperative = false;
   std::vector<ContractNode> nodes;
+
+  [[nodiscard]] bool has_cluster() const noexcept { return cluster != std::array<std::uint32_t, 3>{1, 1, 1}; }
   std::vector<ContractRelation> requires_;
 };
 
@@ -67,6 +74,8 @@ using ContractNameResolver = std::function<std::optional<ContractParam>(std::str
 namespace contract_impl {
 
 inline constexpr std::uint32_t kMaxBlockThreads = 1024;
+/// The portable cluster size limit: every GPU with clusters runs clusters of up to 8 blocks.
+inline constexpr std::uint32_t kMaxClusterBlocks = 8;
 
 class Parser {
 public:
@@ -74,7 +83,7 @@ public:
 
   std::variant<Contract, ContractError> parse() {
     Contract c;
-    bool seen[5] = {};
+    bool seen[7] = {};
     skip_space();
     if (at_end())
       return error(0, "empty launch contract; at least 'domain = 1|2|3' is required");
@@ -83,18 +92,20 @@ public:
       const std::size_t field_start = pos_;
       const std::string_view name = identifier();
       if (name.empty())
-        return error(
-            pos_, "expected a field name (domain, block, dynamic_shared, min_compute_capability, requires)");
+        return error(pos_, "expected a field name (domain, block, dynamic_shared, min_compute_capability, "
+                           "cluster, cooperative, requires)");
       int slot = name == "domain"                   ? 0
                  : name == "block"                  ? 1
                  : name == "dynamic_shared"         ? 2
                  : name == "min_compute_capability" ? 3
                  : name == "requires"               ? 4
+                 : name == "cluster"                ? 5
+                 : name == "cooperative"            ? 6
                                                     : -1;
       if (slot < 0)
         return error(field_start, "unknown contract field '" + std::string(name) +
                                       "'; the fields are domain, block, dynamic_shared, "
-                                      "min_compute_capability and requires");
+                                      "min_compute_capability, cluster, cooperative and requires");
       if (seen[slot])
         return error(field_start, "field '" + std::string(name) + "' is given twice");
       seen[slot] = true;
@@ -118,6 +129,13 @@ public:
       case 4:
         err = parse_requires(c);
         break;
+      case 5:
+        cluster_offset_ = field_start;
+        err = parse_cluster(c);
+        break;
+      case 6:
+        err = parse_cooperative(c);
+        break;
       }
       if (err)
         return *err;
@@ -137,6 +155,14 @@ public:
                                           std::to_string(c.domain) + "); give " + std::to_string(c.domain) +
                                           " extents");
     }
+    for (std::uint32_t d = c.domain; d < 3; ++d)
+      if (c.cluster[d] != 1)
+        return error(cluster_offset_, "cluster has more dimensions than the domain (" +
+                                          std::to_string(c.domain) + "); give " + std::to_string(c.domain) +
+                                          " extents");
+    if (c.has_cluster() && c.cooperative)
+      return error(cluster_offset_, "a kernel cannot be both launched in clusters and cooperative; the CUDA "
+                                    "driver launches one or the other");
     return c;
   }
 
@@ -242,6 +268,46 @@ private:
       return err(start, "block has " + std::to_string(std::uint64_t(extents[0]) * extents[1] * extents[2]) +
                             " threads; a block holds at most 1024");
     c.block = extents;
+    return std::nullopt;
+  }
+
+  /// cluster = (x, y, z) or cluster = x: blocks per thread-block cluster, at most 8 in all.
+  std::optional<ContractError> parse_cluster(Contract &c) {
+    std::optional<ContractError> failure;
+    std::array<std::uint32_t, 3> extents = {1, 1, 1};
+    skip_space();
+    const std::size_t start = pos_;
+    const bool list = consume('(');
+    for (int d = 0; d < 3; ++d) {
+      const std::size_t at = (skip_space(), pos_);
+      auto v = integer(kMaxClusterBlocks, failure);
+      if (!v)
+        return failure->message.starts_with("number is too large")
+                   ? err(at,
+                         "a cluster holds at most 8 blocks (the portable limit of every GPU with clusters)")
+                   : failure;
+      if (*v == 0)
+        return err(at, "cluster extents must be at least 1");
+      extents[d] = static_cast<std::uint32_t>(*v);
+      if (!list || consume(')'))
+        break;
+      if (d == 2 || !consume(','))
+        return err(pos_, "expected ',' or ')' in cluster = (x, y, z)");
+    }
+    if (extents[0] * extents[1] * extents[2] > kMaxClusterBlocks)
+      return err(start,
+                 "cluster has " + std::to_string(extents[0] * extents[1] * extents[2]) +
+                     " blocks; a cluster holds at most 8 (the portable limit of every GPU with clusters)");
+    c.cluster = extents;
+    return std::nullopt;
+  }
+
+  std::optional<ContractError> parse_cooperative(Contract &c) {
+    const std::size_t at = (skip_space(), pos_);
+    const std::string_view value = identifier();
+    if (value != "true" && value != "false")
+      return err(at, "expected cooperative = true or cooperative = false");
+    c.cooperative = value == "true";
     return std::nullopt;
   }
 
@@ -420,6 +486,7 @@ private:
   const ContractNameResolver &resolve_;
   std::size_t pos_ = 0;
   std::size_t block_offset_ = 0;
+  std::size_t cluster_offset_ = 0;
 };
 
 /// Writes an expression with parameter `i` spelled `names[i]` (or `$i` when names is empty).
@@ -478,6 +545,11 @@ inline std::string canonical_contract(const Contract &c) {
   if (c.min_cc_major != 0 || c.min_cc_minor != 0)
     out += ", min_compute_capability = (" + std::to_string(c.min_cc_major) + ", " +
            std::to_string(c.min_cc_minor) + ")";
+  if (c.has_cluster())
+    out += ", cluster = (" + std::to_string(c.cluster[0]) + ", " + std::to_string(c.cluster[1]) + ", " +
+           std::to_string(c.cluster[2]) + ")";
+  if (c.cooperative)
+    out += ", cooperative = true";
   if (!c.requires_.empty()) {
     out += ", requires = (";
     for (std::size_t i = 0; i < c.requires_.size(); ++i) {

@@ -175,4 +175,11 @@ extern "C" {
 void __oxide_register_image(const unsigned char *image, std::size_t image_size,
                             const void *const *kernel_addresses, const char *const *kernel_names,
                             std::size_t kernel_count);
+/// The same for an image whose kernels read oxide::constant variables: also maps each
+/// variable's host address to its symbol in the image.
+void __oxide_register_image_with_constants(const unsigned char *image, std::size_t image_size,
+                                           const void *const *kernel_addresses,
+                                           const char *const *kernel_names, std::size_t kernel_count,
+                                           const void *const *constant_addresses,
+                                           const char *const *constant_names, std::size_t constant_count);
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "oxide/device/span.hpp"
 #include "oxide/device/sync.hpp"
 
 namespace oxide {
@@ -40,20 +41,25 @@ template <detail::AtomicValue T, Scope S = Scope::device> class AtomicRef {
 public:
   explicit AtomicRef(T &object) noexcept : ptr_(&object) {}
 
+  // The generic (non-_n) builtins: the _n forms take integers and pointers only, not floats.
   [[nodiscard]] T load(MemoryOrder order = MemoryOrder::relaxed) const noexcept {
-    return __scoped_atomic_load_n(ptr_, static_cast<int>(order), kScope);
+    T value;
+    __scoped_atomic_load(ptr_, &value, static_cast<int>(order), kScope);
+    return value;
   }
   void store(T value, MemoryOrder order = MemoryOrder::relaxed) const noexcept {
-    __scoped_atomic_store_n(ptr_, value, static_cast<int>(order), kScope);
+    __scoped_atomic_store(ptr_, &value, static_cast<int>(order), kScope);
   }
   T exchange(T value, MemoryOrder order = MemoryOrder::relaxed) const noexcept {
-    return __scoped_atomic_exchange_n(ptr_, value, static_cast<int>(order), kScope);
+    T previous;
+    __scoped_atomic_exchange(ptr_, &value, &previous, static_cast<int>(order), kScope);
+    return previous;
   }
   /// Replaces `expected` with `desired` if equal; otherwise loads the current value into
   /// `expected`. Returns whether the exchange happened.
   bool compare_exchange(T &expected, T desired, MemoryOrder order = MemoryOrder::relaxed) const noexcept {
-    return __scoped_atomic_compare_exchange_n(ptr_, &expected, desired, false, static_cast<int>(order),
-                                              static_cast<int>(MemoryOrder::relaxed), kScope);
+    return __scoped_atomic_compare_exchange(ptr_, &expected, &desired, false, static_cast<int>(order),
+                                            static_cast<int>(MemoryOrder::relaxed), kScope);
   }
   T fetch_add(T value, MemoryOrder order = MemoryOrder::relaxed) const noexcept {
     return __scoped_atomic_fetch_add(ptr_, value, static_cast<int>(order), kScope);
@@ -67,21 +73,70 @@ public:
   T fetch_max(T value, MemoryOrder order = MemoryOrder::relaxed) const noexcept {
     return __scoped_atomic_fetch_max(ptr_, value, static_cast<int>(order), kScope);
   }
-  T fetch_and(T value,
-              MemoryOrder order = MemoryOrder::relaxed) const noexcept requires std::is_integral_v<T> {
+  T fetch_and(T value, MemoryOrder order = MemoryOrder::relaxed) const noexcept
+    requires std::is_integral_v<T>
+  {
     return __scoped_atomic_fetch_and(ptr_, value, static_cast<int>(order), kScope);
   }
-  T fetch_or(T value,
-             MemoryOrder order = MemoryOrder::relaxed) const noexcept requires std::is_integral_v<T> {
+  T fetch_or(T value, MemoryOrder order = MemoryOrder::relaxed) const noexcept
+    requires std::is_integral_v<T>
+  {
     return __scoped_atomic_fetch_or(ptr_, value, static_cast<int>(order), kScope);
   }
-  T fetch_xor(T value,
-              MemoryOrder order = MemoryOrder::relaxed) const noexcept requires std::is_integral_v<T> {
+  T fetch_xor(T value, MemoryOrder order = MemoryOrder::relaxed) const noexcept
+    requires std::is_integral_v<T>
+  {
     return __scoped_atomic_fetch_xor(ptr_, value, static_cast<int>(order), kScope);
   }
 
 private:
   T *ptr_;
+};
+
+/// A kernel output that every thread may update, through atomic operations only: counters,
+/// histograms, accumulators. Safe under a launch contract because no access can race: there is
+/// no way to get a plain reference to an element. Bind a non-const DeviceBuffer<T> to it.
+///
+///   [[kernel, oxide::launch_contract("domain = 1")]] void count(Span<const int> v, AtomicSpan<unsigned>
+///   bins) {
+///     if (const int *x = v.get(oxide::thread::index_1d().value())) bins.fetch_add(*x % bins.size(), 1);
+///   }
+template <detail::AtomicValue T, Scope S = Scope::device> class AtomicSpan {
+public:
+  using value_type = T;
+  using size_type = std::size_t;
+
+  constexpr AtomicSpan() noexcept = default;
+  [[nodiscard]] constexpr size_type size() const noexcept { return size_; }
+  [[nodiscard]] constexpr bool empty() const noexcept { return size_ == 0; }
+
+  /// Atomic access to element `i`; an out-of-bounds index stops the kernel.
+  [[nodiscard]] AtomicRef<T, S> operator[](size_type i) const noexcept {
+    if (i >= size_) [[unlikely]]
+      __oxide_bounds_fail(i, size_);
+    return AtomicRef<T, S>(data_[i]);
+  }
+  T fetch_add(size_type i, T value, MemoryOrder order = MemoryOrder::relaxed) const noexcept {
+    return (*this)[i].fetch_add(value, order);
+  }
+  T fetch_min(size_type i, T value, MemoryOrder order = MemoryOrder::relaxed) const noexcept {
+    return (*this)[i].fetch_min(value, order);
+  }
+  T fetch_max(size_type i, T value, MemoryOrder order = MemoryOrder::relaxed) const noexcept {
+    return (*this)[i].fetch_max(value, order);
+  }
+  [[nodiscard]] T load(size_type i, MemoryOrder order = MemoryOrder::relaxed) const noexcept {
+    return (*this)[i].load(order);
+  }
+  void store(size_type i, T value, MemoryOrder order = MemoryOrder::relaxed) const noexcept {
+    (*this)[i].store(value, order);
+  }
+
+private:
+  friend struct detail::SpanAccess;
+  constexpr AtomicSpan(T *data, size_type size) noexcept : data_(data), size_(size) {}
+  T *data_ = nullptr;
+  size_type size_ = 0;
 };
 
 } // namespace oxide

@@ -67,6 +67,22 @@ std::uint32_t __oxide_warp_shuffle(std::uint32_t mask, std::uint32_t value, std:
 std::uint32_t __oxide_warp_vote(std::uint32_t mask, std::uint32_t predicate, std::uint32_t mode) noexcept;
 void __oxide_warp_sync(std::uint32_t mask) noexcept;
 
+// --- time ------------------------------------------------------------------------------------
+/// `kind` (constant): 0 = the SM's cycle counter (clock64), 1 = the global nanosecond timer.
+std::uint64_t __oxide_clock(std::uint32_t kind) noexcept;
+
+// --- thread-block clusters (Hopper) and cooperative launches ----------------------------------
+/// `kind` (constant): 0 = block rank in the cluster, 1 = blocks per cluster, 2 = block index in
+/// the cluster along `dim`, 3 = cluster shape along `dim`, 4 = cluster index in the grid along
+/// `dim`, 5 = clusters in the grid along `dim`. `dim` (constant) is ignored by 0 and 1.
+std::uint32_t __oxide_cluster_geometry(std::uint32_t kind, std::uint32_t dim) noexcept;
+/// Barrier across every thread of the cluster (barrier.cluster.arrive + wait).
+void __oxide_cluster_sync() noexcept;
+/// `shared` (an address in this block's shared memory) in the block of rank `rank` of the cluster.
+void *__oxide_cluster_map_shared(void *shared, std::uint32_t rank) noexcept;
+/// Barrier across every thread of a cooperative launch.
+void __oxide_grid_sync() noexcept;
+
 // --- termination ---------------------------------------------------------------------------
 /// Reports an out-of-bounds access through a span and stops the kernel. Never returns.
 [[noreturn]] void __oxide_bounds_fail(std::size_t index, std::size_t size) noexcept;

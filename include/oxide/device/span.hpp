@@ -197,6 +197,11 @@ struct SpanAccess {
                                                       std::size_t depth) noexcept {
     return {data, width, height, depth};
   }
+  /// AtomicSpan<T, S> (oxide/device/atomic.hpp), constructed the same way.
+  template <class AtomicSpanT, class T>
+  static constexpr AtomicSpanT make_atomic(T *data, std::size_t size) noexcept {
+    return {data, size};
+  }
 };
 } // namespace detail
 

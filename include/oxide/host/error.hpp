@@ -45,9 +45,13 @@ enum class ErrorKind : std::uint8_t {
   RequiresOverflow,     ///< a `requires` relation overflows (or goes below zero) in 64 bits
   OverlappingArguments, ///< memory a kernel writes is also passed through another argument
   LaunchFromKernel,     ///< a launch from kernel code (simulator)
-  KernelFault,          ///< the kernel trapped, indexed out of bounds, deadlocked... (simulator)
+  KernelFault,          ///< the kernel trapped, failed an assert, indexed out of bounds, deadlocked...
   // --- several devices (added last, so the values above keep their numbers) ---
   PeerAccessUnavailable, ///< Context::enable_peer_access between contexts that cannot share memory
+  // --- clusters and cooperative launches ---
+  ClusterMismatch,         ///< a grid that is not a whole number of the contract's clusters
+  CooperativeGridTooLarge, ///< a cooperative grid with more blocks than the device holds at once
+  UnsupportedOnSimulator,  ///< a launch the CPU simulator cannot run (see docs/simulator.md)
 };
 
 /// The enumerator's name, e.g. "RequiresViolated".
@@ -65,6 +69,12 @@ public:
   /// "oxide: <api> failed[ for kernel '<kernel>']: <error_name> (<description>)[\n<details>]".
   static Error driver(std::string api, int code, std::string error_name, std::string_view description,
                       std::string kernel = {}, std::string_view details = {});
+
+  /// A kernel that stopped on the GPU (kind() == ErrorKind::KernelFault): a trap, a failed
+  /// assert or bounds check, an illegal address. The driver reports it at the next call that
+  /// waits for the kernel (`api`); what() names the kernel and says that the context is lost.
+  static Error kernel_fault(std::string api, int code, std::string error_name, std::string_view description,
+                            std::string kernel);
 
   [[nodiscard]] ErrorKind kind() const noexcept { return info_->kind; }
   /// to_string(kind()): "RequiresViolated".

@@ -7,6 +7,7 @@
 //   DisjointSpan<T>     a non-const DeviceBuffer<T> lvalue, DisjointSpan<T>
 //   DisjointSpan2D<T>   buffer.view_2d(width, height) of a non-const DeviceBuffer<T>, DisjointSpan2D<T>
 //   DisjointSpan3D<T>   buffer.view_3d(width, height, depth), DisjointSpan3D<T>
+//   AtomicSpan<T, S>    a non-const DeviceBuffer<T> lvalue
 //   arithmetic S        an arithmetic value that converts to S without narrowing
 //   other by-value P    a P (enums, trivially copyable structs); never a pointer
 //   T* / const T*       oxide::unsafe_launch only: a DeviceBuffer<T> lvalue (non-const for T*),
@@ -24,6 +25,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "oxide/device/atomic.hpp"
 #include "oxide/device/span.hpp"
 #include "oxide/host/buffer.hpp"
 #include "oxide/host/buffer_view.hpp"
@@ -47,9 +49,7 @@ concept BufferLvalue =
 
 /// From converts to To by list-initialization, which rejects narrowing conversions.
 template <class From, class To>
-concept ConvertsWithoutNarrowing = requires {
-  To{std::declval<From>()};
-};
+concept ConvertsWithoutNarrowing = requires { To{std::declval<From>()}; };
 
 template <class T> inline constexpr bool is_buffer_view_v = false;
 template <class T, unsigned R> inline constexpr bool is_buffer_view_v<BufferView<T, R>> = true;
@@ -78,11 +78,11 @@ template <class Param> struct Binder {
 };
 
 template <class Param>
-requires std::is_arithmetic_v<Param>
+  requires std::is_arithmetic_v<Param>
 struct Binder<Param> {
   template <class Arg>
   static constexpr bool accepts =
-      std::is_arithmetic_v<std::remove_cvref_t<Arg>> &&ConvertsWithoutNarrowing<Arg, Param>;
+      std::is_arithmetic_v<std::remove_cvref_t<Arg>> && ConvertsWithoutNarrowing<Arg, Param>;
   template <class Arg> static Param bind(const Arg &value) noexcept { return Param{value}; }
 };
 
@@ -130,6 +130,13 @@ template <class T> struct Binder<DisjointSpan<T>> {
   }
 };
 
+template <class T, Scope S> struct Binder<AtomicSpan<T, S>> {
+  template <class Arg> static constexpr bool accepts = MutableBufferLvalue<Arg, T>;
+  static AtomicSpan<T, S> bind(DeviceBuffer<T> &buffer) noexcept {
+    return SpanAccess::make_atomic<AtomicSpan<T, S>>(span_pointer<T>(buffer), buffer.size());
+  }
+};
+
 template <class T> struct Binder<DisjointSpan2D<T>> {
   template <class Arg>
   static constexpr bool accepts =
@@ -164,9 +171,9 @@ template <class Param> struct UnsafeBinder : Binder<Param> {};
 template <class T> struct UnsafeBinder<T *> {
   using Element = std::remove_cv_t<T>;
   template <class Arg>
-  static constexpr bool
-      accepts = (std::is_const_v<T> ? BufferLvalue<Arg, Element> : MutableBufferLvalue<Arg, Element>) ||
-                (!is_device_buffer_v<std::remove_cvref_t<Arg>> && std::is_convertible_v<Arg, T *>);
+  static constexpr bool accepts =
+      (std::is_const_v<T> ? BufferLvalue<Arg, Element> : MutableBufferLvalue<Arg, Element>) ||
+      (!is_device_buffer_v<std::remove_cvref_t<Arg>> && std::is_convertible_v<Arg, T *>);
   /// The buffer's device pointer as it is: null for an empty buffer (a pointer kernel may test it).
   static T *bind(const DeviceBuffer<Element> &buffer) noexcept {
     return reinterpret_cast<T *>(static_cast<std::uintptr_t>(buffer.device_ptr()));

@@ -26,9 +26,8 @@ template <class Config, class... P> class BasicPreparedLaunch {
 public:
   /// Whether operator() accepts arguments of these types (`X&` for lvalues, `X` for rvalues).
   template <class... Args>
-  static constexpr bool
-      accepts_arguments = detail::binds_all<false>(std::type_identity<std::tuple<P...>>{},
-                                                   std::type_identity<std::tuple<Args...>>{});
+  static constexpr bool accepts_arguments = detail::binds_all<false>(
+      std::type_identity<std::tuple<P...>>{}, std::type_identity<std::tuple<Args...>>{});
 
   BasicPreparedLaunch(detail::PreparedKernel kernel, const Config &config) noexcept
       : kernel_(std::move(kernel)), config_(config) {}
@@ -89,10 +88,29 @@ template <class... P>
 /// The same for a 2-D or 3-D launch. A template so that a braced `{grid, block}` still means
 /// a LaunchConfig1D.
 template <class Config, class... P>
-requires(std::is_same_v<Config, LaunchConfig2D> || std::is_same_v<Config, LaunchConfig3D>)
-    [[nodiscard]] BasicPreparedLaunch<Config, P...> prepare(const Context &context, void (*kernel)(P...),
-                                                            const Config &config) {
+  requires(std::is_same_v<Config, LaunchConfig2D> || std::is_same_v<Config, LaunchConfig3D>)
+[[nodiscard]] BasicPreparedLaunch<Config, P...> prepare(const Context &context, void (*kernel)(P...),
+                                                        const Config &config) {
   return detail::prepare_launch(context, kernel, config);
+}
+
+namespace detail {
+[[nodiscard]] std::uint32_t max_resident_blocks(const Context &context, HostKernel host,
+                                                std::span<const HostParam> params,
+                                                std::uint32_t block_threads,
+                                                std::uint32_t dynamic_shared_bytes);
+} // namespace detail
+
+/// How many blocks of `block_threads` threads (with `dynamic_shared_bytes` of dynamic shared
+/// memory each) of `kernel` the context's device holds at once: the largest grid a cooperative
+/// launch (`cooperative = true`) may have. Throws oxide::Error.
+template <class... P>
+[[nodiscard]] std::uint32_t max_resident_blocks(const Context &context, void (*kernel)(P...),
+                                                std::uint32_t block_threads,
+                                                std::uint32_t dynamic_shared_bytes = 0) {
+  static constexpr std::array<detail::HostParam, sizeof...(P)> params{detail::host_param<P>()...};
+  return detail::max_resident_blocks(context, detail::host_kernel(kernel), params, block_threads,
+                                     dynamic_shared_bytes);
 }
 
 } // namespace oxide

@@ -61,6 +61,9 @@ struct PreparedKernel {
   void *function = nullptr;  ///< CUfunction; nullptr on the simulator
   LaunchGeometry geometry;
   HostKernel host;
+  /// Blocks per thread-block cluster (the contract's `cluster`); {1, 1, 1} without clusters.
+  Dim3 cluster{1, 1, 1};
+  bool cooperative = false; ///< launched cooperatively (the contract's `cooperative = true`)
 
   /// "vecadd", for messages.
   [[nodiscard]] const std::string &display_name() const noexcept { return kernel->display_name; }
@@ -102,6 +105,7 @@ template <class T> inline constexpr bool writes_through_v<Span<T>> = !std::is_co
 template <class T> inline constexpr bool writes_through_v<DisjointSpan<T>> = true;
 template <class T> inline constexpr bool writes_through_v<DisjointSpan2D<T>> = true;
 template <class T> inline constexpr bool writes_through_v<DisjointSpan3D<T>> = true;
+template <class T, Scope S> inline constexpr bool writes_through_v<AtomicSpan<T, S>> = true;
 
 template <class T> inline constexpr bool is_span_v = false;
 template <class T> inline constexpr bool is_span_v<Span<T>> = true;
@@ -124,6 +128,7 @@ template <class T> inline constexpr bool has_size_v<Span<T>> = true;
 template <class T> inline constexpr bool has_size_v<DisjointSpan<T>> = true;
 template <class T> inline constexpr bool has_size_v<DisjointSpan2D<T>> = true;
 template <class T> inline constexpr bool has_size_v<DisjointSpan3D<T>> = true;
+template <class T, Scope S> inline constexpr bool has_size_v<AtomicSpan<T, S>> = true;
 
 /// What a bound parameter contributes to `requires`: a span's element count (width * height
 /// [* depth] for 2-D/3-D spans), an unsigned integer's value; 0 for anything else.

@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "oxide/detail/device_image.hpp"
 
@@ -23,6 +24,17 @@ struct RegisteredKernel {
 
   [[nodiscard]] const std::string &entry_name() const noexcept { return info->name; }
 };
+
+/// One device copy of an oxide::constant: its symbol in one device image.
+struct RegisteredConstant {
+  const DeviceImage *image = nullptr;
+  std::size_t image_index = 0;
+  std::string symbol; ///< the mangled name, the same in the host and device compiles
+};
+
+/// Every device copy of the oxide::constant at this host address (one per image whose kernels
+/// use it); empty when no kernel reads it.
+[[nodiscard]] std::vector<RegisteredConstant> find_constant(const void *host_address);
 
 /// The kernel registered for this host function address, if any.
 [[nodiscard]] std::optional<RegisteredKernel> find_kernel(const void *host_address);

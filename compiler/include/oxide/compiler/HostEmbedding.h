@@ -15,7 +15,10 @@ std::vector<llvm::Function *> findHostKernels(llvm::Module &host);
 /// Embeds the encoded device image in the host module together with a table mapping each
 /// kernel's host address to its device entry name, and a global constructor that registers
 /// both with the runtime (__oxide_register_image). Fails if a host kernel has no device entry.
-llvm::Error embedDeviceImage(llvm::Module &host, const detail::DeviceImage &image);
+/// Embeds `image` in the host module with a constructor that registers it, its kernels' host
+/// addresses and the host addresses of the oxide::constant variables named in `constants`.
+llvm::Error embedDeviceImage(llvm::Module &host, const detail::DeviceImage &image,
+                             const std::vector<std::string> &constants = {});
 
 } // namespace oxide
 

@@ -16,6 +16,8 @@ inline constexpr const char kLaunchBoundsAnnotation[] = "oxide.launch_bounds:";
 
 /// The attribute the device wrapper applies to every function through #pragma clang attribute.
 inline constexpr const char kImplicitDeviceAttr[] = "oxide_implicit_device";
+/// The attribute the device wrapper applies to every global variable (see ConstantVariables.cpp).
+inline constexpr const char kDeviceVariableAttr[] = "oxide_device_variable";
 
 /// Functions declared under this directory (the runtime's oxide/host/ headers) stay host-only
 /// in the device compile: a kernel that calls the host API is then a clang error at the call.
@@ -25,6 +27,7 @@ void setHostOnlyHeaderDirectory(std::string directory);
 /// from dropping them from a static link.
 void linkKernelAttributes();
 void linkContractAttributes();
+void linkConstantVariables();
 
 } // namespace oxide
 

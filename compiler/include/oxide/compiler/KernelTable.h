@@ -6,6 +6,7 @@
 
 #include "llvm/IR/Module.h"
 
+#include <string>
 #include <vector>
 
 namespace oxide {
@@ -13,6 +14,9 @@ namespace oxide {
 /// The kernels (ptx_kernel functions) of a device module with the byte layout of their
 /// parameters, which the runtime checks against the host-side argument types.
 std::vector<detail::KernelInfo> collectKernels(const llvm::Module &device);
+
+/// The mangled names of the oxide::constant variables the device module defines.
+std::vector<std::string> collectConstants(const llvm::Module &device);
 
 } // namespace oxide
 

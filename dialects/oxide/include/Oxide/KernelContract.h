@@ -26,7 +26,7 @@ inline constexpr llvm::StringLiteral kLaunchBoundsAttr = "oxide.launch_bounds";
 struct KernelParam {
   std::string name;
   char kind = 'x';
-  bool isSpan() const { return kind == 'i' || kind == 'm' || kind == 'o' || kind == '2' || kind == '3'; }
+  bool isSpan() const { return kind == 'i' || kind == 'm' || kind == 'o' || kind == '2' || kind == '3' || kind == 'a'; }
 };
 
 struct KernelContract {

@@ -32,4 +32,16 @@ def Oxide_VoteMode : I32EnumAttr<"VoteMode", "warp vote", [
   let cppNamespace = "::oxide";
 }
 
+def Oxide_ClockKind : I32EnumAttr<"ClockKind", "time source", [
+    I32EnumAttrCase<"clock64", 0>, I32EnumAttrCase<"globaltimer", 1>]> {
+  let cppNamespace = "::oxide";
+}
+
+def Oxide_ClusterGeometryKind : I32EnumAttr<"ClusterGeometryKind", "thread-block cluster register", [
+    I32EnumAttrCase<"block_rank", 0>, I32EnumAttrCase<"block_count", 1>,
+    I32EnumAttrCase<"block_idx", 2>, I32EnumAttrCase<"cluster_dim", 3>,
+    I32EnumAttrCase<"cluster_idx", 4>, I32EnumAttrCase<"grid_clusters", 5>]> {
+  let cppNamespace = "::oxide";
+}
+
 #endif // OXIDE_ENUMS

@@ -182,4 +182,73 @@ def Oxide_BoundsFailOp : Oxide_Op<"bounds_fail"> {
   let assemblyFormat = "$index `,` $size attr-dict `:` type($index)";
 }
 
+def Oxide_ClockOp : Oxide_Op<"clock"> {
+  let summary = "read a time source: the SM's cycle counter or the global nanosecond timer";
+  let description = [{
+    `clock64` counts cycles of the SM the thread runs on (not comparable across SMs);
+    `globaltimer` is a device-wide nanosecond timer. Not pure: two reads are two events.
+
+    ```mlir
+    %t = oxide.clock globaltimer : i64
+    ```
+  }];
+  let arguments = (ins Oxide_ClockKind:$kind);
+  let results = (outs I64:$value);
+  let assemblyFormat = "$kind attr-dict `:` type($value)";
+}
+
+def Oxide_ClusterGeometryOp : Oxide_Op<"cluster_geometry", [Pure]> {
+  let summary = "a thread-block cluster register";
+  let description = [{
+    `block_rank`: the block's rank in its cluster (0..block_count-1); `block_count`: blocks
+    per cluster; `block_idx`/`cluster_dim`: the block's coordinate in its cluster and the
+    cluster's shape along `dim`; `cluster_idx`/`grid_clusters`: the cluster's coordinate in the
+    grid and the number of clusters along `dim`. Outside a cluster launch every block is a
+    cluster of one. `dim` is ignored by `block_rank` and `block_count`.
+
+    ```mlir
+    %r = oxide.cluster_geometry block_rank x : i32
+    ```
+  }];
+  let arguments = (ins Oxide_ClusterGeometryKind:$kind, Oxide_Dim:$dim);
+  let results = (outs I32:$value);
+  let assemblyFormat = "$kind $dim attr-dict `:` type($value)";
+}
+
+def Oxide_ClusterSyncOp : Oxide_Op<"cluster_sync"> {
+  let summary = "barrier across every thread of the thread-block cluster";
+  let description = [{
+    Every thread of every block of the cluster arrives and waits; shared memory writes before
+    it are visible cluster-wide after it. Requires a kernel launched in clusters
+    (`cluster = (...)` in its contract; checked by `oxide-verify-safety`).
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Oxide_MapSharedOp : Oxide_Op<"map_shared", [Pure, AllTypesMatch<["ptr", "result"]>]> {
+  let summary = "the address of a shared variable in another block of the cluster";
+  let description = [{
+    Distributed shared memory: `ptr` points into this block's shared memory; the result is the
+    same variable in the block of rank `rank` of the cluster (a generic address).
+
+    ```mlir
+    %remote = oxide.map_shared %p, %rank : !llvm.ptr
+    ```
+  }];
+  let arguments = (ins LLVM_AnyPointer:$ptr, I32:$rank);
+  let results = (outs LLVM_AnyPointer:$result);
+  let assemblyFormat = "$ptr `,` $rank attr-dict `:` type($result)";
+}
+
+def Oxide_GridSyncOp : Oxide_Op<"grid_sync"> {
+  let summary = "barrier across every thread of a cooperative launch";
+  let description = [{
+    Every thread of the grid arrives and waits; global memory writes before it are visible to
+    the whole grid after it. Only a cooperative launch (`cooperative = true` in the contract,
+    checked by `oxide-verify-safety`) guarantees that all blocks are resident, so that the
+    barrier cannot deadlock. Lowered to the CUDA driver's grid-barrier protocol.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 #endif // OXIDE_OPS
