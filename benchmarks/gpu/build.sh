@@ -1,11 +1,44 @@
 #!/usr/bin/env bash
-# Builds the GPU benchmark pair here (Oxide via oxcc, the CUDA twin via nvcc) into .gpu/bench/,
-# which tests/gpu/build-suite.sh's folder carries to the GPU machine; run.sh runs them there.
+# Builds every GPU benchmark pair here (<kernel>_oxide.cpp with oxcc, its twin <kernel>_cuda.cu
+# with nvcc -O3 -arch=sm_90) into .gpu/bench/, timing each compile into compile_times.csv, then
+# copies the runner; carry .gpu/bench to the GPU machine and run `bash .gpu/bench/run.sh` there.
+#
+#   bash benchmarks/gpu/build.sh                # all pairs
+#   PAIRS="stream sgemm" bash benchmarks/gpu/build.sh
+#   COMPILE_REPEAT=3 bash benchmarks/gpu/build.sh   # each compile 3 times, the fastest recorded
+#
+# Compile times are wall-clock seconds of a full build (host and device code, link), one
+# compile at a time; with COMPILE_REPEAT=N the minimum of N builds (this machine is shared).
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
 out="$root/.gpu/bench"
+oxcc="${OXIDE_BUILD_DIR:-$root/build}/bin/oxcc"
+nvcc="${CUDA_PATH:-/usr/local/cuda}/bin/nvcc"
+read -r -a pairs <<<"${PAIRS:-stream reduce transpose histogram softmax stencil sgemm}"
 mkdir -p "$out"
-"${OXIDE_BUILD_DIR:-$root/build}/bin/oxcc" build "$root/benchmarks/gpu/stream_oxide.cpp" -O3 -o "$out/stream_oxide"
-"${CUDA_PATH:-/usr/local/cuda}/bin/nvcc" -O3 -arch=sm_90 -std=c++17 "$root/benchmarks/gpu/stream_cuda.cu" -o "$out/stream_cuda"
-cp "$root/benchmarks/gpu/run.sh" "$out/run.sh"
-echo "bench: built $out"
+
+seconds() { date +%s.%N; }
+times="$out/compile_times.csv"
+echo "benchmark,oxcc_s,nvcc_s,oxcc_over_nvcc" >"$times"
+repeat="${COMPILE_REPEAT:-1}"
+# Runs "$@" $repeat times and prints the fastest wall-clock time in seconds.
+fastest() {
+  local best="" t0 t1
+  for _ in $(seq "$repeat"); do
+    t0=$(seconds)
+    "$@"
+    t1=$(seconds)
+    best=$(python3 -c "import sys; a, b, c = sys.argv[1:]; t = float(b) - float(a); print(f'{t:.2f}' if not c or t < float(c) else c)" "$t0" "$t1" "$best")
+  done
+  echo "$best"
+}
+for p in "${pairs[@]}"; do
+  ox=$(fastest "$oxcc" build "$here/${p}_oxide.cpp" -O3 --arch=sm_90 -o "$out/${p}_oxide")
+  nv=$(fastest "$nvcc" -O3 -arch=sm_90 -std=c++17 "$here/${p}_cuda.cu" -o "$out/${p}_cuda")
+  python3 -c "import sys; p, o, n = sys.argv[1:]; print(f'{p},{o},{n},{float(o) / float(n):.2f}')" "$p" "$ox" "$nv" >>"$times"
+  echo "bench: built ${p}_oxide (${ox}s) and ${p}_cuda (${nv}s)"
+done
+cp "$here/run.sh" "$here/summarize.py" "$here/plot.py" "$here/sass.sh" "$out/"
+[ -f "$out/codegen.csv" ] || echo "bench: (bash benchmarks/gpu/codegen.sh adds the PTX comparison)"
+echo "bench: built ${#pairs[@]} pairs in $out; compile times in $times"

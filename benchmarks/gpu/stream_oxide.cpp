@@ -1,217 +1,277 @@
-// BabelStream-style kernels written with Oxide's safe API (contracts, witnesses, spans).
-// Twin: stream_cuda.cu (same algorithms, same launch shapes). Prints one line per kernel:
-//   RESULT <kernel> <bytes moved> <median ms> <check ok|FAIL>
-// Built by benchmarks/gpu/build.sh with oxcc; run by run.sh on the GPU machine.
-#include <oxide/oxide.hpp>
+// BabelStream-style kernels written with Oxide's safe API (contracts, witnesses, spans), and the
+// dot products with oxide::unsafe_launch. Twin: stream_cuda.cu (same algorithms, same launch
+// shapes). Every kernel reads the read-only inputs a, b, c (2^27 floats = 512 MiB each) and
+// writes `out`, NaN-poisoned first and checked against the host after the timed runs.
+//
+//   stream_oxide [floats, default 2^27]    prints RESULT lines (bench_common.hpp)
+#include "bench_oxide.hpp"
 
-#include <algorithm>
-#include <chrono>
-#include <cmath>
+#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <dlfcn.h>
-#include <functional>
-#include <random>
-#include <string>
-#include <vector>
+#include <span>
 
 constexpr float kScalar = 0.4f;
+constexpr std::uint32_t kBlock = 256;
 
-[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (a.size() == c.size())")]] void
-copy(oxide::Span<const float> a, oxide::DisjointSpan<float> c) {
+// ---- one element per thread (block 256) ---------------------------------------------------
+
+[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (a.size() == out.size())")]] void
+copy(oxide::Span<const float> a, oxide::DisjointSpan<float> out) {
   const auto i = oxide::thread::index_1d();
-  if (float *o = c.get_mut(i))
+  if (float *o = out.get_mut(i))
     *o = a[i.get()];
 }
 
-[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (c.size() == b.size())")]] void
-mul(oxide::Span<const float> c, oxide::DisjointSpan<float> b) {
+[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (c.size() == out.size())")]] void
+mul(oxide::Span<const float> c, oxide::DisjointSpan<float> out) {
   const auto i = oxide::thread::index_1d();
-  if (float *o = b.get_mut(i))
+  if (float *o = out.get_mut(i))
     *o = kScalar * c[i.get()];
 }
 
 [[kernel, oxide::launch_contract(
-              "domain = 1, block = 256, requires = (a.size() == c.size(), b.size() == c.size())")]] void
-add(oxide::Span<const float> a, oxide::Span<const float> b, oxide::DisjointSpan<float> c) {
+              "domain = 1, block = 256, requires = (a.size() == out.size(), b.size() == out.size())")]] void
+add(oxide::Span<const float> a, oxide::Span<const float> b, oxide::DisjointSpan<float> out) {
   const auto i = oxide::thread::index_1d();
-  if (float *o = c.get_mut(i))
+  if (float *o = out.get_mut(i))
     *o = a[i.get()] + b[i.get()];
 }
 
 [[kernel, oxide::launch_contract(
-              "domain = 1, block = 256, requires = (b.size() == a.size(), c.size() == a.size())")]] void
-triad(oxide::Span<const float> b, oxide::Span<const float> c, oxide::DisjointSpan<float> a) {
+              "domain = 1, block = 256, requires = (b.size() == out.size(), c.size() == out.size())")]] void
+triad(oxide::Span<const float> b, oxide::Span<const float> c, oxide::DisjointSpan<float> out) {
   const auto i = oxide::thread::index_1d();
-  if (float *o = a.get_mut(i))
+  if (float *o = out.get_mut(i))
     *o = b[i.get()] + kScalar * c[i.get()];
 }
 
-[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (a.size() == c.size())")]] void
-copy_gs(oxide::Span<const float> a, oxide::DisjointSpan<float> c) {
-  for (const auto &i : oxide::thread::grid_stride(c.size()))
-    if (float *o = c.get_mut(i))
+// UNSAFE: thread 0 of each block writes the block's partial sum at the block's index, which no
+// witness allows (there is no per-block witness), so `sums` is a mutable Span and the kernel has
+// no contract. Correct because sums.size() == the grid (checked by this program).
+[[kernel, oxide::launch_bounds(256)]] void dot(oxide::Span<const float> a, oxide::Span<const float> b,
+                                               oxide::Span<float> sums) {
+  const std::size_t i = oxide::thread::index_1d().get();
+  const float sum = bench::block_sum<kBlock>(i < a.size() && i < b.size() ? a[i] * b[i] : 0.0f);
+  if (oxide::thread_idx().x == 0)
+    sums[oxide::block_idx().x] = sum;
+}
+
+// Diagnostic: `dot` written like its CUDA twin, with raw __restrict__ pointers (allowed without a
+// contract). Its loads become ld.global.nc, which Span<const T> parameters of kernels without a
+// contract do not get, and only the shared-memory check of bench::block_sum remains. The gap
+// to `dot` is what those cost (README.md).
+[[kernel, oxide::launch_bounds(256)]] void dot_raw(const float *__restrict__ a, const float *__restrict__ b,
+                                                   float *__restrict__ sums, std::size_t n) {
+  const std::size_t i = oxide::thread::index_1d().get();
+  const float sum = bench::block_sum<kBlock>(i < n ? a[i] * b[i] : 0.0f);
+  if (oxide::thread_idx().x == 0)
+    sums[oxide::block_idx().x] = sum;
+}
+
+// ---- grid-stride (SMs * 8 blocks of 256) ----------------------------------------------------
+
+[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (a.size() == out.size())")]] void
+copy_gs(oxide::Span<const float> a, oxide::DisjointSpan<float> out) {
+  for (const auto &i : oxide::thread::grid_stride(out.size()))
+    if (float *o = out.get_mut(i))
       *o = a[i.get()];
 }
 
 [[kernel, oxide::launch_contract(
-              "domain = 1, block = 256, requires = (b.size() == a.size(), c.size() == a.size())")]] void
-triad_gs(oxide::Span<const float> b, oxide::Span<const float> c, oxide::DisjointSpan<float> a) {
-  for (const auto &i : oxide::thread::grid_stride(a.size()))
-    if (float *o = a.get_mut(i))
+              "domain = 1, block = 256, requires = (b.size() == out.size(), c.size() == out.size())")]] void
+triad_gs(oxide::Span<const float> b, oxide::Span<const float> c, oxide::DisjointSpan<float> out) {
+  for (const auto &i : oxide::thread::grid_stride(out.size()))
+    if (float *o = out.get_mut(i))
       *o = b[i.get()] + kScalar * c[i.get()];
 }
 
-namespace {
-
-/// CUDA events through the driver API (the Oxide runtime has no event type yet): device-side
-/// timing as METHOD.md asks, on the launch stream.
-class EventTimer {
-  using Fn = int (*)(...);
-  Fn create_, record_, sync_, elapsed_, destroy_;
-  void *start_ = nullptr, *stop_ = nullptr;
-
-  static void check(int rc, const char *what) {
-    if (rc != 0) {
-      std::fprintf(stderr, "stream_oxide: %s failed with CUDA error %d\n", what, rc);
-      std::exit(2);
-    }
-  }
-
-public:
-  /// `context` is the Oxide context's CUcontext: the runtime does not leave it current.
-  explicit EventTimer(void *context) {
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW);
-    if (!lib) {
-      std::fprintf(stderr, "stream_oxide: needs a GPU (libcuda.so.1)\n");
-      std::exit(2);
-    }
-    create_ = reinterpret_cast<Fn>(dlsym(lib, "cuEventCreate"));
-    record_ = reinterpret_cast<Fn>(dlsym(lib, "cuEventRecord"));
-    sync_ = reinterpret_cast<Fn>(dlsym(lib, "cuEventSynchronize"));
-    elapsed_ = reinterpret_cast<Fn>(dlsym(lib, "cuEventElapsedTime"));
-    destroy_ = reinterpret_cast<Fn>(dlsym(lib, "cuEventDestroy_v2"));
-    auto set_current = reinterpret_cast<Fn>(dlsym(lib, "cuCtxSetCurrent"));
-    check(set_current(context), "cuCtxSetCurrent");
-    check(create_(&start_, 0u), "cuEventCreate");
-    check(create_(&stop_, 0u), "cuEventCreate");
-  }
-  ~EventTimer() {
-    destroy_(start_);
-    destroy_(stop_);
-  }
-  float time_ms(void *stream, const std::function<void()> &work) {
-    check(record_(start_, stream), "cuEventRecord");
-    work();
-    check(record_(stop_, stream), "cuEventRecord");
-    check(sync_(stop_), "cuEventSynchronize");
-    float ms = 0;
-    check(elapsed_(&ms, start_, stop_), "cuEventElapsedTime");
-    return ms;
-  }
+// ---- float4, grid-stride ----------------------------------------------------------------------
+// The device API has no vector types: Float4 is an ordinary 16-byte-aligned aggregate. Built
+// member by member, its loads and stores become ld.global.nc.v4 / st.global.v4; assigned whole
+// (copy_f4_assign) it is a 16-byte memcpy, which NVPTX splits into two 64-bit loads and stores
+// without .nc (see the README).
+struct alignas(16) Float4 {
+  float x, y, z, w;
 };
 
-float median(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (a.size() == out.size())")]] void
+copy_f4(oxide::Span<const Float4> a, oxide::DisjointSpan<Float4> out) {
+  for (const auto &i : oxide::thread::grid_stride(out.size()))
+    if (Float4 *o = out.get_mut(i)) {
+      const Float4 v = a[i.get()];
+      *o = Float4{v.x, v.y, v.z, v.w};
+    }
 }
 
-} // namespace
+[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (a.size() == out.size())")]] void
+copy_f4_assign(oxide::Span<const Float4> a, oxide::DisjointSpan<Float4> out) {
+  for (const auto &i : oxide::thread::grid_stride(out.size()))
+    if (Float4 *o = out.get_mut(i))
+      *o = a[i.get()];
+}
+
+[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (c.size() == out.size())")]] void
+mul_f4(oxide::Span<const Float4> c, oxide::DisjointSpan<Float4> out) {
+  for (const auto &i : oxide::thread::grid_stride(out.size()))
+    if (Float4 *o = out.get_mut(i)) {
+      const Float4 v = c[i.get()];
+      *o = Float4{kScalar * v.x, kScalar * v.y, kScalar * v.z, kScalar * v.w};
+    }
+}
+
+[[kernel, oxide::launch_contract(
+              "domain = 1, block = 256, requires = (a.size() == out.size(), b.size() == out.size())")]] void
+add_f4(oxide::Span<const Float4> a, oxide::Span<const Float4> b, oxide::DisjointSpan<Float4> out) {
+  for (const auto &i : oxide::thread::grid_stride(out.size()))
+    if (Float4 *o = out.get_mut(i)) {
+      const Float4 x = a[i.get()], y = b[i.get()];
+      *o = Float4{x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w};
+    }
+}
+
+[[kernel, oxide::launch_contract(
+              "domain = 1, block = 256, requires = (b.size() == out.size(), c.size() == out.size())")]] void
+triad_f4(oxide::Span<const Float4> b, oxide::Span<const Float4> c, oxide::DisjointSpan<Float4> out) {
+  for (const auto &i : oxide::thread::grid_stride(out.size()))
+    if (Float4 *o = out.get_mut(i)) {
+      const Float4 x = b[i.get()], y = c[i.get()];
+      *o = Float4{x.x + kScalar * y.x, x.y + kScalar * y.y, x.z + kScalar * y.z, x.w + kScalar * y.w};
+    }
+}
+
+// UNSAFE for the same reason as dot: one partial sum per block, at the block's index.
+[[kernel, oxide::launch_bounds(256)]] void dot_f4(oxide::Span<const Float4> a, oxide::Span<const Float4> b,
+                                                  oxide::Span<float> sums) {
+  float sum = 0.0f;
+  for (const auto &i : oxide::thread::grid_stride(a.size() < b.size() ? a.size() : b.size())) {
+    const Float4 x = a[i.get()], y = b[i.get()];
+    sum += x.x * y.x + x.y * y.y + x.z * y.z + x.w * y.w;
+  }
+  sum = bench::block_sum<kBlock>(sum);
+  if (oxide::thread_idx().x == 0)
+    sums[oxide::block_idx().x] = sum;
+}
 
 int main(int argc, char **argv) try {
   const std::size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : std::size_t{1} << 27;
-  const int reps = argc > 2 ? std::atoi(argv[2]) : 20;
-  auto ctx = oxide::Context::create();
-  if (ctx.is_simulator()) {
-    std::fprintf(stderr, "stream_oxide: needs a GPU\n");
+  if (n % 4 != 0) {
+    std::fprintf(stderr, "stream_oxide: the size must be a multiple of 4\n");
     return 2;
   }
+  auto ctx = oxide::Context::create();
   auto stream = ctx.default_stream();
-  std::mt19937 rng(12345);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> ha(n), hb(n), hc(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    ha[i] = dist(rng);
-    hb[i] = dist(rng);
-    hc[i] = dist(rng);
-  }
-  auto a = oxide::DeviceBuffer<float>::from_host(stream, ha);
-  auto b = oxide::DeviceBuffer<float>::from_host(stream, hb);
-  auto c = oxide::DeviceBuffer<float>::from_host(stream, hc);
-  const auto one_per_thread = oxide::LaunchConfig1D::for_elements(n, 256);
-  const oxide::LaunchConfig1D grid_stride{132 * 8, 256}; // 8 blocks per SM of an H200
-  EventTimer timer(ctx.native_handle());
+  bench::EventTimer timer(ctx);
+  const std::vector<float> ha = bench::uniform_vector(1, n), hb = bench::uniform_vector(2, n),
+                           hc = bench::uniform_vector(3, n);
   const std::size_t bytes2 = 2 * n * sizeof(float), bytes3 = 3 * n * sizeof(float);
+  const std::string size = std::to_string(n);
+  const auto one_per_thread = oxide::LaunchConfig1D::for_elements(n, kBlock);
+  const oxide::LaunchConfig1D grid_stride{std::uint32_t(ctx.device().sm_count()) * 8, kBlock};
 
-  auto report = [&](const char *name, std::size_t bytes, const std::function<void()> &launch,
-                    const std::function<bool()> &check) {
-    for (int w = 0; w < 3; ++w)
-      launch();
-    stream.synchronize();
-    std::vector<float> times;
-    for (int r = 0; r < reps; ++r)
-      times.push_back(timer.time_ms(stream.native_handle(), launch));
-    std::printf("RESULT %s %zu %.5f %s\n", name, bytes, median(times), check() ? "ok" : "FAIL");
-    std::fflush(stdout);
-  };
-  auto poison = [&](oxide::DeviceBuffer<float> &buf) {
-    buf.copy_from_host(stream, std::vector<float>(n, std::nanf("")));
-  };
-  auto matches = [&](const oxide::DeviceBuffer<float> &buf, const std::function<float(std::size_t)> &ref) {
-    const std::vector<float> got = buf.to_host(stream);
-    for (std::size_t i = 0; i < n; i += 997)
-      if (!(std::fabs(got[i] - ref(i)) <= 1e-6f * (1 + std::fabs(ref(i)))))
-        return false;
-    return !std::isnan(got[n - 1]);
-  };
-
-  {
-    auto k = oxide::prepare(ctx, copy, one_per_thread);
-    poison(c);
-    report(
-        "copy", bytes2, [&] { k(stream, a, c); },
-        [&] { return matches(c, [&](std::size_t i) { return ha[i]; }); });
+  bench::report_memcpy(timer, stream, n);
+  double want = 0, scale = 0; // the dot product of a and b, and the sum of its terms' magnitudes
+  for (std::size_t i = 0; i < n; ++i) {
+    want += double(ha[i]) * hb[i];
+    scale += std::fabs(double(ha[i]) * hb[i]);
   }
+  // Times launch(sums) (one partial sum per block of `config`), then checks the partials' total.
+  auto run_dot = [&](const char *name, const oxide::LaunchConfig1D &config, auto &&launch) {
+    auto sums = oxide::DeviceBuffer<float>::uninitialized(stream, config.grid);
+    bench::poison(timer, stream, sums);
+    const float ms = timer.median_ms(stream, [&](int) { launch(sums); });
+    double got = 0;
+    for (float s : sums.to_host(stream))
+      got += s;
+    const bool ok = bench::close(got, want, scale);
+    if (!ok)
+      bench::mismatch(name, 0, got, want);
+    bench::report(name, size, "bytes", double(bytes2), ms, ok, "unsafe");
+  };
   {
-    auto k = oxide::prepare(ctx, copy_gs, grid_stride);
-    poison(c);
-    report(
-        "copy_gridstride", bytes2, [&] { k(stream, a, c); },
-        [&] { return matches(c, [&](std::size_t i) { return ha[i]; }); });
-  }
-  {
-    auto k = oxide::prepare(ctx, mul, one_per_thread);
-    poison(b);
-    report(
-        "mul", bytes2, [&] { k(stream, c, b); },
-        [&] { return matches(b, [&](std::size_t i) { return kScalar * ha[i]; }); });
-  }
-  {
-    auto k = oxide::prepare(ctx, add, one_per_thread);
-    c.copy_from_host(stream, hc);
-    b.copy_from_host(stream, hb);
+    auto a = oxide::DeviceBuffer<float>::from_host(stream, ha);
+    auto b = oxide::DeviceBuffer<float>::from_host(stream, hb);
+    auto c = oxide::DeviceBuffer<float>::from_host(stream, hc);
     auto out = oxide::DeviceBuffer<float>::uninitialized(stream, n);
-    poison(out);
-    report(
-        "add", bytes3, [&] { k(stream, a, b, out); },
-        [&] { return matches(out, [&](std::size_t i) { return ha[i] + hb[i]; }); });
+    // Times `launch`, then checks `out` against ref(i).
+    auto run = [&](const char *name, std::size_t bytes, const char *api, auto &&launch, auto &&ref) {
+      bench::poison(timer, stream, out);
+      const float ms = timer.median_ms(stream, launch);
+      const std::vector<float> got = out.to_host(stream);
+      bench::report(name, size, "bytes", double(bytes), ms, bench::check_sampled(name, got.data(), n, ref),
+                    api);
+    };
+    auto k_copy = oxide::prepare(ctx, copy, one_per_thread);
+    run("copy", bytes2, "safe", [&](int) { k_copy(stream, a, out); }, [&](std::size_t i) { return ha[i]; });
+    auto k_mul = oxide::prepare(ctx, mul, one_per_thread);
+    run(
+        "mul", bytes2, "safe", [&](int) { k_mul(stream, c, out); },
+        [&](std::size_t i) { return kScalar * hc[i]; });
+    auto k_add = oxide::prepare(ctx, add, one_per_thread);
+    run(
+        "add", bytes3, "safe", [&](int) { k_add(stream, a, b, out); },
+        [&](std::size_t i) { return ha[i] + hb[i]; });
+    auto k_triad = oxide::prepare(ctx, triad, one_per_thread);
+    run(
+        "triad", bytes3, "safe", [&](int) { k_triad(stream, b, c, out); },
+        [&](std::size_t i) { return hb[i] + kScalar * hc[i]; });
+    auto k_copy_gs = oxide::prepare(ctx, copy_gs, grid_stride);
+    run(
+        "copy_gridstride", bytes2, "safe", [&](int) { k_copy_gs(stream, a, out); },
+        [&](std::size_t i) { return ha[i]; });
+    auto k_triad_gs = oxide::prepare(ctx, triad_gs, grid_stride);
+    run(
+        "triad_gridstride", bytes3, "safe", [&](int) { k_triad_gs(stream, b, c, out); },
+        [&](std::size_t i) { return hb[i] + kScalar * hc[i]; });
+
+    run_dot("dot", one_per_thread, [&](oxide::DeviceBuffer<float> &sums) {
+      oxide::unsafe_launch(stream, dot, one_per_thread, a, b, sums);
+    });
+    run_dot("dot_raw", one_per_thread, [&](oxide::DeviceBuffer<float> &sums) {
+      oxide::unsafe_launch(stream, dot_raw, one_per_thread, a, b, sums, n);
+    });
   }
   {
-    auto k = oxide::prepare(ctx, triad, one_per_thread);
-    poison(a);
-    report(
-        "triad", bytes3, [&] { k(stream, b, c, a); },
-        [&] { return matches(a, [&](std::size_t i) { return hb[i] + kScalar * hc[i]; }); });
-  }
-  {
-    auto k = oxide::prepare(ctx, triad_gs, grid_stride);
-    poison(a);
-    report(
-        "triad_gridstride", bytes3, [&] { k(stream, b, c, a); },
-        [&] { return matches(a, [&](std::size_t i) { return hb[i] + kScalar * hc[i]; }); });
+    auto as4 = [&](const std::vector<float> &v) {
+      return std::span<const Float4>(reinterpret_cast<const Float4 *>(v.data()), v.size() / 4);
+    };
+    auto a = oxide::DeviceBuffer<Float4>::from_host(stream, as4(ha));
+    auto b = oxide::DeviceBuffer<Float4>::from_host(stream, as4(hb));
+    auto c = oxide::DeviceBuffer<Float4>::from_host(stream, as4(hc));
+    auto out = oxide::DeviceBuffer<Float4>::uninitialized(stream, n / 4);
+    auto run = [&](const char *name, std::size_t bytes, const char *api, auto &&launch, auto &&ref) {
+      bench::poison(timer, stream, out);
+      const float ms = timer.median_ms(stream, launch);
+      const std::vector<Float4> got = out.to_host(stream);
+      bench::report(name, size, "bytes", double(bytes), ms,
+                    bench::check_sampled(name, reinterpret_cast<const float *>(got.data()), n, ref), api);
+    };
+    auto k_copy = oxide::prepare(ctx, copy_f4, grid_stride);
+    run(
+        "copy_f4", bytes2, "safe", [&](int) { k_copy(stream, a, out); },
+        [&](std::size_t i) { return ha[i]; });
+    auto k_copy_assign = oxide::prepare(ctx, copy_f4_assign, grid_stride);
+    run(
+        "copy_f4_assign", bytes2, "safe", [&](int) { k_copy_assign(stream, a, out); },
+        [&](std::size_t i) { return ha[i]; });
+    auto k_mul = oxide::prepare(ctx, mul_f4, grid_stride);
+    run(
+        "mul_f4", bytes2, "safe", [&](int) { k_mul(stream, c, out); },
+        [&](std::size_t i) { return kScalar * hc[i]; });
+    auto k_add = oxide::prepare(ctx, add_f4, grid_stride);
+    run(
+        "add_f4", bytes3, "safe", [&](int) { k_add(stream, a, b, out); },
+        [&](std::size_t i) { return ha[i] + hb[i]; });
+    auto k_triad = oxide::prepare(ctx, triad_f4, grid_stride);
+    run(
+        "triad_f4", bytes3, "safe", [&](int) { k_triad(stream, b, c, out); },
+        [&](std::size_t i) { return hb[i] + kScalar * hc[i]; });
+
+    run_dot("dot_f4", grid_stride, [&](oxide::DeviceBuffer<float> &sums) {
+      oxide::unsafe_launch(stream, dot_f4, grid_stride, a, b, sums);
+    });
   }
   return 0;
 } catch (const oxide::Error &e) {
-  std::fprintf(stderr, "%s\n", e.what());
+  std::fprintf(stderr, "stream_oxide: %s\n", e.what());
   return 1;
 }

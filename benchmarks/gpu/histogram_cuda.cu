@@ -1,0 +1,51 @@
+// The CUDA C++ twin of histogram_oxide.cpp: 32-bit words in a grid-stride loop, shared-memory
+// bins with block-scope atomics, one device-scope atomic per bin and block into the call's slot.
+#include "bench_cuda.cuh"
+
+#include <cstdint>
+#include <cstdio>
+
+constexpr unsigned kBins = 256;
+constexpr unsigned kBlock = 256;
+
+__global__ void __launch_bounds__(256)
+    histogram(const uint32_t *__restrict__ words, size_t n, uint32_t *bins, unsigned slot) {
+  __shared__ uint32_t local[kBins];
+  const unsigned t = threadIdx.x;
+  local[t] = 0;
+  __syncthreads();
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    const uint32_t w = words[i];
+    for (unsigned byte = 0; byte < 4; ++byte)
+      atomicAdd_block(&local[(w >> (8 * byte)) & 0xff], 1u);
+  }
+  __syncthreads();
+  if (const uint32_t count = local[t])
+    atomicAdd(&bins[size_t{slot} * kBins + t], count);
+}
+
+int main(int argc, char **argv) {
+  const size_t bytes = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : size_t{1} << 30;
+  const size_t n = bytes / 4;
+  bench::EventTimer timer;
+  std::vector<uint32_t> host(n);
+  for (size_t i = 0; i < n; ++i)
+    host[i] = uint32_t(bench::mix(i));
+  std::vector<uint64_t> want(kBins, 0);
+  for (uint32_t w : host)
+    for (int byte = 0; byte < 4; ++byte)
+      ++want[(w >> (8 * byte)) & 0xff];
+  const int calls = bench::kWarmups + bench::reps();
+  bench::DeviceArray<uint32_t> words(host), bins(size_t{kBins} * calls);
+  bins.zero();
+  const unsigned grid = unsigned(bench::sm_count()) * 8;
+  const float ms =
+      timer.median_ms([&](int call) { histogram<<<grid, kBlock>>>(words.ptr, n, bins.ptr, unsigned(call)); });
+  const std::vector<uint32_t> got = bins.download();
+  size_t bad = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    if (got[i] != want[i % kBins] && bad++ < 3)
+      bench::mismatch("histogram", i, got[i], double(want[i % kBins]));
+  bench::report("histogram", std::to_string(n * 4), "bytes", double(n * 4), ms, bad == 0, "cuda");
+  return 0;
+}

@@ -1,0 +1,65 @@
+// 256-bin histogram of 2^30 random bytes (1 GiB), read as 32-bit words in a grid-stride loop:
+// each block counts into its own bins in shared memory with block-scope atomics, then adds them
+// to the global bins with one device-scope atomic per bin. Twin: histogram_cuda.cu.
+//
+//   histogram_oxide [bytes, a multiple of 4, default 2^30]    prints RESULT lines
+#include "bench_oxide.hpp"
+
+#include <cstdint>
+#include <cstdio>
+
+constexpr std::uint32_t kBins = 256;
+constexpr std::uint32_t kBlock = 256;
+
+// UNSAFE: every block adds into every bin with atomics, so the bins are a mutable Span shared by
+// all threads, which a contracted kernel may not take. Call `slot` counts into
+// bins[slot * 256 .. slot * 256 + 255] (zeroed once), so no clearing launch runs between the
+// repetitions.
+[[kernel, oxide::launch_bounds(256)]] void histogram(oxide::Span<const std::uint32_t> words,
+                                                     oxide::Span<std::uint32_t> bins, std::uint32_t slot) {
+  auto local = oxide::shared_array<std::uint32_t, kBins>();
+  const std::uint32_t t = oxide::thread_idx().x;
+  local[t] = 0; // kBlock == kBins: one bin per thread
+  oxide::sync_threads();
+  for (const auto &i : oxide::thread::grid_stride(words.size())) {
+    const std::uint32_t w = words[i.get()];
+    for (std::uint32_t byte = 0; byte < 4; ++byte)
+      oxide::AtomicRef<std::uint32_t, oxide::Scope::block>(local[(w >> (8 * byte)) & 0xff]).fetch_add(1);
+  }
+  oxide::sync_threads();
+  if (const std::uint32_t count = local[t])
+    oxide::AtomicRef<std::uint32_t, oxide::Scope::device>(bins[std::size_t{slot} * kBins + t])
+        .fetch_add(count);
+}
+
+int main(int argc, char **argv) try {
+  const std::size_t bytes = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : std::size_t{1} << 30;
+  const std::size_t n = bytes / 4;
+  auto ctx = oxide::Context::create();
+  auto stream = ctx.default_stream();
+  bench::EventTimer timer(ctx);
+  std::vector<std::uint32_t> host(n);
+  for (std::size_t i = 0; i < n; ++i)
+    host[i] = std::uint32_t(bench::mix(i));
+  std::vector<std::uint64_t> want(kBins, 0);
+  for (std::uint32_t w : host)
+    for (int byte = 0; byte < 4; ++byte)
+      ++want[(w >> (8 * byte)) & 0xff];
+  auto words = oxide::DeviceBuffer<std::uint32_t>::from_host(stream, host);
+  const int calls = bench::kWarmups + bench::reps();
+  auto bins = oxide::DeviceBuffer<std::uint32_t>::zeroed(stream, std::size_t{kBins} * calls);
+  const oxide::LaunchConfig1D config{std::uint32_t(ctx.device().sm_count()) * 8, kBlock};
+  const float ms = timer.median_ms(stream, [&](int call) {
+    oxide::unsafe_launch(stream, histogram, config, words, bins, std::uint32_t(call));
+  });
+  const std::vector<std::uint32_t> got = bins.to_host(stream);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (got[i] != want[i % kBins] && bad++ < 3)
+      bench::mismatch("histogram", i, got[i], double(want[i % kBins]));
+  bench::report("histogram", std::to_string(n * 4), "bytes", double(n * 4), ms, bad == 0, "unsafe");
+  return 0;
+} catch (const oxide::Error &e) {
+  std::fprintf(stderr, "histogram_oxide: %s\n", e.what());
+  return 1;
+}

@@ -1,0 +1,59 @@
+// Sum reduction of 2^28 floats (1 GiB): a grid-stride loop per thread, then the block's sum
+// (warp xor-shuffles, the warps' sums through shared memory: bench::block_sum), then one
+// device-scope atomic add per block. Twin: reduce_cuda.cu.
+//
+//   reduce_oxide [floats, default 2^28]    prints RESULT lines (bench_common.hpp)
+#include "bench_oxide.hpp"
+
+#include <cstdint>
+#include <cstdio>
+
+constexpr std::uint32_t kBlock = 256;
+
+// UNSAFE: every block adds into the one output element with an atomic, which no contract can
+// express (a DisjointSpan element has exactly one writer, the thread of that index), so `sums` is
+// a mutable Span and the kernel is launched with oxide::unsafe_launch. Each timed call adds into
+// its own slot (zeroed once), so no clearing launch runs between the repetitions.
+[[kernel, oxide::launch_bounds(256)]] void reduce_sum(oxide::Span<const float> in, oxide::Span<float> sums,
+                                                      std::uint32_t slot) {
+  float v = 0.0f;
+  for (const auto &i : oxide::thread::grid_stride(in.size()))
+    v += in[i.get()];
+  v = bench::block_sum<kBlock>(v);
+  if (oxide::thread_idx().x == 0)
+    oxide::AtomicRef<float, oxide::Scope::device>(sums[slot]).fetch_add(v);
+}
+
+int main(int argc, char **argv) try {
+  const std::size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : std::size_t{1} << 28;
+  auto ctx = oxide::Context::create();
+  auto stream = ctx.default_stream();
+  bench::EventTimer timer(ctx);
+  const std::vector<float> host = bench::uniform_vector(4, n);
+  double want = 0, scale = 0;
+  for (float x : host) {
+    want += x;
+    scale += std::fabs(x);
+  }
+  auto in = oxide::DeviceBuffer<float>::from_host(stream, host);
+  auto sums = oxide::DeviceBuffer<float>::zeroed(stream, bench::kWarmups + bench::reps());
+  const oxide::LaunchConfig1D config{std::uint32_t(ctx.device().sm_count()) * 8, kBlock};
+  const float ms = timer.median_ms(stream, [&](int call) {
+    oxide::unsafe_launch(stream, reduce_sum, config, in, sums, std::uint32_t(call));
+  });
+  bool ok = true;
+  int slot = 0;
+  for (float got : sums.to_host(stream)) {
+    if (!bench::close(got, want, scale)) {
+      if (ok)
+        bench::mismatch("reduce_sum", slot, got, want);
+      ok = false;
+    }
+    ++slot;
+  }
+  bench::report("reduce_sum", std::to_string(n), "bytes", double(n * sizeof(float)), ms, ok, "unsafe");
+  return 0;
+} catch (const oxide::Error &e) {
+  std::fprintf(stderr, "reduce_oxide: %s\n", e.what());
+  return 1;
+}

@@ -1,0 +1,47 @@
+// The CUDA C++ twin of transpose_oxide.cpp: 32 x 33 shared tiles, blocks of 32 x 32 threads, one
+// output element per thread.
+#include "bench_cuda.cuh"
+
+#include <cstdint>
+#include <cstdio>
+
+constexpr unsigned kTile = 32;
+constexpr unsigned kPitch = kTile + 1;
+
+__global__ void transpose(unsigned width, unsigned height, const float *__restrict__ in,
+                          float *__restrict__ out) {
+  __shared__ float tile[kTile * kPitch];
+  const unsigned in_row = blockIdx.x * kTile + threadIdx.y, in_col = blockIdx.y * kTile + threadIdx.x;
+  if (in_row < height && in_col < width)
+    tile[threadIdx.y * kPitch + threadIdx.x] = in[size_t(in_row) * width + in_col];
+  __syncthreads();
+  // out is width rows of height floats; this thread's element is [y][x].
+  const size_t x = size_t(blockIdx.x) * blockDim.x + threadIdx.x,
+               y = size_t(blockIdx.y) * blockDim.y + threadIdx.y;
+  if (x < height && y < width)
+    out[y * height + x] = tile[threadIdx.x * kPitch + threadIdx.y];
+}
+
+int main(int argc, char **argv) {
+  const unsigned width = argc > 2 ? std::atoi(argv[1]) : 16384,
+                 height = argc > 2 ? std::atoi(argv[2]) : 12288;
+  const size_t n = size_t{width} * height;
+  bench::EventTimer timer;
+  const std::vector<float> host = bench::uniform_vector(5, n);
+  bench::DeviceArray<float> in(host), out(n);
+  const dim3 block(kTile, kTile), grid((height + kTile - 1) / kTile, (width + kTile - 1) / kTile);
+  // transpose_tidmask is an Oxide-only diagnostic (see transpose_oxide.cpp); its twin is this kernel.
+  for (const char *name : {"transpose", "transpose_tidmask"}) {
+    out.poison();
+    const float ms =
+        timer.median_ms([&](int) { transpose<<<grid, block>>>(width, height, in.ptr, out.ptr); });
+    const std::vector<float> got = out.download();
+    size_t bad = 0;
+    for (size_t y = 0; y < height; ++y)
+      for (size_t x = 0; x < width; ++x)
+        if (got[x * height + y] != host[y * width + x] && bad++ < 3)
+          bench::mismatch(name, x * height + y, got[x * height + y], host[y * width + x]);
+    bench::report(name, bench::dims(width, height), "bytes", 2.0 * n * sizeof(float), ms, bad == 0, "cuda");
+  }
+  return 0;
+}
