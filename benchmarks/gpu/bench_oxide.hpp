@@ -73,6 +73,8 @@ class EventTimer {
   Elapsed elapsed_ = nullptr;
   Destroy destroy_ = nullptr;
   Memset memset_ = nullptr;
+  SetCurrent set_current_ = nullptr;
+  void *context_ = nullptr;
   void *start_ = nullptr, *stop_ = nullptr;
   bool simulator_ = false;
 
@@ -109,7 +111,9 @@ public:
     elapsed_ = symbol<Elapsed>(lib, "cuEventElapsedTime");
     destroy_ = symbol<Destroy>(lib, "cuEventDestroy_v2");
     memset_ = symbol<Memset>(lib, "cuMemsetD8Async");
-    check(symbol<SetCurrent>(lib, "cuCtxSetCurrent")(ctx.native_handle()), "cuCtxSetCurrent");
+    set_current_ = symbol<SetCurrent>(lib, "cuCtxSetCurrent");
+    context_ = ctx.native_handle();
+    make_current();
     check(create_(&start_, 0u), "cuEventCreate");
     check(create_(&stop_, 0u), "cuEventCreate");
   }
@@ -122,11 +126,16 @@ public:
     }
   }
 
+  /// Makes the Oxide context current on this thread before each driver call: the runtime
+  /// pushes and pops it around its own calls and promises nothing about the current context.
+  void make_current() { check(set_current_(context_), "cuCtxSetCurrent"); }
+
   /// Fills `bytes` bytes at device address `ptr` with `value`, ordered on `stream`; false on the
   /// simulator (no device addresses there).
   bool memset(oxide::Stream &stream, std::uint64_t ptr, unsigned char value, std::size_t bytes) {
     if (simulator_)
       return false;
+    make_current();
     check(memset_(ptr, value, bytes, stream.native_handle()), "cuMemsetD8Async");
     return true;
   }
@@ -148,8 +157,10 @@ public:
             std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count());
         continue;
       }
+      make_current();
       check(record_(start_, stream.native_handle()), "cuEventRecord");
       launch(call);
+      make_current();
       check(record_(stop_, stream.native_handle()), "cuEventRecord");
       check(sync_(stop_), "cuEventSynchronize");
       float ms = 0;

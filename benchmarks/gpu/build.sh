@@ -27,15 +27,22 @@ fastest() {
   local best="" t0 t1
   for _ in $(seq "$repeat"); do
     t0=$(seconds)
-    "$@"
+    "$@" >&2 || return 1
     t1=$(seconds)
     best=$(python3 -c "import sys; a, b, c = sys.argv[1:]; t = float(b) - float(a); print(f'{t:.2f}' if not c or t < float(c) else c)" "$t0" "$t1" "$best")
   done
   echo "$best"
 }
 for p in "${pairs[@]}"; do
-  ox=$(fastest "$oxcc" build "$here/${p}_oxide.cpp" -O3 --arch=sm_90 -o "$out/${p}_oxide")
-  nv=$(fastest "$nvcc" -O3 -arch=sm_90 -std=c++17 "$here/${p}_cuda.cu" -o "$out/${p}_cuda")
+  # A failed compile stops the script (errexit does not reach into $(...)).
+  ox=$(fastest "$oxcc" build "$here/${p}_oxide.cpp" -O3 --arch=sm_90 -o "$out/${p}_oxide") || {
+    echo "bench: oxcc failed on ${p}_oxide.cpp" >&2
+    exit 1
+  }
+  nv=$(fastest "$nvcc" -O3 -arch=sm_90 -std=c++17 "$here/${p}_cuda.cu" -o "$out/${p}_cuda") || {
+    echo "bench: nvcc failed on ${p}_cuda.cu" >&2
+    exit 1
+  }
   python3 -c "import sys; p, o, n = sys.argv[1:]; print(f'{p},{o},{n},{float(o) / float(n):.2f}')" "$p" "$ox" "$nv" >>"$times"
   echo "bench: built ${p}_oxide (${ox}s) and ${p}_cuda (${nv}s)"
 done

@@ -96,7 +96,8 @@ for p in pairs:
         for s in ("oxide", "cuda"):
             ptx, ptxas = sides[s]
             twin = kernel if kernel in ptx else {"copy_f4_assign": "copy_f4", "sgemm_tidmask": "sgemm", "dot_raw": "dot", "stencil_nocheck": "stencil",
-                                                    "transpose_tidmask": "transpose"}.get(kernel)
+                                                    "transpose_tidmask": "transpose", "reduce_sum_unsafe": "reduce_sum",
+                                                    "histogram_unsafe": "histogram"}.get(kernel)
             if twin not in ptx:
                 continue
             row = {"pair": p, "kernel": kernel, "side": s}

@@ -36,16 +36,20 @@ int main(int argc, char **argv) {
     for (int byte = 0; byte < 4; ++byte)
       ++want[(w >> (8 * byte)) & 0xff];
   const int calls = bench::kWarmups + bench::reps();
-  bench::DeviceArray<uint32_t> words(host), bins(size_t{kBins} * calls);
-  bins.zero();
+  bench::DeviceArray<uint32_t> words(host);
   const unsigned grid = unsigned(bench::sm_count()) * 8;
-  const float ms =
-      timer.median_ms([&](int call) { histogram<<<grid, kBlock>>>(words.ptr, n, bins.ptr, unsigned(call)); });
-  const std::vector<uint32_t> got = bins.download();
-  size_t bad = 0;
-  for (size_t i = 0; i < got.size(); ++i)
-    if (got[i] != want[i % kBins] && bad++ < 3)
-      bench::mismatch("histogram", i, got[i], double(want[i % kBins]));
-  bench::report("histogram", std::to_string(n * 4), "bytes", double(n * 4), ms, bad == 0, "cuda");
+  // histogram_unsafe is the Oxide unsafe-tier version (see histogram_oxide.cpp); its twin is this kernel.
+  for (const char *name : {"histogram", "histogram_unsafe"}) {
+    bench::DeviceArray<uint32_t> bins(size_t{kBins} * calls);
+    bins.zero();
+    const float ms = timer.median_ms(
+        [&](int call) { histogram<<<grid, kBlock>>>(words.ptr, n, bins.ptr, unsigned(call)); });
+    const std::vector<uint32_t> got = bins.download();
+    size_t bad = 0;
+    for (size_t i = 0; i < got.size(); ++i)
+      if (got[i] != want[i % kBins] && bad++ < 3)
+        bench::mismatch(name, i, got[i], double(want[i % kBins]));
+    bench::report(name, std::to_string(n * 4), "bytes", double(n * 4), ms, bad == 0, "cuda");
+  }
   return 0;
 }

@@ -1,6 +1,6 @@
 // 256-bin histogram of 2^30 random bytes (1 GiB), read as 32-bit words in a grid-stride loop:
 // each block counts into its own bins in shared memory with block-scope atomics, then adds them
-// to the global bins with one device-scope atomic per bin. Twin: histogram_cuda.cu.
+// to the global bins (an AtomicSpan) with one device-scope atomic per bin. Twin: histogram_cuda.cu.
 //
 //   histogram_oxide [bytes, a multiple of 4, default 2^30]    prints RESULT lines
 #include "bench_oxide.hpp"
@@ -11,15 +11,35 @@
 constexpr std::uint32_t kBins = 256;
 constexpr std::uint32_t kBlock = 256;
 
-// UNSAFE: every block adds into every bin with atomics, so the bins are a mutable Span shared by
-// all threads, which a contracted kernel may not take. Call `slot` counts into
-// bins[slot * 256 .. slot * 256 + 255] (zeroed once), so no clearing launch runs between the
-// repetitions.
-[[kernel, oxide::launch_bounds(256)]] void histogram(oxide::Span<const std::uint32_t> words,
-                                                     oxide::Span<std::uint32_t> bins, std::uint32_t slot) {
+// Each block's shared bins are block-local scratch updated with block-scope atomics (allowed in
+// both tiers); the global bins are an AtomicSpan, which a contracted kernel may take. Call `slot`
+// counts into bins[slot * 256 .. slot * 256 + 255] (zeroed once), so no clearing launch runs
+// between the repetitions.
+[[kernel, oxide::launch_contract("domain = 1, block = 256")]] void
+histogram(oxide::Span<const std::uint32_t> words, oxide::AtomicSpan<std::uint32_t> bins, std::uint32_t slot) {
   auto local = oxide::shared_array<std::uint32_t, kBins>();
   const std::uint32_t t = oxide::thread_idx().x;
   local[t] = 0; // kBlock == kBins: one bin per thread
+  oxide::sync_threads();
+  for (const auto &i : oxide::thread::grid_stride(words.size())) {
+    const std::uint32_t w = words[i.get()];
+    for (std::uint32_t byte = 0; byte < 4; ++byte)
+      oxide::AtomicRef<std::uint32_t, oxide::Scope::block>(local[(w >> (8 * byte)) & 0xff]).fetch_add(1);
+  }
+  oxide::sync_threads();
+  if (const std::uint32_t count = local[t])
+    bins.fetch_add(std::size_t{slot} * kBins + t, count);
+}
+
+// The same kernel in the unsafe tier, as it had to be written before AtomicSpan: the global bins
+// a mutable Span updated through AtomicRef, no contract, oxide::unsafe_launch. Kept to compare
+// the two tiers' code (histogram_unsafe, a diagnostic row).
+[[kernel, oxide::launch_bounds(256)]] void histogram_unsafe(oxide::Span<const std::uint32_t> words,
+                                                            oxide::Span<std::uint32_t> bins,
+                                                            std::uint32_t slot) {
+  auto local = oxide::shared_array<std::uint32_t, kBins>();
+  const std::uint32_t t = oxide::thread_idx().x;
+  local[t] = 0;
   oxide::sync_threads();
   for (const auto &i : oxide::thread::grid_stride(words.size())) {
     const std::uint32_t w = words[i.get()];
@@ -47,17 +67,23 @@ int main(int argc, char **argv) try {
       ++want[(w >> (8 * byte)) & 0xff];
   auto words = oxide::DeviceBuffer<std::uint32_t>::from_host(stream, host);
   const int calls = bench::kWarmups + bench::reps();
-  auto bins = oxide::DeviceBuffer<std::uint32_t>::zeroed(stream, std::size_t{kBins} * calls);
   const oxide::LaunchConfig1D config{std::uint32_t(ctx.device().sm_count()) * 8, kBlock};
-  const float ms = timer.median_ms(stream, [&](int call) {
-    oxide::unsafe_launch(stream, histogram, config, words, bins, std::uint32_t(call));
+  auto run = [&](const char *name, const char *api, auto &&launch) {
+    auto bins = oxide::DeviceBuffer<std::uint32_t>::zeroed(stream, std::size_t{kBins} * calls);
+    const float ms = timer.median_ms(stream, [&](int call) { launch(bins, std::uint32_t(call)); });
+    const std::vector<std::uint32_t> got = bins.to_host(stream);
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < got.size(); ++i)
+      if (got[i] != want[i % kBins] && bad++ < 3)
+        bench::mismatch(name, i, got[i], double(want[i % kBins]));
+    bench::report(name, std::to_string(n * 4), "bytes", double(n * 4), ms, bad == 0, api);
+  };
+  auto safe = oxide::prepare(ctx, histogram, config);
+  run("histogram", "safe",
+      [&](oxide::DeviceBuffer<std::uint32_t> &bins, std::uint32_t slot) { safe(stream, words, bins, slot); });
+  run("histogram_unsafe", "unsafe", [&](oxide::DeviceBuffer<std::uint32_t> &bins, std::uint32_t slot) {
+    oxide::unsafe_launch(stream, histogram_unsafe, config, words, bins, slot);
   });
-  const std::vector<std::uint32_t> got = bins.to_host(stream);
-  std::size_t bad = 0;
-  for (std::size_t i = 0; i < got.size(); ++i)
-    if (got[i] != want[i % kBins] && bad++ < 3)
-      bench::mismatch("histogram", i, got[i], double(want[i % kBins]));
-  bench::report("histogram", std::to_string(n * 4), "bytes", double(n * 4), ms, bad == 0, "unsafe");
   return 0;
 } catch (const oxide::Error &e) {
   std::fprintf(stderr, "histogram_oxide: %s\n", e.what());

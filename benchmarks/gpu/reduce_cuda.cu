@@ -26,21 +26,25 @@ int main(int argc, char **argv) {
     want += x;
     scale += std::fabs(x);
   }
-  bench::DeviceArray<float> in(host), sums(bench::kWarmups + bench::reps());
-  sums.zero();
+  bench::DeviceArray<float> in(host);
   const unsigned grid = unsigned(bench::sm_count()) * 8;
-  const float ms =
-      timer.median_ms([&](int call) { reduce_sum<<<grid, kBlock>>>(in.ptr, n, sums.ptr, unsigned(call)); });
-  bool ok = true;
-  int slot = 0;
-  for (float got : sums.download()) {
-    if (!bench::close(got, want, scale)) {
-      if (ok)
-        bench::mismatch("reduce_sum", slot, got, want);
-      ok = false;
+  // reduce_sum_unsafe is the Oxide unsafe-tier version (see reduce_oxide.cpp); its twin is this kernel.
+  for (const char *name : {"reduce_sum", "reduce_sum_unsafe"}) {
+    bench::DeviceArray<float> sums(bench::kWarmups + bench::reps());
+    sums.zero();
+    const float ms =
+        timer.median_ms([&](int call) { reduce_sum<<<grid, kBlock>>>(in.ptr, n, sums.ptr, unsigned(call)); });
+    bool ok = true;
+    int slot = 0;
+    for (float got : sums.download()) {
+      if (!bench::close(got, want, scale)) {
+        if (ok)
+          bench::mismatch(name, slot, got, want);
+        ok = false;
+      }
+      ++slot;
     }
-    ++slot;
+    bench::report(name, std::to_string(n), "bytes", double(n * sizeof(float)), ms, ok, "cuda");
   }
-  bench::report("reduce_sum", std::to_string(n), "bytes", double(n * sizeof(float)), ms, ok, "cuda");
   return 0;
 }

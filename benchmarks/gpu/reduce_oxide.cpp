@@ -1,6 +1,6 @@
 // Sum reduction of 2^28 floats (1 GiB): a grid-stride loop per thread, then the block's sum
 // (warp xor-shuffles, the warps' sums through shared memory: bench::block_sum), then one
-// device-scope atomic add per block. Twin: reduce_cuda.cu.
+// device-scope atomic add per block into an AtomicSpan. Twin: reduce_cuda.cu.
 //
 //   reduce_oxide [floats, default 2^28]    prints RESULT lines (bench_common.hpp)
 #include "bench_oxide.hpp"
@@ -10,12 +10,24 @@
 
 constexpr std::uint32_t kBlock = 256;
 
-// UNSAFE: every block adds into the one output element with an atomic, which no contract can
-// express (a DisjointSpan element has exactly one writer, the thread of that index), so `sums` is
-// a mutable Span and the kernel is launched with oxide::unsafe_launch. Each timed call adds into
-// its own slot (zeroed once), so no clearing launch runs between the repetitions.
-[[kernel, oxide::launch_bounds(256)]] void reduce_sum(oxide::Span<const float> in, oxide::Span<float> sums,
-                                                      std::uint32_t slot) {
+// Every block adds its sum into one output element with a device-scope atomic: an AtomicSpan,
+// which a contracted kernel may take (its elements are only ever updated atomically). Each timed
+// call adds into its own slot (zeroed once), so no clearing launch runs between the repetitions.
+[[kernel, oxide::launch_contract("domain = 1, block = 256")]] void
+reduce_sum(oxide::Span<const float> in, oxide::AtomicSpan<float> sums, std::uint32_t slot) {
+  float v = 0.0f;
+  for (const auto &i : oxide::thread::grid_stride(in.size()))
+    v += in[i.get()];
+  v = bench::block_sum<kBlock>(v);
+  if (oxide::thread_idx().x == 0)
+    sums.fetch_add(slot, v);
+}
+
+// The same kernel in the unsafe tier, as it had to be written before AtomicSpan: a mutable Span
+// updated through AtomicRef, no contract, oxide::unsafe_launch. Kept to compare the two tiers'
+// code (reduce_sum_unsafe, a diagnostic row).
+[[kernel, oxide::launch_bounds(256)]] void reduce_sum_unsafe(oxide::Span<const float> in,
+                                                             oxide::Span<float> sums, std::uint32_t slot) {
   float v = 0.0f;
   for (const auto &i : oxide::thread::grid_stride(in.size()))
     v += in[i.get()];
@@ -36,22 +48,28 @@ int main(int argc, char **argv) try {
     scale += std::fabs(x);
   }
   auto in = oxide::DeviceBuffer<float>::from_host(stream, host);
-  auto sums = oxide::DeviceBuffer<float>::zeroed(stream, bench::kWarmups + bench::reps());
   const oxide::LaunchConfig1D config{std::uint32_t(ctx.device().sm_count()) * 8, kBlock};
-  const float ms = timer.median_ms(stream, [&](int call) {
-    oxide::unsafe_launch(stream, reduce_sum, config, in, sums, std::uint32_t(call));
-  });
-  bool ok = true;
-  int slot = 0;
-  for (float got : sums.to_host(stream)) {
-    if (!bench::close(got, want, scale)) {
-      if (ok)
-        bench::mismatch("reduce_sum", slot, got, want);
-      ok = false;
+  auto run = [&](const char *name, const char *api, auto &&launch) {
+    auto sums = oxide::DeviceBuffer<float>::zeroed(stream, bench::kWarmups + bench::reps());
+    const float ms = timer.median_ms(stream, [&](int call) { launch(sums, std::uint32_t(call)); });
+    bool ok = true;
+    int slot = 0;
+    for (float got : sums.to_host(stream)) {
+      if (!bench::close(got, want, scale)) {
+        if (ok)
+          bench::mismatch(name, slot, got, want);
+        ok = false;
+      }
+      ++slot;
     }
-    ++slot;
-  }
-  bench::report("reduce_sum", std::to_string(n), "bytes", double(n * sizeof(float)), ms, ok, "unsafe");
+    bench::report(name, std::to_string(n), "bytes", double(n * sizeof(float)), ms, ok, api);
+  };
+  auto safe = oxide::prepare(ctx, reduce_sum, config);
+  run("reduce_sum", "safe",
+      [&](oxide::DeviceBuffer<float> &sums, std::uint32_t slot) { safe(stream, in, sums, slot); });
+  run("reduce_sum_unsafe", "unsafe", [&](oxide::DeviceBuffer<float> &sums, std::uint32_t slot) {
+    oxide::unsafe_launch(stream, reduce_sum_unsafe, config, in, sums, slot);
+  });
   return 0;
 } catch (const oxide::Error &e) {
   std::fprintf(stderr, "reduce_oxide: %s\n", e.what());
