@@ -19,7 +19,9 @@ void set_constant_bytes(Stream &stream, void *host_address, const void *value, s
     return; // kernels run on the host and read the host copy; simulator streams run in order
   // No kernel reads a constant that is in no image: then the host copy is all there is.
   for (const RegisteredConstant &constant : find_constant(host_address)) {
-    CUmodule module = state.module_for_image(*constant.image, constant.image_index, constant.symbol);
+    CUmodule module =
+        state.module_for_image(*constant.image, constant.image_index,
+                               fmt::format("constant '{}'", kernel_display_name(constant.symbol)));
     ScopedCurrent current(state);
     CUdeviceptr device = 0;
     std::size_t device_bytes = 0;

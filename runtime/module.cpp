@@ -30,8 +30,10 @@ std::string_view trimmed(const char *log) {
   return text;
 }
 
-/// `user` names what needs the module (a kernel or a constant), for messages.
-CUmodule load_module(const DeviceImage &image, const std::string &user, const Device &device) {
+/// `user` says what needs the module ("kernel 'vecadd'", "constant 'taps'"), for messages;
+/// `kernel` is the kernel's name for Error::kernel(), if a kernel needs it.
+CUmodule load_module(const DeviceImage &image, const std::string &user, const std::string &kernel,
+                     const Device &device) {
   const int arch = device.compute_capability().as_int();
   const CodeObject *code = select_code(image, arch);
   if (!code)
@@ -58,7 +60,7 @@ CUmodule load_module(const DeviceImage &image, const std::string &user, const De
                     code->arch, device.name(), arch);
     if (const std::string_view log = trimmed(error_log.data()); !log.empty())
       details += fmt::format("\nJIT error log:\n{}", log);
-    throw_driver_error(result, "cuModuleLoadDataEx", user, details);
+    throw_driver_error(result, "cuModuleLoadDataEx", kernel, details);
   }
   return module;
 }
@@ -66,17 +68,18 @@ CUmodule load_module(const DeviceImage &image, const std::string &user, const De
 } // namespace
 
 CUmodule ContextState::module_for(const RegisteredKernel &kernel) {
-  return module_for_image(*kernel.image, kernel.image_index, kernel.display_name);
+  return module_for_image(*kernel.image, kernel.image_index, fmt::format("kernel '{}'", kernel.display_name),
+                          kernel.display_name);
 }
 
 CUmodule ContextState::module_for_image(const DeviceImage &image, std::size_t image_index,
-                                        const std::string &user) {
+                                        const std::string &user, const std::string &kernel) {
   // One lock per context: a module loads once even when several threads prepare kernels at once.
   std::lock_guard lock(modules_mutex_);
   if (auto it = modules_.find(image_index); it != modules_.end())
     return it->second;
   ScopedCurrent current(*this);
-  CUmodule module = load_module(image, user, device_);
+  CUmodule module = load_module(image, user, kernel, device_);
   modules_.emplace(image_index, module);
   return module;
 }

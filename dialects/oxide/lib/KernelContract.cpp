@@ -39,10 +39,19 @@ FailureOr<std::optional<oxide::KernelContract>> oxide::getKernelContract(LLVM::L
     return func.emitError() << "malformed contract on kernel '" << func.getSymName()
                             << "': " << error->message;
   result.contract = std::move(std::get<detail::Contract>(parsed));
+  auto bounds = getLaunchBounds(func);
+  if (mlir::failed(bounds))
+    return failure();
+  std::tie(result.maxThreads, result.minBlocks) = *bounds;
+  return std::optional<KernelContract>(std::move(result));
+}
+
+FailureOr<std::pair<unsigned, unsigned>> oxide::getLaunchBounds(LLVM::LLVMFuncOp func) {
+  std::pair<unsigned, unsigned> result{0, 0};
   if (auto bounds = func->getAttrOfType<StringAttr>(kLaunchBoundsAttr)) {
     auto [maxText, minText] = bounds.getValue().split(',');
-    if (maxText.getAsInteger(10, result.maxThreads) || minText.getAsInteger(10, result.minBlocks))
+    if (maxText.getAsInteger(10, result.first) || minText.getAsInteger(10, result.second))
       return func.emitError() << "malformed launch bounds '" << bounds.getValue() << "'";
   }
-  return std::optional<KernelContract>(std::move(result));
+  return result;
 }

@@ -30,19 +30,40 @@ Value widen(OpBuilder &b, Location loc, Value v) {
   return LLVM::ZExtOp::create(b, loc, b.getI64Type(), v, /*nonNeg=*/true);
 }
 
-Value readGeometry(OpBuilder &b, Location loc, oxide::GeometryKind kind, oxide::Dim dim) {
+/// The exact block shape of the kernel that contains `op` (its contract's `block`, which
+/// oxide-optimize turned into nvvm.reqntid), if it has one.
+std::optional<std::array<std::int32_t, 3>> exactBlock(Operation *op) {
+  auto func = op->getParentOfType<LLVM::LLVMFuncOp>();
+  auto reqntid =
+      func ? func->getAttrOfType<DenseI32ArrayAttr>(NVVM::NVVMDialect::getReqntidAttrName()) : nullptr;
+  if (!reqntid || reqntid.size() != 3)
+    return std::nullopt;
+  return std::array<std::int32_t, 3>{reqntid[0], reqntid[1], reqntid[2]};
+}
+
+/// A geometry register. With the kernel's exact block known, blockDim is a constant and
+/// threadIdx carries its range [0, blockDim), so index arithmetic on it folds (NVPTX forbids
+/// .maxntid beside .reqntid, so this is how the bound reaches the optimiser).
+Value readGeometry(OpBuilder &b, Location loc, oxide::GeometryKind kind, oxide::Dim dim,
+                   const std::optional<std::array<std::int32_t, 3>> &block = std::nullopt) {
   Type i32 = b.getI32Type();
+  const auto d = static_cast<unsigned>(dim);
+  if (block && kind == oxide::GeometryKind::block_dim)
+    return i32Constant(b, loc, (*block)[d]);
+  LLVM::ConstantRangeAttr range;
+  if (block && kind == oxide::GeometryKind::thread_idx)
+    range = LLVM::ConstantRangeAttr::get(b.getContext(), 32, 0, (*block)[d]);
   auto pick = [&](auto x, auto y, auto z) -> Value {
     using X = decltype(x);
     using Y = decltype(y);
     using Z = decltype(z);
     switch (dim) {
     case oxide::Dim::x:
-      return X::create(b, loc, i32);
+      return X::create(b, loc, i32, range);
     case oxide::Dim::y:
-      return Y::create(b, loc, i32);
+      return Y::create(b, loc, i32, range);
     case oxide::Dim::z:
-      return Z::create(b, loc, i32);
+      return Z::create(b, loc, i32, range);
     }
     llvm_unreachable("bad dimension");
   };
@@ -114,9 +135,12 @@ struct ThreadIndexLowering : OpConversionPattern<oxide::ThreadIndexOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     oxide::Dim dim = op.getDim();
-    Value tid = widen(rewriter, loc, readGeometry(rewriter, loc, oxide::GeometryKind::thread_idx, dim));
+    const auto block = exactBlock(op);
+    Value tid =
+        widen(rewriter, loc, readGeometry(rewriter, loc, oxide::GeometryKind::thread_idx, dim, block));
     Value ctaid = widen(rewriter, loc, readGeometry(rewriter, loc, oxide::GeometryKind::block_idx, dim));
-    Value ntid = widen(rewriter, loc, readGeometry(rewriter, loc, oxide::GeometryKind::block_dim, dim));
+    Value ntid =
+        widen(rewriter, loc, readGeometry(rewriter, loc, oxide::GeometryKind::block_dim, dim, block));
     auto nuw = LLVM::IntegerOverflowFlags::nuw;
     Value base = LLVM::MulOp::create(rewriter, loc, ctaid, ntid, nuw);
     rewriter.replaceOpWithNewOp<LLVM::AddOp>(op, base, tid, nuw);
@@ -132,7 +156,8 @@ struct GridStrideNextLowering : OpConversionPattern<oxide::GridStrideNextOp> {
     Value blocks =
         widen(rewriter, loc, readGeometry(rewriter, loc, oxide::GeometryKind::grid_dim, op.getDim()));
     Value threads =
-        widen(rewriter, loc, readGeometry(rewriter, loc, oxide::GeometryKind::block_dim, op.getDim()));
+        widen(rewriter, loc,
+              readGeometry(rewriter, loc, oxide::GeometryKind::block_dim, op.getDim(), exactBlock(op)));
     Value stride = LLVM::MulOp::create(rewriter, loc, blocks, threads, LLVM::IntegerOverflowFlags::nuw);
     rewriter.replaceOpWithNewOp<LLVM::AddOp>(op, adaptor.getIndex(), stride);
     return success();
@@ -186,7 +211,7 @@ struct GeometryLowering : OpConversionPattern<oxide::GeometryOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(oxide::GeometryOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, readGeometry(rewriter, op.getLoc(), op.getKind(), op.getDim()));
+    rewriter.replaceOp(op, readGeometry(rewriter, op.getLoc(), op.getKind(), op.getDim(), exactBlock(op)));
     return success();
   }
 };
@@ -476,6 +501,9 @@ void buildGridBarrierFunction(ModuleOp module) {
   MLIRContext *ctx = module.getContext();
   auto fnType = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {});
   auto fn = LLVM::LLVMFuncOp::create(builder, loc, kGridBarrierName, fnType, LLVM::Linkage::Internal);
+  // Convergent: the optimiser must not duplicate calls into divergent paths, where the copies'
+  // bar.sync (aligned) would be reached by the threads of one warp at different places.
+  fn.setConvergent(true);
   Type i32 = builder.getI32Type(), i64 = builder.getI64Type(), i8 = builder.getI8Type(),
        ptr = LLVM::LLVMPointerType::get(ctx);
 
@@ -499,9 +527,10 @@ void buildGridBarrierFunction(ModuleOp module) {
   LLVM::CondBrOp::create(b, loc, isZero(sum3(oxide::GeometryKind::thread_idx)), arrive, done);
 
   b.setInsertionPointToStart(arrive);
-  Value lo =
-      LLVM::ZExtOp::create(b, loc, i64, readSpecialRegister(b, loc, i32, "llvm.nvvm.read.ptx.sreg.envreg1"));
+  // The workspace address: %envreg1 holds its high half, %envreg2 its low half.
   Value hi =
+      LLVM::ZExtOp::create(b, loc, i64, readSpecialRegister(b, loc, i32, "llvm.nvvm.read.ptx.sreg.envreg1"));
+  Value lo =
       LLVM::ZExtOp::create(b, loc, i64, readSpecialRegister(b, loc, i32, "llvm.nvvm.read.ptx.sreg.envreg2"));
   Value shift = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(32));
   Value address = LLVM::OrOp::create(b, loc, LLVM::ShlOp::create(b, loc, hi, shift), lo);
@@ -540,7 +569,8 @@ struct GridSyncLowering : OpConversionPattern<oxide::GridSyncOp> {
     auto barrier = op->getParentOfType<ModuleOp>().lookupSymbol<LLVM::LLVMFuncOp>(kGridBarrierName);
     if (!barrier)
       return failure();
-    rewriter.replaceOpWithNewOp<LLVM::CallOp>(op, barrier, ValueRange{});
+    auto call = rewriter.replaceOpWithNewOp<LLVM::CallOp>(op, barrier, ValueRange{});
+    call.setConvergent(true);
     return success();
   }
 };

@@ -4,6 +4,8 @@
 #include "Oxide/OxideOps.h"
 #include "Oxide/OxidePasses.h"
 
+#include "mlir/IR/Matchers.h"
+
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 namespace oxide {
@@ -115,6 +117,64 @@ private:
   Location loc;
 };
 
+/// A constant-length, non-volatile memcpy: the LLVM dialect op, or the intrinsic call that the
+/// LLVM IR import produces.
+struct SmallCopy {
+  Operation *op;
+  Value dst, src;
+  std::uint64_t bytes;
+  ArrayAttr argAttrs;
+
+  static std::optional<SmallCopy> match(Operation *op) {
+    Value dst, src, len, isVolatile;
+    ArrayAttr attrs;
+    if (auto copy = dyn_cast<LLVM::MemcpyOp>(op)) {
+      if (copy.getIsVolatile())
+        return std::nullopt;
+      dst = copy.getDst(), src = copy.getSrc(), len = copy.getLen(), attrs = copy.getArgAttrsAttr();
+    } else if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op);
+               call && call.getIntrin().starts_with("llvm.memcpy.") && call.getArgs().size() == 4) {
+      APInt isVolatileValue;
+      if (!matchPattern(call.getArgs()[3], m_ConstantInt(&isVolatileValue)) || !isVolatileValue.isZero())
+        return std::nullopt;
+      dst = call.getArgs()[0], src = call.getArgs()[1], len = call.getArgs()[2],
+      attrs = call.getArgAttrsAttr();
+    } else {
+      return std::nullopt;
+    }
+    APInt length;
+    if (!matchPattern(len, m_ConstantInt(&length)))
+      return std::nullopt;
+    return SmallCopy{op, dst, src, length.getZExtValue(), attrs};
+  }
+
+  /// The alignment operand `operand` (0 = dst, 1 = src) is known to have.
+  std::uint64_t alignment(unsigned operand) const {
+    if (argAttrs && operand < argAttrs.size())
+      if (auto dict = dyn_cast<DictionaryAttr>(argAttrs[operand]))
+        if (auto align = dict.getAs<IntegerAttr>(LLVM::LLVMDialect::getAlignAttrName()))
+          return align.getInt();
+    return 1;
+  }
+};
+
+/// A 4-, 8- or 16-byte copy out of an input span (a struct assignment such as `*o = in[i]` for
+/// a float4-like element) as one vector load and store: clang leaves it a memcpy, which NVPTX
+/// splits into plain 64-bit loads, losing both the 128-bit access and the read-only cache.
+/// Returns the load, to be marked invariant, or nullptr when the copy stays.
+LLVM::LoadOp copyAsVectorLoad(const SmallCopy &copy) {
+  if (copy.bytes != 4 && copy.bytes != 8 && copy.bytes != 16)
+    return nullptr;
+  OpBuilder b(copy.op);
+  Type i32 = b.getI32Type();
+  Type type = copy.bytes == 4 ? i32 : VectorType::get({static_cast<std::int64_t>(copy.bytes / 4)}, i32);
+  Location loc = copy.op->getLoc();
+  auto load = LLVM::LoadOp::create(b, loc, type, copy.src, copy.alignment(1));
+  LLVM::StoreOp::create(b, loc, load, copy.dst, copy.alignment(0));
+  copy.op->erase();
+  return load;
+}
+
 /// Marks loads through the data pointer of read-only span parameter `index` invariant.
 void markInputLoadsInvariant(LLVM::LLVMFuncOp func, unsigned index) {
   Value arg = func.getArgument(index);
@@ -127,10 +187,14 @@ void markInputLoadsInvariant(LLVM::LLVMFuncOp func, unsigned index) {
   llvm::DenseSet<Value> seen(worklist.begin(), worklist.end());
   while (!worklist.empty()) {
     Value ptr = worklist.pop_back_val();
-    for (Operation *user : ptr.getUsers()) {
+    for (Operation *user : llvm::make_early_inc_range(ptr.getUsers())) {
       if (auto load = dyn_cast<LLVM::LoadOp>(user); load && load.getAddr() == ptr)
         load.setInvariant(true);
-      else if (auto gep = dyn_cast<LLVM::GEPOp>(user); gep && gep.getBase() == ptr && seen.insert(gep).second)
+      else if (auto copy = SmallCopy::match(user); copy && copy->src == ptr && copy->dst != ptr) {
+        if (LLVM::LoadOp load = copyAsVectorLoad(*copy))
+          load.setInvariant(true);
+      } else if (auto gep = dyn_cast<LLVM::GEPOp>(user);
+                 gep && gep.getBase() == ptr && seen.insert(gep).second)
         worklist.push_back(gep.getResult());
     }
   }
@@ -162,21 +226,29 @@ struct OxideOptimizePass : oxide::impl::OxideOptimizeBase<OxideOptimizePass> {
         failed = true;
         continue;
       }
+      MLIRContext *ctx = &getContext();
+      // Launch bounds apply with or without a contract: they bound the registers ptxas may use.
+      auto bounds = oxide::getLaunchBounds(func);
+      if (mlir::failed(bounds)) {
+        failed = true;
+        continue;
+      }
+      const bool exactBlock = *kc && (**kc).contract.block;
+      // PTX forbids .maxntid beside .reqntid; an exact block is the tighter bound anyway.
+      if (bounds->first && !exactBlock)
+        func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
+                      DenseI32ArrayAttr::get(ctx, {int32_t(bounds->first), 1, 1}));
+      if (bounds->second)
+        func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                      IntegerAttr::get(IntegerType::get(ctx, 32), bounds->second));
       if (!*kc)
         continue;
       const oxide::KernelContract &contract = **kc;
-      MLIRContext *ctx = &getContext();
       if (contract.contract.block) {
         auto [x, y, z] = *contract.contract.block;
         func->setAttr(NVVM::NVVMDialect::getReqntidAttrName(),
                       DenseI32ArrayAttr::get(ctx, {int32_t(x), int32_t(y), int32_t(z)}));
       }
-      if (contract.maxThreads)
-        func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
-                      DenseI32ArrayAttr::get(ctx, {int32_t(contract.maxThreads), 1, 1}));
-      if (contract.minBlocks)
-        func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
-                      IntegerAttr::get(IntegerType::get(ctx, 32), contract.minBlocks));
 
       OpBuilder b(ctx);
       b.setInsertionPointToStart(&func.getBody().front());

@@ -26,7 +26,9 @@ inline constexpr llvm::StringLiteral kLaunchBoundsAttr = "oxide.launch_bounds";
 struct KernelParam {
   std::string name;
   char kind = 'x';
-  bool isSpan() const { return kind == 'i' || kind == 'm' || kind == 'o' || kind == '2' || kind == '3' || kind == 'a'; }
+  bool isSpan() const {
+    return kind == 'i' || kind == 'm' || kind == 'o' || kind == '2' || kind == '3' || kind == 'a';
+  }
 };
 
 struct KernelContract {
@@ -41,6 +43,10 @@ std::optional<std::vector<KernelParam>> parseKernelParams(llvm::StringRef text);
 /// The contract of `func`, std::nullopt when it has none. Emits an error and returns failure
 /// when the attributes are malformed.
 mlir::FailureOr<std::optional<KernelContract>> getKernelContract(mlir::LLVM::LLVMFuncOp func);
+
+/// The kernel's launch bounds (max threads per block, min blocks per SM; 0 when absent), with
+/// or without a contract. Emits an error and returns failure when the attribute is malformed.
+mlir::FailureOr<std::pair<unsigned, unsigned>> getLaunchBounds(mlir::LLVM::LLVMFuncOp func);
 
 } // namespace oxide
 
