@@ -1,0 +1,95 @@
+// The inputs and functions of the maths comparison, shared by the Oxide program (math_oxide.cpp)
+// and its nvcc twin (math_nvcc.cu) so that both compute exactly the same values.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace math_test {
+
+inline constexpr std::size_t kCount = std::size_t{1} << 20; // inputs per function
+
+/// The functions compared, in output order; each takes one or two arguments.
+enum Function : int {
+  Sqrt,
+  Div,
+  Exp,
+  Exp2,
+  Log,
+  Log2,
+  Sin,
+  Cos,
+  Tan,
+  Pow,
+  Tanh,
+  Erf,
+  Atan2,
+  Cbrt,
+  kFunctions
+};
+inline constexpr const char *kNames[kFunctions] = {"sqrt", "div", "exp", "exp2", "log", "log2",  "sin",
+                                                   "cos",  "tan", "pow", "tanh", "erf", "atan2", "cbrt"};
+/// CUDA's documented maximum error in ulps for the float versions with nvcc's defaults
+/// (-prec-div=true, -prec-sqrt=true; CUDA C++ Programming Guide, "Mathematical Functions").
+inline constexpr int kFloatUlps[kFunctions] = {0, 0, 2, 2, 1, 1, 2, 2, 4, 4, 2, 2, 3, 1};
+/// The same for double.
+inline constexpr int kDoubleUlps[kFunctions] = {0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 1};
+
+/// A deterministic input stream (splitmix64), identical on every compiler.
+struct Inputs {
+  std::uint64_t state;
+  constexpr std::uint64_t next() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [lo, hi).
+  constexpr double uniform(double lo, double hi) { return lo + (hi - lo) * double(next() >> 11) * 0x1p-53; }
+};
+
+/// The argument range of each function: where it is defined and its result is finite.
+inline void range(int f, double &lo, double &hi) {
+  switch (f) {
+  case Sqrt:
+  case Log:
+  case Log2:
+  case Cbrt:
+    lo = 1e-6;
+    hi = 1e6;
+    break;
+  case Div:
+    lo = -1e6;
+    hi = 1e6;
+    break;
+  case Exp:
+    lo = -80;
+    hi = 80;
+    break;
+  case Exp2:
+    lo = -120;
+    hi = 120;
+    break;
+  case Sin:
+  case Cos:
+  case Tan:
+    lo = -1000;
+    hi = 1000;
+    break;
+  case Pow:
+    lo = 0.01;
+    hi = 20;
+    break;
+  case Tanh:
+  case Erf:
+    lo = -6;
+    hi = 6;
+    break;
+  default:
+    lo = -100;
+    hi = 100;
+    break;
+  }
+}
+
+} // namespace math_test
