@@ -25,7 +25,11 @@ FailureOr<std::optional<oxide::KernelContract>> oxide::getKernelContract(LLVM::L
     return std::optional<KernelContract>();
   KernelContract result;
   auto paramsText = func->getAttrOfType<StringAttr>(kParamsAttr);
-  auto params = paramsText ? parseKernelParams(paramsText.getValue()) : std::nullopt;
+  // A kernel without parameters has an empty list, which the annotations do not carry.
+  auto params = paramsText ? parseKernelParams(paramsText.getValue())
+                : func.getNumArguments() == 0
+                    ? std::optional<std::vector<KernelParam>>(std::vector<KernelParam>{})
+                    : std::nullopt;
   if (!params)
     return func.emitError() << "kernel '" << func.getSymName() << "' has a contract but no valid '"
                             << kParamsAttr << "' attribute";

@@ -367,6 +367,64 @@ struct WarpSyncLowering : OpConversionPattern<oxide::WarpSyncOp> {
   }
 };
 
+struct WarpReduxLowering : OpConversionPattern<oxide::WarpReduxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::WarpReduxOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    NVVM::ReduxKind kind = NVVM::ReduxKind::ADD;
+    switch (op.getKind()) {
+    case oxide::ReduxKind::add:
+      kind = NVVM::ReduxKind::ADD;
+      break;
+    case oxide::ReduxKind::min:
+      kind = NVVM::ReduxKind::MIN;
+      break;
+    case oxide::ReduxKind::max:
+      kind = NVVM::ReduxKind::MAX;
+      break;
+    case oxide::ReduxKind::umin:
+      kind = NVVM::ReduxKind::UMIN;
+      break;
+    case oxide::ReduxKind::umax:
+      kind = NVVM::ReduxKind::UMAX;
+      break;
+    case oxide::ReduxKind::and_:
+      kind = NVVM::ReduxKind::AND;
+      break;
+    case oxide::ReduxKind::or_:
+      kind = NVVM::ReduxKind::OR;
+      break;
+    case oxide::ReduxKind::xor_:
+      kind = NVVM::ReduxKind::XOR;
+      break;
+    }
+    rewriter.replaceOpWithNewOp<NVVM::ReduxOp>(op, rewriter.getI32Type(), adaptor.getValue(), kind,
+                                               adaptor.getMask());
+    return success();
+  }
+};
+
+struct WarpMatchLowering : OpConversionPattern<oxide::WarpMatchOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::WarpMatchOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    if (op.getKind() == oxide::MatchKind::any) {
+      rewriter.replaceOpWithNewOp<NVVM::MatchSyncOp>(op, i32, adaptor.getMask(), adaptor.getValue(),
+                                                     NVVM::MatchSyncKind::any);
+      return success();
+    }
+    // match.sync.all gives {mask, all-equal}; the op's result is the mask (0 when not all equal,
+    // which the instruction already returns).
+    auto pair = LLVM::LLVMStructType::getLiteral(getContext(), {i32, rewriter.getI1Type()});
+    Value both = NVVM::MatchSyncOp::create(rewriter, loc, pair, adaptor.getMask(), adaptor.getValue(),
+                                           NVVM::MatchSyncKind::all);
+    rewriter.replaceOpWithNewOp<LLVM::ExtractValueOp>(op, both, ArrayRef<std::int64_t>{0});
+    return success();
+  }
+};
+
 struct TrapLowering : OpConversionPattern<oxide::TrapOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(oxide::TrapOp op, OpAdaptor adaptor,
@@ -584,11 +642,13 @@ struct OxideToNVVMPass : oxide::impl::OxideToNVVMBase<OxideToNVVMPass> {
     target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
     target.addIllegalDialect<oxide::OxideDialect>();
     RewritePatternSet patterns(&getContext());
-    patterns.add<ThreadIndexLowering, GridStrideNextLowering, DisjointGetLowering, GeometryLowering,
-                 BarrierLowering, FenceLowering, SharedAllocLowering, DynamicSharedLowering,
-                 DynamicSharedSizeLowering, LaneIdLowering, WarpShuffleLowering, WarpVoteLowering,
-                 WarpSyncLowering, TrapLowering, BoundsFailLowering, ClockLowering, ClusterGeometryLowering,
-                 ClusterSyncLowering, MapSharedLowering, GridSyncLowering>(&getContext());
+    patterns
+        .add<ThreadIndexLowering, GridStrideNextLowering, DisjointGetLowering, GeometryLowering,
+             BarrierLowering, FenceLowering, SharedAllocLowering, DynamicSharedLowering,
+             DynamicSharedSizeLowering, LaneIdLowering, WarpShuffleLowering, WarpVoteLowering,
+             WarpSyncLowering, TrapLowering, BoundsFailLowering, ClockLowering, ClusterGeometryLowering,
+             ClusterSyncLowering, MapSharedLowering, GridSyncLowering, WarpReduxLowering, WarpMatchLowering>(
+            &getContext());
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
 

@@ -123,6 +123,22 @@ public:
       return expect({i64, i64}, nullptr, [&] {
         return oxide::BoundsFailOp::create(rewriter, loc, call.getOperand(0), call.getOperand(1));
       });
+    if (name == "__oxide_warp_redux")
+      return expect({i32, i32, i32}, i32, [&]() -> Operation * {
+        auto kind = constantOperand(2, 7);
+        if (!kind)
+          return nullptr;
+        return oxide::WarpReduxOp::create(rewriter, loc, i32, static_cast<oxide::ReduxKind>(*kind),
+                                          call.getOperand(0), call.getOperand(1));
+      });
+    if (name == "__oxide_warp_match")
+      return expect({i32, i32, i32}, i32, [&]() -> Operation * {
+        auto kind = constantOperand(2, 1);
+        if (!kind)
+          return nullptr;
+        return oxide::WarpMatchOp::create(rewriter, loc, i32, static_cast<oxide::MatchKind>(*kind),
+                                          call.getOperand(0), call.getOperand(1));
+      });
     if (name == "__oxide_clock")
       return expect({i32}, i64, [&]() -> Operation * {
         auto kind = constantOperand(0, 1);

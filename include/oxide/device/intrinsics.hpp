@@ -66,6 +66,12 @@ std::uint32_t __oxide_warp_shuffle(std::uint32_t mask, std::uint32_t value, std:
 /// `mode` (constant): 0 = all, 1 = any (both return 0/1), 2 = ballot (bit per lane).
 std::uint32_t __oxide_warp_vote(std::uint32_t mask, std::uint32_t predicate, std::uint32_t mode) noexcept;
 void __oxide_warp_sync(std::uint32_t mask) noexcept;
+/// `kind` (constant): 0 = add, 1 = min, 2 = max (signed), 3 = umin, 4 = umax, 5 = and, 6 = or,
+/// 7 = xor of `value` over the lanes of `mask`; every lane gets the result (redux.sync).
+std::uint32_t __oxide_warp_redux(std::uint32_t mask, std::uint32_t value, std::uint32_t kind) noexcept;
+/// `kind` (constant): 0 = the lanes of `mask` holding the caller's `value`; 1 = `mask` when all
+/// lanes of `mask` hold the same value, else 0 (match.sync).
+std::uint32_t __oxide_warp_match(std::uint32_t mask, std::uint32_t value, std::uint32_t kind) noexcept;
 
 // --- time ------------------------------------------------------------------------------------
 /// `kind` (constant): 0 = the SM's cycle counter (clock64), 1 = the global nanosecond timer.

@@ -24,7 +24,7 @@ namespace detail {
 enum class ShuffleMode : std::uint32_t { index = 0, up = 1, down = 2, xor_ = 3 };
 
 template <class T>
-concept Shuffleable = std::is_trivially_copyable_v<T> &&(sizeof(T) == 4 || sizeof(T) == 8);
+concept Shuffleable = std::is_trivially_copyable_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);
 
 template <ShuffleMode Mode, Shuffleable T>
 inline T shuffle(T value, std::uint32_t arg, std::uint32_t mask) noexcept {
@@ -83,14 +83,69 @@ template <detail::Shuffleable T, class Op> inline T reduce(T value, Op op) noexc
     value = op(value, shuffle_xor(value, offset));
   return value;
 }
+
+namespace detail {
+template <class T>
+concept Int32 = std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::uint32_t>;
+enum ReduxKind : std::uint32_t { kAdd, kMin, kMax, kUmin, kUmax, kAnd, kOr, kXor };
+template <std::uint32_t Kind, Int32 T> inline T redux(T value, std::uint32_t mask) noexcept {
+  return static_cast<T>(__oxide_warp_redux(mask, static_cast<std::uint32_t>(value), Kind));
+}
+} // namespace detail
+
+/// 32-bit integer reductions over the lanes of `mask` in one instruction (redux.sync, sm_80+);
+/// every lane of the mask gets the result.
+template <detail::Int32 T> inline T reduce_add(T value, std::uint32_t mask = kFullMask) noexcept {
+  return detail::redux<detail::kAdd>(value, mask);
+}
+template <detail::Int32 T> inline T reduce_min(T value, std::uint32_t mask = kFullMask) noexcept {
+  return detail::redux<std::is_signed_v<T> ? detail::kMin : detail::kUmin>(value, mask);
+}
+template <detail::Int32 T> inline T reduce_max(T value, std::uint32_t mask = kFullMask) noexcept {
+  return detail::redux<std::is_signed_v<T> ? detail::kMax : detail::kUmax>(value, mask);
+}
+inline std::uint32_t reduce_and(std::uint32_t value, std::uint32_t mask = kFullMask) noexcept {
+  return detail::redux<detail::kAnd>(value, mask);
+}
+inline std::uint32_t reduce_or(std::uint32_t value, std::uint32_t mask = kFullMask) noexcept {
+  return detail::redux<detail::kOr>(value, mask);
+}
+inline std::uint32_t reduce_xor(std::uint32_t value, std::uint32_t mask = kFullMask) noexcept {
+  return detail::redux<detail::kXor>(value, mask);
+}
+
+/// The lanes of `mask` whose `value` equals the calling lane's (match.sync.any): e.g. to let one
+/// lane per distinct key do the atomic update for its group. T is any 4-byte trivially copyable type.
+template <class T>
+  requires(sizeof(T) == 4 && std::is_trivially_copyable_v<T>)
+inline std::uint32_t match_any(T value, std::uint32_t mask = kFullMask) noexcept {
+  return __oxide_warp_match(mask, std::bit_cast<std::uint32_t>(value), 0);
+}
+/// `mask` when every lane of `mask` holds the same `value`, else 0 (match.sync.all).
+template <class T>
+  requires(sizeof(T) == 4 && std::is_trivially_copyable_v<T>)
+inline std::uint32_t match_all(T value, std::uint32_t mask = kFullMask) noexcept {
+  return __oxide_warp_match(mask, std::bit_cast<std::uint32_t>(value), 1);
+}
+
+/// Sum, maximum and minimum over the warp; 32-bit integers use redux.sync, others a butterfly.
 template <detail::Shuffleable T> inline T sum(T value) noexcept {
-  return reduce(value, [](T a, T b) { return a + b; });
+  if constexpr (detail::Int32<T>)
+    return reduce_add(value);
+  else
+    return reduce(value, [](T a, T b) { return a + b; });
 }
 template <detail::Shuffleable T> inline T max(T value) noexcept {
-  return reduce(value, [](T a, T b) { return a < b ? b : a; });
+  if constexpr (detail::Int32<T>)
+    return reduce_max(value);
+  else
+    return reduce(value, [](T a, T b) { return a < b ? b : a; });
 }
 template <detail::Shuffleable T> inline T min(T value) noexcept {
-  return reduce(value, [](T a, T b) { return b < a ? b : a; });
+  if constexpr (detail::Int32<T>)
+    return reduce_min(value);
+  else
+    return reduce(value, [](T a, T b) { return b < a ? b : a; });
 }
 
 } // namespace oxide::warp

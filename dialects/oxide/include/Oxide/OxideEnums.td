@@ -32,6 +32,18 @@ def Oxide_VoteMode : I32EnumAttr<"VoteMode", "warp vote", [
   let cppNamespace = "::oxide";
 }
 
+def Oxide_ReduxKind : I32EnumAttr<"ReduxKind", "warp reduction of 32-bit integers", [
+    I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"min", 1>, I32EnumAttrCase<"max", 2>,
+    I32EnumAttrCase<"umin", 3>, I32EnumAttrCase<"umax", 4>, I32EnumAttrCase<"and_", 5, "and">,
+    I32EnumAttrCase<"or_", 6, "or">, I32EnumAttrCase<"xor_", 7, "xor">]> {
+  let cppNamespace = "::oxide";
+}
+
+def Oxide_MatchKind : I32EnumAttr<"MatchKind", "warp match", [
+    I32EnumAttrCase<"any", 0>, I32EnumAttrCase<"all", 1>]> {
+  let cppNamespace = "::oxide";
+}
+
 def Oxide_ClockKind : I32EnumAttr<"ClockKind", "time source", [
     I32EnumAttrCase<"clock64", 0>, I32EnumAttrCase<"globaltimer", 1>]> {
   let cppNamespace = "::oxide";

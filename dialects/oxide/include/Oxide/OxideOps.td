@@ -158,6 +158,32 @@ def Oxide_WarpSyncOp : Oxide_Op<"warp_sync"> {
   let assemblyFormat = "$mask attr-dict";
 }
 
+def Oxide_WarpReduxOp : Oxide_Op<"warp_redux"> {
+  let summary = "reduce a 32-bit integer across the lanes of a mask (redux.sync)";
+  let description = [{
+    Every lane in `mask` gets the sum, signed or unsigned minimum or maximum, or bitwise
+    and/or/xor of `value` over the lanes of `mask`.
+
+    ```mlir
+    %s = oxide.warp_redux add %mask, %v : i32
+    ```
+  }];
+  let arguments = (ins Oxide_ReduxKind:$kind, I32:$mask, I32:$value);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$kind $mask `,` $value attr-dict `:` type($result)";
+}
+
+def Oxide_WarpMatchOp : Oxide_Op<"warp_match"> {
+  let summary = "which lanes of a mask hold the same 32-bit value (match.sync)";
+  let description = [{
+    `any`: the lanes of `mask` whose `value` equals the calling lane's. `all`: `mask` when every
+    lane of `mask` holds the same value, else 0.
+  }];
+  let arguments = (ins Oxide_MatchKind:$kind, I32:$mask, I32:$value);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$kind $mask `,` $value attr-dict `:` type($result)";
+}
+
 def Oxide_TrapOp : Oxide_Op<"trap"> {
   let summary = "stop the kernel with a message";
   let description = [{
