@@ -11,6 +11,7 @@
 #include "cuda_driver.hpp"
 #include "oxide/host/buffer.hpp"
 #include "oxide/host/error.hpp"
+#include "stream_state.hpp"
 
 namespace oxide::detail {
 namespace {
@@ -29,6 +30,53 @@ CUstream cu_stream(const Stream &stream) { return static_cast<CUstream>(stream.n
 /// Simulated device memory is aligned like cuMemAlloc's, so alignment bugs show up here too.
 constexpr std::size_t kSimAlignment = 256;
 
+void *host_pointer(std::uint64_t pointer) {
+  return reinterpret_cast<void *>(static_cast<std::uintptr_t>(pointer));
+}
+
+std::uint64_t sim_alloc(const ContextState &context, std::size_t bytes, const char *operation) {
+  const std::size_t rounded = (bytes + kSimAlignment - 1) / kSimAlignment * kSimAlignment;
+  void *memory = rounded < bytes ? nullptr : std::aligned_alloc(kSimAlignment, rounded);
+  if (!memory)
+    throw Error(ErrorKind::OutOfMemory,
+                fmt::format("{}: out of memory allocating {} bytes on the CPU simulator", operation, bytes));
+  // Uninitialized memory is poisoned in the checking mode: reading it gives NaN and -1.
+  if (context.sim_options().check)
+    std::memset(memory, 0xff, rounded);
+  return reinterpret_cast<std::uintptr_t>(memory);
+}
+
+/// A GPU allocation's failure: OutOfMemory when the device (or its pool) is full.
+[[noreturn]] void throw_alloc_failure(CUresult result, const char *api, const char *operation,
+                                      const ContextState &context, std::size_t bytes) {
+  if (result == CUDA_ERROR_OUT_OF_MEMORY)
+    throw Error(ErrorKind::OutOfMemory,
+                fmt::format("{}: out of memory allocating {} bytes on {} ({}, {} MiB in all) ({}: "
+                            "CUDA_ERROR_OUT_OF_MEMORY)",
+                            operation, bytes, context.label(), context.device().name(),
+                            context.device().total_memory() >> 20, api));
+  throw_driver_error(result, api, {},
+                     fmt::format("(allocating {} bytes on {})", bytes, context.device().name()));
+}
+
+void free_device_memory_now(const ContextState &context, std::uint64_t pointer, MemoryOwnership ownership,
+                            CUstream order) noexcept {
+  if (context.is_simulator()) {
+    std::free(host_pointer(pointer));
+    return;
+  }
+  const DriverApi &api = loaded_driver_api();
+  if (api.cuCtxPushCurrent(context.handle()) != CUDA_SUCCESS)
+    return;
+  // A failure here means the context is already broken; a destructor cannot report it.
+  if (ownership == MemoryOwnership::StreamOrdered)
+    (void)api.cuMemFreeAsync(static_cast<CUdeviceptr>(pointer), order);
+  else
+    (void)api.cuMemFree(static_cast<CUdeviceptr>(pointer));
+  CUcontext popped = nullptr;
+  (void)api.cuCtxPopCurrent(&popped);
+}
+
 } // namespace
 
 std::size_t checked_byte_size(std::size_t count, std::size_t element_size) {
@@ -40,47 +88,70 @@ std::size_t checked_byte_size(std::size_t count, std::size_t element_size) {
 }
 
 std::uint64_t device_alloc(ContextState &context, std::size_t bytes) {
-  if (context.is_simulator()) {
-    const std::size_t rounded = (bytes + kSimAlignment - 1) / kSimAlignment * kSimAlignment;
-    void *memory = rounded < bytes ? nullptr : std::aligned_alloc(kSimAlignment, rounded);
-    if (!memory)
-      throw Error(ErrorKind::OutOfMemory,
-                  fmt::format("out of memory allocating {} bytes on the CPU simulator", bytes));
-    // Uninitialized memory is poisoned in the checking mode: reading it gives NaN and -1.
-    if (context.sim_options().check)
-      std::memset(memory, 0xff, rounded);
-    return reinterpret_cast<std::uintptr_t>(memory);
-  }
+  check_thread_not_capturing("DeviceBuffer allocation",
+                             "allocate before Graph::capture (cuMemAlloc is not allowed during a capture)");
+  if (context.is_simulator())
+    return sim_alloc(context, bytes, "DeviceBuffer");
   ScopedCurrent current(context);
   CUdeviceptr pointer = 0;
   const CUresult result = driver().cuMemAlloc(&pointer, bytes);
   if (result != CUDA_SUCCESS)
-    throw_driver_error(result, "cuMemAlloc", {},
-                       fmt::format("(allocating {} bytes on {})", bytes, context.device().name()));
+    throw_alloc_failure(result, "cuMemAlloc", "DeviceBuffer", context, bytes);
   return pointer;
 }
 
-void device_free(ContextState &context, std::uint64_t pointer) noexcept {
-  if (context.is_simulator()) {
-    std::free(reinterpret_cast<void *>(static_cast<std::uintptr_t>(pointer)));
-    return;
+std::uint64_t device_alloc_async(const Stream &stream, std::size_t bytes) {
+  const ContextState &context = *stream.context_state();
+  check_not_capturing(stream, "DeviceBuffer::allocate_async", "allocate before Graph::capture");
+  if (context.is_simulator())
+    return sim_alloc(context, bytes, "allocate_async");
+  ScopedCurrent current(context);
+  CUdeviceptr pointer = 0;
+  const CUresult result = driver().cuMemAllocAsync(&pointer, bytes, cu_stream(stream));
+  if (result != CUDA_SUCCESS)
+    throw_alloc_failure(result, "cuMemAllocAsync", "allocate_async", context, bytes);
+  return pointer;
+}
+
+void release_device_memory(std::shared_ptr<ContextState> context, std::uint64_t pointer,
+                           MemoryOwnership ownership, std::shared_ptr<StreamState> order) noexcept {
+  if (CaptureScope *capture = capture_in_progress(order.get())) [[unlikely]] {
+    try {
+      defer_free(
+          *capture,
+          [context, pointer, ownership, order] {
+            free_device_memory_now(*context, pointer, ownership, cu_stream_of(order.get()));
+          },
+          "a DeviceBuffer");
+      return;
+    } catch (...) { // no memory for the closure: free now
+    }
   }
-  const DriverApi &api = loaded_driver_api();
-  if (api.cuCtxPushCurrent(context.handle()) != CUDA_SUCCESS)
-    return;
-  // A failure here means the context is already broken; a destructor cannot report it.
-  (void)api.cuMemFree(static_cast<CUdeviceptr>(pointer));
-  CUcontext popped = nullptr;
-  (void)api.cuCtxPopCurrent(&popped);
+  free_device_memory_now(*context, pointer, ownership, cu_stream_of(order.get()));
+}
+
+void check_release_stream(const Stream &stream, const ContextState *owner) {
+  (void)stream_context(stream, owner, "reset");
+}
+
+void check_borrowed(std::uint64_t pointer, std::size_t bytes, std::size_t alignment) {
+  if (bytes != 0 && pointer == 0)
+    throw Error("DeviceBuffer::unsafe_borrow: a null pointer for a non-empty buffer");
+  if (pointer % alignment != 0)
+    throw Error(fmt::format("DeviceBuffer::unsafe_borrow: address {:#x} is not aligned to {} bytes, the "
+                            "alignment of the element type",
+                            pointer, alignment));
 }
 
 void copy_host_to_device(const Stream &stream, const ContextState *owner, std::uint64_t dst, const void *src,
-                         std::size_t bytes) {
-  const ContextState &context = stream_context(stream, owner, "copy_from_host");
+                         std::size_t bytes, const char *operation) {
+  const ContextState &context = stream_context(stream, owner, operation);
   if (bytes == 0)
     return;
   if (context.is_simulator()) {
-    std::memcpy(reinterpret_cast<void *>(static_cast<std::uintptr_t>(dst)), src, bytes);
+    // Recorded in a capture, the copy reads `src` at each launch of the graph, as on a GPU.
+    if (!record_if_capturing(stream, [dst, src, bytes] { std::memcpy(host_pointer(dst), src, bytes); }))
+      std::memcpy(host_pointer(dst), src, bytes);
     return;
   }
   ScopedCurrent current(context);
@@ -91,6 +162,8 @@ void copy_host_to_device(const Stream &stream, const ContextState *owner, std::u
 void copy_device_to_host(const Stream &stream, const ContextState *owner, void *dst, std::uint64_t src,
                          std::size_t bytes) {
   const ContextState &context = stream_context(stream, owner, "copy_to_host");
+  check_not_capturing(stream, "copy_to_host (and to_host), which waits for the stream,",
+                      "use copy_to_async with a PinnedBuffer");
   if (context.is_simulator()) {
     if (bytes != 0)
       std::memcpy(dst, reinterpret_cast<const void *>(static_cast<std::uintptr_t>(src)), bytes);
@@ -104,12 +177,28 @@ void copy_device_to_host(const Stream &stream, const ContextState *owner, void *
   check(driver().cuStreamSynchronize(cu_stream(stream)), "cuStreamSynchronize");
 }
 
+void copy_device_to_host_async(const Stream &stream, const ContextState *owner, void *dst, std::uint64_t src,
+                               std::size_t bytes) {
+  const ContextState &context = stream_context(stream, owner, "copy_to_async");
+  if (bytes == 0)
+    return;
+  if (context.is_simulator()) {
+    if (!record_if_capturing(stream, [dst, src, bytes] { std::memcpy(dst, host_pointer(src), bytes); }))
+      std::memcpy(dst, host_pointer(src), bytes);
+    return;
+  }
+  ScopedCurrent current(context);
+  check(driver().cuMemcpyDtoHAsync(dst, static_cast<CUdeviceptr>(src), bytes, cu_stream(stream)),
+        "cuMemcpyDtoHAsync");
+}
+
 void fill_zero(const Stream &stream, const ContextState *owner, std::uint64_t dst, std::size_t bytes) {
   const ContextState &context = stream_context(stream, owner, "zeroed");
   if (bytes == 0)
     return;
   if (context.is_simulator()) {
-    std::memset(reinterpret_cast<void *>(static_cast<std::uintptr_t>(dst)), 0, bytes);
+    if (!record_if_capturing(stream, [dst, bytes] { std::memset(host_pointer(dst), 0, bytes); }))
+      std::memset(host_pointer(dst), 0, bytes);
     return;
   }
   ScopedCurrent current(context);
@@ -118,10 +207,6 @@ void fill_zero(const Stream &stream, const ContextState *owner, std::uint64_t ds
 }
 
 namespace {
-
-void *host_pointer(std::uint64_t pointer) {
-  return reinterpret_cast<void *>(static_cast<std::uintptr_t>(pointer));
-}
 
 /// Waits for all work submitted to a GPU context, so its memory holds what that work wrote.
 void synchronize_context(const ContextState &context) {
@@ -132,19 +217,19 @@ void synchronize_context(const ContextState &context) {
 /// Staged copies move this much at a time through one pinned buffer.
 constexpr std::size_t kStagingChunk = std::size_t{64} << 20;
 
-/// Pinned host memory, portable to every context; freed by the destructor.
-class PinnedBuffer {
+/// Pinned host memory for staged copies, portable to every context; freed by the destructor.
+class StagingBuffer {
 public:
-  PinnedBuffer(const ContextState &context, std::size_t bytes) : context_(context) {
+  StagingBuffer(const ContextState &context, std::size_t bytes) : context_(context) {
     ScopedCurrent current(context);
     const CUresult result = driver().cuMemHostAlloc(&memory_, bytes, CU_MEMHOSTALLOC_PORTABLE);
     if (result != CUDA_SUCCESS)
       throw_driver_error(result, "cuMemHostAlloc", {},
                          fmt::format("(allocating {} bytes of pinned staging memory)", bytes));
   }
-  PinnedBuffer(const PinnedBuffer &) = delete;
-  PinnedBuffer &operator=(const PinnedBuffer &) = delete;
-  ~PinnedBuffer() {
+  StagingBuffer(const StagingBuffer &) = delete;
+  StagingBuffer &operator=(const StagingBuffer &) = delete;
+  ~StagingBuffer() {
     const DriverApi &api = loaded_driver_api();
     if (api.cuCtxPushCurrent(context_.handle()) != CUDA_SUCCESS)
       return;
@@ -170,10 +255,15 @@ void copy_device_to_device(const Stream &stream, const ContextState *dst_owner, 
   const CUstream cu = cu_stream(stream);
 
   if (context.is_simulator() && source.is_simulator()) {
-    if (dst != src)
+    if (dst != src && !record_if_capturing(stream, [dst, src, bytes] {
+          std::memmove(host_pointer(dst), host_pointer(src), bytes);
+        }))
       std::memmove(host_pointer(dst), host_pointer(src), bytes);
     return;
   }
+  if (context.handle() != source.handle())
+    check_not_capturing(stream, "copy_from between two contexts, which waits for both,",
+                        "copy within one context inside the capture");
   if (context.is_simulator()) { // GPU -> simulator: the simulator's memory is host memory
     synchronize_context(source);
     ScopedCurrent current(source);
@@ -210,7 +300,7 @@ void copy_device_to_device(const Stream &stream, const ContextState *dst_owner, 
     return;
   }
   // No peer access: device -> pinned host -> device, one chunk at a time.
-  const PinnedBuffer staging(context, std::min(bytes, kStagingChunk));
+  const StagingBuffer staging(context, std::min(bytes, kStagingChunk));
   for (std::size_t offset = 0; offset < bytes; offset += kStagingChunk) {
     const std::size_t chunk = std::min(kStagingChunk, bytes - offset);
     {

@@ -13,6 +13,7 @@
 #include "device_selection.hpp"
 #include "oxide/host/error.hpp"
 #include "oxide/host/stream.hpp"
+#include "stream_state.hpp"
 
 namespace oxide {
 
@@ -122,19 +123,28 @@ const Device &Context::device() const { return state()->device(); }
 
 bool Context::is_simulator() const { return state()->is_simulator(); }
 
-Stream Context::default_stream() const { return Stream(state(), nullptr, false); }
+Stream Context::default_stream() const { return Stream(state(), nullptr, nullptr, Stream::Kind::Default); }
 
 Stream Context::create_stream() const {
   const auto &context = state();
-  if (context->is_simulator())
-    return Stream(context, nullptr, true); // synchronous: nothing to create
-  detail::ScopedCurrent current(*context);
-  CUstream stream = nullptr;
-  detail::check(detail::driver().cuStreamCreate(&stream, CU_STREAM_DEFAULT), "cuStreamCreate");
-  return Stream(context, stream, true);
+  CUstream stream = nullptr; // the simulator's streams are synchronous: nothing to create
+  if (!context->is_simulator()) {
+    detail::ScopedCurrent current(*context);
+    detail::check(detail::driver().cuStreamCreate(&stream, CU_STREAM_DEFAULT), "cuStreamCreate");
+  }
+  std::shared_ptr<detail::StreamState> shared;
+  try {
+    shared = std::make_shared<detail::StreamState>(context, stream, Stream::Kind::Owned);
+  } catch (...) {
+    if (stream)
+      (void)detail::driver().cuStreamDestroy(stream);
+    throw;
+  }
+  return Stream(context, std::move(shared), stream, Stream::Kind::Owned);
 }
 
 void Context::synchronize() const {
+  detail::check_thread_not_capturing("Context::synchronize", "synchronize after Graph::capture returns");
   if (state()->is_simulator())
     return; // every launch and copy has finished when its call returned
   detail::ScopedCurrent current(*state());

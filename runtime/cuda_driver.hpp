@@ -54,7 +54,29 @@ namespace oxide::detail {
   X(cuLaunchKernel, 4000)                                                                                    \
   X(cuLaunchKernelEx, 11060)                                                                                 \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050)                                                       \
-  X(cuModuleGetGlobal, 3020)
+  X(cuModuleGetGlobal, 3020)                                                                                 \
+  X(cuStreamQuery, 2000)                                                                                     \
+  X(cuStreamWaitEvent, 3020)                                                                                 \
+  X(cuStreamGetCtx, 9020)                                                                                    \
+  X(cuStreamIsCapturing, 10000)                                                                              \
+  X(cuLaunchHostFunc, 10000)                                                                                 \
+  X(cuEventCreate, 2000)                                                                                     \
+  X(cuEventDestroy, 4000)                                                                                    \
+  X(cuEventRecord, 2000)                                                                                     \
+  X(cuEventQuery, 2000)                                                                                      \
+  X(cuEventSynchronize, 2000)                                                                                \
+  /* cuda.h 12.8+ names cuEventElapsedTime_v2 (12080), whose type is v2000's: asking for 2000 */             \
+  /* keeps drivers older than 12.8 loadable, for one timing call. */                                         \
+  X(cuEventElapsedTime, 2000)                                                                                \
+  X(cuMemAllocAsync, 11020)                                                                                  \
+  X(cuMemFreeAsync, 11020)                                                                                   \
+  X(cuStreamBeginCapture, 10010)                                                                             \
+  X(cuStreamEndCapture, 10000)                                                                               \
+  X(cuGraphInstantiateWithFlags, 11040)                                                                      \
+  X(cuGraphLaunch, 10000)                                                                                    \
+  X(cuGraphGetNodes, 10000)                                                                                  \
+  X(cuGraphExecDestroy, 10000)                                                                               \
+  X(cuGraphDestroy, 10000)
 
 struct DriverApi {
 #define OXIDE_DECLARE_DRIVER_FUNCTION(name, version) decltype(&::name) name = nullptr;

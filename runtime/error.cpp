@@ -43,6 +43,9 @@ std::string_view to_string(ErrorKind kind) noexcept {
     OXIDE_ERROR_KIND(ClusterMismatch)
     OXIDE_ERROR_KIND(CooperativeGridTooLarge)
     OXIDE_ERROR_KIND(UnsupportedOnSimulator)
+    OXIDE_ERROR_KIND(GraphCapture)
+    OXIDE_ERROR_KIND(HostCallbackFailed)
+    OXIDE_ERROR_KIND(InvalidEvent)
 #undef OXIDE_ERROR_KIND
   }
   return "Unknown";

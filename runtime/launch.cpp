@@ -9,6 +9,7 @@
 #include "context_state.hpp"
 #include "contract_checks.hpp"
 #include "cuda_driver.hpp"
+#include "graph_capture.hpp"
 #include "launch_contract.hpp"
 #include "oxide/host/error.hpp"
 #include "sim/launch.hpp"
@@ -231,8 +232,12 @@ void check_launch(const PreparedKernel &kernel, const Stream &stream,
 }
 
 void launch_kernel(const PreparedKernel &kernel, Stream &stream, void **arguments) {
-  if (kernel.simulated)
-    return sim::launch(kernel, arguments);
+  if (kernel.simulated) {
+    // Inside Graph::capture the launch is recorded for the graph instead of run now.
+    if (!capture_simulated_launch(kernel, stream, arguments))
+      sim::launch(kernel, arguments);
+    return;
+  }
   const LaunchGeometry &g = kernel.geometry;
   if (g.block_count() == 0)
     return; // an empty launch: nothing to enqueue

@@ -10,23 +10,46 @@
 #include <vector>
 
 #include "oxide/host/buffer_view.hpp"
+#include "oxide/host/context.hpp"
+#include "oxide/host/pinned.hpp"
 #include "oxide/host/stream.hpp"
 
 namespace oxide {
 
 namespace detail {
 class ContextState;
+class StreamState;
 struct BufferAccess;
 
-// Out-of-line memory operations (runtime/memory.cpp). Each makes the stream's context current.
+/// How a DeviceBuffer's memory is released.
+enum class MemoryOwnership : std::uint8_t {
+  Owned,         ///< cuMemAlloc'ed: cuMemFree
+  StreamOrdered, ///< cuMemAllocAsync'ed: cuMemFreeAsync on the allocating (or a given) stream
+  Borrowed,      ///< someone else's memory (DeviceBuffer::unsafe_borrow): not freed
+};
+
+// Out-of-line memory operations (runtime/buffer_memory.cpp). Each makes the stream's context current.
 [[nodiscard]] std::size_t checked_byte_size(std::size_t count, std::size_t element_size);
 [[nodiscard]] std::uint64_t device_alloc(ContextState &context, std::size_t bytes);
-void device_free(ContextState &context, std::uint64_t pointer) noexcept;
+/// cuMemAllocAsync on `stream`. Throws oxide::Error (OutOfMemory, GraphCapture).
+[[nodiscard]] std::uint64_t device_alloc_async(const Stream &stream, std::size_t bytes);
+/// Frees `pointer` as `ownership` says: cuMemFree, or cuMemFreeAsync ordered on `order` (the
+/// default stream when null). During a graph capture, after the capture. Never throws.
+void release_device_memory(std::shared_ptr<ContextState> context, std::uint64_t pointer,
+                           MemoryOwnership ownership, std::shared_ptr<StreamState> order) noexcept;
+/// Throws oxide::Error (WrongContext) unless `stream` may free memory of `owner`.
+void check_release_stream(const Stream &stream, const ContextState *owner);
+/// Checks a pointer given to DeviceBuffer::unsafe_borrow: not null unless `bytes` is 0, aligned.
+void check_borrowed(std::uint64_t pointer, std::size_t bytes, std::size_t alignment);
+/// `operation` names the public call in errors ("copy_from_host", "copy_from_async").
 void copy_host_to_device(const Stream &stream, const ContextState *owner, std::uint64_t dst, const void *src,
-                         std::size_t bytes);
+                         std::size_t bytes, const char *operation = "copy_from_host");
 /// Synchronizes `stream`, so `dst` is filled on return.
 void copy_device_to_host(const Stream &stream, const ContextState *owner, void *dst, std::uint64_t src,
                          std::size_t bytes);
+/// Enqueues the copy and returns (the simulator copies at once).
+void copy_device_to_host_async(const Stream &stream, const ContextState *owner, void *dst, std::uint64_t src,
+                               std::size_t bytes);
 void fill_zero(const Stream &stream, const ContextState *owner, std::uint64_t dst, std::size_t bytes);
 /// Copies `bytes` from `src` (memory of `src_owner`) to `dst` (memory of `dst_owner`, the
 /// stream's context): see DeviceBuffer::copy_from.
@@ -38,7 +61,12 @@ void copy_device_to_device(const Stream &stream, const ContextState *dst_owner, 
 } // namespace detail
 
 /// `size()` elements of T in the device memory of one context. RAII and move-only; the memory
-/// is freed by the destructor. T must be trivially copyable, since it is copied bytewise.
+/// is freed by the destructor (or reset()). T must be trivially copyable, since it is copied
+/// bytewise. Three kinds of memory, one type, so each binds to kernel parameters alike:
+/// - uninitialized / zeroed / from_host: cuMemAlloc, freed with cuMemFree (which waits for the
+///   device);
+/// - allocate_async: cuMemAllocAsync, freed in stream order with cuMemFreeAsync;
+/// - unsafe_borrow: memory of other code, never freed by Oxide.
 template <class T> class DeviceBuffer {
   static_assert(std::is_trivially_copyable_v<T>, "oxide::DeviceBuffer elements must be trivially copyable");
   static_assert(!std::is_const_v<T> && !std::is_volatile_v<T>,
@@ -73,21 +101,70 @@ public:
     return buffer;
   }
 
+  /// `count` elements with unspecified contents, allocated in stream order (cuMemAllocAsync from
+  /// the device's default memory pool): the memory may be used by work enqueued on `stream`
+  /// after this call (other streams must wait for `stream`, e.g. through an Event). The buffer
+  /// remembers `stream`, and keeps a stream made by Context::create_stream alive, so that
+  /// destroying or resetting it enqueues cuMemFreeAsync on that stream: the memory goes back to
+  /// the pool after the work queued before, without waiting. Work on other streams that uses the
+  /// buffer must be ordered before the free: reset(other_stream) frees in another stream's order
+  /// instead. An adopted stream (Stream::adopt) must outlive the buffer. On the simulator it is
+  /// ordinary memory, freed at once. Throws oxide::Error: OutOfMemory when the pool cannot grow,
+  /// GraphCapture on a stream being captured (allocate before the capture).
+  [[nodiscard]] static DeviceBuffer allocate_async(Stream &stream, size_type count) {
+    const std::size_t bytes = detail::checked_byte_size(count, sizeof(T));
+    DeviceBuffer buffer(stream.context_state(), 0, count);
+    buffer.ownership_ = detail::MemoryOwnership::StreamOrdered;
+    buffer.order_ = detail::StreamAccess::state(stream);
+    if (bytes != 0)
+      buffer.pointer_ = detail::device_alloc_async(stream, bytes);
+    return buffer;
+  }
+
+  /// UNSAFE (interop): `count` elements at `device_ptr`, memory of `context` that other code
+  /// allocated (a CUdeviceptr; a host address on the simulator). The buffer does not own it: it is
+  /// never freed by Oxide, and the caller keeps it allocated, and at least `count` elements long,
+  /// as long as the buffer (and any launch or graph using it) is in use. It binds to kernel
+  /// parameters and copies like any buffer. Throws oxide::Error when `device_ptr` is null (with
+  /// count > 0) or not aligned for T.
+  [[nodiscard]] static DeviceBuffer unsafe_borrow(const Context &context, std::uint64_t device_ptr,
+                                                  size_type count) {
+    detail::check_borrowed(device_ptr, detail::checked_byte_size(count, sizeof(T)), alignof(T));
+    DeviceBuffer buffer(context.state(), count == 0 ? 0 : device_ptr, count);
+    buffer.ownership_ = detail::MemoryOwnership::Borrowed;
+    return buffer;
+  }
+
   DeviceBuffer(DeviceBuffer &&other) noexcept
-      : context_(std::move(other.context_)), pointer_(std::exchange(other.pointer_, 0)),
-        size_(std::exchange(other.size_, 0)) {}
+      : context_(std::move(other.context_)), order_(std::move(other.order_)),
+        pointer_(std::exchange(other.pointer_, 0)), size_(std::exchange(other.size_, 0)),
+        ownership_(std::exchange(other.ownership_, detail::MemoryOwnership::Owned)) {}
   DeviceBuffer &operator=(DeviceBuffer &&other) noexcept {
     if (this != &other) {
       release();
       context_ = std::move(other.context_);
+      order_ = std::move(other.order_);
       pointer_ = std::exchange(other.pointer_, 0);
       size_ = std::exchange(other.size_, 0);
+      ownership_ = std::exchange(other.ownership_, detail::MemoryOwnership::Owned);
     }
     return *this;
   }
   DeviceBuffer(const DeviceBuffer &) = delete;
   DeviceBuffer &operator=(const DeviceBuffer &) = delete;
   ~DeviceBuffer() { release(); }
+
+  /// Frees the memory now, as the destructor does (cuMemFree, or cuMemFreeAsync on the
+  /// allocating stream), and leaves the buffer empty.
+  void reset() noexcept { release(); }
+  /// Frees the memory in the order of `stream` (which must belong to the buffer's context, else
+  /// WrongContext): a stream-ordered buffer with cuMemFreeAsync on `stream`, after the work
+  /// queued there; other memory as reset() does. Leaves the buffer empty.
+  void reset(Stream &stream) {
+    detail::check_release_stream(stream, context_.get());
+    order_ = detail::StreamAccess::state(stream);
+    release();
+  }
 
   /// Copies `host` (which must have exactly size() elements) into the buffer, ordered on `stream`.
   void copy_from_host(Stream &stream, std::span<const T> host) {
@@ -119,6 +196,28 @@ public:
                                   size_bytes());
   }
 
+  /// Enqueues the copy of `host` (exactly size() elements of pinned memory) into the buffer on
+  /// `stream` and returns at once: `host` must stay unchanged until the stream has done it.
+  /// Truly asynchronous only from pinned memory, which is why it takes a PinnedBuffer (use
+  /// copy_from_host for pageable memory). Throws oxide::Error (SizeMismatch, WrongContext).
+  void copy_from_async(Stream &stream, const PinnedBuffer<T> &host) {
+    if (host.size() != size_)
+      detail::throw_size_mismatch("copy_from_async", size_, host.size());
+    detail::copy_host_to_device(stream, context_.get(), pointer_, host.data(), size_bytes(),
+                                "copy_from_async");
+  }
+
+  /// Enqueues the copy of the buffer into `host` (exactly size() elements of pinned memory) on
+  /// `stream`, after the work queued there, and returns at once: `host` holds the result once the
+  /// stream (or an event recorded after the copy) has been synchronized. Unlike copy_to_host it
+  /// does not wait, so it may be captured into a graph. Throws oxide::Error (SizeMismatch,
+  /// WrongContext).
+  void copy_to_async(Stream &stream, PinnedBuffer<T> &host) const {
+    if (host.size() != size_)
+      detail::throw_size_mismatch("copy_to_async", size_, host.size());
+    detail::copy_device_to_host_async(stream, context_.get(), host.data(), pointer_, size_bytes());
+  }
+
   /// The buffer's contents after the work queued on `stream`; synchronizes `stream`.
   [[nodiscard]] std::vector<T> to_host(Stream &stream) const {
     std::vector<T> host(size_);
@@ -145,8 +244,14 @@ public:
   [[nodiscard]] size_type size() const noexcept { return size_; }
   [[nodiscard]] size_type size_bytes() const noexcept { return size_ * sizeof(T); }
   [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
-  /// The CUdeviceptr of the first element (0 when empty).
+  /// The CUdeviceptr of the first element (0 when empty); a host address on the simulator.
   [[nodiscard]] std::uint64_t device_ptr() const noexcept { return pointer_; }
+  /// Whether Oxide frees the memory (false for unsafe_borrow).
+  [[nodiscard]] bool is_owning() const noexcept { return ownership_ != detail::MemoryOwnership::Borrowed; }
+  /// Whether the memory is freed in stream order (allocate_async).
+  [[nodiscard]] bool is_stream_ordered() const noexcept {
+    return ownership_ == detail::MemoryOwnership::StreamOrdered;
+  }
 
 private:
   friend struct detail::BufferAccess;
@@ -155,16 +260,21 @@ private:
       : context_(std::move(context)), pointer_(pointer), size_(size) {}
 
   void release() noexcept {
-    if (pointer_ != 0)
-      detail::device_free(*context_, pointer_);
+    if (pointer_ != 0 && ownership_ != detail::MemoryOwnership::Borrowed)
+      detail::release_device_memory(std::move(context_), pointer_, ownership_, std::move(order_));
     context_.reset();
+    order_.reset();
     pointer_ = 0;
     size_ = 0;
+    ownership_ = detail::MemoryOwnership::Owned;
   }
 
   std::shared_ptr<detail::ContextState> context_;
+  /// Stream-ordered memory: the stream its free is ordered on (null: the default stream).
+  std::shared_ptr<detail::StreamState> order_;
   std::uint64_t pointer_ = 0;
   size_type size_ = 0;
+  detail::MemoryOwnership ownership_ = detail::MemoryOwnership::Owned;
 };
 
 namespace detail {

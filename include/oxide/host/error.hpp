@@ -52,6 +52,10 @@ enum class ErrorKind : std::uint8_t {
   ClusterMismatch,         ///< a grid that is not a whole number of the contract's clusters
   CooperativeGridTooLarge, ///< a cooperative grid with more blocks than the device holds at once
   UnsupportedOnSimulator,  ///< a launch the CPU simulator cannot run (see docs/simulator.md)
+  // --- streams, events and graphs (docs/runtime.md) ---
+  GraphCapture,       ///< an operation not allowed while a stream is captured, or a failed capture
+  HostCallbackFailed, ///< a Stream::then callback threw; reported by the stream's next synchronize/query
+  InvalidEvent,       ///< elapsed_ms of an event never recorded, or created without timing
 };
 
 /// The enumerator's name, e.g. "RequiresViolated".
