@@ -50,10 +50,11 @@ public:
 
   /// The module of the kernel's image in this context, loaded on first use. Thread-safe.
   [[nodiscard]] CUmodule module_for(const RegisteredKernel &kernel);
-  /// The module of image `image_index` in this context, loaded on first use for `user` (a
-  /// kernel or constant, named in errors). Thread-safe.
+  /// The module of image `image_index` in this context, loaded on first use for `user`
+  /// ("kernel 'vecadd'", "constant 'taps'", for errors; `kernel` names the kernel, if any).
+  /// Thread-safe.
   [[nodiscard]] CUmodule module_for_image(const DeviceImage &image, std::size_t image_index,
-                                          const std::string &user);
+                                          const std::string &user, const std::string &kernel = {});
 
   /// The kernel registered for `host_address`, looked up once per context (the reference stays
   /// valid as long as this state); its parameter layout is checked against `params` on every
