@@ -435,38 +435,66 @@ struct TrapLowering : OpConversionPattern<oxide::TrapOp> {
   }
 };
 
+/// The report of a failed bounds check, out of line: one cold, noinline function per module
+/// that prints the index and the size with vprintf and then fails like an assert. Inlined at
+/// every check, the printf buffer took a stack frame and registers in the hot path of kernels
+/// such as SGEMM; out of line, each check costs a compare and a call on its cold path.
+constexpr llvm::StringLiteral kBoundsFailureName = "__oxide_bounds_failure";
+
+void buildBoundsFailureFunction(ModuleOp module) {
+  Location loc = module.getLoc();
+  MLIRContext *ctx = module.getContext();
+  OpBuilder b(ctx);
+  b.setInsertionPointToStart(module.getBody());
+  Type ptr = LLVM::LLVMPointerType::get(ctx), i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto voidType = LLVM::LLVMVoidType::get(ctx);
+  // (index, size, file, line, function)
+  auto fnType = LLVM::LLVMFunctionType::get(voidType, {i64, i64, ptr, i32, ptr});
+  auto fn = LLVM::LLVMFuncOp::create(b, loc, kBoundsFailureName, fnType, LLVM::Linkage::Internal);
+  fn.setPassthroughAttr(
+      b.getArrayAttr({b.getStringAttr("noinline"), b.getStringAttr("cold"), b.getStringAttr("noreturn")}));
+  Block *entry = fn.addEntryBlock(b);
+  b.setInsertionPointToStart(entry);
+  auto argsType = LLVM::LLVMStructType::getLiteral(ctx, {i64, i64});
+  Value args = LLVM::AllocaOp::create(b, loc, ptr, argsType, i32Constant(b, loc, 1), 8);
+  for (std::int32_t i = 0; i < 2; ++i) {
+    Value field = LLVM::GEPOp::create(b, loc, ptr, argsType, args, ArrayRef<LLVM::GEPArg>{0, i});
+    LLVM::StoreOp::create(b, loc, entry->getArgument(i), field);
+  }
+  LLVM::LLVMFuncOp vprintf =
+      declareFunction(module, b, "vprintf", LLVM::LLVMFunctionType::get(i32, {ptr, ptr}));
+  Value format = globalString(module, b, loc, "__oxide_bounds",
+                              "oxide: index %llu out of bounds for span of size %llu\n");
+  LLVM::CallOp::create(b, loc, vprintf, ValueRange{format, args});
+  LLVM::LLVMFuncOp assertFail = declareFunction(
+      module, b, "__assertfail", LLVM::LLVMFunctionType::get(voidType, {ptr, ptr, i32, ptr, i64}));
+  Value message = globalString(module, b, loc, "__oxide_bounds", "span index in bounds");
+  LLVM::CallOp::create(b, loc, assertFail,
+                       ValueRange{message, entry->getArgument(2), entry->getArgument(3),
+                                  entry->getArgument(4),
+                                  LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(1))});
+  LLVM::Trap::create(b, loc);
+  LLVM::UnreachableOp::create(b, loc);
+}
+
 struct BoundsFailLowering : OpConversionPattern<oxide::BoundsFailOp> {
   using OpConversionPattern::OpConversionPattern;
-  /// Prints the index and the size with vprintf (device printf), then fails like an assert.
   LogicalResult matchAndRewrite(oxide::BoundsFailOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto module = op->getParentOfType<ModuleOp>();
-    MLIRContext *ctx = op.getContext();
-    Type ptr = LLVM::LLVMPointerType::get(ctx), i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
-    auto argsType = LLVM::LLVMStructType::getLiteral(ctx, {i64, i64});
-
-    Value args;
-    {
-      // The argument buffer lives in the entry block so it is a static stack slot.
-      OpBuilder::InsertionGuard guard(rewriter);
-      auto func = op->getParentOfType<LLVM::LLVMFuncOp>();
-      rewriter.setInsertionPointToStart(&func.getBody().front());
-      args = LLVM::AllocaOp::create(rewriter, loc, ptr, argsType, i32Constant(rewriter, loc, 1), 8);
-    }
-    const Value fields[] = {adaptor.getIndex(), adaptor.getSize()};
-    for (auto [i, value] : llvm::enumerate(fields)) {
-      Value field = LLVM::GEPOp::create(rewriter, loc, ptr, argsType, args,
-                                        ArrayRef<LLVM::GEPArg>{0, static_cast<std::int32_t>(i)});
-      LLVM::StoreOp::create(rewriter, loc, value, field);
-    }
-    auto vprintfType = LLVM::LLVMFunctionType::get(i32, {ptr, ptr});
-    LLVM::LLVMFuncOp vprintf = declareFunction(module, rewriter, "vprintf", vprintfType);
-    Value format = globalString(module, rewriter, loc, "__oxide_bounds",
-                                "oxide: index %llu out of bounds for span of size %llu\n");
-    LLVM::CallOp::create(rewriter, loc, vprintf, ValueRange{format, args});
-    emitAssertFail(op, rewriter,
-                   globalString(module, rewriter, loc, "__oxide_bounds", "span index in bounds"));
+    auto failure = module.lookupSymbol<LLVM::LLVMFuncOp>(kBoundsFailureName);
+    if (!failure)
+      return LogicalResult::failure();
+    auto [file, line] = userSourceLocation(loc);
+    auto func = op->getParentOfType<LLVM::LLVMFuncOp>();
+    std::string function = func ? llvm::demangle(func.getSymName()) : std::string("<kernel>");
+    Value fileStr = globalString(module, rewriter, loc, "__oxide_file", file);
+    Value functionStr = globalString(module, rewriter, loc, "__oxide_function", function);
+    LLVM::CallOp::create(rewriter, loc, failure,
+                         ValueRange{adaptor.getIndex(), adaptor.getSize(), fileStr,
+                                    i32Constant(rewriter, loc, static_cast<std::int32_t>(line)),
+                                    functionStr});
     rewriter.replaceOpWithNewOp<LLVM::Trap>(op);
     return success();
   }
@@ -638,6 +666,8 @@ struct OxideToNVVMPass : oxide::impl::OxideToNVVMBase<OxideToNVVMPass> {
     ModuleOp module = getOperation();
     if (module.walk([](oxide::GridSyncOp) { return WalkResult::interrupt(); }).wasInterrupted())
       buildGridBarrierFunction(module);
+    if (module.walk([](oxide::BoundsFailOp) { return WalkResult::interrupt(); }).wasInterrupted())
+      buildBoundsFailureFunction(module);
     ConversionTarget target(getContext());
     target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
     target.addIllegalDialect<oxide::OxideDialect>();

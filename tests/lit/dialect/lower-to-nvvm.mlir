@@ -1,5 +1,11 @@
 // RUN: oxide-opt %s -oxide-to-nvvm | FileCheck %s
 
+// A failed bounds check calls one cold, out-of-line report per module (vprintf + __assertfail).
+// CHECK-LABEL: llvm.func internal @__oxide_bounds_failure(
+// CHECK-SAME: passthrough = ["noinline", "cold", "noreturn"]
+// CHECK: llvm.call @vprintf
+// CHECK: llvm.call @__assertfail
+
 // CHECK-LABEL: llvm.func ptx_kernelcc @kernel
 // CHECK-NOT: oxide.kernel
 llvm.func @kernel(%n: i64) attributes {oxide.kernel} {
@@ -12,6 +18,7 @@ llvm.func @kernel(%n: i64) attributes {oxide.kernel} {
   // CHECK: %[[BASE:.*]] = llvm.mul %[[C]], %[[N]] overflow<nuw> : i64
   // CHECK: %[[I:.*]] = llvm.add %[[BASE]], %[[T]] overflow<nuw> : i64
   %i = oxide.thread_index rank 1 dim x : i64
+  // CHECK: llvm.call @__oxide_bounds_failure(%[[I]], %arg0,
   // CHECK: llvm.intr.trap
   // CHECK-NOT: oxide.
   oxide.bounds_fail %i, %n : i64

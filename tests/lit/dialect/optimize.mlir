@@ -1,8 +1,8 @@
 // RUN: oxide-opt %s -oxide-optimize | FileCheck %s
 
-// vecadd's contract: an exact block, two size relations, two read-only inputs.
+// vecadd's contract: an exact block, two size relations, two read-only inputs. The exact block
+// replaces the launch bounds' .maxntid (PTX forbids both); their min blocks per SM stay.
 // CHECK-LABEL: llvm.func @vecadd
-// CHECK-SAME: nvvm.maxntid = array<i32: 512, 1, 1>
 // CHECK-SAME: nvvm.minctasm = 2 : i32
 // CHECK-SAME: nvvm.reqntid = array<i32: 256, 1, 1>
 llvm.func @vecadd(%a: !llvm.ptr {llvm.byval = !llvm.struct<(ptr, i64)>}, %b: !llvm.ptr {llvm.byval = !llvm.struct<(ptr, i64)>},
