@@ -90,17 +90,21 @@ PreparedKernel finish(const std::shared_ptr<ContextState> &state, const Register
     prepared.cooperative = shape->contract().cooperative;
   }
   const Device &device = state->device();
-  if (prepared.simulated && (prepared.cooperative || !(prepared.cluster == Dim3{1, 1, 1})))
-    throw Error(
-        ErrorKind::UnsupportedOnSimulator,
-        fmt::format("kernel '{}' is launched {}, which the CPU simulator does not run yet; run it on a GPU",
-                    kernel.display_name,
-                    prepared.cooperative ? "cooperatively (grid-wide sync)" : "in thread-block clusters"),
-        kernel.display_name);
   if (prepared.simulated) {
     check_block_limits(kernel.display_name, geometry,
                        {static_cast<std::uint32_t>(device.max_threads_per_block()), false,
                         static_cast<std::uint32_t>(sim::SharedMemory::kLimitBytes), 0, "the CPU simulator"});
+    // The simulator runs clusters and cooperative grids (sim/launch.cpp); a cooperative grid is
+    // limited as on a GPU, by what max_resident_blocks returns there.
+    const auto resident = sim::max_resident_blocks(static_cast<std::uint32_t>(geometry.threads_per_block()));
+    if (prepared.cooperative && geometry.block_count() > resident)
+      throw Error(
+          ErrorKind::CooperativeGridTooLarge,
+          fmt::format("kernel '{}' is cooperative, so all its blocks must be resident at once, but the "
+                      "CPU simulator holds {} blocks of {} threads and the grid has {}; size the grid "
+                      "with oxide::max_resident_blocks",
+                      kernel.display_name, resident, geometry.threads_per_block(), geometry.block_count()),
+          kernel.display_name);
     return prepared;
   }
   const ContextState::GpuFunction function = state->gpu_function(kernel);
@@ -164,7 +168,7 @@ std::uint32_t max_resident_blocks(const Context &context, HostKernel host, std::
                             device.name()),
                 kernel.display_name);
   if (state->is_simulator())
-    return static_cast<std::uint32_t>(device.sm_count()); // one block per worker thread
+    return sim::max_resident_blocks(block_threads); // fixed: not the host's cores (sim/launch.hpp)
   const ContextState::GpuFunction function = state->gpu_function(kernel);
   state->reserve_dynamic_shared(kernel, function, dynamic_shared_bytes);
   ScopedCurrent current(*state);

@@ -16,36 +16,39 @@ BlockRunner &BlockRunner::for_this_thread() {
   return runner;
 }
 
-std::optional<Failure> BlockRunner::run(LaunchPlan &plan, std::uint64_t block) {
+std::optional<Failure> BlockRunner::run(LaunchPlan &plan, std::uint64_t group) {
   plan_ = &plan;
   stacks_ = &StackPool::for_this_thread();
   const LaunchGeometry &g = plan.geometry;
-  block_ = block;
-  geometry_.block_idx[0] = static_cast<std::uint32_t>(block % g.grid.x);
-  geometry_.block_idx[1] = static_cast<std::uint32_t>(block / g.grid.x % g.grid.y);
-  geometry_.block_idx[2] = static_cast<std::uint32_t>(block / (std::uint64_t(g.grid.x) * g.grid.y));
-  geometry_.block_dim[0] = g.block.x;
-  geometry_.block_dim[1] = g.block.y;
-  geometry_.block_dim[2] = g.block.z;
-  geometry_.grid_dim[0] = g.grid.x;
-  geometry_.grid_dim[1] = g.grid.y;
-  geometry_.grid_dim[2] = g.grid.z;
   count_ = static_cast<std::uint32_t>(g.threads_per_block());
-  index_1d_base_ = std::size_t{geometry_.block_idx[0]} * g.block.x;
+  members_ = plan.group_blocks;
+  total_ = members_ * count_;
+  warps_per_block_ = (count_ + kWarpSize - 1) / kWarpSize;
   one_dimensional_ = g.block.y == 1 && g.block.z == 1;
-  if (threads_.size() < count_)
-    threads_.resize(count_);
-  warp_pending_.assign((count_ + kWarpSize - 1) / kWarpSize, 0);
+  check_ = plan.options.check;
+  failure_.reset();
+  try {
+    while (blocks_.size() < members_)
+      blocks_.push_back(std::make_unique<BlockState>());
+    if (threads_.size() < total_)
+      threads_.resize(total_);
+  } catch (const std::exception &e) {
+    return Failure{plan.block_of(group, 0), 0,
+                   fmt::format("simulator: cannot allocate the state of {} blocks: {}", members_, e.what())};
+  }
+  for (std::uint32_t member = 0; member < members_; ++member)
+    start_block(*blocks_[member], plan.block_of(group, member), member);
+  warp_pending_.assign(std::size_t{members_} * warps_per_block_, 0);
   next_unstarted_ = 0;
-  exited_ = 0;
-  barrier_waiters_.clear();
+  starting_block_ = blocks_[0].get();
+  starting_block_end_ = count_;
+  waiting_ = 0;
+  group_waiters_.clear();
   ready_.clear();
   ready_head_ = 0;
-  failure_.reset();
-  shared_.reset(g.dynamic_shared_bytes, plan.options.check);
 
   // The host stack runs the first fiber, and takes over again only when no fiber can run.
-  while (!failure_ && exited_ < count_) {
+  while (!failure_ && exited() < total_) {
     if (const std::optional<SwitchTarget> target = next_target())
       switch_to(*target, {Event::from_host});
     else if (!failure_)
@@ -54,6 +57,31 @@ std::optional<Failure> BlockRunner::run(LaunchPlan &plan, std::uint64_t block) {
   release_stacks();
   current_sim_thread = nullptr;
   return std::move(failure_);
+}
+
+void BlockRunner::start_block(BlockState &block, std::uint64_t index, std::uint32_t member) {
+  const LaunchGeometry &g = plan_->geometry;
+  BlockGeometry &geometry = block.geometry;
+  geometry.block_idx[0] = static_cast<std::uint32_t>(index % g.grid.x);
+  geometry.block_idx[1] = static_cast<std::uint32_t>(index / g.grid.x % g.grid.y);
+  geometry.block_idx[2] = static_cast<std::uint32_t>(index / (std::uint64_t(g.grid.x) * g.grid.y));
+  geometry.block_dim[0] = g.block.x;
+  geometry.block_dim[1] = g.block.y;
+  geometry.block_dim[2] = g.block.z;
+  geometry.grid_dim[0] = g.grid.x;
+  geometry.grid_dim[1] = g.grid.y;
+  geometry.grid_dim[2] = g.grid.z;
+  geometry.cluster_dim[0] = plan_->cluster.x;
+  geometry.cluster_dim[1] = plan_->cluster.y;
+  geometry.cluster_dim[2] = plan_->cluster.z;
+  block.block = index;
+  block.index_1d_base = std::size_t{geometry.block_idx[0]} * g.block.x;
+  block.member = member;
+  block.first_slot = member * count_;
+  block.first_warp = member * warps_per_block_;
+  block.exited = 0;
+  block.barrier_waiters.clear();
+  block.shared.reset(g.dynamic_shared_bytes, plan_->options.check);
 }
 
 std::optional<SwitchTarget> BlockRunner::next_target() {
@@ -68,14 +96,14 @@ std::optional<SwitchTarget> BlockRunner::next_target() {
     current_sim_thread = &state.sim;
     return SwitchTarget{state.context, state.stack->bottom(), state.stack->size()};
   }
-  if (next_unstarted_ == count_)
+  if (next_unstarted_ == total_)
     return std::nullopt;
   FiberStack *stack = nullptr;
   try {
     stack = stacks_->acquire(plan_->options.stack_bytes);
   } catch (const std::exception &e) {
     if (!failure_)
-      failure_ = Failure{block_, next_unstarted_, e.what()};
+      failure_ = failure_of(next_unstarted_, e.what());
     return std::nullopt;
   }
   stacks_in_use_.push_back(stack);
@@ -122,10 +150,10 @@ void BlockRunner::fiber_main(transfer_t transfer) {
 }
 
 void BlockRunner::run_threads(FiberStack *stack) {
-  while (next_unstarted_ < count_) {
-    const std::uint32_t linear = next_unstarted_++;
-    start_thread(linear, stack);
-    ThreadState &state = threads_[linear];
+  while (next_unstarted_ < total_) {
+    const std::uint32_t slot = next_unstarted_++;
+    start_thread(slot, stack);
+    ThreadState &state = threads_[slot];
     current_sim_thread = &state.sim;
     // Kernel code must not throw (it cannot on the GPU); a host-only exception still must not
     // unwind past the fiber. The message is copied out first: failing inside the handler would
@@ -139,7 +167,7 @@ void BlockRunner::run_threads(FiberStack *stack) {
       thrown = "the kernel threw an exception";
     }
     if (!thrown.empty())
-      fail_thread(linear, std::move(thrown));
+      fail_thread(slot, std::move(thrown));
     thread_exited(state);
   }
   leave_fiber({Event::fiber_done, 0, stack});
@@ -154,70 +182,101 @@ void BlockRunner::leave_fiber(Event event) {
   std::abort(); // a finished or failed fiber is never switched back to
 }
 
-void BlockRunner::start_thread(std::uint32_t linear, FiberStack *stack) {
-  ThreadState &state = threads_[linear];
+void BlockRunner::start_thread(std::uint32_t slot, FiberStack *stack) {
+  ThreadState &state = threads_[slot];
   state.status = Status::running;
   state.stack = stack;
+  // Threads start in slot order: block after block.
+  if (slot == starting_block_end_) [[unlikely]] {
+    starting_block_ = blocks_[slot / count_].get();
+    starting_block_end_ = slot + count_;
+  }
+  BlockState &block = *starting_block_;
+  const std::uint32_t linear = slot - block.first_slot;
   SimThread &sim = state.sim;
   sim.linear = linear;
+  sim.slot = slot;
   if (one_dimensional_) {
     sim.thread_idx[0] = linear;
     sim.thread_idx[1] = sim.thread_idx[2] = 0;
   } else {
-    sim.thread_idx[0] = linear % geometry_.block_dim[0];
-    sim.thread_idx[1] = linear / geometry_.block_dim[0] % geometry_.block_dim[1];
-    sim.thread_idx[2] = linear / (geometry_.block_dim[0] * geometry_.block_dim[1]);
+    const BlockGeometry &g = block.geometry;
+    sim.thread_idx[0] = linear % g.block_dim[0];
+    sim.thread_idx[1] = linear / g.block_dim[0] % g.block_dim[1];
+    sim.thread_idx[2] = linear / (g.block_dim[0] * g.block_dim[1]);
   }
-  sim.index_1d = index_1d_base_ + sim.thread_idx[0];
-  sim.geometry = &geometry_;
+  sim.index_1d = block.index_1d_base + sim.thread_idx[0];
+  sim.geometry = &block.geometry;
   sim.block = this;
+  sim.home = &block;
 }
 
 void BlockRunner::suspend(ThreadState &thread) {
   const std::optional<SwitchTarget> target = next_target();
-  switch_to(target ? *target : FiberSwitch::host(host_), {Event::suspended, thread.sim.linear, nullptr});
+  switch_to(target ? *target : FiberSwitch::host(host_), {Event::suspended, thread.sim.slot, nullptr});
   current_sim_thread = &thread.sim;
 }
 
 void BlockRunner::thread_exited(ThreadState &thread) {
   thread.status = Status::exited;
-  ++exited_;
+  BlockState &block = *thread.sim.home;
+  ++block.exited;
+  if (waiting_ == 0) [[likely]]
+    return;
   // Outside the checking mode a thread that exits no longer holds up a barrier, as on GPUs
   // in practice; the checking mode reports the barrier as divergent instead (diagnose_stall).
-  if (!plan_->options.check && !barrier_waiters_.empty() && barrier_complete())
-    release_barrier(thread.sim.linear);
+  if (check_)
+    return;
+  if (!block.barrier_waiters.empty() && barrier_complete(block))
+    release_barrier(block, thread.sim.slot);
+  if (!group_waiters_.empty() && group_barrier_complete())
+    release_group_barrier(thread.sim.slot);
+}
+
+std::uint32_t BlockRunner::exited() const noexcept {
+  std::uint32_t exited = 0;
+  for (std::uint32_t member = 0; member < members_; ++member)
+    exited += blocks_[member]->exited;
+  return exited;
 }
 
 void BlockRunner::fail(const SimThread &thread, std::string message) {
-  fail_thread(thread.linear, std::move(message));
+  fail_thread(thread.slot, std::move(message));
 }
 
-void BlockRunner::fail_thread(std::uint32_t thread, std::string message) {
-  failure_ = Failure{block_, thread, std::move(message)};
-  leave_fiber({Event::failed, thread, nullptr});
+void BlockRunner::fail_thread(std::uint32_t slot, std::string message) {
+  failure_ = failure_of(slot, std::move(message));
+  leave_fiber({Event::failed, slot, nullptr});
+}
+
+Failure BlockRunner::failure_of(std::uint32_t slot, std::string message) const {
+  const BlockState &block = block_of_slot(slot);
+  return Failure{block.block, slot - block.first_slot, std::move(message)};
 }
 
 // --- barriers --------------------------------------------------------------------------------
 
-bool BlockRunner::barrier_complete() const noexcept {
-  const std::size_t arrived = barrier_waiters_.size() + (plan_->options.check ? 0 : exited_);
+bool BlockRunner::barrier_complete(const BlockState &block) const noexcept {
+  const std::size_t arrived = block.barrier_waiters.size() + (check_ ? 0 : block.exited);
   return arrived == count_;
 }
 
 void BlockRunner::sync_threads(SimThread &thread) {
-  ThreadState &state = threads_[thread.linear];
+  ThreadState &state = threads_[thread.slot];
+  BlockState &block = *thread.home;
   state.status = Status::at_barrier;
-  barrier_waiters_.push_back(thread.linear);
-  if (barrier_complete())
-    release_barrier(thread.linear);
+  block.barrier_waiters.push_back(thread.slot);
+  ++waiting_;
+  if (barrier_complete(block))
+    release_barrier(block, thread.slot);
   else
     suspend(state);
 }
 
-void BlockRunner::release_barrier(std::uint32_t current) {
+void BlockRunner::release_barrier(BlockState &block, std::uint32_t current) {
   // Like bar.sync 0, any sync_threads call completes the barrier: telling calls apart by their
   // return address fails when the optimizer duplicates one call into several branches.
-  for (std::uint32_t t : barrier_waiters_) {
+  for (std::uint32_t t : block.barrier_waiters) {
     ThreadState &state = threads_[t];
     if (t == current) {
       state.status = Status::running;
@@ -226,7 +285,45 @@ void BlockRunner::release_barrier(std::uint32_t current) {
       ready_.push_back(t);
     }
   }
-  barrier_waiters_.clear();
+  waiting_ -= static_cast<std::uint32_t>(block.barrier_waiters.size());
+  block.barrier_waiters.clear();
+}
+
+bool BlockRunner::group_barrier_complete() const noexcept {
+  const std::size_t arrived = group_waiters_.size() + (check_ ? 0 : exited());
+  return arrived == total_;
+}
+
+void BlockRunner::group_sync(SimThread &thread, GroupBarrier barrier) {
+  // The compiler rejects both in kernels whose contract does not ask for the launch.
+  if (barrier == GroupBarrier::grid && !plan_->cooperative) [[unlikely]]
+    fail(thread, "grid::sync() in a launch that is not cooperative: only a kernel whose launch contract "
+                 "says cooperative = true may sync the grid");
+  if (barrier == GroupBarrier::cluster && plan_->cooperative) [[unlikely]]
+    fail(thread, "cluster::sync() in a cooperative launch, which has no thread-block clusters");
+  // Without clusters, the group is the block alone: a cluster of one.
+  ThreadState &state = threads_[thread.slot];
+  state.status = Status::at_group_barrier;
+  group_waiters_.push_back(thread.slot);
+  ++waiting_;
+  if (group_barrier_complete())
+    release_group_barrier(thread.slot);
+  else
+    suspend(state);
+}
+
+void BlockRunner::release_group_barrier(std::uint32_t current) {
+  for (std::uint32_t t : group_waiters_) {
+    ThreadState &state = threads_[t];
+    if (t == current) {
+      state.status = Status::running;
+    } else {
+      state.status = Status::ready;
+      ready_.push_back(t);
+    }
+  }
+  waiting_ -= static_cast<std::uint32_t>(group_waiters_.size());
+  group_waiters_.clear();
 }
 
 // --- warps -----------------------------------------------------------------------------------
@@ -238,26 +335,29 @@ std::uint32_t BlockRunner::lanes_of_warp(std::uint32_t warp) const noexcept {
 
 std::uint32_t BlockRunner::warp_op(SimThread &thread, const WarpRequest &request) {
   const std::uint32_t lane = thread.linear % kWarpSize;
-  const std::uint32_t warp = thread.linear / kWarpSize;
+  const std::uint32_t warp = thread.linear / kWarpSize; // in the block
   const std::uint32_t bit = 1u << lane;
+  const BlockState &block = *thread.home;
   if (!(request.mask & bit) && plan_->options.check)
     fail(thread, fmt::format("warp {} with mask 0x{:08x}, which does not include the calling lane {}",
                              describe_warp_op(request), request.mask, lane));
   // Lanes past the end of the block's last warp do not exist; they never arrive.
   const std::uint32_t group = (request.mask | bit) & lanes_of_warp(warp);
-  ThreadState &state = threads_[thread.linear];
+  ThreadState &state = threads_[thread.slot];
   state.warp = request;
   state.status = Status::in_warp_op;
-  warp_pending_[warp] |= bit;
-  if ((warp_pending_[warp] & group) == group)
-    complete_warp_op(warp, group, thread.linear);
+  std::uint32_t &pending = warp_pending_[block.first_warp + warp];
+  pending |= bit;
+  if ((pending & group) == group)
+    complete_warp_op(block, warp, group, thread.slot);
   else
     suspend(state);
   return state.warp_result;
 }
 
-void BlockRunner::complete_warp_op(std::uint32_t warp, std::uint32_t group, std::uint32_t current) {
-  const std::uint32_t base = warp * kWarpSize;
+void BlockRunner::complete_warp_op(const BlockState &block, std::uint32_t warp, std::uint32_t group,
+                                   std::uint32_t current) {
+  const std::uint32_t base = block.first_slot + warp * kWarpSize;
   const WarpRequest &reference = threads_[current].warp;
   std::array<std::uint32_t, kWarpSize> values{};
   for (std::uint32_t lanes = group; lanes != 0; lanes &= lanes - 1) {
@@ -283,24 +383,57 @@ void BlockRunner::complete_warp_op(std::uint32_t warp, std::uint32_t group, std:
       ready_.push_back(base + lane);
     }
   }
-  warp_pending_[warp] &= ~group;
+  warp_pending_[block.first_warp + warp] &= ~group;
 }
 
 // --- shared memory and checks ---------------------------------------------------------------
 
 void *BlockRunner::shared_alloc(SimThread &thread, std::size_t bytes, std::size_t align, const void *site) {
-  void *memory = shared_.allocate(site, bytes, align);
+  SharedMemory &shared = thread.home->shared;
+  void *memory = shared.allocate(site, bytes, align);
   if (!memory)
     fail(thread,
          fmt::format("shared memory: a {}-byte array on top of {} bytes of static and {} of dynamic "
                      "shared memory exceeds the {} bytes per block of the CPU simulator",
-                     bytes, shared_.static_bytes(), shared_.dynamic_bytes(), SharedMemory::kLimitBytes));
+                     bytes, shared.static_bytes(), shared.dynamic_bytes(), SharedMemory::kLimitBytes));
   return memory;
+}
+
+void *BlockRunner::map_shared(SimThread &thread, void *address, std::uint32_t rank) {
+  // A cooperative launch (or one without clusters) has clusters of one block.
+  const std::uint32_t cluster_blocks = plan_->cooperative ? 1 : members_;
+  if (rank >= cluster_blocks)
+    fail(thread, fmt::format("cluster::map_shared: block rank {} is outside the cluster of {} block{}", rank,
+                             cluster_blocks, cluster_blocks == 1 ? "" : "s"));
+  BlockState &home = *thread.home;
+  const std::optional<SharedMemory::Location> location = home.shared.locate(address);
+  if (!location)
+    fail(thread, fmt::format("cluster::map_shared: address {} is not in the block's shared memory (a "
+                             "shared_array or dynamic_shared)",
+                             fmt::ptr(address)));
+  BlockState &target = cluster_blocks == 1 ? home : *blocks_[rank];
+  if (plan_->options.check && target.exited == count_ && &target != &home)
+    fail(thread, fmt::format("cluster::map_shared: block {} (rank {} of the cluster) has exited, so its "
+                             "shared memory is gone; call cluster::sync() before a block exits while "
+                             "others may still use its shared memory",
+                             describe_block(target), rank));
+  if (!location->site)
+    return static_cast<std::byte *>(target.shared.dynamic_base()) + location->offset;
+  // Static shared memory exists from the start of a block on the GPU: allocate the array in
+  // the other block if none of its threads has reached the declaration yet.
+  void *array = target.shared.allocate(location->site, location->bytes, location->align);
+  if (!array)
+    fail(thread,
+         fmt::format("shared memory: a {}-byte array on top of {} bytes of static and {} of dynamic shared "
+                     "memory of block {} exceeds the {} bytes per block of the CPU simulator",
+                     location->bytes, target.shared.static_bytes(), target.shared.dynamic_bytes(),
+                     describe_block(target), SharedMemory::kLimitBytes));
+  return static_cast<std::byte *>(array) + location->offset;
 }
 
 void BlockRunner::claim_checked(SimThread &thread, const void *data, std::size_t element,
                                 const std::array<std::size_t, 3> &coordinates, unsigned rank) {
-  const auto other = plan_->claims->claim(data, element, {block_, thread.linear});
+  const auto other = plan_->claims->claim(data, element, {thread.home->block, thread.linear});
   if (!other)
     return;
   // Row-major, as the span indexes it: [y][x] for a 2-D span.
@@ -324,16 +457,20 @@ void BlockRunner::claim_checked(SimThread &thread, const void *data, std::size_t
 
 void BlockRunner::diagnose_stall() {
   // Nothing can run and some threads have not finished: they wait for threads that will never
-  // arrive. Report the first waiting thread and what it waits for.
-  for (std::uint32_t t = 0; t < count_; ++t) {
+  // arrive. Report the first waiting thread and what it waits for: a warp operation, else a
+  // block barrier, else the group barrier.
+  const char *group_barrier = group_barrier_name();
+  for (std::uint32_t t = 0; t < total_; ++t) {
     const ThreadState &state = threads_[t];
     if (state.status != Status::in_warp_op)
       continue;
-    const std::uint32_t warp = t / kWarpSize;
-    const std::uint32_t group = (state.warp.mask | 1u << (t % kWarpSize)) & lanes_of_warp(warp);
-    const std::uint32_t missing = group & ~warp_pending_[warp];
+    const BlockState &block = *state.sim.home;
+    const std::uint32_t warp = state.sim.linear / kWarpSize;
+    const std::uint32_t group =
+        (state.warp.mask | 1u << (state.sim.linear % kWarpSize)) & lanes_of_warp(warp);
+    const std::uint32_t missing = group & ~warp_pending_[block.first_warp + warp];
     const std::uint32_t lane = static_cast<std::uint32_t>(std::countr_zero(missing));
-    const ThreadState &other = threads_[warp * kWarpSize + lane];
+    const ThreadState &other = threads_[block.first_slot + warp * kWarpSize + lane];
     const std::string op =
         fmt::format("warp {} (mask 0x{:08x})", describe_warp_op(state.warp), state.warp.mask);
     std::string message;
@@ -341,32 +478,72 @@ void BlockRunner::diagnose_stall() {
       message = fmt::format("{} waits for lane {}, which has exited", op, lane);
     else if (other.status == Status::at_barrier)
       message = fmt::format("deadlock: {} waits for lane {}, which waits at sync_threads", op, lane);
+    else if (other.status == Status::at_group_barrier)
+      message = fmt::format("deadlock: {} waits for lane {}, which waits at {}", op, lane, group_barrier);
     else
       message = fmt::format("deadlock: {} waits for lane {}, which waits in warp {} (mask 0x{:08x})", op,
                             lane, describe_warp_op(other.warp), other.warp.mask);
-    failure_ = Failure{block_, t, std::move(message)};
+    failure_ = failure_of(t, std::move(message));
     return;
   }
-  if (barrier_waiters_.empty()) { // unreachable: every unfinished thread waits somewhere
-    failure_ = Failure{block_, 0, "internal error: the block stalled with no thread waiting"};
+  for (std::uint32_t member = 0; member < members_; ++member) {
+    const BlockState &block = *blocks_[member];
+    if (block.barrier_waiters.empty())
+      continue;
+    const std::uint32_t waiting =
+        *std::min_element(block.barrier_waiters.begin(), block.barrier_waiters.end());
+    // Threads of the block that wait at the group barrier instead never come.
+    for (std::uint32_t t = block.first_slot; t < block.first_slot + count_; ++t)
+      if (threads_[t].status == Status::at_group_barrier) {
+        failure_ =
+            failure_of(waiting, fmt::format("deadlock: sync_threads waits for thread {}, which waits at {}",
+                                            describe_thread(t - block.first_slot), group_barrier));
+        return;
+      }
+    std::uint32_t first_exited = 0;
+    while (first_exited < count_ && threads_[block.first_slot + first_exited].status != Status::exited)
+      ++first_exited;
+    failure_ = failure_of(waiting, fmt::format("divergent barrier: {} threads of the block exited without "
+                                               "reaching the sync_threads this thread waits at (first: "
+                                               "thread {})",
+                                               block.exited, describe_thread(first_exited)));
     return;
   }
-  const std::uint32_t waiting = *std::min_element(barrier_waiters_.begin(), barrier_waiters_.end());
+  if (group_waiters_.empty()) { // unreachable: every unfinished thread waits somewhere
+    failure_ = failure_of(0, "internal error: the block stalled with no thread waiting");
+    return;
+  }
+  // Every thread that has not finished waits at the group barrier, which the exited ones hold up
+  // (in the checking mode).
+  const std::uint32_t waiting = *std::min_element(group_waiters_.begin(), group_waiters_.end());
   std::uint32_t first_exited = 0;
-  while (first_exited < count_ && threads_[first_exited].status != Status::exited)
+  while (first_exited < total_ && threads_[first_exited].status != Status::exited)
     ++first_exited;
-  failure_ = Failure{block_, waiting,
-                     fmt::format("divergent barrier: {} threads of the block exited without reaching the "
-                                 "sync_threads this thread waits at (first: thread {})",
-                                 exited_, describe_thread(first_exited))};
+  const BlockState &exited_block = block_of_slot(first_exited);
+  failure_ = failure_of(
+      waiting,
+      fmt::format("divergent {0}: {1} threads of the {2} exited without reaching the {0} this thread "
+                  "waits at (first: thread {3} of block {4})",
+                  group_barrier, exited(), plan_->cooperative ? "grid" : "cluster",
+                  describe_thread(first_exited - exited_block.first_slot), describe_block(exited_block)));
+}
+
+const char *BlockRunner::group_barrier_name() const noexcept {
+  return plan_->cooperative ? "grid::sync" : "cluster::sync";
+}
+
+std::string BlockRunner::describe_block(const BlockState &block) {
+  const auto &b = block.geometry.block_idx;
+  return fmt::format("({},{},{})", b[0], b[1], b[2]);
 }
 
 std::string BlockRunner::describe_thread(std::uint32_t linear) const {
-  const std::uint32_t x = geometry_.block_dim[0], y = geometry_.block_dim[1];
+  const LaunchGeometry &g = plan_->geometry;
+  const std::uint32_t x = g.block.x, y = g.block.y;
   return fmt::format("({},{},{})", linear % x, linear / x % y, linear / (x * y));
 }
 
-std::string BlockRunner::describe_warp_op(const WarpRequest &request) const {
+std::string BlockRunner::describe_warp_op(const WarpRequest &request) {
   static constexpr const char *kShuffles[] = {"shuffle", "shuffle_up", "shuffle_down", "shuffle_xor"};
   static constexpr const char *kVotes[] = {"all", "any", "ballot"};
   switch (request.kind) {

@@ -1,16 +1,20 @@
-// Runs one block of a simulated launch: its threads as fibers on the calling host thread.
+// Runs one group of blocks of a simulated launch: their threads as fibers on the calling host
+// thread. A group is one block, except in launches whose threads meet at a barrier wider than a
+// block: the blocks of one thread-block cluster (cluster::sync, distributed shared memory), or
+// every block of a cooperative launch (grid::sync). See LaunchPlan.
 //
-// Threads start in order on a fiber and run until they finish or wait (at a barrier or in a
-// warp operation); the fiber then goes on with the next thread that has not started, so a
-// kernel that never waits runs its whole block on one fiber, and a block needs as many stacks
-// as it has threads waiting at once. A thread that waits switches straight to the next one that
-// can run (resumed, or started on a new fiber); only when none can does it switch back to the
-// host stack. Then, if some threads have not finished, the block is deadlocked (or diverged):
-// it fails with a report instead of hanging.
+// Threads start in order (block by block) on a fiber and run until they finish or wait (at a
+// barrier or in a warp operation); the fiber then goes on with the next thread that has not
+// started, so a kernel that never waits runs its whole block on one fiber, and a group needs as
+// many stacks as it has threads waiting at once. A thread that waits switches straight to the
+// next one that can run (resumed, or started on a new fiber); only when none can does it switch
+// back to the host stack. Then, if some threads have not finished, the group is deadlocked (or
+// diverged): it fails with a report instead of hanging.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,26 +27,50 @@
 
 namespace oxide::detail::sim {
 
+/// One block of the group a runner runs: what its threads share and its block barrier.
+struct BlockState {
+  BlockGeometry geometry;
+  std::uint64_t block = 0;                    ///< linear index in the grid
+  std::size_t index_1d_base = 0;              ///< blockIdx.x * blockDim.x
+  std::uint32_t member = 0;                   ///< its place in the group: its rank in its cluster
+  std::uint32_t first_slot = 0;               ///< the slot of its thread 0
+  std::uint32_t first_warp = 0;               ///< the group-wide index of its warp 0
+  std::uint32_t exited = 0;                   ///< its threads that have finished
+  std::vector<std::uint32_t> barrier_waiters; ///< slots of its threads at sync_threads
+  SharedMemory shared;
+};
+
+/// The barriers wider than a block.
+enum class GroupBarrier : std::uint8_t { cluster, grid };
+
 class BlockRunner {
 public:
   BlockRunner() = default;
   BlockRunner(const BlockRunner &) = delete;
   BlockRunner &operator=(const BlockRunner &) = delete;
 
-  /// The runner of the calling host thread, reused for every block it runs.
+  /// The runner of the calling host thread, reused for every group it runs.
   [[nodiscard]] static BlockRunner &for_this_thread();
 
-  /// Runs block `block` (linear index) of `plan` to completion; the failure that stopped it, if any.
-  [[nodiscard]] std::optional<Failure> run(LaunchPlan &plan, std::uint64_t block);
+  /// Runs group `group` of `plan` (a block, a cluster or the grid; see LaunchPlan) to
+  /// completion; the failure that stopped it, if any.
+  [[nodiscard]] std::optional<Failure> run(LaunchPlan &plan, std::uint64_t group);
 
   // What the intrinsics do, called on the fiber of the running thread `thread`.
   void sync_threads(SimThread &thread);
+  /// cluster::sync() or grid::sync(): waits for every thread of the group.
+  void group_sync(SimThread &thread, GroupBarrier barrier);
   [[nodiscard]] std::uint32_t warp_op(SimThread &thread, const WarpRequest &request);
   [[nodiscard]] void *shared_alloc(SimThread &thread, std::size_t bytes, std::size_t align, const void *site);
-  [[nodiscard]] void *dynamic_shared() noexcept { return shared_.dynamic_base(); }
-  [[nodiscard]] std::uint32_t dynamic_shared_size() const noexcept {
-    return static_cast<std::uint32_t>(shared_.dynamic_bytes());
+  [[nodiscard]] void *dynamic_shared(SimThread &thread) const noexcept {
+    return thread.home->shared.dynamic_base();
   }
+  [[nodiscard]] std::uint32_t dynamic_shared_size(SimThread &thread) const noexcept {
+    return static_cast<std::uint32_t>(thread.home->shared.dynamic_bytes());
+  }
+  /// `address` (in the calling block's shared memory) in the block of rank `rank` of the
+  /// cluster; fails the block when `rank` is outside the cluster or `address` is not shared.
+  [[nodiscard]] void *map_shared(SimThread &thread, void *address, std::uint32_t rank);
   /// The checking mode's record of DisjointSpan writes: `thread` takes element `element` (at
   /// `coordinates`, of a span of rank `rank`) of the span whose data starts at `data`; a second
   /// thread taking it fails the block. Does nothing outside the checking mode.
@@ -51,11 +79,11 @@ public:
     if (plan_->claims) [[unlikely]]
       claim_checked(thread, data, element, coordinates, rank);
   }
-  /// Stops the block: records the failure of `thread` and abandons every fiber.
+  /// Stops the group: records the failure of `thread` and abandons every fiber.
   [[noreturn]] void fail(const SimThread &thread, std::string message);
 
 private:
-  enum class Status : std::uint8_t { running, ready, at_barrier, in_warp_op, exited };
+  enum class Status : std::uint8_t { running, ready, at_barrier, at_group_barrier, in_warp_op, exited };
 
   struct ThreadState {
     SimThread sim;
@@ -69,13 +97,14 @@ private:
   /// What the side that switched away was doing, for the side that is switched to.
   struct Event {
     enum Kind : std::uint8_t { from_host, suspended, fiber_done, failed } kind = from_host;
-    std::uint32_t thread = 0;    ///< suspended: the thread, to resume later
+    std::uint32_t thread = 0;    ///< suspended: the thread's slot, to resume later
     FiberStack *stack = nullptr; ///< fiber_done: the stack, free again
   };
 
   static void fiber_main(transfer_t transfer);
+  void start_block(BlockState &block, std::uint64_t index, std::uint32_t member);
   [[noreturn]] void run_threads(FiberStack *stack);
-  void start_thread(std::uint32_t linear, FiberStack *stack);
+  void start_thread(std::uint32_t slot, FiberStack *stack);
   /// The next fiber to run: a ready thread, else a new fiber for the next unstarted thread, else
   /// nothing (nullopt) when neither exists or a new stack cannot be had.
   [[nodiscard]] std::optional<SwitchTarget> next_target();
@@ -86,32 +115,48 @@ private:
   void suspend(ThreadState &thread);
   [[noreturn]] void leave_fiber(Event event);
   void thread_exited(ThreadState &thread);
-  [[noreturn]] void fail_thread(std::uint32_t thread, std::string message);
+  [[noreturn]] void fail_thread(std::uint32_t slot, std::string message);
 
-  [[nodiscard]] bool barrier_complete() const noexcept;
-  void release_barrier(std::uint32_t current);
+  [[nodiscard]] bool barrier_complete(const BlockState &block) const noexcept;
+  void release_barrier(BlockState &block, std::uint32_t current);
+  [[nodiscard]] bool group_barrier_complete() const noexcept;
+  /// Threads of the group that have finished.
+  [[nodiscard]] std::uint32_t exited() const noexcept;
+  void release_group_barrier(std::uint32_t current);
   [[nodiscard]] std::uint32_t lanes_of_warp(std::uint32_t warp) const noexcept;
-  void complete_warp_op(std::uint32_t warp, std::uint32_t group, std::uint32_t current);
+  void complete_warp_op(const BlockState &block, std::uint32_t warp, std::uint32_t group,
+                        std::uint32_t current);
   void claim_checked(SimThread &thread, const void *data, std::size_t element,
                      const std::array<std::size_t, 3> &coordinates, unsigned rank);
   void diagnose_stall();
   void release_stacks() noexcept;
 
+  /// The block of `slot`, also for a thread that has not started.
+  [[nodiscard]] const BlockState &block_of_slot(std::uint32_t slot) const noexcept {
+    return *blocks_[members_ == 1 ? 0 : slot / count_];
+  }
+  [[nodiscard]] Failure failure_of(std::uint32_t slot, std::string message) const;
   [[nodiscard]] std::string describe_thread(std::uint32_t linear) const;
-  [[nodiscard]] std::string describe_warp_op(const WarpRequest &request) const;
+  [[nodiscard]] static std::string describe_block(const BlockState &block);
+  [[nodiscard]] static std::string describe_warp_op(const WarpRequest &request);
+  [[nodiscard]] const char *group_barrier_name() const noexcept;
 
   LaunchPlan *plan_ = nullptr;
   StackPool *stacks_ = nullptr;
-  BlockGeometry geometry_;
-  std::uint64_t block_ = 0;
-  std::uint32_t count_ = 0;       ///< threads in the block
-  std::size_t index_1d_base_ = 0; ///< blockIdx.x * blockDim.x
-  bool one_dimensional_ = true;   ///< blockDim.y == blockDim.z == 1
-  std::vector<ThreadState> threads_;
-  std::uint32_t next_unstarted_ = 0;
-  std::uint32_t exited_ = 0;
-  std::vector<std::uint32_t> barrier_waiters_;
-  std::vector<std::uint32_t> warp_pending_; ///< per warp: lanes waiting in a warp operation
+  std::uint32_t count_ = 0;   ///< threads per block
+  std::uint32_t members_ = 1; ///< blocks in the group
+  std::uint32_t total_ = 0;   ///< threads in the group: members_ * count_
+  std::uint32_t warps_per_block_ = 0;
+  bool one_dimensional_ = true;                     ///< blockDim.y == blockDim.z == 1
+  bool check_ = false;                              ///< the checking mode
+  std::vector<std::unique_ptr<BlockState>> blocks_; ///< the group's, and spares for later groups
+  std::vector<ThreadState> threads_;                ///< by slot: block after block
+  std::uint32_t next_unstarted_ = 0;                ///< a slot
+  BlockState *starting_block_ = nullptr;            ///< the block of next_unstarted_...
+  std::uint32_t starting_block_end_ = 0;            ///< ... which ends at this slot
+  std::uint32_t waiting_ = 0;                       ///< threads at sync_threads or the group barrier
+  std::vector<std::uint32_t> group_waiters_;        ///< slots of threads at cluster::sync / grid::sync
+  std::vector<std::uint32_t> warp_pending_; ///< per warp of the group: lanes waiting in a warp operation
   std::vector<std::uint32_t> ready_;
   std::size_t ready_head_ = 0;
   std::vector<FiberStack *> stacks_in_use_;
@@ -119,7 +164,6 @@ private:
   fcontext_t host_ = nullptr;            ///< the host stack, where fibers switch back to
   Event event_;
   std::optional<Failure> failure_;
-  SharedMemory shared_;
 };
 
 } // namespace oxide::detail::sim

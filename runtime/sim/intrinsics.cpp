@@ -14,8 +14,10 @@
 
 namespace {
 
+using oxide::detail::sim::BlockGeometry;
 using oxide::detail::sim::BlockRunner;
 using oxide::detail::sim::current_sim_thread;
+using oxide::detail::sim::GroupBarrier;
 using oxide::detail::sim::SimThread;
 using oxide::detail::sim::WarpOpKind;
 using oxide::detail::sim::WarpRequest;
@@ -160,12 +162,12 @@ void *__oxide_shared_alloc(std::size_t bytes, std::size_t align, const void *sit
 
 void *__oxide_dynamic_shared() noexcept {
   SimThread &t = thread();
-  return block(t).dynamic_shared();
+  return block(t).dynamic_shared(t);
 }
 
 std::uint32_t __oxide_dynamic_shared_size() noexcept {
   SimThread &t = thread();
-  return block(t).dynamic_shared_size();
+  return block(t).dynamic_shared_size(t);
 }
 
 std::uint32_t __oxide_lane_id() noexcept { return thread().linear % oxide::detail::sim::kWarpSize; }
@@ -200,21 +202,25 @@ std::uint64_t __oxide_clock(std::uint32_t kind) noexcept {
                                         .count());
 }
 
-// The simulator refuses cluster and cooperative launches (see launch.cpp), so every block is a
-// cluster of one: its rank is 0, its cluster is 1 x 1 x 1, and the clusters are the blocks.
+// Computed from the block's coordinates and the cluster's shape, which is {1, 1, 1} without
+// clusters (also in a cooperative launch): every block is then a cluster of one, as on the GPU.
 std::uint32_t __oxide_cluster_geometry(std::uint32_t kind, std::uint32_t dim) noexcept {
   const SimThread &t = thread();
+  const BlockGeometry &g = *t.geometry;
+  const std::uint32_t (&c)[3] = g.cluster_dim;
   switch (kind) {
-  case 0:
-  case 2:
-    return 0;
+  case 0: // rank, x fastest
+    return g.block_idx[0] % c[0] + c[0] * (g.block_idx[1] % c[1] + c[1] * (g.block_idx[2] % c[2]));
   case 1:
+    return c[0] * c[1] * c[2];
+  case 2:
+    return component(g.block_idx, dim, "__oxide_cluster_geometry") % c[dim];
   case 3:
-    return 1;
+    return component(c, dim, "__oxide_cluster_geometry");
   case 4:
-    return component(t.geometry->block_idx, dim, "__oxide_cluster_geometry");
+    return component(g.block_idx, dim, "__oxide_cluster_geometry") / c[dim];
   case 5:
-    return component(t.geometry->grid_dim, dim, "__oxide_cluster_geometry");
+    return component(g.grid_dim, dim, "__oxide_cluster_geometry") / c[dim];
   default:
     bad_argument("__oxide_cluster_geometry", "kind", kind);
   }
@@ -222,18 +228,17 @@ std::uint32_t __oxide_cluster_geometry(std::uint32_t kind, std::uint32_t dim) no
 
 void __oxide_cluster_sync() noexcept {
   SimThread &t = thread();
-  block(t).sync_threads(t); // a cluster of one block
+  block(t).group_sync(t, GroupBarrier::cluster);
 }
 
 void *__oxide_cluster_map_shared(void *shared, std::uint32_t rank) noexcept {
-  if (rank != 0) [[unlikely]]
-    bad_argument("__oxide_cluster_map_shared", "block rank (the cluster has 1 block)", rank);
-  return shared;
+  SimThread &t = thread();
+  return block(t).map_shared(t, shared, rank);
 }
 
 void __oxide_grid_sync() noexcept {
   SimThread &t = thread();
-  block(t).fail(t, "grid-wide sync needs a cooperative launch, which the CPU simulator does not run");
+  block(t).group_sync(t, GroupBarrier::grid);
 }
 
 void __oxide_bounds_fail(std::size_t index, std::size_t size) noexcept {

@@ -17,15 +17,16 @@
 namespace oxide::detail::sim {
 namespace {
 
-/// What each participating host thread does: take blocks until none are left or one failed.
+/// What each participating host thread does: take groups of blocks (usually single blocks)
+/// until none are left or one failed.
 void run_blocks(void *context) {
   auto &plan = *static_cast<LaunchPlan *>(context);
   BlockRunner &runner = BlockRunner::for_this_thread();
   while (!plan.stop.load(std::memory_order_relaxed)) {
-    const std::uint64_t block = plan.next_block.fetch_add(1, std::memory_order_relaxed);
-    if (block >= plan.block_count)
+    const std::uint64_t group = plan.next_group.fetch_add(1, std::memory_order_relaxed);
+    if (group >= plan.group_count)
       break;
-    if (auto failure = runner.run(plan, block))
+    if (auto failure = runner.run(plan, group))
       plan.record(std::move(*failure));
   }
 }
@@ -55,13 +56,33 @@ void launch(const PreparedKernel &kernel, void *const *arguments) {
   plan.kernel_name = kernel.display_name();
   if (plan.block_count == 0)
     return; // an empty launch
+  // Blocks whose threads meet at a wider barrier run together on one host thread.
+  plan.cluster = kernel.cluster;
+  plan.cooperative = kernel.cooperative;
+  const Dim3 &grid = kernel.geometry.grid, &cluster = kernel.cluster;
+  if (kernel.cooperative) {
+    // finish() keeps the grid within max_resident_blocks, so it fits in 32 bits.
+    plan.group_blocks = static_cast<std::uint32_t>(plan.block_count);
+  } else if (!(cluster == Dim3{1, 1, 1})) {
+    // prepare checks this against the contract; an unsafe launch reaches it here, as it would
+    // fail on the GPU.
+    if (grid.x % cluster.x != 0 || grid.y % cluster.y != 0 || grid.z % cluster.z != 0)
+      throw Error(
+          ErrorKind::ClusterMismatch,
+          fmt::format("kernel '{}' runs in clusters of ({}, {}, {}) blocks, but the grid ({}, {}, {}) is "
+                      "not a whole number of clusters",
+                      kernel.display_name(), cluster.x, cluster.y, cluster.z, grid.x, grid.y, grid.z),
+          kernel.display_name());
+    plan.group_blocks = cluster.x * cluster.y * cluster.z;
+  }
+  plan.group_count = plan.block_count / plan.group_blocks;
   std::unique_ptr<DisjointClaims> claims;
   if (plan.options.check) {
     claims = std::make_unique<DisjointClaims>();
     plan.claims = claims.get();
   }
   const auto participants =
-      static_cast<unsigned>(std::min<std::uint64_t>(plan.options.threads, plan.block_count));
+      static_cast<unsigned>(std::min<std::uint64_t>(plan.options.threads, plan.group_count));
   WorkerPool::instance().run(participants, &run_blocks, &plan);
   // Kernel printf output goes to stdout's buffer; flush it as the GPU does at a synchronisation,
   // so it is not lost if the program then crashes, and precedes what the host prints to stderr.

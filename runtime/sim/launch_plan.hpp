@@ -21,6 +21,9 @@ struct Failure {
   std::string message;
 };
 
+/// The work of a launch comes in groups of blocks, each run wholly on one host thread so that
+/// its threads can meet at a barrier wider than a block: the blocks of one cluster in a launch
+/// in clusters, the whole grid in a cooperative launch, else each block alone.
 struct LaunchPlan {
   HostKernel host;
   void *const *arguments = nullptr;
@@ -29,9 +32,28 @@ struct LaunchPlan {
   Options options;
   std::string_view kernel_name;
   DisjointClaims *claims = nullptr; ///< set in checking mode only
+  Dim3 cluster{1, 1, 1};            ///< blocks per cluster; {1, 1, 1} without clusters
+  bool cooperative = false;         ///< the grid is one group, and may meet at grid::sync
+  std::uint32_t group_blocks = 1;   ///< blocks per group: 1, the cluster's, or the grid's
+  std::uint64_t group_count = 0;    ///< block_count / group_blocks
 
-  std::atomic<std::uint64_t> next_block{0};
+  std::atomic<std::uint64_t> next_group{0};
   std::atomic<bool> stop{false}; ///< a block failed: start no more
+
+  /// The linear grid index of block `member` of group `group`: for a cluster, the block of rank
+  /// `member` (x fastest) of cluster `group` (clusters numbered x fastest across the grid).
+  [[nodiscard]] std::uint64_t block_of(std::uint64_t group, std::uint32_t member) const noexcept {
+    if (group_blocks == 1)
+      return group;
+    if (cooperative)
+      return member;
+    const Dim3 &g = geometry.grid;
+    const std::uint64_t clusters_x = g.x / cluster.x, clusters_y = g.y / cluster.y;
+    const std::uint64_t x = group % clusters_x * cluster.x + member % cluster.x;
+    const std::uint64_t y = group / clusters_x % clusters_y * cluster.y + member / cluster.x % cluster.y;
+    const std::uint64_t z = group / (clusters_x * clusters_y) * cluster.z + member / (cluster.x * cluster.y);
+    return x + g.x * (y + std::uint64_t(g.y) * z);
+  }
 
   /// Keeps the failure of the lowest block, so a launch on one host thread reports the first.
   void record(Failure failure) {

@@ -40,9 +40,9 @@ void SharedMemory::reset(std::size_t dynamic_bytes, bool poison) noexcept {
 }
 
 void *SharedMemory::allocate(const void *site, std::size_t bytes, std::size_t align) noexcept {
-  for (const auto &[known, memory] : sites_)
-    if (known == site)
-      return memory;
+  for (const Array &array : sites_)
+    if (array.site == site)
+      return array.memory;
   if (align == 0 || (align & (align - 1)) != 0)
     align = alignof(std::max_align_t);
   const std::size_t offset = (used_ + align - 1) / align * align;
@@ -57,8 +57,27 @@ void *SharedMemory::allocate(const void *site, std::size_t bytes, std::size_t al
     __asan_unpoison_memory_region(memory, bytes);
   if (poison_)
     std::memset(memory, kPoison, bytes);
-  sites_.emplace_back(site, memory);
+  sites_.push_back({site, memory, bytes, align});
   return memory;
+}
+
+std::optional<SharedMemory::Location> SharedMemory::locate(const void *address) const noexcept {
+  const auto *p = static_cast<const std::byte *>(address);
+  const std::byte *base = arena_.get();
+  // Inside an array first: one past the end of one array may be the start of the next.
+  if (p >= base && p < base + dynamic_bytes_)
+    return Location{nullptr, static_cast<std::size_t>(p - base), dynamic_bytes_, kAlignment};
+  for (const Array &array : sites_) {
+    const auto *begin = static_cast<const std::byte *>(array.memory);
+    if (p >= begin && p < begin + array.bytes)
+      return Location{array.site, static_cast<std::size_t>(p - begin), array.bytes, array.align};
+  }
+  if (p == base + dynamic_bytes_)
+    return Location{nullptr, dynamic_bytes_, dynamic_bytes_, kAlignment};
+  for (const Array &array : sites_)
+    if (p == static_cast<const std::byte *>(array.memory) + array.bytes)
+      return Location{array.site, array.bytes, array.bytes, array.align};
+  return std::nullopt;
 }
 
 } // namespace oxide::detail::sim

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <utility>
+#include <optional>
 #include <vector>
 
 namespace oxide::detail::sim {
@@ -28,6 +28,19 @@ public:
   /// The array of `site`, allocated on first use. nullptr when it does not fit in the limit.
   [[nodiscard]] void *allocate(const void *site, std::size_t bytes, std::size_t align) noexcept;
 
+  /// Where a pointer into this block's shared memory points: into the dynamic area (`site` null)
+  /// or into the static array of `site` (`bytes` and `align` as it was allocated with), at
+  /// `offset` bytes from its start.
+  struct Location {
+    const void *site = nullptr;
+    std::size_t offset = 0;
+    std::size_t bytes = 0;
+    std::size_t align = 0;
+  };
+  /// The location of `address`, or nullopt when it points into neither the dynamic area nor an
+  /// allocated array (one past the end of an array counts as in it).
+  [[nodiscard]] std::optional<Location> locate(const void *address) const noexcept;
+
   [[nodiscard]] void *dynamic_base() noexcept { return arena_.get(); }
   [[nodiscard]] std::size_t dynamic_bytes() const noexcept { return dynamic_bytes_; }
   /// Bytes of static shared memory the block's arrays take.
@@ -46,7 +59,13 @@ private:
   std::size_t static_bytes_ = 0;
   std::size_t used_ = 0; ///< arena bytes in use, padding included
   bool poison_ = false;
-  std::vector<std::pair<const void *, void *>> sites_; // few per kernel: a linear search is fastest
+  struct Array {
+    const void *site;
+    void *memory;
+    std::size_t bytes;
+    std::size_t align;
+  };
+  std::vector<Array> sites_; // few per kernel: a linear search is fastest
 };
 
 } // namespace oxide::detail::sim

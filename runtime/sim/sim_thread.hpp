@@ -11,20 +11,26 @@
 namespace oxide::detail::sim {
 
 class BlockRunner;
+struct BlockState;
 
 /// What a block's threads share: their position in the grid and the grid's shape.
 struct BlockGeometry {
   std::uint32_t block_idx[3] = {0, 0, 0};
   std::uint32_t block_dim[3] = {1, 1, 1};
   std::uint32_t grid_dim[3] = {1, 1, 1};
+  /// Blocks per thread-block cluster: {1, 1, 1} unless the launch is in clusters (then every
+  /// grid extent is a multiple of it). The other cluster values derive from it.
+  std::uint32_t cluster_dim[3] = {1, 1, 1};
 };
 
 struct SimThread {
   std::uint32_t thread_idx[3] = {0, 0, 0};
   std::uint32_t linear = 0; ///< index within the block, x fastest: its warp is linear / 32
+  std::uint32_t slot = 0;   ///< index among the threads of the blocks the runner runs together
   std::size_t index_1d = 0; ///< blockIdx.x * blockDim.x + threadIdx.x
   const BlockGeometry *geometry = nullptr;
   BlockRunner *block = nullptr; ///< barriers, warps and shared memory; null in unit tests
+  BlockState *home = nullptr;   ///< the runner's state of the thread's block
 };
 
 // Initial-exec: the runtime is linked into executables, and every intrinsic reads this, so it
