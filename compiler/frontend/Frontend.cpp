@@ -11,6 +11,12 @@
 #include "oxide/compiler/ReportedError.h"
 #include "oxide/compiler/SafetyChecker.h"
 
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/MangleNumberingContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/CodeGen/CodeGenAction.h"
 #include "clang/Driver/CreateInvocationFromArgs.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -57,6 +63,47 @@ void addCommonArgs(ArgList &args, const CompileOptions &opts, const Toolchain &t
     args.add("-ffp-contract=off");
 }
 
+/// Gives the host compile the lambda mangling numbers the device compile uses.
+///
+/// A template kernel instantiated with a closure type (`map<decltype(f)>` for a lambda `f`
+/// written in main) is found at launch by its mangled name, which must be the same in both
+/// compiles. In CUDA mode clang numbers every lambda (`UlvE_`, `UlvE0_`...), but in plain C++ a
+/// lambda in the body of a non-inline function or in a namespace-scope variable gets no number
+/// and mangles as `$_0`. This consumer runs before code generation sees each top-level
+/// declaration and numbers those lambdas exactly as clang's CUDA mode does
+/// (Sema::handleLambdaNumbering): per declaration context, in source order.
+class HostLambdaNumbering : public clang::ASTConsumer,
+                            public clang::RecursiveASTVisitor<HostLambdaNumbering> {
+public:
+  void Initialize(clang::ASTContext &ctx) override { context = &ctx; }
+  bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
+    for (clang::Decl *decl : group)
+      TraverseDecl(decl);
+    return true;
+  }
+
+  // Lambdas in templates are numbered in both compiles; source order is pre-order.
+  bool VisitLambdaExpr(clang::LambdaExpr *lambda) {
+    clang::CXXRecordDecl *closure = lambda->getLambdaClass();
+    if (!closure || closure->getLambdaManglingNumber() != 0 || closure->isDependentContext())
+      return true;
+    const clang::DeclContext *dc = closure->getDeclContext();
+    while (const auto *captured = llvm::dyn_cast<clang::CapturedDecl>(dc))
+      dc = captured->getParent();
+    clang::MangleNumberingContext &numbers = context->getManglingNumberContext(dc);
+    clang::CXXRecordDecl::LambdaNumbering numbering = closure->getLambdaNumbering();
+    numbering.IndexInContext = numbers.getNextLambdaIndex();
+    numbering.ManglingNumber = numbers.getManglingNumber(lambda->getCallOperator());
+    numbering.DeviceManglingNumber = numbers.getDeviceManglingNumber(lambda->getCallOperator());
+    numbering.HasKnownInternalLinkage = true;
+    closure->setLambdaNumbering(numbering);
+    return true;
+  }
+
+private:
+  clang::ASTContext *context = nullptr;
+};
+
 /// Clang's LLVM IR generation with Oxide's safety checks running on the same AST.
 class CheckedEmitLLVMAction : public clang::EmitLLVMOnlyAction {
 public:
@@ -66,6 +113,8 @@ protected:
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &ci,
                                                         llvm::StringRef file) override {
     std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
+    if (!ci.getLangOpts().CUDA)
+      consumers.push_back(std::make_unique<HostLambdaNumbering>());
     consumers.push_back(createSafetyChecker());
     consumers.push_back(EmitLLVMOnlyAction::CreateASTConsumer(ci, file));
     return std::make_unique<clang::MultiplexConsumer>(std::move(consumers));
@@ -146,10 +195,12 @@ oxide::compileDevice(const CompileOptions &opts, const Toolchain &tc, llvm::LLVM
   setHostOnlyHeaderDirectory(tc.oxideIncludeDir + "/oxide/host/");
 
   // The implicit-device pragma must be pushed and popped in the same file, so the device
-  // compile parses an in-memory wrapper that includes the user's file.
+  // compile parses an in-memory wrapper that includes the user's file. The device C++ runtime
+  // (aligned new/delete, __cxa_pure_virtual...) comes first, outside the pragma.
   std::string wrapperPath = opts.input + ".oxide-device.cu";
   std::string wrapper;
-  llvm::raw_string_ostream(wrapper) << "#pragma clang attribute push(__attribute__((" << kImplicitDeviceAttr
+  llvm::raw_string_ostream(wrapper) << "#include \"oxide/detail/device_runtime.hpp\"\n"
+                                    << "#pragma clang attribute push(__attribute__((" << kImplicitDeviceAttr
                                     << ")), apply_to = function)\n#include \"" << opts.input
                                     << "\"\n#pragma clang attribute pop\n";
   auto memFS = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();

@@ -4,11 +4,14 @@
 #include "oxide/compiler/ReportedError.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/CallingConv.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/Operator.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -59,11 +62,107 @@ std::string describe(const llvm::Function &kernel) {
   return sp ? describe(sp, sp->getLine(), 0) : describe(nullptr, 0, 0);
 }
 
+std::string nameOf(const llvm::DISubprogram *sp) {
+  if (!sp)
+    return "<unknown function>";
+  return sp->getLinkageName().empty() ? sp->getName().str() : llvm::demangle(sp->getLinkageName().str());
+}
+
+void printNote(const std::string &where, const llvm::Twine &message) {
+  llvm::errs() << where << ": ";
+  llvm::WithColor::note(llvm::errs(), "", !llvm::errs().has_colors()) << message << "\n";
+}
+
+/// Breadth-first from the kernels: `parent[f]` is the call that first reached f, for the chain.
+using ParentMap = llvm::DenseMap<const llvm::Function *, const llvm::CallBase *>;
+
+/// The chain of calls from a kernel to `loc`, a location in `function`, innermost first: the
+/// functions clang inlined at `loc` (from its inlined-at locations), then the calls that
+/// reached `function`. Each note is at a call site and names the function called there.
+void printChain(const llvm::DILocation *loc, const llvm::Function *function, const ParentMap &parent) {
+  for (const llvm::Function *f = function; f;) {
+    for (const llvm::DILocation *l = loc; l && l->getInlinedAt(); l = l->getInlinedAt())
+      printNote(describe(l->getInlinedAt()), "called by '" + nameOf(l->getScope()->getSubprogram()) + "'");
+    const llvm::CallBase *site = parent.lookup(f);
+    if (!site) {
+      printNote(describe(*f), "in kernel '" + llvm::demangle(f->getName().str()) + "'");
+      break;
+    }
+    printNote(describe(site->getDebugLoc().get()), "called by '" + llvm::demangle(f->getName().str()) + "'");
+    loc = site->getDebugLoc().get();
+    f = site->getFunction();
+  }
+}
+
+void printError(const llvm::DILocation *loc, const llvm::Twine &message) {
+  llvm::errs() << describe(loc) << ": ";
+  llvm::WithColor::error(llvm::errs(), "", /*DisableColors=*/!llvm::errs().has_colors()) << message << "\n";
+}
+
+/// The object a virtual call dispatches on: for `callee = *(*(object) + offset)` with `object`
+/// also passed as an argument (`this`), the object's address; otherwise null.
+const llvm::Value *virtualCallObject(const llvm::CallBase &call) {
+  if (call.getCalledFunction() || call.isInlineAsm())
+    return nullptr;
+  const auto *slot = llvm::dyn_cast<llvm::LoadInst>(call.getCalledOperand()->stripPointerCasts());
+  if (!slot)
+    return nullptr;
+  const auto *vtable =
+      llvm::dyn_cast<llvm::LoadInst>(slot->getPointerOperand()->stripInBoundsConstantOffsets());
+  if (!vtable)
+    return nullptr;
+  const llvm::Value *object = vtable->getPointerOperand()->stripPointerCasts();
+  for (const llvm::Use &arg : call.args())
+    if (arg->stripPointerCasts() == object)
+      return object;
+  return nullptr;
+}
+
+/// Where an object used by device code comes from, when that is the host.
+struct HostOrigin {
+  const llvm::Function *kernel = nullptr;
+  unsigned parameter = 0;
+};
+
+/// Whether `address` points into memory the host provided: an object passed to a kernel by
+/// value, the object a kernel's pointer parameter points to, or one in the memory a pointer
+/// inside a by-value parameter points to (a span's elements). Objects built by device code
+/// (locals, new, placement new) and pointers read from other memory are not followed. For a
+/// function pointer, whether its value is a kernel parameter or a field of one.
+std::optional<HostOrigin> hostOrigin(const llvm::Value *address, unsigned depth,
+                                     llvm::SmallPtrSetImpl<const llvm::Value *> &visited) {
+  if (depth > 8 || !visited.insert(address).second)
+    return std::nullopt;
+  llvm::SmallVector<const llvm::Value *, 4> objects;
+  llvm::getUnderlyingObjects(address, objects);
+  for (const llvm::Value *object : objects) {
+    if (const auto *load = llvm::dyn_cast<llvm::LoadInst>(object)) {
+      // A pointer field of a by-value kernel parameter.
+      const auto *arg = llvm::dyn_cast<llvm::Argument>(llvm::getUnderlyingObject(load->getPointerOperand()));
+      if (arg && arg->hasByValAttr() && arg->getParent()->getCallingConv() == llvm::CallingConv::PTX_Kernel)
+        return HostOrigin{arg->getParent(), arg->getArgNo()};
+      continue;
+    }
+    const auto *arg = llvm::dyn_cast<llvm::Argument>(object);
+    if (!arg)
+      continue;
+    const llvm::Function *function = arg->getParent();
+    if (function->getCallingConv() == llvm::CallingConv::PTX_Kernel)
+      return HostOrigin{function, arg->getArgNo()};
+    // A helper's parameter: whatever its callers pass.
+    for (const llvm::User *user : function->users())
+      if (const auto *call = llvm::dyn_cast<llvm::CallBase>(user))
+        if (call->getCalledFunction() == function && arg->getArgNo() < call->arg_size())
+          if (auto origin = hostOrigin(call->getArgOperand(arg->getArgNo()), depth + 1, visited))
+            return origin;
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 llvm::Error oxide::checkDeviceExternals(const llvm::Module &device) {
-  // Breadth-first from the kernels: `parent[f]` is the call that first reached f, for the chain.
-  llvm::DenseMap<const llvm::Function *, const llvm::CallBase *> parent;
+  ParentMap parent;
   std::deque<const llvm::Function *> queue;
   for (const llvm::Function &f : device)
     if (!f.isDeclaration() && f.getCallingConv() == llvm::CallingConv::PTX_Kernel) {
@@ -78,9 +177,39 @@ llvm::Error oxide::checkDeviceExternals(const llvm::Module &device) {
     for (const llvm::BasicBlock &bb : *caller)
       for (const llvm::Instruction &inst : bb) {
         const auto *call = llvm::dyn_cast<llvm::CallBase>(&inst);
-        const llvm::Function *callee = call ? call->getCalledFunction() : nullptr;
-        if (!callee)
+        if (!call)
           continue;
+        if (const llvm::Value *object = virtualCallObject(*call)) {
+          llvm::SmallPtrSet<const llvm::Value *, 16> visited;
+          if (auto origin = hostOrigin(object, 0, visited)) {
+            ++errors;
+            printError(
+                call->getDebugLoc().get(),
+                "device code makes a virtual call on an object that comes from the host (parameter " +
+                    llvm::Twine(origin->parameter + 1) + " of kernel '" +
+                    llvm::demangle(origin->kernel->getName().str()) +
+                    "'): its vtable pointer points to host memory, so virtual dispatch cannot run on the "
+                    "GPU; construct polymorphic objects in device code (a local, new, or placement new "
+                    "in the kernel) or dispatch without virtual functions");
+            printChain(call->getDebugLoc().get(), caller, parent);
+          }
+          continue;
+        }
+        const llvm::Function *callee = call->getCalledFunction();
+        if (!callee && !call->isInlineAsm()) {
+          llvm::SmallPtrSet<const llvm::Value *, 16> visited;
+          if (auto origin = hostOrigin(call->getCalledOperand(), 0, visited)) {
+            ++errors;
+            printError(call->getDebugLoc().get(),
+                       "device code calls a function pointer that comes from the host (parameter " +
+                           llvm::Twine(origin->parameter + 1) + " of kernel '" +
+                           llvm::demangle(origin->kernel->getName().str()) +
+                           "'): a host function's address is not device code; pass the callable as a "
+                           "template parameter (a closure) or an index to dispatch on in the kernel");
+            printChain(call->getDebugLoc().get(), caller, parent);
+          }
+          continue;
+        }
         if (!callee->isDeclaration()) {
           if (parent.try_emplace(callee, call).second)
             queue.push_back(callee);
@@ -89,21 +218,12 @@ llvm::Error oxide::checkDeviceExternals(const llvm::Module &device) {
         if (providedOnDevice(callee->getName()) || !reported.insert(callee).second)
           continue;
         ++errors;
-        llvm::errs() << describe(call->getDebugLoc().get()) << ": ";
-        llvm::WithColor::error(llvm::errs(), "", /*DisableColors=*/!llvm::errs().has_colors())
-            << "device code uses " << construct(callee->getName())
-            << ", which has no device definition; a kernel can call only functions defined in this file "
-               "(or inline in its headers) that do not depend on host-only facilities\n";
-        // The chain of calls from the kernel, innermost first.
-        for (const llvm::Function *f = caller; f;) {
-          const llvm::CallBase *site = parent.lookup(f);
-          llvm::errs() << (site ? describe(site->getDebugLoc().get()) : describe(*f)) << ": ";
-          llvm::WithColor::note(llvm::errs(), "", !llvm::errs().has_colors())
-              << (site ? "called by '" : "in kernel '") << llvm::demangle(f->getName().str()) << "'\n";
-          if (!site)
-            break;
-          f = site->getFunction();
-        }
+        printError(
+            call->getDebugLoc().get(),
+            "device code uses " + construct(callee->getName()) +
+                ", which has no device definition; a kernel can call only functions defined in this file "
+                "(or inline in its headers) that do not depend on host-only facilities");
+        printChain(call->getDebugLoc().get(), caller, parent);
       }
   }
   if (errors)

@@ -105,8 +105,9 @@ struct ImplicitDeviceAttrInfo : ParsedAttrInfo {
       return AttributeNotApplied;
     if (S.getSourceManager().isInSystemHeader(FD->getLocation()) || isInHostOnlyHeader(S, FD))
       return AttributeNotApplied;
-    if (FD->isMain() || FD->hasAttr<CUDAGlobalAttr>() || FD->hasAttr<CUDADeviceAttr>() ||
-        FD->hasAttr<CUDAHostAttr>())
+    // Deduction guides are never called: clang deprecates target attributes on them.
+    if (FD->isMain() || isa<CXXDeductionGuideDecl>(FD) || FD->hasAttr<CUDAGlobalAttr>() ||
+        FD->hasAttr<CUDADeviceAttr>() || FD->hasAttr<CUDAHostAttr>())
       return AttributeNotApplied;
     FD->addAttr(CUDAHostAttr::CreateImplicit(S.Context));
     FD->addAttr(CUDADeviceAttr::CreateImplicit(S.Context));

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the GPU suite here (every example through oxcc, the unit tests) into one folder that
-# is carried to the GPU machine and run there with one command:
+# Builds the GPU suite here (every example and tests/lang program through oxcc, the unit tests)
+# into one folder that is carried to the GPU machine and run there with one command:
 #
 #   bash tests/gpu/build-suite.sh            # here: fills .gpu/
 #   bash .gpu/run.sh                         # there: writes $OUT/summary.txt (or ./gpu-results)
@@ -16,6 +16,13 @@ for src in "$root"/examples/*.cpp; do
   echo "build-suite: $name"
   "$build/bin/oxcc" build "$src" -o "$bundle/examples/$name"
 done
+# The language-coverage programs (tests/lang/), run like the examples.
+mkdir -p "$bundle/lang"
+for src in "$root"/tests/lang/*.cpp; do
+  name="$(basename "$src" .cpp)"
+  echo "build-suite: lang/$name"
+  "$build/bin/oxcc" build "$src" -o "$bundle/lang/$name"
+done
 cp "$build/bin/oxide_unit_tests" "$bundle/"
 cp "$root/tests/gpu/run.sh" "$bundle/run.sh"
-echo "build-suite: $(ls "$bundle/examples" | wc -l) examples in $bundle; run 'bash .gpu/run.sh' on the GPU machine"
+echo "build-suite: $(ls "$bundle/examples" | wc -l) examples and $(ls "$bundle/lang" | wc -l) language tests in $bundle; run 'bash .gpu/run.sh' on the GPU machine"

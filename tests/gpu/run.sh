@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Runs the carried GPU suite (see build-suite.sh) on a machine with a CUDA GPU: every example
-# must print PASS, also under compute-sanitizer memcheck; the unit tests run with their GPU
-# tests enabled. Writes a summary to $OUT (or ./gpu-results) and exits non-zero on any failure.
+# and language test (lang/, from tests/lang) must print PASS, also under compute-sanitizer
+# memcheck; the unit tests run with their GPU tests enabled. Writes a summary to $OUT (or
+# ./gpu-results) and exits non-zero on any failure.
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 results="${OUT:-$here/gpu-results}"
 # Per-run logs go to a scratch folder and come back as one archive: the device tool returns
 # at most a few files.
 out="$(mktemp -d)"
+mkdir -p "$out/lang"
 mkdir -p "$results"
 summary="$results/summary.txt"
 : > "$summary"
@@ -17,8 +19,10 @@ record() { printf '%-40s %s\n' "$1" "$2" | tee -a "$summary"; }
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee -a "$summary"
 
-for exe in "$here"/examples/*; do
+for exe in "$here"/examples/* "$here"/lang/*; do
+  [ -x "$exe" ] || continue
   name="$(basename "$exe")"
+  [ "$(basename "$(dirname "$exe")")" = lang ] && name="lang/$name"
   start=$(date +%s%N)
   if "$exe" > "$out/$name.log" 2>&1 && grep -q '^PASS' "$out/$name.log"; then
     record "$name" "PASS ($(( ($(date +%s%N) - start) / 1000000 )) ms whole process)"
