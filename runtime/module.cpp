@@ -38,7 +38,7 @@ CUmodule load_module(const DeviceImage &image, const std::string &user, const st
   const CodeObject *code = select_code(image, arch);
   if (!code)
     throw Error(ErrorKind::NoDeviceCode,
-                fmt::format("the device code of '{}' cannot run on {} (sm_{}): the image has {}; rebuild "
+                fmt::format("the device code of {} cannot run on {} (sm_{}): the image has {}; rebuild "
                             "with --arch=sm_{}",
                             user, device.name(), arch, describe_code(image), arch),
                 user);
