@@ -2,7 +2,8 @@
 //
 //   file.cpp -> host compile (clang, C++)          -> host LLVM IR ------------------+
 //            -> device compile (clang, CUDA device) -> MLIR (oxide) -> LLVM IR        |
-//               -> libdevice -> O3 -> PTX -> ptxas cubin -> device image -> embedded -+-> object -> link
+//               -> libdevice -> O3 -> PTX -> ptxas cubin -> device image -> embedded -+-> object
+//   (one device compile per --arch; every object carries its own image)   objects -> link
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,47 +16,416 @@
 #include "oxide/compiler/NvptxBackend.h"
 #include "oxide/compiler/TargetCodegen.h"
 
+#include "llvm/ADT/StringSet.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <list>
+
+#include <unistd.h>
+
 using namespace oxide;
+namespace fs = llvm::sys::fs;
+namespace path = llvm::sys::path;
 
 namespace {
 
 /// Opens the output of an --emit stage: a file, or stdout for "-" / no -o.
-llvm::Expected<std::unique_ptr<llvm::ToolOutputFile>> openStageOutput(const std::string &path) {
+llvm::Expected<std::unique_ptr<llvm::ToolOutputFile>> openStageOutput(const std::string &output,
+                                                                      bool binary) {
   std::error_code ec;
-  auto out = std::make_unique<llvm::ToolOutputFile>(path.empty() ? "-" : path, ec, llvm::sys::fs::OF_Text);
+  auto out = std::make_unique<llvm::ToolOutputFile>(output.empty() ? "-" : output, ec,
+                                                    binary ? fs::OF_None : fs::OF_Text);
   if (ec)
-    return llvm::createStringError("cannot write '" + path + "': " + ec.message());
+    return llvm::createStringError("cannot write '" + output + "': " + ec.message());
   return out;
 }
 
 llvm::Error writeFile(llvm::StringRef path, llvm::StringRef bytes) {
   std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  llvm::raw_fd_ostream os(path, ec, fs::OF_None);
   if (ec)
     return llvm::createStringError("cannot write '" + path.str() + "': " + ec.message());
   os << bytes;
+  os.close();
+  if (os.has_error())
+    return llvm::createStringError("cannot write '" + path.str() + "': " + os.error().message());
   return llvm::Error::success();
 }
 
-llvm::Error link(const Toolchain &tc, llvm::StringRef object, const CompileOptions &opts) {
+/// The intermediate files of one translation unit (--save-temps, $OXCC_DUMP_DIR), named
+/// DIR/<stem>.<stage>: e.g. vecadd.sm_90.ptx, vecadd.host.o.
+class Temps {
+public:
+  explicit Temps(const CompileOptions &opts) {
+    if (opts.tempsDir.empty())
+      return;
+    llvm::SmallString<256> p(opts.tempsDir);
+    path::append(p, path::stem(opts.input));
+    prefix = std::string(p);
+  }
+  bool enabled() const { return !prefix.empty(); }
+  llvm::Error write(llvm::StringRef stage, llvm::StringRef bytes) const {
+    if (!enabled())
+      return llvm::Error::success();
+    return writeFile(prefix + "." + stage.str(), bytes);
+  }
+  llvm::Error write(llvm::StringRef stage, const llvm::Module &module) const {
+    if (!enabled())
+      return llvm::Error::success();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module.print(os, nullptr);
+    return write(stage, text);
+  }
+
+private:
+  std::string prefix;
+};
+
+/// ptxas with the flags --lineinfo and -G need (assembleCubin covers the plain case).
+llvm::Expected<std::string> assembleWithFlags(const std::string &ptxas, const std::string &ptx,
+                                              llvm::StringRef arch, unsigned optLevel, bool verbose) {
+  llvm::SmallString<128> ptxPath, cubinPath, logPath;
+  for (auto [suffix, out] : {std::pair{"ptx", &ptxPath}, {"cubin", &cubinPath}, {"log", &logPath}})
+    if (auto ec = fs::createTemporaryFile("oxide", suffix, *out))
+      return llvm::createStringError("cannot create a temporary file: " + ec.message());
+  llvm::FileRemover removePtx(ptxPath), removeCubin(cubinPath), removeLog(logPath);
+  if (auto err = writeFile(ptxPath, ptx))
+    return std::move(err);
+  std::string level = "-O" + std::to_string(optLevel);
+  std::string archFlag = "-arch=" + arch.str();
+  llvm::SmallVector<llvm::StringRef> args = {ptxas, archFlag, level, "-lineinfo", ptxPath, "-o", cubinPath};
+  if (verbose) {
+    llvm::errs() << "oxcc: ptxas:";
+    for (auto a : args)
+      llvm::errs() << ' ' << a;
+    llvm::errs() << '\n';
+  }
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath.str(), logPath.str()};
+  std::string execError;
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0, &execError);
+  if (rc != 0) {
+    std::string log;
+    if (auto buffer = llvm::MemoryBuffer::getFile(logPath))
+      log = (*buffer)->getBuffer().str();
+    return llvm::createStringError(
+        "ptxas failed (" + (execError.empty() ? "exit " + std::to_string(rc) : execError) + "):\n" + log);
+  }
+  auto cubin = llvm::MemoryBuffer::getFile(cubinPath, /*IsText=*/false);
+  if (!cubin)
+    return llvm::createStringError("ptxas wrote no cubin: " + cubin.getError().message());
+  return (*cubin)->getBuffer().str();
+}
+
+/// The device half for one architecture: everything from the CUDA-device compile to the code
+/// objects of the device image. `stageOut` receives the --emit stage; `constants` (if given)
+/// the oxide::constant variables that the device code reads.
+llvm::Expected<detail::DeviceImage> buildDeviceImage(const CompileOptions &opts, const Toolchain &tc,
+                                                     const GpuArch &arch, llvm::raw_ostream *stageOut,
+                                                     std::vector<std::string> *constants = nullptr) {
+  CompileOptions deviceOpts = opts;
+  deviceOpts.arch = arch.smName();
+  const Temps temps(opts);
+  const std::string stagePrefix = arch.smName() + ".";
+
+  llvm::LLVMContext ctx;
+  auto device = compileDevice(deviceOpts, tc, ctx);
+  if (!device)
+    return device.takeError();
+  if (auto err = temps.write(stagePrefix + "device.ll", **device))
+    return std::move(err);
+  if (auto err = checkDeviceExternals(**device))
+    return std::move(err);
+
+  std::string raised;
+  llvm::raw_string_ostream raisedOs(raised);
+  llvm::raw_ostream *dumpRaised = nullptr;
+  if (opts.emit == EmitStage::MLIR)
+    dumpRaised = temps.enabled() ? &raisedOs : stageOut;
+  else if (temps.enabled())
+    dumpRaised = &raisedOs;
+  auto lowered = runMlirStage(std::move(*device), ctx, dumpRaised);
+  if (!lowered)
+    return lowered.takeError();
+  if (temps.enabled()) {
+    if (auto err = temps.write(stagePrefix + "mlir", raised))
+      return std::move(err);
+    if (opts.emit == EmitStage::MLIR)
+      *stageOut << raised;
+    if (auto err = temps.write(stagePrefix + "lowered.ll", **lowered))
+      return std::move(err);
+  }
+  if (opts.emit == EmitStage::MLIR || opts.emit == EmitStage::Check)
+    return detail::DeviceImage{};
+
+  if (auto err = linkLibdevice(**lowered, tc.libdevice, opts.fastMath))
+    return std::move(err);
+  // -G: unoptimised device code, so that stepping follows the source.
+  const unsigned deviceOptLevel = opts.deviceDebug ? 0 : opts.optLevel;
+  std::string optimized;
+  llvm::raw_string_ostream optimizedOs(optimized);
+  llvm::raw_ostream *dumpOptimized = nullptr;
+  if (opts.emit == EmitStage::LLVM)
+    dumpOptimized = temps.enabled() ? &optimizedOs : stageOut;
+  else if (temps.enabled())
+    dumpOptimized = &optimizedOs;
+  auto ptx = generatePtx(**lowered, deviceOpts.arch, deviceOptLevel, dumpOptimized);
+  if (!ptx)
+    return ptx.takeError();
+  if (temps.enabled()) {
+    if (auto err = temps.write(stagePrefix + "opt.ll", optimized))
+      return std::move(err);
+    if (opts.emit == EmitStage::LLVM)
+      *stageOut << optimized;
+    if (auto err = temps.write(stagePrefix + "ptx", *ptx))
+      return std::move(err);
+  }
+
+  detail::DeviceImage image;
+  image.kernels = collectKernels(**lowered);
+  if (constants)
+    *constants = collectConstants(**lowered);
+  if (opts.emit == EmitStage::PTX)
+    *stageOut << *ptx;
+  if (opts.emit == EmitStage::LLVM || opts.emit == EmitStage::PTX)
+    return image;
+
+  image.code.push_back({detail::CodeKind::Ptx, arch.number, *ptx});
+  if (arch.ptxOnly)
+    return image;
+  if (tc.ptxas.empty()) {
+    if (opts.emit == EmitStage::Cubin)
+      return llvm::createStringError("--emit=cubin needs ptxas, which was not found (looked in " +
+                                     tc.cudaPath + "/bin and $OXIDE_PTXAS)");
+    return image; // the caller says once that the image holds PTX only
+  }
+  auto cubin = (opts.lineInfo || opts.deviceDebug)
+                   ? assembleWithFlags(tc.ptxas, *ptx, deviceOpts.arch, deviceOptLevel, opts.verbose)
+                   : assembleCubin(tc.ptxas, *ptx, deviceOpts.arch, deviceOptLevel);
+  if (!cubin)
+    return cubin.takeError();
+  if (auto err = temps.write(stagePrefix + "cubin", *cubin))
+    return std::move(err);
+  if (opts.emit == EmitStage::Cubin)
+    *stageOut << *cubin;
+  image.code.push_back({detail::CodeKind::Cubin, arch.number, std::move(*cubin)});
+  return image;
+}
+
+/// The architectures to build, with compute_XX dropped where sm_XX (which carries PTX too) is
+/// also requested.
+std::vector<GpuArch> effectiveArchs(const CompileOptions &opts) {
+  std::vector<GpuArch> all = opts.targetArchs(), result;
+  for (const GpuArch &arch : all) {
+    if (arch.ptxOnly && llvm::is_contained(all, GpuArch{arch.number, false}))
+      continue;
+    result.push_back(arch);
+  }
+  return result;
+}
+
+llvm::Error validateArchs(const CompileOptions &opts) {
+  if (opts.archs.empty())
+    return parseArch(opts.arch).takeError();
+  return llvm::Error::success();
+}
+
+/// The device image for every architecture: one device compile each, all code objects in one
+/// image. The runtime picks the cubin that matches the device exactly, else the newest PTX
+/// that is not newer than the device.
+llvm::Expected<detail::DeviceImage> buildFatImage(const CompileOptions &opts, const Toolchain &tc,
+                                                  std::vector<std::string> &constants) {
+  detail::DeviceImage fat;
+  bool first = true;
+  bool ptxOnlyNote = false;
+  for (const GpuArch &arch : effectiveArchs(opts)) {
+    std::vector<std::string> archConstants;
+    auto image = buildDeviceImage(opts, tc, arch, nullptr, &archConstants);
+    if (!image)
+      return image.takeError();
+    if (first) {
+      fat.kernels = std::move(image->kernels);
+      constants = std::move(archConstants);
+      first = false;
+    } else {
+      // Host code registers one kernel table, so every architecture must define the same
+      // kernels (a kernel under `#if __CUDA_ARCH__ >= 800` would break that).
+      llvm::StringSet<> names;
+      for (const auto &k : fat.kernels)
+        names.insert(k.name);
+      bool same = image->kernels.size() == fat.kernels.size();
+      for (const auto &k : image->kernels)
+        same = same && names.contains(k.name);
+      if (!same)
+        return llvm::createStringError("'" + opts.input + "' defines different kernels for " + arch.name() +
+                                       " than for " + effectiveArchs(opts).front().name() +
+                                       "; kernels must not depend on __CUDA_ARCH__");
+    }
+    for (auto &code : image->code)
+      fat.code.push_back(std::move(code));
+    ptxOnlyNote |= !arch.ptxOnly && tc.ptxas.empty();
+  }
+  if (ptxOnlyNote)
+    llvm::errs() << "oxcc: note: ptxas not found (looked in " << tc.cudaPath
+                 << "/bin and $OXIDE_PTXAS); embedding PTX only, which the driver compiles when the program "
+                    "starts\n";
+  return fat;
+}
+
+/// Clang annotates kernel declarations too (a kernel defined in another translation unit and
+/// launched here): those kernels are registered by their own unit's image, so only the
+/// definitions stay annotated for embedDeviceImage.
+/// FIXME: belongs in findHostKernels (compiler/pipeline/HostEmbedding.cpp).
+void dropKernelDeclarationAnnotations(llvm::Module &host) {
+  llvm::GlobalVariable *annotations = host.getGlobalVariable("llvm.global.annotations");
+  if (!annotations || !annotations->hasInitializer())
+    return;
+  auto *entries = llvm::dyn_cast<llvm::ConstantArray>(annotations->getInitializer());
+  if (!entries)
+    return;
+  std::vector<llvm::Constant *> kept;
+  for (const llvm::Use &use : entries->operands()) {
+    auto *entry = llvm::dyn_cast<llvm::ConstantStruct>(use.get());
+    auto *fn = entry && entry->getNumOperands() > 0
+                   ? llvm::dyn_cast<llvm::Function>(entry->getOperand(0)->stripPointerCasts())
+                   : nullptr;
+    if (!fn || !fn->isDeclaration())
+      kept.push_back(llvm::cast<llvm::Constant>(use.get()));
+  }
+  if (kept.size() == entries->getNumOperands())
+    return;
+  if (kept.empty()) {
+    annotations->eraseFromParent();
+    return;
+  }
+  auto *type = llvm::ArrayType::get(entries->getType()->getElementType(), kept.size());
+  auto *replacement =
+      new llvm::GlobalVariable(host, type, annotations->isConstant(), annotations->getLinkage(),
+                               llvm::ConstantArray::get(type, kept), "", annotations);
+  replacement->setSection(annotations->getSection());
+  replacement->takeName(annotations);
+  annotations->eraseFromParent();
+}
+
+} // namespace
+
+llvm::Error oxide::checkWritableOutput(llvm::StringRef output) {
+  if (output.empty() || output == "-")
+    return llvm::Error::success();
+  if (fs::is_directory(output))
+    return llvm::createStringError("cannot write '" + output.str() + "': it is a directory");
+  llvm::SmallString<256> dir(output);
+  fs::make_absolute(dir);
+  path::remove_filename(dir);
+  if (!fs::exists(dir))
+    return llvm::createStringError("cannot write '" + output.str() + "': directory '" + dir.str() +
+                                   "' does not exist");
+  if (!fs::is_directory(dir))
+    return llvm::createStringError("cannot write '" + output.str() + "': '" + dir.str() +
+                                   "' is not a directory");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    return llvm::createStringError("cannot write '" + output.str() + "': directory '" + dir.str() +
+                                   "' is not writable");
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::string> oxide::compileObject(const CompileOptions &opts, const Toolchain &tc) {
+  if (auto err = validateArchs(opts))
+    return std::move(err);
+  CompileOptions hostOpts = opts;
+  hostOpts.debug = opts.debug || opts.deviceDebug;
+  const Temps temps(opts);
+
+  // Host first: plain C++ diagnostics are reported without the device wrapper's include noise.
+  llvm::LLVMContext hostCtx;
+  auto host = compileHost(hostOpts, tc, hostCtx);
+  if (!host)
+    return host.takeError();
+  dropKernelDeclarationAnnotations(**host);
+  // Without kernels there is no image to embed: skip the device compiles.
+  if (!findHostKernels(**host).empty()) {
+    std::vector<std::string> constants;
+    auto image = buildFatImage(opts, tc, constants);
+    if (!image)
+      return image.takeError();
+    if (auto err = embedDeviceImage(**host, *image, constants))
+      return std::move(err);
+  }
+  if (auto err = temps.write("host.ll", **host))
+    return std::move(err);
+
+  // Baseline x86-64, so an executable built here runs on any x86-64 machine with a GPU.
+  auto tm = createTargetMachine(**host, "x86-64", "", opts.optLevel);
+  if (!tm)
+    return tm.takeError();
+  auto object = emitCode(**host, **tm, llvm::CodeGenFileType::ObjectFile);
+  if (!object)
+    return object.takeError();
+  if (auto err = temps.write("host.o", *object))
+    return std::move(err);
+  return object;
+}
+
+llvm::Error oxide::checkTranslationUnit(const CompileOptions &opts, const Toolchain &tc) {
+  if (auto err = validateArchs(opts))
+    return err;
+  CompileOptions checkOpts = opts;
+  checkOpts.emit = EmitStage::Check;
+  llvm::LLVMContext hostCtx;
+  auto host = compileHost(checkOpts, tc, hostCtx);
+  if (!host)
+    return host.takeError();
+  for (const GpuArch &arch : effectiveArchs(checkOpts))
+    if (auto err = buildDeviceImage(checkOpts, tc, arch, nullptr).takeError())
+      return err;
+  return llvm::Error::success();
+}
+
+llvm::Error oxide::emitDeviceStage(const CompileOptions &opts, const Toolchain &tc) {
+  if (auto err = validateArchs(opts))
+    return err;
+  std::vector<GpuArch> archs = effectiveArchs(opts);
+  if (archs.size() != 1)
+    return llvm::createStringError("--emit writes the code of one architecture; give a single --arch");
+  if (opts.emit == EmitStage::Cubin && archs.front().ptxOnly)
+    return llvm::createStringError("--emit=cubin needs a real architecture (--arch=sm_XX), not " +
+                                   archs.front().name());
+  if (auto err = checkWritableOutput(opts.output))
+    return err;
+  auto out = openStageOutput(opts.output, opts.emit == EmitStage::Cubin);
+  if (!out)
+    return out.takeError();
+  auto image = buildDeviceImage(opts, tc, archs.front(), &(*out)->os());
+  if (!image)
+    return image.takeError();
+  (*out)->keep();
+  return llvm::Error::success();
+}
+
+llvm::Error oxide::linkExecutable(llvm::ArrayRef<std::string> objects, const CompileOptions &opts,
+                                  const Toolchain &tc) {
   const std::string &output = opts.output;
-  bool verbose = opts.verbose;
-  std::vector<std::string> sanitizerFlags;
+  std::vector<std::string> flags;
   for (const auto &sanitizer : opts.sanitizers)
-    sanitizerFlags.push_back("-fsanitize=" + sanitizer);
-  llvm::SmallVector<llvm::StringRef> args = {tc.clangDriver,    object, "-o",       output,
-                                             tc.runtimeLibrary, "-ldl", "-lpthread"};
-  for (const auto &flag : sanitizerFlags)
+    flags.push_back("-fsanitize=" + sanitizer);
+  llvm::SmallVector<llvm::StringRef> args = {tc.clangDriver};
+  for (const auto &object : objects)
+    args.push_back(object);
+  for (const auto &input : opts.linkInputs)
+    args.push_back(input);
+  args.append({"-o", output, tc.runtimeLibrary, "-ldl", "-lpthread"});
+  for (const auto &flag : flags)
     args.push_back(flag);
   if (!tc.builtinsLibrary.empty())
     args.push_back(tc.builtinsLibrary);
-  if (verbose) {
+  if (opts.verbose) {
     llvm::errs() << "oxcc: link:";
     for (auto a : args)
       llvm::errs() << ' ' << a;
@@ -69,103 +439,41 @@ llvm::Error link(const Toolchain &tc, llvm::StringRef object, const CompileOptio
   return llvm::Error::success();
 }
 
-/// The device half: everything from the CUDA-device compile to the device image.
-/// `constants` (if given) receives the oxide::constant variables that the device code reads.
-llvm::Expected<detail::DeviceImage> buildDeviceImage(const CompileOptions &opts, const Toolchain &tc,
-                                                     unsigned archNumber, llvm::raw_ostream *stageOut,
-                                                     std::vector<std::string> *constants = nullptr) {
-  llvm::LLVMContext ctx;
-  auto device = compileDevice(opts, tc, ctx);
-  if (!device)
-    return device.takeError();
-  if (auto err = checkDeviceExternals(**device))
-    return std::move(err);
-  auto lowered = runMlirStage(std::move(*device), ctx, opts.emit == EmitStage::MLIR ? stageOut : nullptr);
-  if (!lowered)
-    return lowered.takeError();
-  if (opts.emit == EmitStage::MLIR || opts.emit == EmitStage::Check)
-    return detail::DeviceImage{};
-  if (auto err = linkLibdevice(**lowered, tc.libdevice, opts.fastMath))
-    return std::move(err);
-  auto ptx =
-      generatePtx(**lowered, opts.arch, opts.optLevel, opts.emit == EmitStage::LLVM ? stageOut : nullptr);
-  if (!ptx)
-    return ptx.takeError();
-
-  detail::DeviceImage image;
-  image.kernels = collectKernels(**lowered);
-  if (constants)
-    *constants = collectConstants(**lowered);
-  if (opts.emit == EmitStage::PTX)
-    *stageOut << *ptx;
-  if (opts.emit != EmitStage::Executable)
-    return image;
-
-  image.code.push_back({detail::CodeKind::Ptx, archNumber, *ptx});
-  if (tc.ptxas.empty()) {
-    llvm::errs() << "oxcc: note: ptxas not found (looked in " << tc.cudaPath
-                 << "/bin and $OXIDE_PTXAS); embedding PTX only, which the driver compiles when the program "
-                    "starts\n";
-  } else {
-    auto cubin = assembleCubin(tc.ptxas, *ptx, opts.arch, opts.optLevel);
-    if (!cubin)
-      return cubin.takeError();
-    image.code.push_back({detail::CodeKind::Cubin, archNumber, std::move(*cubin)});
-  }
-  return image;
-}
-
-} // namespace
-
 llvm::Error oxide::build(const CompileOptions &opts, const Toolchain &tc) {
-  auto archNumber = parseArch(opts.arch);
-  if (!archNumber)
-    return archNumber.takeError();
-
   if (opts.emit == EmitStage::Check) {
-    llvm::LLVMContext hostCtx;
-    auto host = compileHost(opts, tc, hostCtx);
-    if (!host)
-      return host.takeError();
-    return buildDeviceImage(opts, tc, *archNumber, nullptr).takeError();
-  }
-
-  if (opts.emit != EmitStage::Executable) {
-    auto out = openStageOutput(opts.output);
-    if (!out)
-      return out.takeError();
-    auto image = buildDeviceImage(opts, tc, *archNumber, &(*out)->os());
-    if (!image)
-      return image.takeError();
-    (*out)->keep();
+    for (const std::string &input : opts.translationUnits()) {
+      CompileOptions tuOpts = opts;
+      tuOpts.input = input;
+      if (auto err = checkTranslationUnit(tuOpts, tc))
+        return err;
+    }
     return llvm::Error::success();
   }
+  if (opts.emit != EmitStage::Executable) {
+    if (opts.translationUnits().size() != 1)
+      return llvm::createStringError("--emit needs exactly one input file");
+    CompileOptions tuOpts = opts;
+    tuOpts.input = opts.translationUnits().front();
+    return emitDeviceStage(tuOpts, tc);
+  }
 
-  // Host first: plain C++ diagnostics are reported without the device wrapper's include noise.
-  llvm::LLVMContext hostCtx;
-  auto host = compileHost(opts, tc, hostCtx);
-  if (!host)
-    return host.takeError();
-  std::vector<std::string> constants;
-  auto image = buildDeviceImage(opts, tc, *archNumber, nullptr, &constants);
-  if (!image)
-    return image.takeError();
-  if (auto err = embedDeviceImage(**host, *image, constants))
+  if (auto err = checkWritableOutput(opts.output))
     return err;
-
-  // Baseline x86-64, so an executable built here runs on any x86-64 machine with a GPU.
-  auto tm = createTargetMachine(**host, "x86-64", "", opts.optLevel);
-  if (!tm)
-    return tm.takeError();
-  auto object = emitCode(**host, **tm, llvm::CodeGenFileType::ObjectFile);
-  if (!object)
-    return object.takeError();
-
-  llvm::SmallString<128> objectPath;
-  if (auto ec = llvm::sys::fs::createTemporaryFile("oxide-host", "o", objectPath))
-    return llvm::createStringError("cannot create a temporary file: " + ec.message());
-  llvm::FileRemover removeObject(objectPath);
-  if (auto err = writeFile(objectPath, *object))
-    return err;
-  return link(tc, objectPath, opts);
+  std::vector<std::string> objectPaths;
+  std::list<llvm::FileRemover> removers; // not movable: a list never relocates them
+  for (const std::string &input : opts.translationUnits()) {
+    CompileOptions tuOpts = opts;
+    tuOpts.input = input;
+    auto object = compileObject(tuOpts, tc);
+    if (!object)
+      return object.takeError();
+    llvm::SmallString<128> objectPath;
+    if (auto ec = fs::createTemporaryFile("oxide-host", "o", objectPath))
+      return llvm::createStringError("cannot create a temporary file: " + ec.message());
+    removers.emplace_back(objectPath);
+    if (auto err = writeFile(objectPath, *object))
+      return err;
+    objectPaths.push_back(std::string(objectPath));
+  }
+  return linkExecutable(objectPaths, opts, tc);
 }

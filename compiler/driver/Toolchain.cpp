@@ -28,16 +28,11 @@ std::string envOr(const char *name, llvm::StringRef fallback) {
 
 } // namespace
 
-llvm::Expected<Toolchain> Toolchain::discover(const char *argv0) {
+Toolchain Toolchain::locate(const char *argv0) {
   Toolchain tc;
   tc.cudaPath = envOr("OXIDE_CUDA_PATH", OXIDE_DEFAULT_CUDA_PATH);
   tc.clangResourceDir = OXIDE_CLANG_RESOURCE_DIR;
-
   tc.libdevice = joinPath(tc.cudaPath, {"nvvm", "libdevice", "libdevice.10.bc"});
-  if (!fs::exists(tc.libdevice))
-    return llvm::createStringError("CUDA libdevice not found at '" + tc.libdevice +
-                                   "'; install the CUDA toolkit (12 or newer) or set OXIDE_CUDA_PATH "
-                                   "to its root");
 
   // $OXIDE_PTXAS overrides the toolkit's ptxas; a missing ptxas is not fatal (PTX-only image).
   tc.ptxas = envOr("OXIDE_PTXAS", joinPath(tc.cudaPath, {"bin", "ptxas"}));
@@ -51,26 +46,45 @@ llvm::Expected<Toolchain> Toolchain::discover(const char *argv0) {
   tc.clangDriver = joinPath(OXIDE_LLVM_BIN_DIR, {"clang++"});
   if (!fs::can_execute(tc.clangDriver)) {
     auto found = llvm::sys::findProgramByName("clang++-22");
-    if (!found)
-      return llvm::createStringError("clang++ (LLVM 22) not found; it links Oxide executables. Install "
-                                     "the clang-22 package");
-    tc.clangDriver = *found;
+    tc.clangDriver = found ? *found : std::string();
   }
 
   // Installed layout first (bin/oxcc next to include/ and lib/), then the build tree.
-  std::string self = fs::getMainExecutable(argv0, reinterpret_cast<void *>(&Toolchain::discover));
-  llvm::StringRef prefix = path::parent_path(path::parent_path(self));
-  std::string installedInclude = joinPath(prefix, {"include"});
-  std::string installedRuntime = joinPath(prefix, {"lib", "liboxide_runtime.a"});
+  tc.self = fs::getMainExecutable(argv0, reinterpret_cast<void *>(&Toolchain::discover));
+  tc.prefix = std::string(path::parent_path(path::parent_path(tc.self)));
+  std::string installedInclude = joinPath(tc.prefix, {"include"});
+  std::string installedRuntime = joinPath(tc.prefix, {"lib", "liboxide_runtime.a"});
   if (fs::exists(joinPath(installedInclude, {"oxide", "oxide.hpp"})) && fs::exists(installedRuntime)) {
     tc.oxideIncludeDir = installedInclude;
     tc.runtimeLibrary = installedRuntime;
+    tc.installed = true;
   } else {
     tc.oxideIncludeDir = OXIDE_BUILD_INCLUDE_DIR;
     tc.runtimeLibrary = OXIDE_BUILD_RUNTIME_LIB;
   }
-  if (!fs::exists(tc.runtimeLibrary))
-    return llvm::createStringError("the oxide runtime library '" + tc.runtimeLibrary +
+  return tc;
+}
+
+llvm::Error Toolchain::validate() const {
+  if (!fs::exists(libdevice))
+    return llvm::createStringError("CUDA libdevice not found at '" + libdevice +
+                                   "'; install the CUDA toolkit (12 or newer) or set OXIDE_CUDA_PATH "
+                                   "to its root");
+  if (clangDriver.empty())
+    return llvm::createStringError("clang++ (LLVM 22) not found; it links Oxide executables. Install "
+                                   "the clang-22 package");
+  if (!fs::exists(joinPath(oxideIncludeDir, {"oxide", "oxide.hpp"})))
+    return llvm::createStringError("the oxide headers are missing from '" + oxideIncludeDir +
+                                   "'; reinstall Oxide");
+  if (!fs::exists(runtimeLibrary))
+    return llvm::createStringError("the oxide runtime library '" + runtimeLibrary +
                                    "' is missing; build the 'oxide_runtime' target or reinstall Oxide");
+  return llvm::Error::success();
+}
+
+llvm::Expected<Toolchain> Toolchain::discover(const char *argv0) {
+  Toolchain tc = locate(argv0);
+  if (auto err = tc.validate())
+    return std::move(err);
   return tc;
 }

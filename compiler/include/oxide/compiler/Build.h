@@ -5,11 +5,36 @@
 #include "oxide/compiler/CompileOptions.h"
 #include "oxide/compiler/Toolchain.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 namespace oxide {
 
-/// Builds `opts.input` into an executable at `opts.output` that carries its device image, or,
-/// with `opts.emit` set, writes that intermediate stage of the device code instead.
+/// Builds every translation unit of `opts` (see CompileOptions::translationUnits) into an
+/// executable at `opts.output` that carries their device images, or, with `opts.emit` set,
+/// writes that intermediate stage of the (single) input's device code instead, or with
+/// EmitStage::Check only reports diagnostics.
 llvm::Error build(const CompileOptions &opts, const Toolchain &tc);
+
+/// Compiles the translation unit `opts.input` (host and device, one device compile per
+/// architecture of opts.targetArchs()) into a relocatable x86-64 object that embeds its device
+/// image and registers it at start-up. A file without kernels skips the device compile.
+/// With `opts.tempsDir` set, the intermediate files are written there too.
+llvm::Expected<std::string> compileObject(const CompileOptions &opts, const Toolchain &tc);
+
+/// Runs both frontends and the oxide dialect's checks on `opts.input`, for every architecture.
+llvm::Error checkTranslationUnit(const CompileOptions &opts, const Toolchain &tc);
+
+/// Writes the device stage `opts.emit` (LLVM, MLIR, PTX or Cubin) of `opts.input` to
+/// `opts.output` ("-" or empty: stdout). Needs a single architecture.
+llvm::Error emitDeviceStage(const CompileOptions &opts, const Toolchain &tc);
+
+/// Links `objects` and `opts.linkInputs` with the Oxide runtime into `opts.output`.
+llvm::Error linkExecutable(llvm::ArrayRef<std::string> objects, const CompileOptions &opts,
+                           const Toolchain &tc);
+
+/// Fails with a clear message when `path` cannot be created or replaced (missing or read-only
+/// directory, an existing directory of that name).
+llvm::Error checkWritableOutput(llvm::StringRef path);
 
 } // namespace oxide
 

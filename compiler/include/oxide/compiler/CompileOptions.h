@@ -11,15 +11,32 @@ namespace oxide {
 
 /// What a build produces: an executable, an intermediate device stage (`--emit=`), or only
 /// diagnostics (`oxcc check`: both frontends and the oxide dialect's checks, no code).
-enum class EmitStage { Executable, LLVM, MLIR, PTX, Check };
+enum class EmitStage { Executable, LLVM, MLIR, PTX, Cubin, Check };
+
+/// One entry of `--arch`: code for one GPU architecture. `sm_XX` embeds PTX and a cubin for it;
+/// `compute_XX` embeds PTX only (the driver compiles it for the device at load time, so it also
+/// runs on newer GPUs).
+struct GpuArch {
+  unsigned number = 90; ///< compute capability * 10 + minor, e.g. 90
+  bool ptxOnly = false;
+  /// "sm_90": the architecture clang and the NVPTX back end compile for.
+  std::string smName() const { return "sm_" + std::to_string(number); }
+  /// How the user wrote it: "sm_90" or "compute_90".
+  std::string name() const { return (ptxOnly ? "compute_" : "sm_") + std::to_string(number); }
+  friend bool operator==(const GpuArch &, const GpuArch &) = default;
+};
 
 struct CompileOptions {
-  std::string input;                    ///< absolute path of the single-source file
+  std::string input;                    ///< absolute path of the translation unit being compiled
   std::string output;                   ///< executable (or stage dump) path; "-" for stdout
   std::vector<std::string> includeDirs; ///< -I
   std::vector<std::string> defines;     ///< -D (NAME or NAME=VALUE)
   unsigned optLevel = 3;                ///< -O0..-O3, for both host and device code
-  std::string arch = "sm_90";           ///< --arch=sm_XX
+  /// The architecture of the device compile in progress (what the frontend compiles for).
+  std::string arch = "sm_90";
+  /// Every architecture the device image carries (--arch, repeatable or a comma list), in the
+  /// order given. Empty means just `arch`.
+  std::vector<GpuArch> archs;
   std::string cxxStandard = "c++20";
   EmitStage emit = EmitStage::Executable;
   bool verbose = false;
@@ -29,13 +46,42 @@ struct CompileOptions {
   bool fmad = true;
   /// -g: full debug information for host code (device code always carries line tables).
   bool debug = false;
+  /// -G: debuggable device code: the NVPTX back end and ptxas at -O0, line information in the
+  /// cubin, and host debug information (-g). Source-level variables are not available on the
+  /// device (the device compile keeps line tables only).
+  bool deviceDebug = false;
+  /// --lineinfo: keep source line information in the cubin (ptxas -lineinfo), for profilers
+  /// and compute-sanitizer reports.
+  bool lineInfo = false;
   /// -fsanitize=...: for the host compile and the link (e.g. address, undefined), which is how
   /// kernels are debugged on the CPU simulator.
   std::vector<std::string> sanitizers;
+  /// When set, every intermediate file of each translation unit is written to this directory
+  /// (--save-temps, $OXCC_DUMP_DIR): device LLVM IR, MLIR, PTX, cubins, host IR and object.
+  std::string tempsDir;
+
+  /// The translation units of a build (oxcc build a.cpp b.cpp); empty means just `input`.
+  /// Each is compiled on its own, host and device, into an object with its own device image.
+  std::vector<std::string> inputs;
+  /// Extra link inputs, in order: object files, archives, -lNAME, -LDIR, -Wl,... flags.
+  std::vector<std::string> linkInputs;
+
+  /// The device architectures to build: `archs`, or `arch` alone when `archs` is empty.
+  std::vector<GpuArch> targetArchs() const;
+  /// The translation units to build: `inputs`, or `input` alone when `inputs` is empty (none
+  /// when both are: a link of objects only).
+  std::vector<std::string> translationUnits() const;
 };
 
 /// Parses "sm_90" into 90; an error that lists the accepted form otherwise.
 llvm::Expected<unsigned> parseArch(llvm::StringRef arch);
+
+/// Parses one --arch entry: "sm_90", "compute_90", or "90" (as CMake's CUDA_ARCHITECTURES
+/// writes it, meaning sm_90).
+llvm::Expected<GpuArch> parseGpuArch(llvm::StringRef arch);
+
+/// Parses a comma-separated --arch value into `out`, skipping duplicates.
+llvm::Error parseGpuArchList(llvm::StringRef list, std::vector<GpuArch> &out);
 
 } // namespace oxide
 

@@ -23,9 +23,22 @@ struct Toolchain {
   /// when clang's resource directory has none.
   std::string builtinsLibrary;
 
+  /// oxcc's own executable and the prefix it was installed into (bin/..); `installed` is true
+  /// when that prefix holds Oxide's headers and runtime, false for a build-tree oxcc.
+  std::string self;
+  std::string prefix;
+  bool installed = false;
+
   /// Locates everything; `argv0` is oxcc's own path. Fails with a message naming what is
   /// missing and how to provide it.
   static llvm::Expected<Toolchain> discover(const char *argv0);
+
+  /// Looks everything up without failing: what is missing is left empty (or, for paths that
+  /// must exist, set to where it was expected). `oxcc doctor` reports on each part.
+  static Toolchain locate(const char *argv0);
+
+  /// The first missing required part, as an error naming it and how to provide it.
+  llvm::Error validate() const;
 };
 
 } // namespace oxide

@@ -1,0 +1,459 @@
+//===- ObjectCache.cpp - reuse objects of unchanged translation units -----===//
+//
+// Two kinds of files, both named llvmcache-* so that llvm::pruneCache can trim the directory:
+//
+//   llvmcache-m-<key>  manifest: what the translation unit read the last time it was compiled
+//                      with these options (each file's BLAKE3 hash, and the paths that must stay
+//                      absent); <key> covers oxcc, the toolchain, the options and the source.
+//   llvmcache-o-<key'> the object and the compile's diagnostics; <key'> covers <key> and the
+//                      manifest, so it is found only while every file still hashes the same.
+//
+// A lookup reads the manifest, re-hashes the files it lists and checks the absent paths; a
+// miss scans the dependencies first (so a file edited during the compile makes the next
+// lookup miss), compiles, re-checks the manifest and stores both files atomically.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ObjectCache.h"
+#include "Dependencies.h"
+
+#include "oxide/compiler/Build.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/BLAKE3.h"
+#include "llvm/Support/CachePruning.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Signals.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace oxcc;
+namespace fs = llvm::sys::fs;
+namespace path = llvm::sys::path;
+
+namespace {
+
+constexpr llvm::StringLiteral kManifestMagic = "oxcc-manifest-1\n";
+constexpr llvm::StringLiteral kEntryMagic = "OXCCOBJ1\n";
+constexpr size_t kManifestVariants = 8;
+
+std::string hashHex(llvm::StringRef bytes) {
+  llvm::BLAKE3 hasher;
+  hasher.update(bytes);
+  auto digest = hasher.final<16>();
+  return llvm::toHex(digest, /*LowerCase=*/true);
+}
+
+/// A file's identity without reading it: enough for oxcc's own binary and the toolchain's.
+std::string stamp(llvm::StringRef file) {
+  fs::file_status status;
+  if (file.empty() || fs::status(file, status))
+    return "missing";
+  return std::to_string(status.getSize()) + ":" +
+         std::to_string(status.getLastModificationTime().time_since_epoch().count());
+}
+
+/// Everything besides file contents that decides what compileObject produces.
+std::string primaryKeyMaterial(const oxide::CompileOptions &opts, const oxide::Toolchain &tc) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "oxcc-cache-1\noxide " << OXIDE_VERSION << " llvm " << LLVM_VERSION_STRING << "\n";
+  os << "self " << tc.self << " " << stamp(tc.self) << "\n";
+  os << "cuda " << tc.cudaPath << "\nptxas " << tc.ptxas << " " << stamp(tc.ptxas) << "\n";
+  os << "libdevice " << tc.libdevice << " " << stamp(tc.libdevice) << "\n";
+  os << "resource " << tc.clangResourceDir << "\nclang " << tc.clangDriver << " " << stamp(tc.clangDriver)
+     << "\n";
+  os << "include " << tc.oxideIncludeDir << "\n";
+  llvm::SmallString<256> cwd;
+  fs::current_path(cwd);
+  os << "cwd " << cwd << "\ninput " << opts.input << "\n";
+  for (const auto &arch : opts.targetArchs())
+    os << "arch " << arch.name() << "\n";
+  os << "O " << opts.optLevel << "\nstd " << opts.cxxStandard << "\nfast-math " << opts.fastMath << "\nfmad "
+     << opts.fmad << "\ng " << opts.debug << "\nG " << opts.deviceDebug << "\nlineinfo " << opts.lineInfo
+     << "\n";
+  for (const auto &s : opts.sanitizers)
+    os << "sanitize " << s << "\n";
+  for (const auto &d : opts.includeDirs)
+    os << "I " << d << "\n";
+  for (const auto &d : opts.defines)
+    os << "D " << d << "\n";
+  // The clang driver adds these to the include path on its own.
+  for (const char *var : {"CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH"})
+    if (auto value = llvm::sys::Process::GetEnv(var))
+      os << "env " << var << "=" << *value << "\n";
+  return s;
+}
+
+std::optional<std::string> readFile(llvm::StringRef p) {
+  auto buffer = llvm::MemoryBuffer::getFile(p, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return std::nullopt;
+  return (*buffer)->getBuffer().str();
+}
+
+/// The manifest text for these dependencies as they are now; nullopt if one cannot be read.
+std::optional<std::string> makeManifest(const Dependencies &deps) {
+  std::string s(kManifestMagic);
+  for (const auto &file : deps.files) {
+    if (file.find('\n') != std::string::npos)
+      return std::nullopt;
+    auto contents = readFile(file);
+    if (!contents)
+      return std::nullopt;
+    s += "file " + hashHex(*contents) + " " + file + "\n";
+  }
+  for (const auto &p : deps.absent) {
+    if (p.find('\n') != std::string::npos)
+      return std::nullopt;
+    s += "absent " + p + "\n";
+  }
+  return s;
+}
+
+/// A manifest file's variants, each starting with kManifestMagic.
+std::vector<std::string> splitVariants(llvm::StringRef text) {
+  std::vector<std::string> variants;
+  while (text.starts_with(kManifestMagic)) {
+    size_t next = text.find(kManifestMagic, kManifestMagic.size());
+    variants.push_back(text.substr(0, next).str());
+    text = next == llvm::StringRef::npos ? llvm::StringRef() : text.drop_front(next);
+  }
+  return variants;
+}
+
+/// Whether the files of a stored manifest are unchanged; fills `deps` with them, or `why`
+/// with the first difference.
+bool manifestStillHolds(llvm::StringRef manifest, std::vector<std::string> &deps, std::string &why) {
+  if (!manifest.consume_front(kManifestMagic)) {
+    why = "unreadable manifest";
+    return false;
+  }
+  llvm::SmallVector<llvm::StringRef> lines;
+  manifest.split(lines, '\n', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef line : lines) {
+    if (line.consume_front("file ")) {
+      auto [hash, file] = line.split(' ');
+      auto contents = readFile(file);
+      if (!contents || hashHex(*contents) != hash) {
+        why = (contents ? "'" + file + "' changed" : "'" + file + "' is gone").str();
+        return false;
+      }
+      deps.push_back(file.str());
+    } else if (line.consume_front("absent ")) {
+      if (fs::exists(line)) {
+        why = "'" + line.str() + "' appeared (it comes first in the include search)";
+        return false;
+      }
+    } else {
+      why = "unreadable manifest";
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Writes `bytes` to `target` through a temporary file and a rename, so that concurrent oxcc
+/// processes never see a partial entry.
+void storeAtomically(const std::string &target, llvm::StringRef bytes) {
+  llvm::SmallString<256> temp;
+  int fd = -1;
+  if (fs::createUniqueFile(target + ".tmp-%%%%%%%%", fd, temp))
+    return;
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << bytes;
+    os.close();
+    if (os.has_error()) {
+      os.clear_error();
+      fs::remove(temp);
+      return;
+    }
+  }
+  if (fs::rename(temp, target))
+    fs::remove(temp);
+}
+
+// --- stderr capture: the compile's diagnostics are kept with its object -------------------
+
+std::atomic<int> gSavedStderr{-1};
+std::atomic<int> gCaptureFd{-1};
+
+/// After a crash during a captured compile, put the stack trace and diagnostics back on the
+/// real stderr (runs after LLVM's own handler has printed the stack trace into the capture).
+void restoreStderrOnCrash(void *) {
+  int saved = gSavedStderr.load();
+  if (saved < 0)
+    return;
+  ::dup2(saved, STDERR_FILENO);
+  int capture = gCaptureFd.load();
+  if (capture < 0)
+    return;
+  char buffer[4096];
+  ::lseek(capture, 0, SEEK_SET);
+  for (ssize_t n; (n = ::read(capture, buffer, sizeof buffer)) > 0;)
+    if (::write(STDERR_FILENO, buffer, static_cast<size_t>(n)) < 0)
+      break;
+}
+
+class StderrCapture {
+public:
+  StderrCapture() {
+    static bool handlerInstalled = [] {
+      llvm::sys::AddSignalHandler(restoreStderrOnCrash, nullptr);
+      return true;
+    }();
+    (void)handlerInstalled;
+    llvm::SmallString<128> p;
+    if (fs::createTemporaryFile("oxcc-diagnostics", "txt", captureFd, p))
+      return;
+    fs::remove(p); // the descriptor keeps it alive; nothing is left behind on a crash
+    llvm::errs().flush();
+    savedFd = ::dup(STDERR_FILENO);
+    if (savedFd < 0 || ::dup2(captureFd, STDERR_FILENO) < 0) {
+      ::close(captureFd);
+      captureFd = -1;
+      return;
+    }
+    gCaptureFd = captureFd;
+    gSavedStderr = savedFd;
+  }
+  ~StderrCapture() { (void)finish(); }
+
+  bool active() const { return captureFd >= 0; }
+
+  /// Restores stderr and returns what was written to it meanwhile.
+  std::string finish() {
+    if (captureFd < 0)
+      return {};
+    llvm::errs().flush();
+    ::dup2(savedFd, STDERR_FILENO);
+    gSavedStderr = -1;
+    gCaptureFd = -1;
+    ::close(savedFd);
+    std::string text;
+    ::lseek(captureFd, 0, SEEK_SET);
+    char buffer[8192];
+    for (ssize_t n; (n = ::read(captureFd, buffer, sizeof buffer)) > 0;)
+      text.append(buffer, static_cast<size_t>(n));
+    ::close(captureFd);
+    captureFd = -1;
+    return text;
+  }
+
+private:
+  int savedFd = -1;
+  int captureFd = -1;
+};
+
+/// Prints stored diagnostics; without colours on this stderr, their escape sequences go.
+void replay(llvm::StringRef text) {
+  if (text.empty())
+    return;
+  if (llvm::errs().has_colors()) {
+    llvm::errs() << text;
+    return;
+  }
+  std::string plain;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\x1b' && i + 1 < text.size() && text[i + 1] == '[') {
+      size_t j = i + 2;
+      while (j < text.size() && (llvm::isDigit(text[j]) || text[j] == ';'))
+        ++j;
+      if (j < text.size() && text[j] == 'm') {
+        i = j;
+        continue;
+      }
+    }
+    plain.push_back(text[i]);
+  }
+  llvm::errs() << plain;
+}
+
+/// The diagnostics without -v's command lines, which a cache hit does not run.
+std::string withoutCommandLines(llvm::StringRef text) {
+  std::string kept;
+  while (!text.empty()) {
+    auto [line, rest] = text.split('\n');
+    text = rest;
+    if (line.starts_with("oxcc: host compile:") || line.starts_with("oxcc: device compile:") ||
+        line.starts_with("oxcc: ptxas:"))
+      continue;
+    kept += line.str() + "\n";
+  }
+  return kept;
+}
+
+void prune(const std::string &dir) {
+  llvm::CachePruningPolicy policy;
+  policy.Interval = std::chrono::hours(1);
+  policy.Expiration = std::chrono::hours(24 * 30);
+  policy.MaxSizeBytes = 2ull << 30;
+  policy.MaxSizePercentageOfAvailableSpace = 20;
+  llvm::pruneCache(dir, policy);
+}
+
+} // namespace
+
+CacheConfig CacheConfig::fromEnvironment(bool noCacheFlag) {
+  CacheConfig config;
+  auto noCache = llvm::sys::Process::GetEnv("OXCC_NO_CACHE");
+  config.enabled = !noCacheFlag && !(noCache && !noCache->empty() && *noCache != "0");
+  if (auto dir = llvm::sys::Process::GetEnv("OXCC_CACHE_DIR"); dir && !dir->empty()) {
+    config.dir = *dir;
+  } else {
+    llvm::SmallString<256> p;
+    if (!path::cache_directory(p)) {
+      config.enabled = false;
+      return config;
+    }
+    path::append(p, "oxide", "objects");
+    config.dir = std::string(p);
+  }
+  return config;
+}
+
+llvm::Expected<CompiledObject> oxcc::compileWithCache(const oxide::CompileOptions &opts,
+                                                      const oxide::Toolchain &tc, const CacheConfig &cache,
+                                                      bool wantDependencies) {
+  CompiledObject result;
+  auto plainCompile = [&]() -> llvm::Expected<CompiledObject> {
+    if (wantDependencies) {
+      auto deps = scanDependencies(opts, tc);
+      if (!deps)
+        llvm::consumeError(deps.takeError()); // the compile reports the real problem
+      else
+        result.dependencies = std::move(deps->files);
+    }
+    auto object = oxide::compileObject(opts, tc);
+    if (!object)
+      return object.takeError();
+    result.bytes = std::move(*object);
+    return std::move(result);
+  };
+  if (!cache.enabled || !opts.tempsDir.empty())
+    return plainCompile();
+
+  auto source = readFile(opts.input);
+  if (!source)
+    return plainCompile(); // the compile reports why it cannot be read
+  const std::string primary = hashHex(primaryKeyMaterial(opts, tc) + "\nsource " + hashHex(*source));
+  llvm::SmallString<256> manifestPath(cache.dir);
+  path::append(manifestPath, "llvmcache-m-" + primary);
+
+  std::string why = "nothing cached for this source and these options";
+  // The manifest file keeps the last few variants (e.g. two branches of a header), newest first.
+  std::vector<std::string> variants;
+  if (auto stored = readFile(manifestPath))
+    variants = splitVariants(*stored);
+  for (size_t i = 0; i < variants.size(); ++i) {
+    const std::string &manifest = variants[i];
+    std::vector<std::string> deps;
+    std::string variantWhy;
+    if (!manifestStillHolds(manifest, deps, variantWhy)) {
+      if (i == 0)
+        why = variantWhy;
+      continue;
+    }
+    llvm::SmallString<256> entryPath(cache.dir);
+    path::append(entryPath, "llvmcache-o-" + hashHex(primary + manifest));
+    auto entry = readFile(entryPath);
+    llvm::StringRef rest = entry ? llvm::StringRef(*entry) : llvm::StringRef();
+    size_t diagSize = 0;
+    if (!entry || !rest.consume_front(kEntryMagic) || rest.consumeInteger(10, diagSize) ||
+        !rest.consume_front("\n") || rest.size() < diagSize) {
+      why = "the object was pruned";
+      continue;
+    }
+    if (opts.verbose)
+      llvm::errs() << "oxcc: " << opts.input << ": reusing the cached object " << entryPath << "\n";
+    replay(rest.take_front(diagSize));
+    ::utimensat(AT_FDCWD, entryPath.c_str(), nullptr, 0); // recently used: pruned last
+    result.bytes = rest.drop_front(diagSize).str();
+    result.dependencies = std::move(deps);
+    result.fromCache = true;
+    return std::move(result);
+  }
+
+  // A miss: record what the compile will read before it reads it.
+  if (opts.verbose)
+    llvm::errs() << "oxcc: " << opts.input << ": compiling (cache miss: " << why << ")\n";
+  auto deps = scanDependencies(opts, tc);
+  if (!deps) {
+    llvm::consumeError(deps.takeError());
+    return plainCompile(); // not cacheable; the compile shows the errors
+  }
+  std::optional<std::string> manifest = makeManifest(*deps);
+  result.dependencies = deps->files;
+
+  StderrCapture capture;
+  const bool captured = capture.active(); // without the diagnostics, a hit could not replay them
+  auto object = oxide::compileObject(opts, tc);
+  std::string diagnostics = capture.finish();
+  replay(diagnostics);
+  diagnostics = withoutCommandLines(diagnostics);
+  if (!object)
+    return object.takeError();
+  result.bytes = std::move(*object);
+
+  // Store only if nothing changed while compiling.
+  if (manifest && captured && makeManifest(*deps) == manifest) {
+    if (std::error_code ec = fs::create_directories(cache.dir)) {
+      if (opts.verbose)
+        llvm::errs() << "oxcc: cannot create the cache directory '" << cache.dir << "': " << ec.message()
+                     << "\n";
+      return std::move(result);
+    }
+    llvm::SmallString<256> entryPath(cache.dir);
+    path::append(entryPath, "llvmcache-o-" + hashHex(primary + *manifest));
+    std::string entry = kEntryMagic.str() + std::to_string(diagnostics.size()) + "\n" + diagnostics;
+    entry += result.bytes;
+    storeAtomically(std::string(entryPath), entry);
+    std::string stored = *manifest;
+    size_t kept = 1;
+    for (const std::string &variant : variants)
+      if (variant != *manifest && kept++ < kManifestVariants)
+        stored += variant;
+    storeAtomically(std::string(manifestPath), stored);
+    prune(cache.dir);
+  }
+  return std::move(result);
+}
+
+std::string oxcc::describeCache(const CacheConfig &cache) {
+  uint64_t bytes = 0, entries = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(cache.dir, ec), end; it != end && !ec; it.increment(ec)) {
+    if (!path::filename(it->path()).starts_with("llvmcache-o-"))
+      continue;
+    fs::file_status status;
+    if (!fs::status(it->path(), status)) {
+      bytes += status.getSize();
+      ++entries;
+    }
+  }
+  std::string s;
+  llvm::raw_string_ostream(s) << cache.dir << ": " << entries << " objects, "
+                              << (bytes + 512 * 1024) / (1024 * 1024) << " MiB"
+                              << (cache.enabled ? "" : " (caching is off)");
+  return s;
+}
+
+llvm::Error oxcc::clearCache(const CacheConfig &cache) {
+  std::error_code ec;
+  for (fs::directory_iterator it(cache.dir, ec), end; it != end && !ec; it.increment(ec))
+    if (path::filename(it->path()).starts_with("llvmcache"))
+      if (std::error_code rm = fs::remove(it->path()))
+        return llvm::createStringError("cannot remove '" + it->path() + "': " + rm.message());
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    return llvm::createStringError("cannot read '" + cache.dir + "': " + ec.message());
+  return llvm::Error::success();
+}
