@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The installed toolchain, as a user gets it: `cmake --install` into a scratch prefix, then
+# both project templates of `oxcc new` built against that prefix only and run on the CPU
+# simulator (they print PASS).
+#
+#   package-test.sh BUILD_DIR SCRATCH_DIR [CXX_COMPILER]
+#
+# BUILD_DIR is a configured and built Oxide tree (oxcc and oxide_runtime); SCRATCH_DIR is
+# emptied first. Driven by tests/lit/oxcc/package.test.
+set -euo pipefail
+build="$1"
+scratch="$2"
+cxx="${3:-}"
+
+rm -rf "$scratch"
+mkdir -p "$scratch"
+prefix="$scratch/prefix"
+export OXCC_CACHE_DIR="$scratch/cache" OXIDE_DEVICE=cpu
+
+echo "== install into $prefix"
+cmake --install "$build" --prefix "$prefix" > "$scratch/install.log"
+for f in bin/oxcc lib/liboxide_runtime.a include/oxide/oxide.hpp lib/cmake/Oxide/OxideConfig.cmake \
+         lib/cmake/Oxide/OxideConfigVersion.cmake lib/cmake/Oxide/OxideFunctions.cmake; do
+  test -e "$prefix/$f" || { echo "missing from the install: $f"; exit 1; }
+done
+# The installed oxcc uses the installed headers and runtime, not the build tree's.
+"$prefix/bin/oxcc" doctor | grep -F "Oxide runtime: $prefix/lib/liboxide_runtime.a"
+"$prefix/bin/oxcc" doctor | grep -F "Oxide headers: $prefix/include"
+
+cd "$scratch"
+echo "== oxcc new demo --template cmake"
+"$prefix/bin/oxcc" new demo --template cmake
+cmake_args=(-S demo -B demo/build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix")
+if [ -n "$cxx" ]; then cmake_args+=(-DCMAKE_CXX_COMPILER="$cxx"); fi
+cmake "${cmake_args[@]}" > cmake-configure.log
+cmake --build demo/build
+grep -q '"file": ".*demo/src/main.cpp"' demo/build/compile_commands.json
+./demo/build/demo
+
+echo "== oxcc new demo2 --template basic"
+"$prefix/bin/oxcc" new demo2 --template basic
+(cd demo2 && "$prefix/bin/oxcc" build src/main.cpp -o demo2 && ./demo2)
