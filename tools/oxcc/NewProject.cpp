@@ -131,7 +131,7 @@ int oxcc::runNew(llvm::ArrayRef<const char *> args, const char *argv0) {
   if (!fs::is_directory(parent))
     return reportError(llvm::createStringError("cannot create '" + dir.str() + "': '" + parent.str() +
                                                "' is not an existing directory"));
-  if (std::error_code ec = fs::create_directory(dir, /*IgnoreExisting=*/false))
+  if (std::error_code ec = fs::create_directory(dir, /*IgnoreExisting=*/false, fs::perms::all_all))
     return reportError(llvm::createStringError("cannot create '" + dir.str() + "': " + ec.message()));
 
   oxide::Toolchain tc = oxide::Toolchain::locate(argv0);
@@ -146,7 +146,7 @@ int oxcc::runNew(llvm::ArrayRef<const char *> args, const char *argv0) {
   for (const auto &[rel, contents] : templateFiles(templateName)) {
     llvm::SmallString<256> file(dir);
     path::append(file, rel);
-    if (std::error_code ec = fs::create_directories(path::parent_path(file)))
+    if (std::error_code ec = fs::create_directories(path::parent_path(file), true, fs::perms::all_all))
       return reportError(
           llvm::createStringError("cannot create '" + path::parent_path(file).str() + "': " + ec.message()));
     std::error_code ec;

@@ -734,11 +734,22 @@ int main(int argc, const char **argv) {
   if (!toolchain)
     return reportError(toolchain.takeError());
 
+  if (cmd.verb == "check") {
+    // Every file is checked, even after one fails, as a compiler reports every file.
+    int rc = 0;
+    for (const std::string &input : cmd.opts.translationUnits()) {
+      oxide::CompileOptions tuOpts = cmd.opts;
+      tuOpts.input = input;
+      if (auto err = oxide::checkTranslationUnit(tuOpts, *toolchain))
+        rc = reportError(std::move(err));
+    }
+    return rc;
+  }
   llvm::Error err = llvm::Error::success();
   if (cmd.verb == "compile")
     err = compileOne(cmd, *toolchain);
   else if (cmd.opts.emit != oxide::EmitStage::Executable)
-    err = oxide::build(cmd.opts, *toolchain); // check, or one stage of one file
+    err = oxide::build(cmd.opts, *toolchain); // one stage of one file
   else
     err = buildExecutable(cmd, *toolchain);
   if (err)
