@@ -171,6 +171,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>>
 oxide::compileHost(const CompileOptions &opts, const Toolchain &tc, llvm::LLVMContext &ctx) {
   linkKernelAttributes();
   linkContractAttributes();
+  linkConstantVariables();
   if (auto err = checkInput(opts))
     return std::move(err);
   ArgList args;
@@ -190,6 +191,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>>
 oxide::compileDevice(const CompileOptions &opts, const Toolchain &tc, llvm::LLVMContext &ctx) {
   linkKernelAttributes();
   linkContractAttributes();
+  linkConstantVariables();
   if (auto err = checkInput(opts))
     return std::move(err);
   setHostOnlyHeaderDirectory(tc.oxideIncludeDir + "/oxide/host/");
@@ -199,10 +201,12 @@ oxide::compileDevice(const CompileOptions &opts, const Toolchain &tc, llvm::LLVM
   // (aligned new/delete, __cxa_pure_virtual...) comes first, outside the pragma.
   std::string wrapperPath = opts.input + ".oxide-device.cu";
   std::string wrapper;
-  llvm::raw_string_ostream(wrapper) << "#include \"oxide/detail/device_runtime.hpp\"\n"
-                                    << "#pragma clang attribute push(__attribute__((" << kImplicitDeviceAttr
-                                    << ")), apply_to = function)\n#include \"" << opts.input
-                                    << "\"\n#pragma clang attribute pop\n";
+  llvm::raw_string_ostream(wrapper)
+      << "#include \"oxide/detail/device_runtime.hpp\"\n"
+      << "#pragma clang attribute push(__attribute__((" << kImplicitDeviceAttr
+      << ")), apply_to = function)\n#pragma clang attribute push(__attribute__((" << kDeviceVariableAttr
+      << ")), apply_to = variable(is_global))\n#include \"" << opts.input
+      << "\"\n#pragma clang attribute pop\n#pragma clang attribute pop\n";
   auto memFS = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   memFS->addFile(wrapperPath, 0, llvm::MemoryBuffer::getMemBufferCopy(wrapper, wrapperPath));
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
