@@ -1,6 +1,7 @@
 // Language coverage, the standard library in kernels: std::array, std::span, std::optional,
 // std::tuple and std::pair, std::min/max/clamp, <bit>, the constexpr algorithms of <numeric>
-// and <algorithm>, <utility> and <limits>, with no annotations.
+// and <algorithm>, <utility> and <limits>, std::variant/std::visit and std::string_view, with
+// no annotations.
 //
 //   oxcc run tests/lang/stdlib.cpp
 #include "lang_check.hpp"
@@ -14,10 +15,12 @@
 #include <numeric>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <tuple>
 #include <utility>
+#include <variant>
 
-using Row = std::array<std::int64_t, 24>;
+using Row = std::array<std::int64_t, 27>;
 
 std::optional<std::int64_t> checked_divide(std::int64_t a, std::int64_t b) {
   if (b == 0)
@@ -145,6 +148,34 @@ Row compute(std::int64_t i) {
   r[22] = moved.first + static_cast<std::int64_t>(moved.second * 4) +
           static_cast<std::int64_t>(std::cmp_less(-1, static_cast<unsigned>(i)));
   r[23] = std::to_integer<std::int64_t>(std::byte{0x2A}) + std::as_const(moved).first;
+
+  // std::optional::value(), std::variant with std::visit/std::get, std::string_view
+  const std::optional<std::int64_t> present(i * 3);
+  std::variant<std::int64_t, double, Item> v;
+  if (i % 3 == 0)
+    v = i;
+  else if (i % 3 == 1)
+    v = static_cast<double>(i) * 0.5;
+  else
+    v = Item{i, 9};
+  r[24] = present.value() +
+          1000 * std::visit(
+                     [](const auto &alt) -> std::int64_t {
+                       using A = std::decay_t<decltype(alt)>;
+                       if constexpr (std::is_same_v<A, Item>)
+                         return alt.key * alt.weight;
+                       else
+                         return static_cast<std::int64_t>(alt * 2);
+                     },
+                     v) +
+          1000000 * static_cast<std::int64_t>(v.index()) +
+          (std::holds_alternative<double>(v) ? static_cast<std::int64_t>(std::get<double>(v)) : 7);
+  constexpr std::string_view words = "device host kernel";
+  const std::string_view word = words.substr(static_cast<std::size_t>(i % 3) * 7, 6);
+  r[25] = static_cast<std::int64_t>(words.find(word)) + 100 * (word == "kernel" ? 1 : 0) +
+          1000 * static_cast<std::int64_t>(word.size()) + 10000 * (word < "e" ? 1 : 0);
+  r[26] = static_cast<std::int64_t>(words.find('k')) + 100 * static_cast<std::int64_t>(words.rfind("e")) +
+          10000 * (words.starts_with("dev") ? 1 : 0) + 100000 * word.compare("host") + 1000000 * a.at(3);
   return r;
 }
 

@@ -13,7 +13,9 @@
 //  * __cxa_pure_virtual and __cxa_deleted_virtual, which the vtables of classes with pure
 //    virtual or deleted virtual functions point to: they stop the kernel with a message;
 //  * memcmp, memchr and strlen, which libstdc++'s algorithms and std::char_traits call at run
-//    time (std::equal, std::string_view comparisons...) and CUDA's device library lacks.
+//    time (std::equal, std::string_view comparisons...) and CUDA's device library lacks;
+//  * device versions of libstdc++'s __throw_bad_optional_access, __throw_bad_variant_access
+//    and __throw_out_of_range(_fmt), which trap with the exception's message.
 #pragma once
 // A system header, like the CUDA wrappers it extends: replacing operator new with inline
 // device functions is what clang's own <new> wrapper does too.
@@ -92,6 +94,31 @@ __device__ inline void operator delete[](void *pointer, std::align_val_t alignme
                                          const std::nothrow_t &) noexcept {
   ::operator delete(pointer, alignment);
 }
+
+// libstdc++ reports a failed std::optional::value() and std::get/std::visit of the wrong
+// alternative through these host functions, which throw. Device code cannot throw: these
+// device overloads stop the kernel with the exception's message instead, so value() and
+// std::visit are usable in kernels (a `throw` written in device code is still an error).
+namespace std {
+[[noreturn]] __device__ inline void __throw_bad_optional_access() {
+  oxide::detail::device_runtime::stop("std::bad_optional_access: value() of an empty std::optional",
+                                      "std::optional::value");
+}
+[[noreturn]] __device__ inline void __throw_bad_variant_access(const char *what) {
+  oxide::detail::device_runtime::stop(what, "std::bad_variant_access");
+}
+[[noreturn]] __device__ inline void __throw_bad_variant_access(bool valueless) {
+  __throw_bad_variant_access(valueless ? "std::get: variant is valueless"
+                                       : "std::get: wrong index for variant");
+}
+// std::string_view::substr/at, std::array::at...: an index out of range.
+[[noreturn]] __device__ inline void __throw_out_of_range_fmt(const char *format, ...) {
+  oxide::detail::device_runtime::stop(format, "std::out_of_range");
+}
+[[noreturn]] __device__ inline void __throw_out_of_range(const char *what) {
+  oxide::detail::device_runtime::stop(what, "std::out_of_range");
+}
+} // namespace std
 
 extern "C" {
 
