@@ -23,6 +23,9 @@ for src in "$root"/tests/lang/*.cpp; do
   echo "build-suite: lang/$name"
   "$build/bin/oxcc" build "$src" -o "$bundle/lang/$name"
 done
+# The maths comparison: the Oxide program and its nvcc twin (tests/gpu/math).
+"$build/bin/oxcc" build "$root/tests/gpu/math/math_oxide.cpp" -o "$bundle/math_oxide"
+"${CUDA_PATH:-/usr/local/cuda}/bin/nvcc" -O3 -arch=sm_90 -std=c++17 "$root/tests/gpu/math/math_nvcc.cu" -o "$bundle/math_nvcc"
 cp "$build/bin/oxide_unit_tests" "$bundle/"
 cp "$root/tests/gpu/run.sh" "$bundle/run.sh"
 echo "build-suite: $(ls "$bundle/examples" | wc -l) examples and $(ls "$bundle/lang" | wc -l) language tests in $bundle; run 'bash .gpu/run.sh' on the GPU machine"

@@ -46,6 +46,14 @@ for exe in "$here"/examples/* "$here"/lang/*; do
   fi
 done
 
+# Maths: within CUDA's documented ulps of the host, and within one ulp of nvcc's results.
+if "$here/math_nvcc" "$out/nvcc-math.bin" && "$here/math_oxide" --compare "$out/nvcc-math.bin" > "$out/math.log" 2>&1; then
+  record "math vs host and nvcc" PASS
+else
+  record "math vs host and nvcc" "FAIL (see math.log)"; failures=$((failures + 1))
+fi
+rm -f "$out/nvcc-math.bin"
+
 if "$here/oxide_unit_tests" > "$out/unit.log" 2>&1; then
   record "unit tests" "PASS ($(grep -c '^\[       OK \]' "$out/unit.log") ok, $(grep -c '^\[  SKIPPED \]' "$out/unit.log") skipped)"
 else
