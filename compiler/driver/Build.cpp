@@ -89,41 +89,6 @@ private:
   std::string prefix;
 };
 
-/// ptxas with the flags --lineinfo and -G need (assembleCubin covers the plain case).
-llvm::Expected<std::string> assembleWithFlags(const std::string &ptxas, const std::string &ptx,
-                                              llvm::StringRef arch, unsigned optLevel, bool verbose) {
-  llvm::SmallString<128> ptxPath, cubinPath, logPath;
-  for (auto [suffix, out] : {std::pair{"ptx", &ptxPath}, {"cubin", &cubinPath}, {"log", &logPath}})
-    if (auto ec = fs::createTemporaryFile("oxide", suffix, *out))
-      return llvm::createStringError("cannot create a temporary file: " + ec.message());
-  llvm::FileRemover removePtx(ptxPath), removeCubin(cubinPath), removeLog(logPath);
-  if (auto err = writeFile(ptxPath, ptx))
-    return std::move(err);
-  std::string level = "-O" + std::to_string(optLevel);
-  std::string archFlag = "-arch=" + arch.str();
-  llvm::SmallVector<llvm::StringRef> args = {ptxas, archFlag, level, "-lineinfo", ptxPath, "-o", cubinPath};
-  if (verbose) {
-    llvm::errs() << "oxcc: ptxas:";
-    for (auto a : args)
-      llvm::errs() << ' ' << a;
-    llvm::errs() << '\n';
-  }
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath.str(), logPath.str()};
-  std::string execError;
-  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0, &execError);
-  if (rc != 0) {
-    std::string log;
-    if (auto buffer = llvm::MemoryBuffer::getFile(logPath))
-      log = (*buffer)->getBuffer().str();
-    return llvm::createStringError(
-        "ptxas failed (" + (execError.empty() ? "exit " + std::to_string(rc) : execError) + "):\n" + log);
-  }
-  auto cubin = llvm::MemoryBuffer::getFile(cubinPath, /*IsText=*/false);
-  if (!cubin)
-    return llvm::createStringError("ptxas wrote no cubin: " + cubin.getError().message());
-  return (*cubin)->getBuffer().str();
-}
-
 /// The device half for one architecture: everything from the CUDA-device compile to the code
 /// objects of the device image. `stageOut` receives the --emit stage; `constants` (if given)
 /// the oxide::constant variables that the device code reads.
@@ -206,9 +171,11 @@ llvm::Expected<detail::DeviceImage> buildDeviceImage(const CompileOptions &opts,
                                      tc.cudaPath + "/bin and $OXIDE_PTXAS)");
     return image; // the caller says once that the image holds PTX only
   }
-  auto cubin = (opts.lineInfo || opts.deviceDebug)
-                   ? assembleWithFlags(tc.ptxas, *ptx, deviceOpts.arch, deviceOptLevel, opts.verbose)
-                   : assembleCubin(tc.ptxas, *ptx, deviceOpts.arch, deviceOptLevel);
+  // --lineinfo and -G keep line tables in the cubin; the command shows with -v as before.
+  const bool lineInfo = opts.lineInfo || opts.deviceDebug;
+  auto cubin =
+      lineInfo ? assembleCubin(tc.ptxas, *ptx, deviceOpts.arch, deviceOptLevel, {"-lineinfo"}, opts.verbose)
+               : assembleCubin(tc.ptxas, *ptx, deviceOpts.arch, deviceOptLevel);
   if (!cubin)
     return cubin.takeError();
   if (auto err = temps.write(stagePrefix + "cubin", *cubin))

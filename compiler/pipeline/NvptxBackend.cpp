@@ -107,7 +107,8 @@ llvm::Expected<std::string> oxide::generatePtx(llvm::Module &module, llvm::Strin
 }
 
 llvm::Expected<std::string> oxide::assembleCubin(const std::string &ptxas, const std::string &ptx,
-                                                 llvm::StringRef arch, unsigned optLevel) {
+                                                 llvm::StringRef arch, unsigned optLevel,
+                                                 llvm::ArrayRef<llvm::StringRef> extraFlags, bool verbose) {
   llvm::SmallString<128> ptxPath, cubinPath, logPath;
   if (auto ec = llvm::sys::fs::createTemporaryFile("oxide", "ptx", ptxPath))
     return llvm::createStringError("cannot create a temporary file: " + ec.message());
@@ -125,7 +126,15 @@ llvm::Expected<std::string> oxide::assembleCubin(const std::string &ptxas, const
   }
   std::string level = "-O" + std::to_string(optLevel);
   std::string archFlag = "-arch=" + arch.str();
-  llvm::SmallVector<llvm::StringRef> args = {ptxas, archFlag, level, ptxPath, "-o", cubinPath};
+  llvm::SmallVector<llvm::StringRef> args = {ptxas, archFlag, level};
+  args.append(extraFlags.begin(), extraFlags.end());
+  args.append({ptxPath, "-o", cubinPath});
+  if (verbose) {
+    llvm::errs() << "oxcc: ptxas:";
+    for (llvm::StringRef a : args)
+      llvm::errs() << ' ' << a;
+    llvm::errs() << '\n';
+  }
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath.str(), logPath.str()};
   std::string execError;
   int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0, &execError);

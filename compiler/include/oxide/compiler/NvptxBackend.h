@@ -2,6 +2,7 @@
 #ifndef OXIDE_COMPILER_NVPTXBACKEND_H
 #define OXIDE_COMPILER_NVPTXBACKEND_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -25,9 +26,12 @@ llvm::Error checkUndefinedExternals(const llvm::Module &module);
 llvm::Expected<std::string> generatePtx(llvm::Module &module, llvm::StringRef arch, unsigned optLevel,
                                         llvm::raw_ostream *dumpOptimized = nullptr);
 
-/// Assembles PTX into a cubin with ptxas.
+/// Assembles PTX into a cubin with ptxas, adding `extraFlags` (e.g. -lineinfo); with `verbose`
+/// the command is printed first.
 llvm::Expected<std::string> assembleCubin(const std::string &ptxas, const std::string &ptx,
-                                          llvm::StringRef arch, unsigned optLevel);
+                                          llvm::StringRef arch, unsigned optLevel,
+                                          llvm::ArrayRef<llvm::StringRef> extraFlags = {},
+                                          bool verbose = false);
 
 } // namespace oxide
 
