@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace math_test {
 
@@ -90,6 +91,26 @@ inline void range(int f, double &lo, double &hi) {
     hi = 100;
     break;
   }
+}
+
+/// The arguments of function `f`: `n` pairs (a, b) in double, and the same rounded to float.
+struct FunctionInputs {
+  std::vector<float> af, bf;
+  std::vector<double> ad, bd;
+};
+inline FunctionInputs make_inputs(int f, std::size_t n) {
+  Inputs gen{0x0c0ffee0ull + static_cast<std::uint64_t>(f)};
+  double lo = 0, hi = 0;
+  range(f, lo, hi);
+  FunctionInputs in{std::vector<float>(n), std::vector<float>(n), std::vector<double>(n),
+                    std::vector<double>(n)};
+  for (std::size_t i = 0; i < n; ++i) {
+    in.ad[i] = gen.uniform(lo, hi);
+    in.bd[i] = f == Div ? gen.uniform(0.5, 1e3) : f == Pow ? gen.uniform(-8, 8) : gen.uniform(lo, hi);
+    in.af[i] = static_cast<float>(in.ad[i]);
+    in.bf[i] = static_cast<float>(in.bd[i]);
+  }
+  return in;
 }
 
 } // namespace math_test

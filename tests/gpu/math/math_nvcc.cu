@@ -72,17 +72,7 @@ int main(int argc, char **argv) {
   std::vector<float> all_float;
   std::vector<double> all_double;
   for (int f = 0; f < kFunctions; ++f) {
-    Inputs gen{0x0c0ffee0ull + static_cast<std::uint64_t>(f)};
-    double lo = 0, hi = 0;
-    range(f, lo, hi);
-    std::vector<float> af(n), bf(n);
-    std::vector<double> ad(n), bd(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      ad[i] = gen.uniform(lo, hi);
-      bd[i] = f == Div ? gen.uniform(0.5, 1e3) : f == Pow ? gen.uniform(-8, 8) : gen.uniform(lo, hi);
-      af[i] = static_cast<float>(ad[i]);
-      bf[i] = static_cast<float>(bd[i]);
-    }
+    const auto [af, bf, ad, bd] = make_inputs(f, n);
     const std::vector<float> rf = run(f, af, bf);
     const std::vector<double> rd = run(f, ad, bd);
     all_float.insert(all_float.end(), rf.begin(), rf.end());

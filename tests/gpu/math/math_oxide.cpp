@@ -97,17 +97,7 @@ int main(int argc, char **argv) try {
   bool ok = true;
   std::printf("%-6s %12s %6s %12s %6s\n", "func", "float ulps", "limit", "double ulps", "limit");
   for (int f = 0; f < kFunctions; ++f) {
-    Inputs gen{0x0c0ffee0ull + static_cast<std::uint64_t>(f)};
-    double lo = 0, hi = 0;
-    range(f, lo, hi);
-    std::vector<float> af(n), bf(n);
-    std::vector<double> ad(n), bd(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      ad[i] = gen.uniform(lo, hi);
-      bd[i] = f == Div ? gen.uniform(0.5, 1e3) : f == Pow ? gen.uniform(-8, 8) : gen.uniform(lo, hi);
-      af[i] = static_cast<float>(ad[i]);
-      bf[i] = static_cast<float>(bd[i]);
-    }
+    const auto [af, bf, ad, bd] = make_inputs(f, n);
     auto a = oxide::DeviceBuffer<float>::from_host(stream, af),
          b = oxide::DeviceBuffer<float>::from_host(stream, bf);
     auto out = oxide::DeviceBuffer<float>::zeroed(stream, n);
