@@ -23,6 +23,7 @@ namespace {
   static_assert(std::is_same_v<decltype(&::name), PFN_##name##_v##version>,                                  \
                 "cuda.h declares " #name " with another ABI than version " #version);
 OXIDE_CUDA_DRIVER_FUNCTIONS(OXIDE_CHECK_DRIVER_ABI)
+OXIDE_OPTIONAL_CUDA_DRIVER_FUNCTIONS(OXIDE_CHECK_DRIVER_ABI)
 #undef OXIDE_CHECK_DRIVER_ABI
 
 constexpr const char *kDriverLibrary = "libcuda.so.1";
@@ -76,6 +77,10 @@ LoadedDriver load() noexcept {
   }
   OXIDE_CUDA_DRIVER_FUNCTIONS(OXIDE_RESOLVE_DRIVER_FUNCTION)
 #undef OXIDE_RESOLVE_DRIVER_FUNCTION
+#define OXIDE_RESOLVE_OPTIONAL_DRIVER_FUNCTION(name, version)                                                \
+  loaded.api.name = reinterpret_cast<decltype(&::name)>(resolve(#name, version, OXIDE_VERSIONED_NAME(name)));
+  OXIDE_OPTIONAL_CUDA_DRIVER_FUNCTIONS(OXIDE_RESOLVE_OPTIONAL_DRIVER_FUNCTION)
+#undef OXIDE_RESOLVE_OPTIONAL_DRIVER_FUNCTION
 
   loaded.init_result = loaded.api.cuInit(0);
   return loaded;

@@ -78,9 +78,20 @@ namespace oxide::detail {
   X(cuGraphExecDestroy, 10000)                                                                               \
   X(cuGraphDestroy, 10000)
 
+/// Entry points used when the driver has them (null otherwise): newer drivers only.
+/// cuFuncLoad (12.4): with lazy loading (the default since CUDA 12.2) a function is loaded at
+/// its first launch, and that load waits for every kernel running in the context; loading it
+/// when the kernel is prepared keeps launches asynchronous.
+#if CUDA_VERSION >= 12040
+#define OXIDE_OPTIONAL_CUDA_DRIVER_FUNCTIONS(X) X(cuFuncLoad, 12040)
+#else
+#define OXIDE_OPTIONAL_CUDA_DRIVER_FUNCTIONS(X)
+#endif
+
 struct DriverApi {
 #define OXIDE_DECLARE_DRIVER_FUNCTION(name, version) decltype(&::name) name = nullptr;
   OXIDE_CUDA_DRIVER_FUNCTIONS(OXIDE_DECLARE_DRIVER_FUNCTION)
+  OXIDE_OPTIONAL_CUDA_DRIVER_FUNCTIONS(OXIDE_DECLARE_DRIVER_FUNCTION)
 #undef OXIDE_DECLARE_DRIVER_FUNCTION
 };
 

@@ -46,6 +46,11 @@ ContextState::GpuFunction ContextState::gpu_function(const RegisteredKernel &ker
   if (result != CUDA_SUCCESS)
     throw_driver_error(result, "cuModuleGetFunction", kernel.display_name,
                        fmt::format("(the module has no entry '{}')", kernel.entry_name()));
+  // Load the code now rather than at the first launch, which would wait for the whole context.
+#if CUDA_VERSION >= 12040
+  if (driver().cuFuncLoad)
+    check(driver().cuFuncLoad(function), "cuFuncLoad", kernel.display_name);
+#endif
   const GpuFunction loaded{
       function, function_attribute(function, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, kernel.display_name),
       function_attribute(function, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, kernel.display_name)};

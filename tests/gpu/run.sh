@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
-# Runs the carried GPU suite (see build-suite.sh) on a machine with a CUDA GPU: every example
-# and language test (lang/, from tests/lang) must print PASS, also under compute-sanitizer
-# memcheck; the unit tests run with their GPU tests enabled. Writes a summary to $OUT (or
-# ./gpu-results) and exits non-zero on any failure.
+# Runs the carried GPU suite (see build-suite.sh) on a machine with a CUDA GPU: the unit tests
+# with their GPU tests enabled, the maths comparison with nvcc, every example and language test
+# (lang/, from tests/lang) on the GPU and on the CPU simulator (each must print PASS), and then,
+# while time is left, each under compute-sanitizer memcheck and racecheck. Writes a summary to
+# $OUT (or ./gpu-results) and exits non-zero on any failure.
+#
+#   bash .gpu/run.sh
+#   SUITE_SECONDS=400 SANITIZERS="memcheck" bash .gpu/run.sh
+#
+# SUITE_SECONDS bounds the whole run (the device tool stops a command after 10 minutes): the
+# sanitizer runs that do not fit are listed as "not run (time)", never as clean.
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 results="${OUT:-$here/gpu-results}"
+deadline=$(( $(date +%s) + ${SUITE_SECONDS:-540} ))
+sanitizers="${SANITIZERS:-memcheck racecheck}"
 # Per-run logs go to a scratch folder and come back as one archive: the device tool returns
 # at most a few files.
 out="$(mktemp -d)"
@@ -14,52 +23,70 @@ mkdir -p "$results"
 summary="$results/summary.txt"
 : > "$summary"
 failures=0
+skipped=0
 
 record() { printf '%-40s %s\n' "$1" "$2" | tee -a "$summary"; }
+seconds_left() { echo $(( deadline - $(date +%s) )); }
+finish() {
+  echo "failures: $failures, sanitizer runs not done for lack of time: $skipped" | tee -a "$summary"
+  tar -czf "$results/logs.tar.gz" -C "$out" .
+  [ "$failures" -eq 0 ]
+  exit
+}
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee -a "$summary"
 
+if timeout 300 "$here/oxide_unit_tests" > "$out/unit.log" 2>&1; then
+  record "unit tests" "PASS ($(grep -c '^\[       OK \]' "$out/unit.log") ok, $(grep -c '^\[  SKIPPED \]' "$out/unit.log") skipped)"
+else
+  record "unit tests" "FAIL (see unit.log)"; failures=$((failures + 1))
+  grep '^\[  FAILED  \]' "$out/unit.log" | sort -u | tee -a "$summary"
+fi
+
+# Maths: within CUDA's documented ulps of the host, and within one ulp of nvcc's results.
+if "$here/math_nvcc" "$out/nvcc-math.bin" && "$here/math_oxide" --compare "$out/nvcc-math.bin" > "$out/math.log" 2>&1; then
+  record "math vs host and nvcc" "PASS ($(grep -c . "$out/math.log") lines in math.log)"
+else
+  record "math vs host and nvcc" "FAIL (see math.log)"; failures=$((failures + 1))
+fi
+rm -f "$out/nvcc-math.bin"
+
+programs=()
 for exe in "$here"/examples/* "$here"/lang/*; do
-  [ -x "$exe" ] || continue
-  name="$(basename "$exe")"
-  [ "$(basename "$(dirname "$exe")")" = lang ] && name="lang/$name"
+  [ -x "$exe" ] && programs+=("$exe")
+done
+label() { local n; n="$(basename "$1")"; [ "$(basename "$(dirname "$1")")" = lang ] && n="lang/$n"; echo "$n"; }
+
+for exe in "${programs[@]}"; do
+  name="$(label "$exe")"
   start=$(date +%s%N)
-  if "$exe" > "$out/$name.log" 2>&1 && grep -q '^PASS' "$out/$name.log"; then
+  if timeout 120 "$exe" > "$out/$name.log" 2>&1 && grep -q '^PASS' "$out/$name.log"; then
     record "$name" "PASS ($(( ($(date +%s%N) - start) / 1000000 )) ms whole process)"
   else
     record "$name" "FAIL (see $name.log)"; failures=$((failures + 1))
   fi
-  if command -v compute-sanitizer >/dev/null; then
-    for tool in memcheck racecheck; do
-      if compute-sanitizer --tool "$tool" --error-exitcode 3 "$exe" > "$out/$name.$tool.log" 2>&1; then
-        record "$name [$tool]" clean
-      else
-        record "$name [$tool]" "ERRORS (see $name.$tool.log)"; failures=$((failures + 1))
-      fi
-    done
-  fi
   # The same executable on the CPU simulator of the GPU machine's host.
-  if OXIDE_DEVICE=cpu "$exe" > "$out/$name.sim.log" 2>&1 && grep -q '^PASS' "$out/$name.sim.log"; then
+  if OXIDE_DEVICE=cpu timeout 120 "$exe" > "$out/$name.sim.log" 2>&1 && grep -q '^PASS' "$out/$name.sim.log"; then
     record "$name [simulator]" PASS
   else
     record "$name [simulator]" "FAIL (see $name.sim.log)"; failures=$((failures + 1))
   fi
 done
 
-# Maths: within CUDA's documented ulps of the host, and within one ulp of nvcc's results.
-if "$here/math_nvcc" "$out/nvcc-math.bin" && "$here/math_oxide" --compare "$out/nvcc-math.bin" > "$out/math.log" 2>&1; then
-  record "math vs host and nvcc" PASS
-else
-  record "math vs host and nvcc" "FAIL (see math.log)"; failures=$((failures + 1))
-fi
-rm -f "$out/nvcc-math.bin"
-
-if "$here/oxide_unit_tests" > "$out/unit.log" 2>&1; then
-  record "unit tests" "PASS ($(grep -c '^\[       OK \]' "$out/unit.log") ok, $(grep -c '^\[  SKIPPED \]' "$out/unit.log") skipped)"
-else
-  record "unit tests" "FAIL (see unit.log)"; failures=$((failures + 1))
-fi
-
-echo "failures: $failures" | tee -a "$summary"
-tar -czf "$results/logs.tar.gz" -C "$out" .
-[ "$failures" -eq 0 ]
+command -v compute-sanitizer >/dev/null || { record "compute-sanitizer" "not installed"; finish; }
+for tool in $sanitizers; do
+  for exe in "${programs[@]}"; do
+    name="$(label "$exe")"
+    left=$(seconds_left)
+    if (( left < 20 )); then
+      record "$name [$tool]" "not run (time)"; skipped=$((skipped + 1)); continue
+    fi
+    timeout $(( left < 150 ? left - 5 : 150 )) compute-sanitizer --tool "$tool" --error-exitcode 3 "$exe" > "$out/$name.$tool.log" 2>&1
+    case $? in
+      0) record "$name [$tool]" clean ;;
+      124) record "$name [$tool]" "not finished (time limit)"; skipped=$((skipped + 1)) ;;
+      *) record "$name [$tool]" "ERRORS (see $name.$tool.log)"; failures=$((failures + 1)) ;;
+    esac
+  done
+done
+finish

@@ -253,6 +253,9 @@ TEST_F(GpuStreams, WaitOrdersAnotherStreamAfterAnEvent) {
   producer.synchronize();
   auto pinned = PinnedBuffer<float>::zeroed(ctx, n);
   auto ready = Event::create(ctx, Event::Timing::Disabled);
+  // Load add_one's module first: loading a module waits for the kernels running in the
+  // context (the driver allocates its code), which would let the spin finish before record.
+  oxide::unsafe_launch(producer, oxide_test::add_one, cover(n), buffer);
   oxide::unsafe_launch(producer, oxide_test::spin, oxide::LaunchConfig1D{1, 1}, kLongSpin / 2);
   oxide::unsafe_launch(producer, oxide_test::add_one, cover(n), buffer);
   ready.record(producer);
@@ -262,7 +265,7 @@ TEST_F(GpuStreams, WaitOrdersAnotherStreamAfterAnEvent) {
   consumer.synchronize();
   EXPECT_TRUE(ready.query());
   for (std::size_t i = 0; i < n; i += 4099)
-    ASSERT_EQ(pinned[i], 1.0f) << "element " << i;
+    ASSERT_EQ(pinned[i], 2.0f) << "element " << i;
 
   // A simulator stream waits for a GPU event on the host.
   auto cpu = oxide::Context::cpu();
