@@ -225,6 +225,9 @@ oxide::compileDevice(const CompileOptions &opts, const Toolchain &tc, llvm::LLVM
   args.add("--cuda-gpu-arch=" + opts.arch);
   args.add("--cuda-path=" + tc.cudaPath);
   args.add("-nocudalib"); // libdevice is linked after the MLIR stage
+  // 32-bit pointers into shared, constant and local memory, as nvcc emits them: one register
+  // per address instead of two, and 32-bit address arithmetic.
+  args.add("-fcuda-short-ptr");
   args.add("-Wno-unknown-cuda-version");
   // A forward declaration gets internal linkage (see KernelAttributes.cpp); one that is never
   // defined is reported with its call chain by checkDeviceExternals instead.

@@ -1,6 +1,7 @@
 //===- TargetCodegen.cpp --------------------------------------------------===//
 
 #include "oxide/compiler/TargetCodegen.h"
+#include "oxide/compiler/KernelGeometryFacts.h"
 
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
@@ -8,6 +9,7 @@
 #include "llvm/IR/PassManager.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -40,6 +42,15 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> oxide::createTargetMachine(
     return true;
   }();
   (void)initialized;
+  // The device frontend compiles with 32-bit shared/constant/local pointers (-fcuda-short-ptr,
+  // as nvcc does); the NVPTX target machine takes that layout from this option only.
+  static const bool shortPointers = [] {
+    auto *option = llvm::cl::getRegisteredOptions().lookup("nvptx-short-ptr");
+    if (option)
+      static_cast<llvm::cl::opt<bool> *>(option)->setValue(true);
+    return option != nullptr;
+  }();
+  (void)shortPointers;
 
   const llvm::Triple &triple = module.getTargetTriple();
   std::string error;
@@ -64,6 +75,11 @@ void oxide::optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, unsign
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
   llvm::PassBuilder pb(&tm);
+  // Block-shape facts for kernels, after their helpers are inlined into them.
+  if (module.getTargetTriple().isNVPTX())
+    pb.registerScalarOptimizerLateEPCallback([](llvm::FunctionPassManager &fpm, llvm::OptimizationLevel) {
+      fpm.addPass(KernelGeometryFactsPass());
+    });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);

@@ -20,8 +20,14 @@ copy4(oxide::Span<const F4> in, oxide::DisjointSpan<F4> out) {
 }
 
 // With the exact block known, threadIdx is bounded by it: a shared-tile index built from it
-// needs no bounds check (no failure path calling vprintf/__assertfail).
+// needs no bounds check (no failure path calling vprintf/__assertfail). Shared memory is
+// addressed with 32-bit registers, as nvcc does (-fcuda-short-ptr), not 64-bit ones.
 // CHECK-LABEL: .entry {{.*}}tiled
+// CHECK-NOT: vprintf
+// CHECK: mov.b32 %r{{[0-9]+}}, __oxide_shared_
+// CHECK: st.shared.b32 [%r{{[0-9]+}}]
+// CHECK-NOT: vprintf
+// CHECK: ld.shared.b32 %r{{[0-9]+}}, [%r{{[0-9]+}}]
 // CHECK-NOT: vprintf
 // CHECK: ret;
 [[kernel, oxide::launch_contract("domain = 2, block = (32, 8)")]] void tiled(oxide::DisjointSpan2D<float> out) {
@@ -59,3 +65,36 @@ coop(oxide::Span<const float> in, oxide::AtomicSpan<float> total, oxide::Disjoin
 }
 
 int main() {}
+
+// Launch bounds and exact blocks also bound threadIdx inside helpers that LLVM inlines into the
+// kernel (its own range pass runs before inlining): the per-warp slot index needs no check, and
+// with a 1-D exact block the lane id is threadIdx.x % 32, not a %laneid read.
+template <unsigned kBlock> float block_total(float v) {
+  auto per_warp = oxide::shared_array<float, kBlock / 32>();
+  const std::uint32_t t = oxide::thread_idx().x;
+  v = oxide::warp::sum(v);
+  if (oxide::warp::lane_id() == 0)
+    per_warp[t / 32] = v;
+  oxide::sync_threads();
+  return t < 32 ? oxide::warp::sum(t < kBlock / 32 ? per_warp[t] : 0.0f) : 0.0f;
+}
+
+// CHECK-LABEL: .entry {{.*}}bounded_sum
+// CHECK-NOT: vprintf
+// CHECK: ret;
+[[kernel, oxide::launch_bounds(256)]] void bounded_sum(oxide::Span<const float> in, oxide::Span<float> out) {
+  const float total = block_total<256>(in.size() > 0 ? in[0] : 0.0f);
+  if (float *o = out.get(oxide::block_idx().x))
+    *o = total;
+}
+
+// CHECK-LABEL: .entry {{.*}}exact_sum
+// CHECK-NOT: %laneid
+// CHECK-NOT: vprintf
+// CHECK: ret;
+[[kernel, oxide::launch_contract("domain = 1, block = 256")]] void exact_sum(oxide::Span<const float> in,
+                                                                              oxide::DisjointSpan<float> out) {
+  const float total = block_total<256>(in.size() > 0 ? in[0] : 0.0f);
+  if (float *o = out.get_mut(oxide::thread::index_1d()))
+    *o = total;
+}
