@@ -13,6 +13,10 @@
 #include "oxide/host/error.hpp"
 #include "stream_state.hpp"
 
+// AddressSanitizer's manual poisoning, present when the program is built with ASan (weak: null
+// otherwise).
+extern "C" void __asan_poison_memory_region(const volatile void *address, std::size_t size) __attribute__((weak));
+
 namespace oxide::detail {
 namespace {
 
@@ -43,6 +47,10 @@ std::uint64_t sim_alloc(const ContextState &context, std::size_t bytes, const ch
   // Uninitialized memory is poisoned in the checking mode: reading it gives NaN and -1.
   if (context.sim_options().check)
     std::memset(memory, 0xff, rounded);
+  // The rounding up is not the buffer's: under ASan an access past its end is reported even
+  // when it stays inside the last 256-byte granule (free() unpoisons the whole block).
+  if (__asan_poison_memory_region && rounded > bytes)
+    __asan_poison_memory_region(static_cast<char *>(memory) + bytes, rounded - bytes);
   return reinterpret_cast<std::uintptr_t>(memory);
 }
 
