@@ -2,6 +2,7 @@
 
 #include "oxide/compiler/TargetCodegen.h"
 #include "oxide/compiler/KernelGeometryFacts.h"
+#include "oxide/compiler/ProveIndexBounds.h"
 
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
@@ -75,10 +76,13 @@ void oxide::optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, unsign
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
   llvm::PassBuilder pb(&tm);
-  // Block-shape facts for kernels, after their helpers are inlined into them.
+  // Block-shape facts for kernels, after their helpers are inlined into them; then the bounds
+  // checks of row-major indices that the contracts' sizes prove (before SLP vectorisation
+  // turns the guarding comparisons into vectors).
   if (module.getTargetTriple().isNVPTX())
     pb.registerScalarOptimizerLateEPCallback([](llvm::FunctionPassManager &fpm, llvm::OptimizationLevel) {
       fpm.addPass(KernelGeometryFactsPass());
+      fpm.addPass(ProveIndexBoundsPass());
     });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);

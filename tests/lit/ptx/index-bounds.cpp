@@ -1,0 +1,118 @@
+// Bounds checks of row-major indices that the launch contract's sizes prove are removed
+// (ProveIndexBounds), and only those: each kernel below that lacks one fact of the proof keeps
+// its check (the call to the bounds-failure path).
+// RUN: oxcc build %s --emit=ptx -o - | FileCheck %s
+#include <oxide/oxide.hpp>
+
+#include <cstdint>
+
+using In = oxide::Span<const float>;
+using Out = oxide::DisjointSpan2D<float>;
+
+/// out's element at (x, y) from the in element picked by `index(c, w)` (c = y * w + x), guarded
+/// by the tests `interior(x, y, w, h)`.
+template <class Interior, class Index> void apply(In in, Out out, Interior interior, Index index) {
+  const auto p = oxide::thread::index_2d();
+  float *o = out.get_mut(p);
+  if (!o)
+    return;
+  const std::size_t w = out.width(), h = out.height(), x = p.x(), y = p.y(), c = y * w + x;
+  if (interior(x, y, w, h))
+    *o = in[index(c, w)];
+}
+
+struct Everywhere {
+  bool operator()(std::size_t, std::size_t, std::size_t, std::size_t) const { return true; }
+};
+struct Inner {
+  bool operator()(std::size_t x, std::size_t y, std::size_t w, std::size_t h) const {
+    return !(x == 0 || y == 0 || x == w - 1 || y == h - 1);
+  }
+};
+
+// The five-point stencil: all five checks go.
+// CHECK-LABEL: .entry {{.*}}stencil
+// CHECK-NOT: __oxide_bounds_failure
+// CHECK: ret;
+[[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() == out.size())")]] void stencil(In in, Out out) {
+  const auto p = oxide::thread::index_2d();
+  float *o = out.get_mut(p);
+  if (!o)
+    return;
+  const std::size_t w = out.width(), h = out.height(), x = p.x(), y = p.y(), c = y * w + x;
+  if (x == 0 || y == 0 || x == w - 1 || y == h - 1)
+    *o = in[c];
+  else
+    *o = 0.5f * in[c] + 0.125f * (in[c - 1] + in[c + 1] + in[c - w] + in[c + w]);
+}
+
+// A transpose's read: row < height, col < width and width * height == in.size().
+// CHECK-LABEL: .entry {{.*}}transpose_read
+// CHECK-NOT: __oxide_bounds_failure
+// CHECK: ret;
+[[kernel, oxide::launch_contract("domain = 2, block = (32, 8), "
+                                 "requires = (width * height == in.size(), in.size() == out.size())")]] void
+transpose_read(std::uint32_t width, std::uint32_t height, In in, Out out) {
+  const auto p = oxide::thread::index_2d();
+  const std::uint32_t row = static_cast<std::uint32_t>(p.x()), col = static_cast<std::uint32_t>(p.y());
+  float v = 0.0f;
+  if (row < height && col < width)
+    v = in[std::size_t{row} * width + col];
+  if (float *o = out.get_mut(p))
+    *o = v;
+}
+
+// The right neighbour without x != w - 1: at x == w - 1 it is the next row's first element, or
+// past the end on the last row.
+// CHECK-LABEL: .entry {{.*}}right_unguarded
+// CHECK: __oxide_bounds_failure
+[[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() == out.size())")]] void right_unguarded(In in, Out out) {
+  apply(in, out, Everywhere{}, [](std::size_t c, std::size_t) { return c + 1; });
+}
+
+// The left neighbour without x != 0: at c == 0 the index wraps around.
+// CHECK-LABEL: .entry {{.*}}left_unguarded
+// CHECK: __oxide_bounds_failure
+[[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() == out.size())")]] void left_unguarded(In in, Out out) {
+  apply(in, out, Everywhere{}, [](std::size_t c, std::size_t) { return c - 1; });
+}
+
+// The row below without y != h - 1: past the end on the last row.
+// CHECK-LABEL: .entry {{.*}}down_unguarded
+// CHECK: __oxide_bounds_failure
+[[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() == out.size())")]] void down_unguarded(In in, Out out) {
+  apply(in, out, Everywhere{}, [](std::size_t c, std::size_t w) { return c + w; });
+}
+
+// Two columns to the right with only x != w - 1 known: x == w - 2 reaches the next row.
+// CHECK-LABEL: .entry {{.*}}two_right
+// CHECK: __oxide_bounds_failure
+[[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() == out.size())")]] void two_right(In in, Out out) {
+  apply(in, out, Inner{}, [](std::size_t c, std::size_t) { return c + 2; });
+}
+
+// Nothing relates in.size() to the output's extents.
+// CHECK-LABEL: .entry {{.*}}unrelated
+// CHECK: __oxide_bounds_failure
+[[kernel, oxide::launch_contract("domain = 2, block = (32, 8)")]] void unrelated(In in, Out out) {
+  apply(in, out, Everywhere{}, [](std::size_t c, std::size_t) { return c; });
+}
+
+// A smaller input than the output: in.size() <= out.size() is not equality.
+// CHECK-LABEL: .entry {{.*}}smaller_input
+// CHECK: __oxide_bounds_failure
+[[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() <= out.size())")]] void
+smaller_input(In in, Out out) {
+  apply(in, out, Everywhere{}, [](std::size_t c, std::size_t) { return c; });
+}
+
+// The transposed index, y * h + x: neither extent bounds x and y the right way round.
+// CHECK-LABEL: .entry {{.*}}swapped
+// CHECK: __oxide_bounds_failure
+[[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() == out.size())")]] void swapped(In in, Out out) {
+  const auto p = oxide::thread::index_2d();
+  float *o = out.get_mut(p);
+  if (!o)
+    return;
+  *o = in[p.y() * out.height() + p.x()];
+}
