@@ -68,10 +68,10 @@ int main(int argc, char **argv) {
     const std::vector<float> ha = bench::uniform_vector(8, nn), hb = bench::uniform_vector(9, nn);
     bench::DeviceArray<float> a(ha), b(hb), c(nn);
     const dim3 grid(n / kBN, n / kBM);
-    // sgemm_tidmask is an Oxide-only variant (see sgemm_oxide.cpp): its twin is this kernel.
+    // sgemm_unsafe is an Oxide-only variant (see sgemm_oxide.cpp): its twin is this kernel.
     // sgemm_1blk adds 160 KiB of unused dynamic shared memory: one block per SM, as on the Oxide side.
     CHECK(cudaFuncSetAttribute(sgemm, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kOneBlockShared)));
-    for (const char *name : {"sgemm", "sgemm_tidmask", "sgemm_1blk"}) {
+    for (const char *name : {"sgemm", "sgemm_unsafe", "sgemm_1blk"}) {
       const unsigned shared = std::string(name) == "sgemm_1blk" ? kOneBlockShared : 0;
       c.poison();
       const float ms =

@@ -3,6 +3,9 @@
 // stored transposed in shared memory; A and B are read as Float4 (16-byte) loads and C written
 // as Float4 stores. n must be a multiple of 128. Twin: sgemm_cuda.cu.
 //
+// `sgemm` is safe: a 2-D launch contract with blocks of 16 x 16 threads, each thread writing its
+// 8 x 8 tile of C through DisjointSpan2D::tile_mut (8 rows of 2 Float4s).
+//
 //   sgemm_oxide [n...]    prints RESULT lines (bench_common.hpp)
 #include "bench_oxide.hpp"
 
@@ -20,9 +23,11 @@ struct alignas(16) Float4 {
   float x, y, z, w;
 };
 
-/// The block's 128 x 128 tile of C; `t` is the thread's index in the block (0..255).
+/// The block's 128 x 128 tile of C; `t` is the thread's index in the block (0..255). The thread's
+/// 8 x 8 tile goes out through store(i, j4, value): row i (0..7), Float4 column j4 (0..1).
+template <class Store>
 void sgemm_tile(std::uint32_t t, std::uint32_t n, oxide::Span<const Float4> a, oxide::Span<const Float4> b,
-                oxide::Span<Float4> c) {
+                Store &&store) {
   auto as = oxide::shared_array<float, kBK * kBM>(); // as[k][m]: A's tile transposed
   auto bs = oxide::shared_array<float, kBK * kBN>(); // bs[k][n]
   const std::uint32_t tr = t / (kBN / kTN), tc = t % (kBN / kTN);
@@ -64,26 +69,30 @@ void sgemm_tile(std::uint32_t t, std::uint32_t n, oxide::Span<const Float4> a, o
   for (std::uint32_t i = 0; i < kTM; ++i)
 #pragma unroll
     for (std::uint32_t j = 0; j < kTN; j += 4)
-      c[(std::size_t{row0} + tr * kTM + i) * n4 + (col0 + tc * kTN + j) / 4] =
-          Float4{acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]};
+      store(i, j / 4, Float4{acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]});
 }
 
-// UNSAFE: each thread writes an 8 x 8 tile of C (rows tr * 8.., columns tc * 8.. of the block's
-// tile), which no witness expresses: DisjointSpan2D gives a thread its single element [y][x] and
-// DisjointSpan::tile_mut one run of consecutive elements, not a 2-D register tile. So C is a
-// mutable Span and the kernel has no contract.
-[[kernel, oxide::launch_bounds(256)]] void sgemm(std::uint32_t n, oxide::Span<const Float4> a,
-                                                 oxide::Span<const Float4> b, oxide::Span<Float4> c) {
-  sgemm_tile(oxide::thread_idx().x, n, a, b, c);
+// Thread (x, y) of the 2-D launch owns rows y * 8.. and Float4 columns x * 2.. of C (n / 4
+// Float4s wide, n high): the tile that thread t = 16 * threadIdx.y + threadIdx.x of the block
+// computes.
+[[kernel, oxide::launch_contract("domain = 2, block = (16, 16), requires = (a.size() == b.size())")]] void
+sgemm(std::uint32_t n, oxide::Span<const Float4> a, oxide::Span<const Float4> b, oxide::DisjointSpan2D<Float4> c) {
+  const oxide::Dim3 t = oxide::thread_idx();
+  const auto tile = c.tile_mut<kTM, kTN / 4>(oxide::thread::index_2d());
+  sgemm_tile(t.y * 16 + t.x, n, a, b, [&](std::uint32_t i, std::uint32_t j4, Float4 v) { tile(i, j4) = v; });
 }
 
-// The same kernel with threadIdx.x reduced modulo 256, which changes nothing at run time (the
-// block has 256 threads) but tells the compiler what launch_bounds(256) should have: threadIdx.x
-// < 256, so every shared-memory index is provably in bounds and the Span checks vanish. The gap
-// between this and `sgemm` is what that compiler fix is worth (see README.md).
-[[kernel, oxide::launch_bounds(256)]] void sgemm_tidmask(std::uint32_t n, oxide::Span<const Float4> a,
-                                                         oxide::Span<const Float4> b, oxide::Span<Float4> c) {
-  sgemm_tile(oxide::thread_idx().x % kThreads, n, a, b, c);
+// Diagnostic: the same product as an unsafe kernel (no contract, C a mutable Span written at
+// computed indices, as before DisjointSpan2D::tile_mut existed). Its loads of A and B are plain
+// ld.global (no contract proves them read-only), and its launch has blocks of 256 x 1.
+[[kernel, oxide::launch_bounds(256)]] void sgemm_unsafe(std::uint32_t n, oxide::Span<const Float4> a,
+                                                        oxide::Span<const Float4> b, oxide::Span<Float4> c) {
+  const std::uint32_t t = oxide::thread_idx().x, tr = t / (kBN / kTN), tc = t % (kBN / kTN);
+  const std::uint32_t row0 = oxide::block_idx().y * kBM, col0 = oxide::block_idx().x * kBN;
+  const std::size_t n4 = n / 4;
+  sgemm_tile(t, n, a, b, [&](std::uint32_t i, std::uint32_t j4, Float4 v) {
+    c[(std::size_t{row0} + tr * kTM + i) * n4 + (col0 + tc * kTN) / 4 + j4] = v;
+  });
 }
 
 int main(int argc, char **argv) try {
@@ -104,26 +113,31 @@ int main(int argc, char **argv) try {
     auto a = oxide::DeviceBuffer<Float4>::from_host(stream, as4(ha));
     auto b = oxide::DeviceBuffer<Float4>::from_host(stream, as4(hb));
     auto c = oxide::DeviceBuffer<Float4>::uninitialized(stream, nn / 4);
-    using Kernel =
-        void (*)(std::uint32_t, oxide::Span<const Float4>, oxide::Span<const Float4>, oxide::Span<Float4>);
-    struct Variant {
-      const char *name;
-      Kernel kernel;
-      std::uint32_t dynamic_shared;
-    };
-    for (const Variant &v : {Variant{"sgemm", sgemm, 0}, Variant{"sgemm_tidmask", sgemm_tidmask, 0},
-                             Variant{"sgemm_1blk", sgemm, kOneBlockShared}}) {
-      if (v.dynamic_shared && ctx.is_simulator())
-        continue; // more shared memory than the simulator has
-      const oxide::LaunchConfig config{{n / kBN, n / kBM, 1}, {kThreads, 1, 1}, v.dynamic_shared};
-      bench::poison(timer, stream, c);
-      const float ms =
-          timer.median_ms(stream, [&](int) { oxide::unsafe_launch(stream, v.kernel, config, n, a, b, c); });
+    auto check = [&](const char *name) {
       const std::vector<Float4> got4 = c.to_host(stream);
       const std::vector<float> got(reinterpret_cast<const float *>(got4.data()),
                                    reinterpret_cast<const float *>(got4.data()) + nn);
-      const bool ok = bench::check_gemm(v.name, got, ha, hb, n);
-      bench::report(v.name, bench::dims(n, n), "flops", 2.0 * n * n * double(n), ms, ok, "unsafe");
+      return bench::check_gemm(name, got, ha, hb, n);
+    };
+    const double flops = 2.0 * n * n * double(n);
+    {
+      const oxide::LaunchConfig2D config{{n / kBN, n / kBM, 1}, {16, 16, 1}};
+      auto launch = oxide::prepare(ctx, sgemm, config);
+      bench::poison(timer, stream, c);
+      const float ms = timer.median_ms(stream, [&](int) { launch(stream, n, a, b, c.view_2d(n / 4, n)); });
+      bench::report("sgemm", bench::dims(n, n), "flops", flops, ms, check("sgemm"), "safe");
+    }
+    // sgemm_1blk: the unsafe kernel with unused dynamic shared memory, more than half an SM's,
+    // so one block per SM on both sides: the ratio at equal occupancy.
+    for (const std::uint32_t shared : {0u, kOneBlockShared}) {
+      const char *name = shared ? "sgemm_1blk" : "sgemm_unsafe";
+      if (shared && ctx.is_simulator())
+        continue; // more shared memory than the simulator has
+      const oxide::LaunchConfig config{{n / kBN, n / kBM, 1}, {kThreads, 1, 1}, shared};
+      bench::poison(timer, stream, c);
+      const float ms =
+          timer.median_ms(stream, [&](int) { oxide::unsafe_launch(stream, sgemm_unsafe, config, n, a, b, c); });
+      bench::report(name, bench::dims(n, n), "flops", flops, ms, check(name), "unsafe");
     }
   }
   return 0;

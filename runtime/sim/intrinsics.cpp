@@ -122,6 +122,22 @@ void *__oxide_disjoint_get(void *data, std::size_t width, std::size_t elem_size,
   return static_cast<char *>(data) + x * elem_size;
 }
 
+void *__oxide_disjoint_tile_2d(void *data, std::size_t width, std::size_t height, std::size_t elem_size,
+                               std::size_t tile_cols, std::size_t tile_rows, std::size_t x, std::size_t y) noexcept {
+  SimThread &t = thread();
+  if (tile_cols == 0 || tile_rows == 0) [[unlikely]]
+    bad_argument("__oxide_disjoint_tile_2d", "tile extent", 0);
+  // The tile's first element must be inside (x * tile_cols < width without overflow).
+  if (x >= width / tile_cols + (width % tile_cols != 0 ? 1 : 0) ||
+      y >= height / tile_rows + (height % tile_rows != 0 ? 1 : 0))
+    return nullptr;
+  const std::size_t col0 = x * tile_cols, row0 = y * tile_rows;
+  for (std::size_t row = row0; row < height && row - row0 < tile_rows; ++row)
+    for (std::size_t col = col0; col < width && col - col0 < tile_cols; ++col)
+      block(t).claim(t, data, row * width + col, {col, row, 0}, 2);
+  return static_cast<char *>(data) + (row0 * width + col0) * elem_size;
+}
+
 void *__oxide_disjoint_get_2d(void *data, std::size_t width, std::size_t height, std::size_t elem_size,
                               std::size_t x, std::size_t y) noexcept {
   SimThread &t = thread();

@@ -35,6 +35,7 @@ TEST(HostIntrinsics, RuntimeDefinesEveryIntrinsic) {
       reinterpret_cast<const void *>(&__oxide_disjoint_get),
       reinterpret_cast<const void *>(&__oxide_disjoint_tile),
       reinterpret_cast<const void *>(&__oxide_disjoint_get_2d),
+      reinterpret_cast<const void *>(&__oxide_disjoint_tile_2d),
       reinterpret_cast<const void *>(&__oxide_disjoint_get_3d),
       reinterpret_cast<const void *>(&__oxide_sync_threads),
       reinterpret_cast<const void *>(&__oxide_fence),

@@ -175,27 +175,26 @@ struct DisjointGetLowering : OpConversionPattern<oxide::DisjointGetOp> {
     auto coords = adaptor.getCoords();
     auto extents = adaptor.getExtents();
     Value inBounds, linear;
-    if (op.getTile() != 1) {
-      // A tile of N elements per thread: in bounds when its first element is (x * N < size
-      // without overflow, i.e. x < ceil(size / N)); the header bounds the tile's length.
-      Value n = LLVM::ConstantOp::create(rewriter, loc, i64, rewriter.getI64IntegerAttr(op.getTile()));
-      Value nMinus1 =
-          LLVM::ConstantOp::create(rewriter, loc, i64, rewriter.getI64IntegerAttr(op.getTile() - 1));
-      Value tiles = LLVM::UDivOp::create(
-          rewriter, loc,
-          LLVM::AddOp::create(rewriter, loc, extents[0], nMinus1, LLVM::IntegerOverflowFlags::nuw), n);
-      inBounds = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, coords[0], tiles);
-      linear = LLVM::MulOp::create(rewriter, loc, coords[0], n, nuw);
-    }
-    for (int d = static_cast<int>(coords.size()) - 1; op.getTile() == 1 && d >= 0; --d) {
-      Value below = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, coords[d], extents[d]);
+    // Per dimension, the thread's first element: coordinate * tile extent (1 without a tile).
+    // In bounds when that is below the extent, i.e. coordinate < ceil(extent / tile) (which
+    // cannot overflow); the header bounds the tile's own extent.
+    const int64_t tiles[3] = {static_cast<int64_t>(op.getTile()), static_cast<int64_t>(op.getTileRows()), 1};
+    auto constant = [&](int64_t v) { return LLVM::ConstantOp::create(rewriter, loc, i64, rewriter.getI64IntegerAttr(v)); };
+    for (int d = static_cast<int>(coords.size()) - 1; d >= 0; --d) {
+      Value coord = coords[d], limit = extents[d];
+      if (tiles[d] != 1) {
+        limit = LLVM::UDivOp::create(rewriter, loc, LLVM::AddOp::create(rewriter, loc, extents[d], constant(tiles[d] - 1), nuw),
+                                     constant(tiles[d]));
+        coord = LLVM::MulOp::create(rewriter, loc, coords[d], constant(tiles[d]), nuw);
+      }
+      Value below = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, coords[d], limit);
       inBounds = inBounds ? LLVM::AndOp::create(rewriter, loc, inBounds, below).getResult() : below;
       // Horner's rule from the slowest dimension; nuw holds once every coordinate is in bounds.
       linear = linear ? LLVM::AddOp::create(rewriter, loc,
                                             LLVM::MulOp::create(rewriter, loc, linear, extents[d], nuw),
-                                            coords[d], nuw)
+                                            coord, nuw)
                             .getResult()
-                      : coords[d];
+                      : coord;
     }
     Value elem = LLVM::ConstantOp::create(rewriter, loc, i64, rewriter.getI64IntegerAttr(op.getElemSize()));
     Value offset = LLVM::MulOp::create(rewriter, loc, linear, elem, nuw);

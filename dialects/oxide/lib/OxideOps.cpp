@@ -22,8 +22,10 @@ LogicalResult DisjointGetOp::verify() {
                          << " coordinates";
   if (getCoords().empty() || getCoords().size() > 3)
     return emitOpError() << "needs 1 to 3 coordinates, not " << getCoords().size();
-  if (getTile() != 1 && getCoords().size() != 1)
-    return emitOpError() << "tiles are 1-D only";
+  if (getTile() != 1 && getCoords().size() > 2)
+    return emitOpError() << "tiles are 1-D or 2-D only";
+  if (getTileRows() != 1 && getCoords().size() != 2)
+    return emitOpError() << "tile_rows needs a 2-D output";
   return success();
 }
 

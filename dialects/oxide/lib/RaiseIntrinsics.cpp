@@ -70,6 +70,25 @@ public:
         op.setTile(tile.getZExtValue());
         return op;
       });
+    if (name == "__oxide_disjoint_tile_2d")
+      return expect({ptr, i64, i64, i64, i64, i64, i64, i64}, ptr, [&]() -> Operation * {
+        APInt elemSize, cols, rows;
+        if (!matchPattern(call.getOperand(3), m_ConstantInt(&elemSize)) ||
+            !matchPattern(call.getOperand(4), m_ConstantInt(&cols)) ||
+            !matchPattern(call.getOperand(5), m_ConstantInt(&rows)) || elemSize.isZero() || cols.isZero() ||
+            rows.isZero()) {
+          call.emitError() << "the element size and tile extents of oxide intrinsic '" << name
+                           << "' must be non-zero constants";
+          return nullptr;
+        }
+        auto op = oxide::DisjointGetOp::create(rewriter, loc, ptr, call.getOperand(0),
+                                               ValueRange{call.getOperand(1), call.getOperand(2)},
+                                               ValueRange{call.getOperand(6), call.getOperand(7)},
+                                               rewriter.getI64IntegerAttr(elemSize.getZExtValue()));
+        op.setTile(cols.getZExtValue());
+        op.setTileRows(rows.getZExtValue());
+        return op;
+      });
     if (name == "__oxide_disjoint_get")
       return expect({ptr, i64, i64, i64}, ptr, [&] { return raiseDisjointGet(ptr, 1); });
     if (name == "__oxide_disjoint_get_2d")

@@ -115,8 +115,37 @@ private:
   size_type size_ = 0;
 };
 
+/// The Rows x Cols block of output elements of one thread of a 2-D launch (a register tile of a
+/// matrix product), cut short at the right and bottom edges: element (r, c) is bounds-checked
+/// against the tile, which is inside the output.
+template <class T, std::size_t Rows, std::size_t Cols> class DisjointTile2D {
+public:
+  using size_type = std::size_t;
+
+  /// Rows and columns of the tile inside the output (Rows x Cols unless at an edge; 0 past it).
+  [[nodiscard]] constexpr size_type rows() const noexcept { return rows_; }
+  [[nodiscard]] constexpr size_type cols() const noexcept { return cols_; }
+  [[nodiscard]] constexpr bool full() const noexcept { return rows_ == Rows && cols_ == Cols; }
+  [[nodiscard]] constexpr bool empty() const noexcept { return rows_ == 0 || cols_ == 0; }
+  /// Element (r, c) of the tile, r < rows() and c < cols() (checked: stops the kernel otherwise).
+  constexpr T &operator()(size_type r, size_type c) const noexcept {
+    if (r >= rows_) [[unlikely]]
+      __oxide_bounds_fail(r, rows_);
+    if (c >= cols_) [[unlikely]]
+      __oxide_bounds_fail(c, cols_);
+    return data_[r * pitch_ + c];
+  }
+
+private:
+  template <class> friend class DisjointSpan2D;
+  constexpr DisjointTile2D(T *data, size_type pitch, size_type rows, size_type cols) noexcept
+      : data_(data), pitch_(pitch), rows_(rows), cols_(cols) {}
+  T *data_;
+  size_type pitch_, rows_, cols_;
+};
+
 /// A row-major width x height output of a 2-D launch; thread (x, y) may write element
-/// [y][x] only.
+/// [y][x] only, or the tile of elements tile_mut gives it.
 template <class T> class DisjointSpan2D {
   static_assert(!std::is_const_v<T>, "a DisjointSpan2D is an output; use Span<const T> for inputs");
   static_assert(std::is_trivially_copyable_v<T>, "oxide::DisjointSpan2D elements must be trivially copyable");
@@ -134,6 +163,20 @@ public:
   /// Element [y][x] for the calling thread's witness, or nullptr outside width x height.
   [[nodiscard]] T *get_mut(const thread::ThreadIndex2D &index) const noexcept {
     return static_cast<T *>(__oxide_disjoint_get_2d(data_, width_, height_, sizeof(T), index.x(), index.y()));
+  }
+
+  /// The calling thread's Rows x Cols tile: rows [y * Rows, y * Rows + Rows) and columns
+  /// [x * Cols, x * Cols + Cols), cut short at the edges (launch ceil(width / Cols) x
+  /// ceil(height / Rows) threads). Tiles of different threads never overlap.
+  template <std::size_t Rows, std::size_t Cols>
+  [[nodiscard]] DisjointTile2D<T, Rows, Cols> tile_mut(const thread::ThreadIndex2D &index) const noexcept {
+    static_assert(Rows > 0 && Cols > 0, "a tile holds at least one element");
+    T *first = static_cast<T *>(
+        __oxide_disjoint_tile_2d(data_, width_, height_, sizeof(T), Cols, Rows, index.x(), index.y()));
+    if (!first)
+      return {nullptr, width_, 0, 0};
+    const size_type row = index.y() * Rows, col = index.x() * Cols;
+    return {first, width_, height_ - row < Rows ? height_ - row : Rows, width_ - col < Cols ? width_ - col : Cols};
   }
 
 private:

@@ -26,12 +26,13 @@ llvm.func @loop(%p: !llvm.ptr, %n: i64) attributes {oxide.kernel} {
 // CHECK-LABEL: llvm.func @tile
 llvm.func @tile(%p: !llvm.ptr, %n: i64) -> !llvm.ptr {
   %x = oxide.thread_index rank 1 dim x : i64
-  // CHECK: %[[C4:.*]] = llvm.mlir.constant(4 : i64) : i64
   // CHECK: %[[C3:.*]] = llvm.mlir.constant(3 : i64) : i64
   // CHECK: %[[UP:.*]] = llvm.add %arg1, %[[C3]] overflow<nuw> : i64
+  // CHECK: %[[C4:.*]] = llvm.mlir.constant(4 : i64) : i64
   // CHECK: %[[TILES:.*]] = llvm.udiv %[[UP]], %[[C4]] : i64
+  // CHECK: %[[START:.*]] = llvm.mul %{{.*}}, %{{.*}} overflow<nuw> : i64
   // CHECK: %[[IN:.*]] = llvm.icmp "ult" %{{.*}}, %[[TILES]] : i64
-  // CHECK: llvm.mul %{{.*}}, %[[C4]] overflow<nuw> : i64
+  // CHECK: llvm.mul %[[START]], %{{.*}} overflow<nuw> : i64
   // CHECK: llvm.select %[[IN]]
   %e = oxide.disjoint_get %p [%n] at [%x] elem 4 tile 4 : !llvm.ptr
   llvm.return %e : !llvm.ptr

@@ -108,3 +108,23 @@ llvm.func @bad_params() attributes {oxide.kernel, oxide.params = "a"} {
 llvm.func @bad_contract() attributes {oxide.kernel, oxide.params = "", oxide.contract = "domain = 5"} {
   llvm.return
 }
+
+// -----
+
+llvm.func @tile_rows_on_a_line(%p: !llvm.ptr, %n: i64) {
+  %x = oxide.thread_index rank 1 dim x : i64
+  // expected-error @+1 {{tile_rows needs a 2-D output}}
+  %e = oxide.disjoint_get %p [%n] at [%x] elem 4 tile_rows 2 : !llvm.ptr
+  llvm.return
+}
+
+// -----
+
+llvm.func @tile_of_a_volume(%p: !llvm.ptr, %n: i64) {
+  %x = oxide.thread_index rank 3 dim x : i64
+  %y = oxide.thread_index rank 3 dim y : i64
+  %z = oxide.thread_index rank 3 dim z : i64
+  // expected-error @+1 {{tiles are 1-D or 2-D only}}
+  %e = oxide.disjoint_get %p [%n, %n, %n] at [%x, %y, %z] elem 4 tile 2 : !llvm.ptr
+  llvm.return
+}

@@ -21,3 +21,26 @@ llvm.func @rows(%data: !llvm.ptr, %w: i64, %h: i64) -> !llvm.ptr {
   %p = oxide.disjoint_get %data [%w, %h] at [%x, %y] elem 4 : !llvm.ptr
   llvm.return %p : !llvm.ptr
 }
+
+// A 2-D tile of 8 rows x 2 columns per thread: in bounds when its first element is (x below
+// ceil(w / 2), y below ceil(h / 8)), which is at row y * 8, column x * 2.
+// CHECK-LABEL: llvm.func @register_tile
+llvm.func @register_tile(%data: !llvm.ptr, %w: i64, %h: i64) -> !llvm.ptr {
+  %x = oxide.thread_index rank 2 dim x : i64
+  %y = oxide.thread_index rank 2 dim y : i64
+  // CHECK: %[[C7:.*]] = llvm.mlir.constant(7 : i64) : i64
+  // CHECK: llvm.add %arg2, %[[C7]] overflow<nuw> : i64
+  // CHECK: %[[ROWS:.*]] = llvm.udiv
+  // CHECK: %[[ROW0:.*]] = llvm.mul %{{.*}}, %{{.*}} overflow<nuw> : i64
+  // CHECK: llvm.icmp "ult" %{{.*}}, %[[ROWS]] : i64
+  // CHECK: llvm.add %arg1, %{{.*}} overflow<nuw> : i64
+  // CHECK: %[[COLS:.*]] = llvm.udiv
+  // CHECK: %[[COL0:.*]] = llvm.mul %{{.*}}, %{{.*}} overflow<nuw> : i64
+  // CHECK: llvm.icmp "ult" %{{.*}}, %[[COLS]] : i64
+  // CHECK: %[[IN:.*]] = llvm.and
+  // CHECK: %[[ROWOFF:.*]] = llvm.mul %[[ROW0]], %arg1 overflow<nuw> : i64
+  // CHECK: llvm.add %[[ROWOFF]], %[[COL0]] overflow<nuw> : i64
+  // CHECK: llvm.select %[[IN]]
+  %p = oxide.disjoint_get %data [%w, %h] at [%x, %y] elem 16 tile 2 tile_rows 8 : !llvm.ptr
+  llvm.return %p : !llvm.ptr
+}

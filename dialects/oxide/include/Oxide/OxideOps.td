@@ -31,21 +31,26 @@ def Oxide_DisjointGetOp : Oxide_Op<"disjoint_get", [Pure, AttrSizedOperandSegmen
   let summary = "the calling thread's element of a disjoint output, or null";
   let description = [{
     `data + ((z * height + y) * width + x) * elem_size` when every coordinate is below its
-    extent, else null. With `tile = N` (1-D only) the thread owns the N elements starting at
-    `x * N`: the result points at the first, and is null when that start is out of bounds. The coordinates must be the calling thread's `oxide.thread_index`
-    values (checked by `oxide-verify-safety`), which is why no two threads of a launch get the
-    same element.
+    extent, else null. With `tile = N` (1-D or 2-D) the thread owns the N elements along x
+    starting at `x * N`, and with `tile_rows = M` (2-D only) the M rows from `y * M`: the
+    result points at the tile's first element, and is null when that element is out of bounds
+    (the header bounds the tile's extent). The coordinates must be the calling thread's
+    `oxide.thread_index` values (checked by `oxide-verify-safety`), which is why no two threads
+    of a launch get the same element.
 
     ```mlir
     %p = oxide.disjoint_get %data [%width, %height] at [%x, %y] elem 4 : !llvm.ptr
+    %t = oxide.disjoint_get %data [%width, %height] at [%x, %y] elem 16 tile 2 tile_rows 8 : !llvm.ptr
     ```
   }];
   let arguments = (ins LLVM_AnyPointer:$data, Variadic<I64>:$extents, Variadic<I64>:$coords,
                        ConfinedAttr<I64Attr, [IntMinValue<1>]>:$elem_size,
-                       DefaultValuedAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>, "1">:$tile);
+                       DefaultValuedAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>, "1">:$tile,
+                       DefaultValuedAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>, "1">:$tile_rows);
   let results = (outs LLVM_AnyPointer:$element);
   let assemblyFormat = [{
-    $data `[` $extents `]` `at` `[` $coords `]` `elem` $elem_size (`tile` $tile^)? attr-dict `:` type($element)
+    $data `[` $extents `]` `at` `[` $coords `]` `elem` $elem_size (`tile` $tile^)? (`tile_rows` $tile_rows^)?
+    attr-dict `:` type($element)
   }];
   let hasVerifier = 1;
 }
