@@ -35,7 +35,7 @@ fastest() {
 }
 for p in "${pairs[@]}"; do
   # A failed compile stops the script (errexit does not reach into $(...)).
-  ox=$(fastest "$oxcc" build "$here/${p}_oxide.cpp" -O3 --arch=sm_90 -o "$out/${p}_oxide") || {
+  ox=$(fastest "$oxcc" build "$here/${p}_oxide.cpp" -O3 --arch=sm_90 --no-cache -o "$out/${p}_oxide") || {
     echo "bench: oxcc failed on ${p}_oxide.cpp" >&2
     exit 1
   }

@@ -1,6 +1,7 @@
 //===- TargetCodegen.cpp --------------------------------------------------===//
 
 #include "oxide/compiler/TargetCodegen.h"
+#include "oxide/compiler/HoistBoundsChecks.h"
 #include "oxide/compiler/KernelGeometryFacts.h"
 #include "oxide/compiler/ProveIndexBounds.h"
 
@@ -78,11 +79,13 @@ void oxide::optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, unsign
   llvm::PassBuilder pb(&tm);
   // Block-shape facts for kernels, after their helpers are inlined into them; then the bounds
   // checks of row-major indices that the contracts' sizes prove (before SLP vectorisation
-  // turns the guarding comparisons into vectors).
+  // turns the guarding comparisons into vectors); the remaining checks go ahead of the work
+  // around them.
   if (module.getTargetTriple().isNVPTX())
     pb.registerScalarOptimizerLateEPCallback([](llvm::FunctionPassManager &fpm, llvm::OptimizationLevel) {
       fpm.addPass(KernelGeometryFactsPass());
       fpm.addPass(ProveIndexBoundsPass());
+      fpm.addPass(HoistBoundsChecksPass());
     });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);

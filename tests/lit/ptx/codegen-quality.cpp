@@ -98,3 +98,22 @@ template <unsigned kBlock> float block_total(float v) {
   if (float *o = out.get_mut(oxide::thread::index_1d()))
     *o = total;
 }
+
+// Checked loads staged through shared memory: both checks come first, then both loads and the
+// stores in one block, so ptxas can have the second load in flight before the first one's data
+// arrives (no branch between the loads).
+// CHECK-LABEL: .entry {{.*}}two_stages
+// CHECK: ld.global.nc
+// CHECK-NOT: bra
+// CHECK: ld.global.nc
+// CHECK: bar.sync
+[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (a.size() == out.size())")]] void
+two_stages(std::uint32_t k, oxide::Span<const float> a, oxide::Span<const float> b, oxide::DisjointSpan<float> out) {
+  auto stage = oxide::shared_array<float, 512>();
+  const std::uint32_t t = oxide::thread_idx().x;
+  stage[t] = a[std::size_t{k} * 256 + t];
+  stage[256 + t] = b[std::size_t{k} * 512 + t];
+  oxide::sync_threads();
+  if (float *o = out.get_mut(oxide::thread::index_1d()))
+    *o = stage[t] + stage[511 - t];
+}
