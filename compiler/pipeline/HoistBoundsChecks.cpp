@@ -105,6 +105,7 @@ bool hoistCheck(BasicBlock *block) {
   BranchInst::Create(failing == 0 ? failure : body, failing == 0 ? body : failure, branch->getCondition(),
                      split->getIterator());
   split->eraseFromParent();
+  failure->replacePhiUsesWith(body, block); // splitBasicBlock made body its predecessor
   BranchInst::Create(success, branch->getIterator());
   branch->eraseFromParent();
   return true;
