@@ -17,6 +17,18 @@ __global__ void __launch_bounds__(256)
     atomicAdd(&sums[slot], v);
 }
 
+__global__ void __launch_bounds__(256)
+    reduce_sum_f4(const float4 *__restrict__ in, size_t n4, float *sums, unsigned slot) {
+  float v = 0.0f;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n4; i += size_t(gridDim.x) * blockDim.x) {
+    const float4 x = in[i];
+    v += (x.x + x.y) + (x.z + x.w);
+  }
+  v = bench::block_sum<kBlock>(v);
+  if (threadIdx.x == 0)
+    atomicAdd(&sums[slot], v);
+}
+
 int main(int argc, char **argv) {
   const size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : size_t{1} << 28;
   bench::EventTimer timer;
@@ -28,12 +40,10 @@ int main(int argc, char **argv) {
   }
   bench::DeviceArray<float> in(host);
   const unsigned grid = unsigned(bench::sm_count()) * 8;
-  // reduce_sum_unsafe is the Oxide unsafe-tier version (see reduce_oxide.cpp); its twin is this kernel.
-  for (const char *name : {"reduce_sum", "reduce_sum_unsafe"}) {
+  auto run = [&](const char *name, auto &&launch) {
     bench::DeviceArray<float> sums(bench::kWarmups + bench::reps());
     sums.zero();
-    const float ms =
-        timer.median_ms([&](int call) { reduce_sum<<<grid, kBlock>>>(in.ptr, n, sums.ptr, unsigned(call)); });
+    const float ms = timer.median_ms([&](int call) { launch(sums.ptr, unsigned(call)); });
     bool ok = true;
     int slot = 0;
     for (float got : sums.download()) {
@@ -45,6 +55,13 @@ int main(int argc, char **argv) {
       ++slot;
     }
     bench::report(name, std::to_string(n), "bytes", double(n * sizeof(float)), ms, ok, "cuda");
-  }
+  };
+  // reduce_sum_unsafe is the Oxide unsafe-tier version (see reduce_oxide.cpp); its twin is this kernel.
+  for (const char *name : {"reduce_sum", "reduce_sum_unsafe"})
+    run(name, [&](float *sums, unsigned slot) { reduce_sum<<<grid, kBlock>>>(in.ptr, n, sums, slot); });
+  if (n % 4 == 0)
+    run("reduce_sum_f4", [&](float *sums, unsigned slot) {
+      reduce_sum_f4<<<grid, kBlock>>>(reinterpret_cast<const float4 *>(in.ptr), n / 4, sums, slot);
+    });
   return 0;
 }

@@ -1,12 +1,14 @@
 // Sum reduction of 2^28 floats (1 GiB): a grid-stride loop per thread, then the block's sum
 // (warp xor-shuffles, the warps' sums through shared memory: bench::block_sum), then one
-// device-scope atomic add per block into an AtomicSpan. Twin: reduce_cuda.cu.
+// device-scope atomic add per block into an AtomicSpan; reduce_sum_f4 reads the same floats as
+// Float4s (16-byte loads, four adds per load). Twin: reduce_cuda.cu.
 //
 //   reduce_oxide [floats, default 2^28]    prints RESULT lines (bench_common.hpp)
 #include "bench_oxide.hpp"
 
 #include <cstdint>
 #include <cstdio>
+#include <span>
 
 constexpr std::uint32_t kBlock = 256;
 
@@ -18,6 +20,24 @@ reduce_sum(oxide::Span<const float> in, oxide::AtomicSpan<float> sums, std::uint
   float v = 0.0f;
   for (const auto &i : oxide::thread::grid_stride(in.size()))
     v += in[i.get()];
+  v = bench::block_sum<kBlock>(v);
+  if (oxide::thread_idx().x == 0)
+    sums.fetch_add(slot, v);
+}
+
+struct alignas(16) Float4 {
+  float x, y, z, w;
+};
+
+// The same sum with 16-byte loads: a quarter of the loop iterations, so more bytes in flight per
+// thread (what a bandwidth-bound reduction needs to approach the copy bandwidth).
+[[kernel, oxide::launch_contract("domain = 1, block = 256")]] void
+reduce_sum_f4(oxide::Span<const Float4> in, oxide::AtomicSpan<float> sums, std::uint32_t slot) {
+  float v = 0.0f;
+  for (const auto &i : oxide::thread::grid_stride(in.size())) {
+    const Float4 x = in[i.get()];
+    v += (x.x + x.y) + (x.z + x.w);
+  }
   v = bench::block_sum<kBlock>(v);
   if (oxide::thread_idx().x == 0)
     sums.fetch_add(slot, v);
@@ -70,6 +90,13 @@ int main(int argc, char **argv) try {
   run("reduce_sum_unsafe", "unsafe", [&](oxide::DeviceBuffer<float> &sums, std::uint32_t slot) {
     oxide::unsafe_launch(stream, reduce_sum_unsafe, config, in, sums, slot);
   });
+  if (n % 4 == 0) {
+    const std::span<const Float4> host4(reinterpret_cast<const Float4 *>(host.data()), n / 4);
+    auto in4 = oxide::DeviceBuffer<Float4>::from_host(stream, host4);
+    auto safe4 = oxide::prepare(ctx, reduce_sum_f4, config);
+    run("reduce_sum_f4", "safe",
+        [&](oxide::DeviceBuffer<float> &sums, std::uint32_t slot) { safe4(stream, in4, sums, slot); });
+  }
   return 0;
 } catch (const oxide::Error &e) {
   std::fprintf(stderr, "reduce_oxide: %s\n", e.what());
