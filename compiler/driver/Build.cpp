@@ -17,8 +17,6 @@
 #include "oxide/compiler/TargetCodegen.h"
 
 #include "llvm/ADT/StringSet.h"
-#include "llvm/IR/Constants.h"
-#include "llvm/IR/GlobalVariable.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -246,41 +244,6 @@ llvm::Expected<detail::DeviceImage> buildFatImage(const CompileOptions &opts, co
   return fat;
 }
 
-/// Clang annotates kernel declarations too (a kernel defined in another translation unit and
-/// launched here): those kernels are registered by their own unit's image, so only the
-/// definitions stay annotated for embedDeviceImage.
-/// FIXME: belongs in findHostKernels (compiler/pipeline/HostEmbedding.cpp).
-void dropKernelDeclarationAnnotations(llvm::Module &host) {
-  llvm::GlobalVariable *annotations = host.getGlobalVariable("llvm.global.annotations");
-  if (!annotations || !annotations->hasInitializer())
-    return;
-  auto *entries = llvm::dyn_cast<llvm::ConstantArray>(annotations->getInitializer());
-  if (!entries)
-    return;
-  std::vector<llvm::Constant *> kept;
-  for (const llvm::Use &use : entries->operands()) {
-    auto *entry = llvm::dyn_cast<llvm::ConstantStruct>(use.get());
-    auto *fn = entry && entry->getNumOperands() > 0
-                   ? llvm::dyn_cast<llvm::Function>(entry->getOperand(0)->stripPointerCasts())
-                   : nullptr;
-    if (!fn || !fn->isDeclaration())
-      kept.push_back(llvm::cast<llvm::Constant>(use.get()));
-  }
-  if (kept.size() == entries->getNumOperands())
-    return;
-  if (kept.empty()) {
-    annotations->eraseFromParent();
-    return;
-  }
-  auto *type = llvm::ArrayType::get(entries->getType()->getElementType(), kept.size());
-  auto *replacement =
-      new llvm::GlobalVariable(host, type, annotations->isConstant(), annotations->getLinkage(),
-                               llvm::ConstantArray::get(type, kept), "", annotations);
-  replacement->setSection(annotations->getSection());
-  replacement->takeName(annotations);
-  annotations->eraseFromParent();
-}
-
 } // namespace
 
 llvm::Error oxide::checkWritableOutput(llvm::StringRef output) {
@@ -315,7 +278,6 @@ llvm::Expected<std::string> oxide::compileObject(const CompileOptions &opts, con
   auto host = compileHost(hostOpts, tc, hostCtx);
   if (!host)
     return host.takeError();
-  dropKernelDeclarationAnnotations(**host);
   // Without kernels there is no image to embed: skip the device compiles.
   if (!findHostKernels(**host).empty()) {
     std::vector<std::string> constants;
