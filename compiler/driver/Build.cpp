@@ -107,24 +107,24 @@ llvm::Expected<detail::DeviceImage> buildDeviceImage(const CompileOptions &opts,
   if (auto err = checkDeviceExternals(**device))
     return std::move(err);
 
+  // --save-temps keeps the checked oxide dialect; --emit=mlir[-after=PASS] prints the module
+  // after the pass the user chose.
   std::string raised;
   llvm::raw_string_ostream raisedOs(raised);
-  llvm::raw_ostream *dumpRaised = nullptr;
+  MlirStageOptions mlirOpts;
+  if (temps.enabled())
+    mlirOpts.printAfter.push_back({kDefaultMlirPrintPass, &raisedOs});
   if (opts.emit == EmitStage::MLIR)
-    dumpRaised = temps.enabled() ? &raisedOs : stageOut;
-  else if (temps.enabled())
-    dumpRaised = &raisedOs;
-  auto lowered = runMlirStage(std::move(*device), ctx, dumpRaised);
-  if (!lowered)
-    return lowered.takeError();
-  if (temps.enabled()) {
+    mlirOpts.printAfter.push_back(
+        {opts.mlirPrintPass.empty() ? std::string(kDefaultMlirPrintPass) : opts.mlirPrintPass, stageOut});
+  auto lowered = runMlirStage(std::move(*device), ctx, mlirOpts);
+  if (!raised.empty())
     if (auto err = temps.write(stagePrefix + "mlir", raised))
       return std::move(err);
-    if (opts.emit == EmitStage::MLIR)
-      *stageOut << raised;
-    if (auto err = temps.write(stagePrefix + "lowered.ll", **lowered))
-      return std::move(err);
-  }
+  if (!lowered)
+    return lowered.takeError();
+  if (auto err = temps.write(stagePrefix + "lowered.ll", **lowered))
+    return std::move(err);
   if (opts.emit == EmitStage::MLIR || opts.emit == EmitStage::Check)
     return detail::DeviceImage{};
 
@@ -332,10 +332,11 @@ llvm::Error oxide::emitDeviceStage(const CompileOptions &opts, const Toolchain &
   if (!out)
     return out.takeError();
   auto image = buildDeviceImage(opts, tc, archs.front(), &(*out)->os());
-  if (!image)
-    return image.takeError();
-  (*out)->keep();
-  return llvm::Error::success();
+  // What was printed before a later stage failed stays (--emit=mlir-after=oxide-raise shows
+  // the module that the safety checks then rejected).
+  if (image || (*out)->os().tell() > 0)
+    (*out)->keep();
+  return image.takeError();
 }
 
 llvm::Error oxide::linkExecutable(llvm::ArrayRef<std::string> objects, const CompileOptions &opts,

@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -24,9 +25,49 @@
 
 using namespace oxide;
 
+namespace {
+
+/// Raising and the safety model's checks: the oxide dialect as the user's code produced it.
+void addCheckingPasses(mlir::OpPassManager &pm) {
+  pm.addPass(createOxideRaise());
+  pm.addPass(createOxideVerifySafety());
+}
+
+/// From the checked oxide dialect to LLVM + NVVM.
+void addLoweringPasses(mlir::OpPassManager &pm) {
+  pm.addPass(createOxideOptimize());
+  pm.addPass(createOxideToNVVM());
+}
+
+/// Prints the module after the passes that `prints` names, as the pass manager hands it on.
+class PrintAfterPasses : public mlir::PassInstrumentation {
+public:
+  explicit PrintAfterPasses(std::vector<MlirPrint> prints) : prints(std::move(prints)) {}
+  void runAfterPass(mlir::Pass *pass, mlir::Operation *op) override {
+    for (const MlirPrint &print : prints)
+      if (print.out && pass->getArgument() == print.pass)
+        op->print(*print.out);
+  }
+
+private:
+  std::vector<MlirPrint> prints;
+};
+
+} // namespace
+
+std::vector<std::string> oxide::mlirPassNames() {
+  mlir::OpPassManager pm(mlir::ModuleOp::getOperationName());
+  addCheckingPasses(pm);
+  addLoweringPasses(pm);
+  std::vector<std::string> names;
+  for (mlir::Pass &pass : pm.getPasses())
+    names.push_back(pass.getArgument().str());
+  return names;
+}
+
 llvm::Expected<std::unique_ptr<llvm::Module>> oxide::runMlirStage(std::unique_ptr<llvm::Module> device,
                                                                   llvm::LLVMContext &ctx,
-                                                                  llvm::raw_ostream *dumpRaised) {
+                                                                  const MlirStageOptions &options) {
   mlir::DialectRegistry registry;
   registry.insert<OxideDialect, mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect, mlir::DLTIDialect>();
   mlir::registerBuiltinDialectTranslation(registry);
@@ -54,19 +95,18 @@ llvm::Expected<std::unique_ptr<llvm::Module>> oxide::runMlirStage(std::unique_pt
   if (!module)
     return reportedError("importing device LLVM IR into MLIR");
 
-  mlir::PassManager raise(&context);
-  raise.addPass(createOxideRaise());
-  raise.addPass(createOxideVerifySafety());
-  if (mlir::failed(raise.run(*module)))
-    return reportedError("oxide-raise");
-  if (dumpRaised)
-    module->print(*dumpRaised);
-
-  mlir::PassManager lower(&context);
-  lower.addPass(createOxideOptimize());
-  lower.addPass(createOxideToNVVM());
-  if (mlir::failed(lower.run(*module)))
-    return reportedError("oxide-to-nvvm");
+  mlir::PassManager checking(&context);
+  addCheckingPasses(checking);
+  mlir::PassManager lowering(&context);
+  addLoweringPasses(lowering);
+  if (!options.printAfter.empty()) {
+    checking.addInstrumentation(std::make_unique<PrintAfterPasses>(options.printAfter));
+    lowering.addInstrumentation(std::make_unique<PrintAfterPasses>(options.printAfter));
+  }
+  if (mlir::failed(checking.run(*module)))
+    return reportedError("the oxide dialect's checks");
+  if (mlir::failed(lowering.run(*module)))
+    return reportedError("lowering the oxide dialect");
 
   std::unique_ptr<llvm::Module> result = mlir::translateModuleToLLVMIR(*module, ctx, name);
   if (!result)

@@ -12,6 +12,7 @@
 #include "ObjectCache.h"
 
 #include "oxide/compiler/Build.h"
+#include "oxide/compiler/MlirStage.h"
 #include "oxide/compiler/ReportedError.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -108,8 +109,10 @@ the cache.
 BUILD OPTIONS:
   -o FILE             the executable; with --emit, the stage output ('-' or none: stdout)
   --emit=STAGE        write one device stage of a single FILE instead of building:
-                      llvm (optimised LLVM IR), mlir (oxide dialect after raising; also
-                      mlir-after=oxide-verify-safety), ptx, cubin (binary, needs ptxas)
+                      llvm (optimised LLVM IR), mlir (oxide dialect after its checks),
+                      mlir-after=PASS (the module after one MLIR pass: oxide-raise,
+                      oxide-verify-safety, oxide-optimize, oxide-to-nvvm), ptx,
+                      cubin (binary, needs ptxas)
   -lNAME, -LDIR, -Wl,ARGS   passed to the link
 )",
      true},
@@ -335,18 +338,19 @@ std::optional<int> parseOptions(llvm::ArrayRef<const char *> args, Command &cmd)
       else if (arg == "cubin")
         cmd.opts.emit = oxide::EmitStage::Cubin;
       else if (arg.consume_front("mlir-after=")) {
-        // The MLIR stage prints its module at one point: after oxide-raise and the safety
-        // verification that follows it.
-        if (arg != "oxide-verify-safety" && arg != "oxide-raise")
-          return usageError("--emit=mlir-after=" + arg +
-                                " is not supported yet: the MLIR stage can print its module only after "
-                                "oxide-raise/oxide-verify-safety (--emit=mlir); the passes are oxide-raise, "
-                                "oxide-verify-safety, oxide-optimize, oxide-to-nvvm",
+        const std::vector<std::string> passes = oxide::mlirPassNames();
+        if (!llvm::is_contained(passes, arg)) {
+          std::string what = arg.empty() ? "--emit=mlir-after= needs a pass name"
+                                         : "unknown pass '" + arg.str() + "' in --emit=mlir-after=" + arg.str();
+          return usageError(what + "; the MLIR stage's passes are " + llvm::join(passes, ", ") +
+                                " (in the order they run)",
                             cmd.verb);
+        }
         cmd.opts.emit = oxide::EmitStage::MLIR;
+        cmd.opts.mlirPrintPass = arg.str();
       } else
         return usageError("unknown stage '" + arg +
-                              "' for --emit; use llvm, mlir, mlir-after=oxide-verify-safety, ptx or cubin",
+                              "' for --emit; use llvm, mlir, mlir-after=PASS, ptx or cubin",
                           cmd.verb);
     } else if (arg == "-v") {
       cmd.opts.verbose = true;

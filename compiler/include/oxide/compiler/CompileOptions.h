@@ -39,6 +39,9 @@ struct CompileOptions {
   std::vector<GpuArch> archs;
   std::string cxxStandard = "c++20";
   EmitStage emit = EmitStage::Executable;
+  /// --emit=mlir-after=PASS: the pass of the MLIR stage after which --emit=mlir prints the
+  /// module (one of mlirPassNames()); empty means oxide-verify-safety.
+  std::string mlirPrintPass;
   bool verbose = false;
   /// nvcc's --use_fast_math: approximate sqrt/division, flush denormals to zero.
   bool fastMath = false;
