@@ -169,11 +169,14 @@ llvm::Expected<detail::DeviceImage> buildDeviceImage(const CompileOptions &opts,
                                      tc.cudaPath + "/bin and $OXIDE_PTXAS)");
     return image; // the caller says once that the image holds PTX only
   }
-  // --lineinfo and -G keep line tables in the cubin; the command shows with -v as before.
-  const bool lineInfo = opts.lineInfo || opts.deviceDebug;
-  auto cubin =
-      lineInfo ? assembleCubin(tc.ptxas, *ptx, deviceOpts.arch, deviceOptLevel, {"-lineinfo"}, opts.verbose)
-               : assembleCubin(tc.ptxas, *ptx, deviceOpts.arch, deviceOptLevel);
+  // -G: the debug information of the PTX goes into the cubin, with nvcc -G's ptxas flags (no
+  // merged blocks, a return at the end for a breakpoint); --lineinfo keeps the line tables only.
+  llvm::SmallVector<llvm::StringRef, 3> ptxasFlags;
+  if (opts.deviceDebug)
+    ptxasFlags.append({"-g", "--dont-merge-basicblocks", "--return-at-end"});
+  else if (opts.lineInfo)
+    ptxasFlags.push_back("-lineinfo");
+  auto cubin = assembleCubin(tc.ptxas, *ptx, deviceOpts.arch, deviceOptLevel, ptxasFlags, opts.verbose);
   if (!cubin)
     return cubin.takeError();
   if (auto err = temps.write(stagePrefix + "cubin", *cubin))

@@ -47,7 +47,8 @@ private:
   std::vector<std::string> storage;
 };
 
-void addCommonArgs(ArgList &args, const CompileOptions &opts, const Toolchain &tc) {
+/// `fullDebug`: debug information for a debugger (-g); otherwise line tables only.
+void addCommonArgs(ArgList &args, const CompileOptions &opts, const Toolchain &tc, bool fullDebug) {
   args.add("-std=" + opts.cxxStandard);
   args.add("-O" + std::to_string(opts.optLevel));
   args.add("-resource-dir=" + tc.clangResourceDir);
@@ -56,8 +57,8 @@ void addCommonArgs(ArgList &args, const CompileOptions &opts, const Toolchain &t
     args.add("-I" + dir);
   for (const auto &def : opts.defines)
     args.add("-D" + def);
-  // Line tables let the oxide dialect's diagnostics point at source lines.
-  args.add("-gline-tables-only");
+  // Line tables at least: the oxide dialect's diagnostics point at source lines with them.
+  args.add(fullDebug ? "-g" : "-gline-tables-only");
   args.add("-fcolor-diagnostics");
   if (!opts.fmad)
     args.add("-ffp-contract=off");
@@ -178,9 +179,7 @@ oxide::compileHost(const CompileOptions &opts, const Toolchain &tc, llvm::LLVMCo
   args.add(tc.clangDriver);
   args.add("-x");
   args.add("c++");
-  addCommonArgs(args, opts, tc);
-  if (opts.debug)
-    args.add("-g");
+  addCommonArgs(args, opts, tc, opts.debug);
   for (const auto &sanitizer : opts.sanitizers)
     args.add("-fsanitize=" + sanitizer);
   args.add(opts.input);
@@ -229,7 +228,13 @@ oxide::compileDevice(const CompileOptions &opts, const Toolchain &tc, llvm::LLVM
   // A forward declaration gets internal linkage (see KernelAttributes.cpp); one that is never
   // defined is reported with its call chain by checkDeviceExternals instead.
   args.add("-Wno-undefined-internal");
-  addCommonArgs(args, deviceOpts, tc);
+  // -G describes device variables too. Clang reduces the debug information of optimised device
+  // code to line directives unless told that it is for a debugger (--cuda-noopt-device-debug,
+  // nvcc's -G); the frontend still optimises (the safety checks need SSA values), so a variable
+  // that -O2 folds away shows as optimised out, and the NVPTX back end and ptxas then run at -O0.
+  addCommonArgs(args, deviceOpts, tc, opts.deviceDebug);
+  if (opts.deviceDebug)
+    args.add("--cuda-noopt-device-debug");
   if (opts.fastMath) {
     args.add("-ffast-math");
     args.add("-fgpu-flush-denormals-to-zero");

@@ -71,8 +71,8 @@ COMPILE OPTIONS:
   --no-fmad           do not contract a * b + c into fused multiply-adds
   -g                  debug information for host code (kernels run on the CPU simulator
                       under gdb); device code always carries line tables
-  -G                  debuggable device code: device -O0, line information in the cubin,
-                      and -g (no device variable information)
+  -G                  debuggable device code (cuda-gdb): device variables and lines in the
+                      PTX and cubin, device back end and ptxas at -O0, and -g
   --lineinfo          source lines in the cubin (Nsight Compute, compute-sanitizer)
   -fsanitize=LIST     sanitize the host code (address, undefined...), for the simulator
   --save-temps[=DIR]  keep every intermediate file (device .ll, .mlir, .opt.ll, .ptx, .cubin,

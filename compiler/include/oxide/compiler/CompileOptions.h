@@ -49,9 +49,9 @@ struct CompileOptions {
   bool fmad = true;
   /// -g: full debug information for host code (device code always carries line tables).
   bool debug = false;
-  /// -G: debuggable device code: the NVPTX back end and ptxas at -O0, line information in the
-  /// cubin, and host debug information (-g). Source-level variables are not available on the
-  /// device (the device compile keeps line tables only).
+  /// -G: debuggable device code: full device debug information (variables too) through the
+  /// MLIR stage into the PTX and the cubin, the NVPTX back end and ptxas at -O0, and host debug
+  /// information (-g). The device frontend still optimises (the safety checks need SSA values).
   bool deviceDebug = false;
   /// --lineinfo: keep source line information in the cubin (ptxas -lineinfo), for profilers
   /// and compute-sanitizer reports.
