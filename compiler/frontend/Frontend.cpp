@@ -10,6 +10,7 @@
 #include "oxide/compiler/KernelAttributes.h"
 #include "oxide/compiler/ReportedError.h"
 #include "oxide/compiler/SafetyChecker.h"
+#include "oxide/compiler/TargetCodegen.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
@@ -122,19 +123,26 @@ protected:
   }
 };
 
+/// Runs clang on `args`; its diagnostics go to `diagOut`, the command line (with `verbose`) to
+/// `log`. Colours follow stderr's.
 llvm::Expected<std::unique_ptr<llvm::Module>> runClang(const ArgList &args, llvm::LLVMContext &ctx,
                                                        llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs,
-                                                       llvm::StringRef stage, bool verbose) {
+                                                       llvm::StringRef stage, bool verbose,
+                                                       llvm::raw_ostream &diagOut, llvm::raw_ostream &log) {
+  // Clang's code generation looks the target up (and runs its passes with the target's cost
+  // model); registering the targets first makes every compile see them, in parallel too.
+  initializeTargets();
   std::vector<const char *> argv = args.argv();
   if (verbose) {
-    llvm::errs() << "oxcc: " << stage << " compile:";
+    log << "oxcc: " << stage << " compile:";
     for (const char *a : argv)
-      llvm::errs() << ' ' << a;
-    llvm::errs() << '\n';
+      log << ' ' << a;
+    log << '\n';
   }
 
   clang::DiagnosticOptions diagOpts;
-  auto diags = clang::CompilerInstance::createDiagnostics(*vfs, diagOpts);
+  auto diags = clang::CompilerInstance::createDiagnostics(
+      *vfs, diagOpts, new clang::TextDiagnosticPrinter(diagOut, diagOpts), /*ShouldOwnClient=*/true);
   // The driver stage only translates our own flags; its warnings (e.g. "CUDA version is newer
   // than the latest supported") are about oxcc's choices, not the user's code.
   diags->setIgnoreAllWarnings(true);
@@ -149,7 +157,9 @@ llvm::Expected<std::unique_ptr<llvm::Module>> runClang(const ArgList &args, llvm
 
   clang::CompilerInstance ci(std::move(invocation));
   ci.setVirtualFileSystem(vfs);
-  ci.createDiagnostics();
+  ci.createDiagnostics(new clang::TextDiagnosticPrinter(diagOut, ci.getDiagnosticOpts()),
+                       /*ShouldOwnClient=*/true);
+  ci.setVerboseOutputStream(diagOut); // "N warnings generated"
   CheckedEmitLLVMAction action(&ctx);
   if (!ci.ExecuteAction(action) || ci.getDiagnostics().hasErrorOccurred())
     return reportedError(stage.str() + " compile");
@@ -183,11 +193,13 @@ oxide::compileHost(const CompileOptions &opts, const Toolchain &tc, llvm::LLVMCo
   for (const auto &sanitizer : opts.sanitizers)
     args.add("-fsanitize=" + sanitizer);
   args.add(opts.input);
-  return runClang(args, ctx, llvm::vfs::getRealFileSystem(), "host", opts.verbose);
+  return runClang(args, ctx, llvm::vfs::getRealFileSystem(), "host", opts.verbose, llvm::errs(),
+                  llvm::errs());
 }
 
 llvm::Expected<std::unique_ptr<llvm::Module>>
-oxide::compileDevice(const CompileOptions &opts, const Toolchain &tc, llvm::LLVMContext &ctx) {
+oxide::compileDevice(const CompileOptions &opts, const Toolchain &tc, llvm::LLVMContext &ctx,
+                     llvm::raw_ostream &diagOut, llvm::raw_ostream &log) {
   linkKernelAttributes();
   linkContractAttributes();
   linkConstantVariables();
@@ -240,5 +252,5 @@ oxide::compileDevice(const CompileOptions &opts, const Toolchain &tc, llvm::LLVM
     args.add("-fgpu-flush-denormals-to-zero");
   }
   args.add(wrapperPath);
-  return runClang(args, ctx, overlay, "device", opts.verbose);
+  return runClang(args, ctx, overlay, "device", opts.verbose, diagOut, log);
 }

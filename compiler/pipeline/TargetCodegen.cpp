@@ -28,10 +28,7 @@ llvm::OptimizationLevel toLevel(unsigned level) {
 }
 } // namespace
 
-llvm::Expected<std::unique_ptr<llvm::TargetMachine>> oxide::createTargetMachine(const llvm::Module &module,
-                                                                                llvm::StringRef cpu,
-                                                                                llvm::StringRef features,
-                                                                                unsigned optLevel) {
+void oxide::initializeTargets() {
   static const bool initialized = [] {
     llvm::InitializeAllTargetInfos();
     llvm::InitializeAllTargets();
@@ -40,6 +37,13 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> oxide::createTargetMachine(
     return true;
   }();
   (void)initialized;
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> oxide::createTargetMachine(const llvm::Module &module,
+                                                                                llvm::StringRef cpu,
+                                                                                llvm::StringRef features,
+                                                                                unsigned optLevel) {
+  initializeTargets();
 
   const llvm::Triple &triple = module.getTargetTriple();
   std::string error;

@@ -62,11 +62,15 @@ COMPILE OPTIONS:
   -D NAME[=VALUE]     define a macro
   -O0 .. -O3          optimisation level for host and device code (default -O3)
   -std=c++20|c++23    C++ standard (default c++20)
-  --arch=LIST         GPU architectures, comma-separated or repeated (default sm_90):
-                      sm_XX embeds PTX and a cubin, compute_XX PTX only (the driver
-                      compiles it on newer GPUs too); XX = 70 72 75 80 86 87 89 90 100 101
-                      103 120 121. The runtime loads the cubin matching the GPU, else the
-                      newest PTX not newer than it
+  --arch=LIST         GPU architectures, comma-separated or repeated: sm_XX embeds PTX and
+                      a cubin, compute_XX PTX only (the driver compiles it on newer GPUs
+                      too), XX-real a cubin only; XX = 70 72 75 80 86 87 89 90 100 101 103
+                      120 121. Default: cubins for sm_80, sm_86, sm_89 and sm_90 and sm_90
+                      PTX, leaving out those a file's kernels cannot run on (see -v). The
+                      runtime loads the GPU's cubin (or an older one of its major version),
+                      else the newest PTX not newer than it
+  --threads=N         compile N architectures at once (default 0: one per architecture,
+                      up to the number of cores)
   --fast-math         approximate sqrt/division, flush denormals (nvcc --use_fast_math)
   --no-fmad           do not contract a * b + c into fused multiply-adds
   -g                  debug information for host code (kernels run on the CPU simulator
@@ -78,7 +82,8 @@ COMPILE OPTIONS:
   --save-temps[=DIR]  keep every intermediate file (device .ll, .mlir, .opt.ll, .ptx, .cubin,
                       host .ll and .o) next to the output, or in DIR
   --no-cache          neither reuse nor store objects in the cache
-  -v                  print the clang, ptxas and link command lines and cache hits
+  -v                  print the clang, ptxas and link command lines, cache hits, and the
+                      default architectures a file leaves out
 )";
 
 constexpr const char *kEnvironment = R"(
@@ -354,6 +359,14 @@ std::optional<int> parseOptions(llvm::ArrayRef<const char *> args, Command &cmd)
                           cmd.verb);
     } else if (arg == "-v") {
       cmd.opts.verbose = true;
+    } else if (arg == "--threads" || arg.starts_with("--threads=")) {
+      auto v = longValue("--threads");
+      unsigned n = 0;
+      if (!v || llvm::StringRef(*v).getAsInteger(10, n))
+        return usageError("'--threads' needs a number: how many architectures to compile at once (0: one "
+                          "per architecture, up to the number of cores)",
+                          cmd.verb);
+      cmd.opts.threads = n;
     } else if (arg == "--fast-math" || arg == "--use_fast_math" || arg == "-use_fast_math" ||
                arg == "-ffast-math") {
       cmd.opts.fastMath = true;
