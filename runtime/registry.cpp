@@ -140,14 +140,20 @@ RegisteredKernel require_kernel(const void *host_address) {
 }
 
 const CodeObject *select_code(const DeviceImage &image, int arch) noexcept {
-  const CodeObject *ptx = nullptr;
+  // A cubin for sm_XY runs on sm_XZ with Z >= Y (binary compatibility within a major version):
+  // the newest such cubin loads without a JIT, an exact one first. Otherwise the driver JITs
+  // the newest PTX not newer than the device.
+  const CodeObject *cubin = nullptr, *ptx = nullptr;
   for (const CodeObject &code : image.code) {
-    if (code.kind == CodeKind::Cubin && static_cast<int>(code.arch) == arch)
-      return &code; // SASS is arch-specific: only an exact match runs without a JIT
-    if (code.kind == CodeKind::Ptx && static_cast<int>(code.arch) <= arch && (!ptx || code.arch > ptx->arch))
+    const int code_arch = static_cast<int>(code.arch);
+    if (code_arch > arch)
+      continue;
+    if (code.kind == CodeKind::Cubin && code_arch / 10 == arch / 10 && (!cubin || code.arch > cubin->arch))
+      cubin = &code;
+    if (code.kind == CodeKind::Ptx && (!ptx || code.arch > ptx->arch))
       ptx = &code;
   }
-  return ptx;
+  return cubin ? cubin : ptx;
 }
 
 void check_param_layout(const RegisteredKernel &kernel, std::span<const HostParam> host_params) {

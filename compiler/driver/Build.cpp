@@ -14,19 +14,23 @@
 #include "oxide/compiler/KernelTable.h"
 #include "oxide/compiler/MlirStage.h"
 #include "oxide/compiler/NvptxBackend.h"
+#include "oxide/compiler/ReportedError.h"
 #include "oxide/compiler/TargetCodegen.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/IR/Constants.h"
-#include "llvm/IR/GlobalVariable.h"
+#include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 #include <list>
+#include <optional>
 
 #include <unistd.h>
 
@@ -89,44 +93,105 @@ private:
   std::string prefix;
 };
 
+/// The newest of the default architectures: the one that carries PTX, and never left out.
+unsigned newestDefaultArch() {
+  unsigned newest = 0;
+  for (const GpuArch &arch : defaultGpuArchs())
+    newest = std::max(newest, arch.number);
+  return newest;
+}
+
+/// What ptxas refused, from its log ("ptxas FILE, line N; error   : WHAT"): the first error and
+/// the kernel (or device function) of the PTX whose body holds that line.
+struct PtxasRefusal {
+  std::string what;     ///< e.g. "Modifier '.async' requires .target sm_90 or higher"
+  std::string function; ///< e.g. "kernel 'k(int)'"; empty when not found
+  std::string summary() const {
+    return "ptxas rejects " + (function.empty() ? std::string("the code") : function) + " there: " + what;
+  }
+};
+
+PtxasRefusal explainPtxasFailure(llvm::StringRef ptx, llvm::StringRef log) {
+  PtxasRefusal result;
+  unsigned line = 0;
+  llvm::SmallVector<llvm::StringRef> logLines;
+  log.split(logLines, '\n');
+  for (llvm::StringRef l : logLines) {
+    auto [where, what] = l.split("error");
+    if (what.empty())
+      continue;
+    result.what = what.ltrim(" :").trim().str();
+    if (size_t at = where.find(", line "); at != llvm::StringRef::npos)
+      where.drop_front(at + 7).take_while(llvm::isDigit).getAsInteger(10, line);
+    break;
+  }
+  if (result.what.empty())
+    result.what = logLines.empty() ? std::string("failed") : logLines.front().trim().str();
+  // The last .entry or .func that starts before the line.
+  unsigned number = 0;
+  for (llvm::StringRef l : llvm::split(ptx, '\n')) {
+    if (++number > line)
+      break;
+    l = l.trim();
+    l.consume_front(".visible ");
+    l.consume_front(".weak ");
+    const bool entry = l.consume_front(".entry ");
+    if (!entry && !l.consume_front(".func "))
+      continue;
+    if (l.starts_with("(")) // .func (.param ...) name(
+      l = l.drop_until([](char c) { return c == ')'; }).drop_front().ltrim();
+    const std::string name = l.take_until([](char c) { return c == '(' || c == ' ' || c == ';'; }).str();
+    result.function = (entry ? "kernel '" : "function '") + llvm::demangle(name) + "'";
+  }
+  return result;
+}
+
 /// The device half for one architecture: everything from the CUDA-device compile to the code
 /// objects of the device image. `stageOut` receives the --emit stage; `constants` (if given)
-/// the oxide::constant variables that the device code reads.
+/// the oxide::constant variables that the device code reads. Diagnostics go to `diagOut`, the
+/// -v command lines to `log`: the architectures of a build compile in parallel, each into its
+/// own streams. A default architecture (no --arch) that the code cannot be built for fails with
+/// an UnsupportedArchError.
 llvm::Expected<detail::DeviceImage> buildDeviceImage(const CompileOptions &opts, const Toolchain &tc,
                                                      const GpuArch &arch, llvm::raw_ostream *stageOut,
-                                                     std::vector<std::string> *constants = nullptr) {
+                                                     std::vector<std::string> *constants,
+                                                     llvm::raw_ostream &diagOut, llvm::raw_ostream &log) {
   CompileOptions deviceOpts = opts;
   deviceOpts.arch = arch.smName();
   const Temps temps(opts);
   const std::string stagePrefix = arch.smName() + ".";
 
   llvm::LLVMContext ctx;
-  auto device = compileDevice(deviceOpts, tc, ctx);
+  auto device = compileDevice(deviceOpts, tc, ctx, diagOut, log);
   if (!device)
     return device.takeError();
   if (auto err = temps.write(stagePrefix + "device.ll", **device))
     return std::move(err);
-  if (auto err = checkDeviceExternals(**device))
+  if (auto err = checkDeviceExternals(**device, diagOut))
     return std::move(err);
 
+  // --save-temps keeps the checked oxide dialect; --emit=mlir[-after=PASS] prints the module
+  // after the pass the user chose.
   std::string raised;
   llvm::raw_string_ostream raisedOs(raised);
-  llvm::raw_ostream *dumpRaised = nullptr;
+  MlirStageOptions mlirOpts;
+  mlirOpts.diagnostics = &diagOut;
+  mlirOpts.arch = arch.number;
+  mlirOpts.archName = arch.name();
+  mlirOpts.archChosen = opts.archsChosen();
+  if (temps.enabled())
+    mlirOpts.printAfter.push_back({kDefaultMlirPrintPass, &raisedOs});
   if (opts.emit == EmitStage::MLIR)
-    dumpRaised = temps.enabled() ? &raisedOs : stageOut;
-  else if (temps.enabled())
-    dumpRaised = &raisedOs;
-  auto lowered = runMlirStage(std::move(*device), ctx, dumpRaised);
-  if (!lowered)
-    return lowered.takeError();
-  if (temps.enabled()) {
+    mlirOpts.printAfter.push_back(
+        {opts.mlirPrintPass.empty() ? std::string(kDefaultMlirPrintPass) : opts.mlirPrintPass, stageOut});
+  auto lowered = runMlirStage(std::move(*device), ctx, mlirOpts);
+  if (!raised.empty())
     if (auto err = temps.write(stagePrefix + "mlir", raised))
       return std::move(err);
-    if (opts.emit == EmitStage::MLIR)
-      *stageOut << raised;
-    if (auto err = temps.write(stagePrefix + "lowered.ll", **lowered))
-      return std::move(err);
-  }
+  if (!lowered)
+    return lowered.takeError();
+  if (auto err = temps.write(stagePrefix + "lowered.ll", **lowered))
+    return std::move(err);
   if (opts.emit == EmitStage::MLIR || opts.emit == EmitStage::Check)
     return detail::DeviceImage{};
 
@@ -162,8 +227,10 @@ llvm::Expected<detail::DeviceImage> buildDeviceImage(const CompileOptions &opts,
   if (opts.emit == EmitStage::LLVM || opts.emit == EmitStage::PTX)
     return image;
 
-  image.code.push_back({detail::CodeKind::Ptx, arch.number, *ptx});
-  if (arch.ptxOnly)
+  // Without ptxas, an architecture asked for as a cubin only gets its PTX instead.
+  if (arch.hasPtx() || tc.ptxas.empty())
+    image.code.push_back({detail::CodeKind::Ptx, arch.number, *ptx});
+  if (!arch.hasCubin())
     return image;
   if (tc.ptxas.empty()) {
     if (opts.emit == EmitStage::Cubin)
@@ -171,13 +238,29 @@ llvm::Expected<detail::DeviceImage> buildDeviceImage(const CompileOptions &opts,
                                      tc.cudaPath + "/bin and $OXIDE_PTXAS)");
     return image; // the caller says once that the image holds PTX only
   }
-  // --lineinfo and -G keep line tables in the cubin; the command shows with -v as before.
-  const bool lineInfo = opts.lineInfo || opts.deviceDebug;
-  auto cubin =
-      lineInfo ? assembleCubin(tc.ptxas, *ptx, deviceOpts.arch, deviceOptLevel, {"-lineinfo"}, opts.verbose)
-               : assembleCubin(tc.ptxas, *ptx, deviceOpts.arch, deviceOptLevel);
-  if (!cubin)
-    return cubin.takeError();
+  // -G: the debug information of the PTX goes into the cubin, with nvcc -G's ptxas flags (no
+  // merged blocks, a return at the end for a breakpoint); --lineinfo keeps the line tables only.
+  llvm::SmallVector<llvm::StringRef, 3> ptxasFlags;
+  if (opts.deviceDebug)
+    ptxasFlags.append({"-g", "--dont-merge-basicblocks", "--return-at-end"});
+  else if (opts.lineInfo)
+    ptxasFlags.push_back("-lineinfo");
+  auto cubin = assembleCubin(tc.ptxas, *ptx, deviceOpts.arch, deviceOptLevel, ptxasFlags,
+                             opts.verbose ? &log : nullptr);
+  if (!cubin) {
+    const std::string message = llvm::toString(cubin.takeError());
+    const PtxasRefusal refusal = explainPtxasFailure(*ptx, message);
+    // One of the older default architectures that ptxas refuses (an instruction the kernels use
+    // does not exist there) is left out rather than failing the build.
+    if (!opts.archsChosen() && arch.number < newestDefaultArch())
+      return llvm::make_error<UnsupportedArchError>(refusal.summary(), 0);
+    return llvm::createStringError(
+        "ptxas rejects the code" + (refusal.function.empty() ? std::string() : " of " + refusal.function) +
+        " for " + arch.smName() + ": " + refusal.what +
+        (opts.archsChosen() ? "; if it needs a newer GPU, remove " + arch.name() + " from --arch"
+                            : std::string()) +
+        "\n" + message);
+  }
   if (auto err = temps.write(stagePrefix + "cubin", *cubin))
     return std::move(err);
   if (opts.emit == EmitStage::Cubin)
@@ -186,99 +269,160 @@ llvm::Expected<detail::DeviceImage> buildDeviceImage(const CompileOptions &opts,
   return image;
 }
 
-/// The architectures to build, with compute_XX dropped where sm_XX (which carries PTX too) is
-/// also requested.
+/// The architectures to build: --arch's, or the defaults; several entries for one architecture
+/// merge (sm_90 and compute_90 are sm_90; 90-real and compute_90 too).
 std::vector<GpuArch> effectiveArchs(const CompileOptions &opts) {
-  std::vector<GpuArch> all = opts.targetArchs(), result;
-  for (const GpuArch &arch : all) {
-    if (arch.ptxOnly && llvm::is_contained(all, GpuArch{arch.number, false}))
+  std::vector<GpuArch> result;
+  for (const GpuArch &arch : opts.targetArchs()) {
+    auto same = llvm::find_if(result, [&](const GpuArch &a) { return a.number == arch.number; });
+    if (same == result.end()) {
+      result.push_back(arch);
       continue;
-    result.push_back(arch);
+    }
+    const bool ptx = same->hasPtx() || arch.hasPtx(), cubin = same->hasCubin() || arch.hasCubin();
+    same->code = ptx && cubin ? GpuArch::Code::PtxAndCubin
+                 : ptx        ? GpuArch::Code::PtxOnly
+                              : GpuArch::Code::CubinOnly;
   }
   return result;
 }
 
-llvm::Error validateArchs(const CompileOptions &opts) {
-  if (opts.archs.empty())
-    return parseArch(opts.arch).takeError();
-  return llvm::Error::success();
+/// One architecture's device build, and what it printed.
+struct ArchBuild {
+  GpuArch arch;
+  std::optional<llvm::Expected<detail::DeviceImage>> image;
+  std::vector<std::string> constants;
+  std::string log, diagnostics;
+};
+
+/// The device builds of `archs`, in parallel (up to opts.threads, or one per architecture up to
+/// the machine's cores), each printing into its own buffers. Nothing is printed yet.
+std::vector<ArchBuild> buildArchs(const CompileOptions &opts, const Toolchain &tc,
+                                  llvm::ArrayRef<GpuArch> archs) {
+  std::vector<ArchBuild> builds(archs.size());
+  const bool colors = llvm::errs().has_colors();
+  auto build = [&](size_t i) {
+    ArchBuild &b = builds[i];
+    b.arch = archs[i];
+    llvm::raw_string_ostream log(b.log), diagOut(b.diagnostics);
+    diagOut.enable_colors(colors);
+    b.image.emplace(buildDeviceImage(opts, tc, b.arch, nullptr, &b.constants, diagOut, log));
+  };
+  const unsigned threads = opts.threads ? std::min<unsigned>(opts.threads, archs.size()) : archs.size();
+  if (threads <= 1) {
+    for (size_t i = 0; i < archs.size(); ++i)
+      build(i);
+    return builds;
+  }
+  // Every compile owns its contexts (LLVM, clang, MLIR) and temporary files; the frontend's
+  // shared state is read-only or locked (see setHostOnlyHeaderDirectory), and the targets are
+  // registered before any compile starts (initializeTargets). Without --threads, no more
+  // compiles than cores.
+  initializeTargets();
+  llvm::ThreadPoolStrategy strategy = llvm::heavyweight_hardware_concurrency(threads);
+  strategy.Limit = opts.threads == 0;
+  llvm::DefaultThreadPool pool(strategy);
+  for (size_t i = 0; i < archs.size(); ++i)
+    pool.async([&build, i] { build(i); });
+  pool.wait();
+  return builds;
+}
+
+/// The code of one architecture that was built.
+struct BuiltArch {
+  GpuArch arch;
+  detail::DeviceImage image;
+  std::vector<std::string> constants;
+};
+
+/// Builds every architecture of `opts` and prints, in architecture order, what each printed
+/// (the same diagnostics from several architectures once), as a serial build would. A default
+/// architecture the translation unit cannot be built for is left out, with a note under -v;
+/// the first other failure is returned.
+llvm::Expected<std::vector<BuiltArch>> buildAllArchs(const CompileOptions &opts, const Toolchain &tc) {
+  std::vector<ArchBuild> builds = buildArchs(opts, tc, effectiveArchs(opts));
+  std::vector<BuiltArch> built;
+  std::vector<std::string> printed; // diagnostics already shown, without the architecture
+  std::vector<std::pair<std::string, std::vector<std::string>>> leftOut; // reason -> architectures
+  unsigned minArch = 0;
+  llvm::Error failure = llvm::Error::success();
+  for (ArchBuild &b : builds) {
+    if (failure) {
+      llvm::consumeError(b.image->takeError()); // a serial build would have stopped before
+      continue;
+    }
+    llvm::errs() << b.log;
+    std::string key = b.diagnostics;
+    for (size_t at; (at = key.find(" when compiling for " + b.arch.smName())) != std::string::npos;)
+      key.erase(at, (" when compiling for " + b.arch.smName()).size());
+    if (!key.empty() && !llvm::is_contained(printed, key)) {
+      llvm::errs() << b.diagnostics;
+      printed.push_back(std::move(key));
+    }
+    if (*b.image) {
+      built.push_back({b.arch, std::move(**b.image), std::move(b.constants)});
+      continue;
+    }
+    failure = llvm::handleErrors(b.image->takeError(), [&](const UnsupportedArchError &e) {
+      auto same = llvm::find_if(leftOut, [&](const auto &entry) { return entry.first == e.reason; });
+      if (same == leftOut.end())
+        leftOut.push_back({e.reason, {b.arch.smName()}});
+      else
+        same->second.push_back(b.arch.smName());
+      minArch = std::max(minArch, e.minArch);
+    });
+  }
+  if (failure)
+    return std::move(failure);
+  if (opts.verbose)
+    for (const auto &[reason, names] : leftOut)
+      llvm::errs() << kLeavingOutNote << llvm::join(names, ", ") << " (of the default architectures) for "
+                   << opts.input << ": " << reason << "\n";
+  if (built.empty() && !leftOut.empty())
+    return llvm::createStringError(
+        "none of the default architectures can run the kernels of '" + opts.input +
+        "': " + leftOut.back().first + "; choose architectures with --arch" +
+        (minArch ? " (e.g. --arch=sm_" + std::to_string(minArch) + ")" : std::string()));
+  return std::move(built);
 }
 
 /// The device image for every architecture: one device compile each, all code objects in one
-/// image. The runtime picks the cubin that matches the device exactly, else the newest PTX
-/// that is not newer than the device.
+/// image. The runtime picks the cubin that matches the device (or an older one of its major
+/// version), else the newest PTX that is not newer than the device.
 llvm::Expected<detail::DeviceImage> buildFatImage(const CompileOptions &opts, const Toolchain &tc,
                                                   std::vector<std::string> &constants) {
+  auto built = buildAllArchs(opts, tc);
+  if (!built)
+    return built.takeError();
   detail::DeviceImage fat;
-  bool first = true;
   bool ptxOnlyNote = false;
-  for (const GpuArch &arch : effectiveArchs(opts)) {
-    std::vector<std::string> archConstants;
-    auto image = buildDeviceImage(opts, tc, arch, nullptr, &archConstants);
-    if (!image)
-      return image.takeError();
-    if (first) {
-      fat.kernels = std::move(image->kernels);
-      constants = std::move(archConstants);
-      first = false;
+  for (BuiltArch &b : *built) {
+    if (&b == &built->front()) {
+      fat.kernels = std::move(b.image.kernels);
+      constants = std::move(b.constants);
     } else {
       // Host code registers one kernel table, so every architecture must define the same
       // kernels (a kernel under `#if __CUDA_ARCH__ >= 800` would break that).
       llvm::StringSet<> names;
       for (const auto &k : fat.kernels)
         names.insert(k.name);
-      bool same = image->kernels.size() == fat.kernels.size();
-      for (const auto &k : image->kernels)
+      bool same = b.image.kernels.size() == fat.kernels.size();
+      for (const auto &k : b.image.kernels)
         same = same && names.contains(k.name);
       if (!same)
-        return llvm::createStringError("'" + opts.input + "' defines different kernels for " + arch.name() +
-                                       " than for " + effectiveArchs(opts).front().name() +
+        return llvm::createStringError("'" + opts.input + "' defines different kernels for " +
+                                       b.arch.smName() + " than for " + built->front().arch.smName() +
                                        "; kernels must not depend on __CUDA_ARCH__");
     }
-    for (auto &code : image->code)
+    for (auto &code : b.image.code)
       fat.code.push_back(std::move(code));
-    ptxOnlyNote |= !arch.ptxOnly && tc.ptxas.empty();
+    ptxOnlyNote |= b.arch.hasCubin() && tc.ptxas.empty();
   }
   if (ptxOnlyNote)
     llvm::errs() << "oxcc: note: ptxas not found (looked in " << tc.cudaPath
                  << "/bin and $OXIDE_PTXAS); embedding PTX only, which the driver compiles when the program "
                     "starts\n";
   return fat;
-}
-
-/// Clang annotates kernel declarations too (a kernel defined in another translation unit and
-/// launched here): those kernels are registered by their own unit's image, so only the
-/// definitions stay annotated for embedDeviceImage.
-/// FIXME: belongs in findHostKernels (compiler/pipeline/HostEmbedding.cpp).
-void dropKernelDeclarationAnnotations(llvm::Module &host) {
-  llvm::GlobalVariable *annotations = host.getGlobalVariable("llvm.global.annotations");
-  if (!annotations || !annotations->hasInitializer())
-    return;
-  auto *entries = llvm::dyn_cast<llvm::ConstantArray>(annotations->getInitializer());
-  if (!entries)
-    return;
-  std::vector<llvm::Constant *> kept;
-  for (const llvm::Use &use : entries->operands()) {
-    auto *entry = llvm::dyn_cast<llvm::ConstantStruct>(use.get());
-    auto *fn = entry && entry->getNumOperands() > 0
-                   ? llvm::dyn_cast<llvm::Function>(entry->getOperand(0)->stripPointerCasts())
-                   : nullptr;
-    if (!fn || !fn->isDeclaration())
-      kept.push_back(llvm::cast<llvm::Constant>(use.get()));
-  }
-  if (kept.size() == entries->getNumOperands())
-    return;
-  if (kept.empty()) {
-    annotations->eraseFromParent();
-    return;
-  }
-  auto *type = llvm::ArrayType::get(entries->getType()->getElementType(), kept.size());
-  auto *replacement =
-      new llvm::GlobalVariable(host, type, annotations->isConstant(), annotations->getLinkage(),
-                               llvm::ConstantArray::get(type, kept), "", annotations);
-  replacement->setSection(annotations->getSection());
-  replacement->takeName(annotations);
-  annotations->eraseFromParent();
 }
 
 } // namespace
@@ -304,8 +448,6 @@ llvm::Error oxide::checkWritableOutput(llvm::StringRef output) {
 }
 
 llvm::Expected<std::string> oxide::compileObject(const CompileOptions &opts, const Toolchain &tc) {
-  if (auto err = validateArchs(opts))
-    return std::move(err);
   CompileOptions hostOpts = opts;
   hostOpts.debug = opts.debug || opts.deviceDebug;
   const Temps temps(opts);
@@ -315,7 +457,6 @@ llvm::Expected<std::string> oxide::compileObject(const CompileOptions &opts, con
   auto host = compileHost(hostOpts, tc, hostCtx);
   if (!host)
     return host.takeError();
-  dropKernelDeclarationAnnotations(**host);
   // Without kernels there is no image to embed: skip the device compiles.
   if (!findHostKernels(**host).empty()) {
     std::vector<std::string> constants;
@@ -341,27 +482,22 @@ llvm::Expected<std::string> oxide::compileObject(const CompileOptions &opts, con
 }
 
 llvm::Error oxide::checkTranslationUnit(const CompileOptions &opts, const Toolchain &tc) {
-  if (auto err = validateArchs(opts))
-    return err;
   CompileOptions checkOpts = opts;
   checkOpts.emit = EmitStage::Check;
   llvm::LLVMContext hostCtx;
   auto host = compileHost(checkOpts, tc, hostCtx);
   if (!host)
     return host.takeError();
-  for (const GpuArch &arch : effectiveArchs(checkOpts))
-    if (auto err = buildDeviceImage(checkOpts, tc, arch, nullptr).takeError())
-      return err;
-  return llvm::Error::success();
+  return buildAllArchs(checkOpts, tc).takeError();
 }
 
 llvm::Error oxide::emitDeviceStage(const CompileOptions &opts, const Toolchain &tc) {
-  if (auto err = validateArchs(opts))
-    return err;
-  std::vector<GpuArch> archs = effectiveArchs(opts);
+  // Without --arch: the newest default architecture (the one whose PTX a default build embeds).
+  std::vector<GpuArch> archs =
+      opts.archsChosen() ? effectiveArchs(opts) : std::vector<GpuArch>{GpuArch{newestDefaultArch()}};
   if (archs.size() != 1)
     return llvm::createStringError("--emit writes the code of one architecture; give a single --arch");
-  if (opts.emit == EmitStage::Cubin && archs.front().ptxOnly)
+  if (opts.emit == EmitStage::Cubin && !archs.front().hasCubin())
     return llvm::createStringError("--emit=cubin needs a real architecture (--arch=sm_XX), not " +
                                    archs.front().name());
   if (auto err = checkWritableOutput(opts.output))
@@ -369,11 +505,16 @@ llvm::Error oxide::emitDeviceStage(const CompileOptions &opts, const Toolchain &
   auto out = openStageOutput(opts.output, opts.emit == EmitStage::Cubin);
   if (!out)
     return out.takeError();
-  auto image = buildDeviceImage(opts, tc, archs.front(), &(*out)->os());
-  if (!image)
-    return image.takeError();
-  (*out)->keep();
-  return llvm::Error::success();
+  auto image = buildDeviceImage(opts, tc, archs.front(), &(*out)->os(), nullptr, llvm::errs(), llvm::errs());
+  // What was printed before a later stage failed stays (--emit=mlir-after=oxide-raise shows
+  // the module that the safety checks then rejected).
+  if (image || (*out)->os().tell() > 0)
+    (*out)->keep();
+  return llvm::handleErrors(image.takeError(), [&](const UnsupportedArchError &e) -> llvm::Error {
+    return llvm::createStringError("--emit without --arch writes " + archs.front().smName() + " code, but " +
+                                   e.reason + "; choose the architecture with --arch" +
+                                   (e.minArch ? "=sm_" + std::to_string(e.minArch) : std::string()));
+  });
 }
 
 llvm::Error oxide::linkExecutable(llvm::ArrayRef<std::string> objects, const CompileOptions &opts,

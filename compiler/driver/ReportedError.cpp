@@ -3,3 +3,4 @@
 #include "oxide/compiler/ReportedError.h"
 
 char oxide::ReportedError::ID = 0;
+char oxide::UnsupportedArchError::ID = 0;

@@ -19,16 +19,12 @@ bool isKnown(unsigned value) { return llvm::is_contained(kKnownArchs, value); }
 
 } // namespace
 
-std::vector<GpuArch> CompileOptions::targetArchs() const {
-  if (!archs.empty())
-    return archs;
-  GpuArch single;
-  if (auto number = parseArch(arch))
-    single.number = *number;
-  else
-    llvm::consumeError(number.takeError()); // build() reports a bad `arch` itself
-  return {single};
+std::vector<GpuArch> oxide::defaultGpuArchs() {
+  using Code = GpuArch::Code;
+  return {{80, Code::CubinOnly}, {86, Code::CubinOnly}, {89, Code::CubinOnly}, {90, Code::PtxAndCubin}};
 }
+
+std::vector<GpuArch> CompileOptions::targetArchs() const { return archs.empty() ? defaultGpuArchs() : archs; }
 
 std::vector<std::string> CompileOptions::translationUnits() const {
   if (!inputs.empty() || input.empty())
@@ -36,30 +32,26 @@ std::vector<std::string> CompileOptions::translationUnits() const {
   return {input};
 }
 
-llvm::Expected<unsigned> oxide::parseArch(llvm::StringRef arch) {
-  unsigned value = 0;
-  llvm::StringRef digits = arch;
-  if (digits.consume_front("sm_") && !digits.consumeInteger(10, value) && digits.empty() && isKnown(value))
-    return value;
-  return llvm::createStringError("unknown GPU architecture '" + arch.str() +
-                                 "'; use --arch=sm_XX with XX one of " + kKnownList);
-}
-
 llvm::Expected<GpuArch> oxide::parseGpuArch(llvm::StringRef arch) {
   GpuArch result;
   llvm::StringRef digits = arch.trim();
-  if (digits.consume_front("compute_"))
-    result.ptxOnly = true;
-  else
-    digits.consume_front("sm_");
+  if (digits.consume_front("compute_")) {
+    result.code = GpuArch::Code::PtxOnly;
+  } else if (!digits.consume_front("sm_")) {
+    // CMake's CUDA_ARCHITECTURES spellings: 90, 90-real, 90-virtual.
+    if (digits.consume_back("-real"))
+      result.code = GpuArch::Code::CubinOnly;
+    else if (digits.consume_back("-virtual"))
+      result.code = GpuArch::Code::PtxOnly;
+  }
   unsigned value = 0;
   if (!digits.empty() && !digits.consumeInteger(10, value) && digits.empty() && isKnown(value)) {
     result.number = value;
     return result;
   }
   return llvm::createStringError("unknown GPU architecture '" + arch.str() +
-                                 "'; use --arch=sm_XX (PTX and cubin) or compute_XX " +
-                                 "(PTX only), XX one of " + kKnownList + ", several separated by commas");
+                                 "'; use --arch=sm_XX (PTX and cubin), compute_XX (PTX only) or XX-real " +
+                                 "(cubin only), XX one of " + kKnownList + ", several separated by commas");
 }
 
 llvm::Error oxide::parseGpuArchList(llvm::StringRef list, std::vector<GpuArch> &out) {

@@ -10,6 +10,7 @@
 #include "oxide/compiler/KernelAttributes.h"
 #include "oxide/compiler/ReportedError.h"
 #include "oxide/compiler/SafetyChecker.h"
+#include "oxide/compiler/TargetCodegen.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
@@ -47,7 +48,8 @@ private:
   std::vector<std::string> storage;
 };
 
-void addCommonArgs(ArgList &args, const CompileOptions &opts, const Toolchain &tc) {
+/// `fullDebug`: debug information for a debugger (-g); otherwise line tables only.
+void addCommonArgs(ArgList &args, const CompileOptions &opts, const Toolchain &tc, bool fullDebug) {
   args.add("-std=" + opts.cxxStandard);
   args.add("-O" + std::to_string(opts.optLevel));
   args.add("-resource-dir=" + tc.clangResourceDir);
@@ -56,8 +58,8 @@ void addCommonArgs(ArgList &args, const CompileOptions &opts, const Toolchain &t
     args.add("-I" + dir);
   for (const auto &def : opts.defines)
     args.add("-D" + def);
-  // Line tables let the oxide dialect's diagnostics point at source lines.
-  args.add("-gline-tables-only");
+  // Line tables at least: the oxide dialect's diagnostics point at source lines with them.
+  args.add(fullDebug ? "-g" : "-gline-tables-only");
   args.add("-fcolor-diagnostics");
   if (!opts.fmad)
     args.add("-ffp-contract=off");
@@ -121,19 +123,26 @@ protected:
   }
 };
 
+/// Runs clang on `args`; its diagnostics go to `diagOut`, the command line (with `verbose`) to
+/// `log`. Colours follow stderr's.
 llvm::Expected<std::unique_ptr<llvm::Module>> runClang(const ArgList &args, llvm::LLVMContext &ctx,
                                                        llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs,
-                                                       llvm::StringRef stage, bool verbose) {
+                                                       llvm::StringRef stage, bool verbose,
+                                                       llvm::raw_ostream &diagOut, llvm::raw_ostream &log) {
+  // Clang's code generation looks the target up (and runs its passes with the target's cost
+  // model); registering the targets first makes every compile see them, in parallel too.
+  initializeTargets();
   std::vector<const char *> argv = args.argv();
   if (verbose) {
-    llvm::errs() << "oxcc: " << stage << " compile:";
+    log << "oxcc: " << stage << " compile:";
     for (const char *a : argv)
-      llvm::errs() << ' ' << a;
-    llvm::errs() << '\n';
+      log << ' ' << a;
+    log << '\n';
   }
 
   clang::DiagnosticOptions diagOpts;
-  auto diags = clang::CompilerInstance::createDiagnostics(*vfs, diagOpts);
+  auto diags = clang::CompilerInstance::createDiagnostics(
+      *vfs, diagOpts, new clang::TextDiagnosticPrinter(diagOut, diagOpts), /*ShouldOwnClient=*/true);
   // The driver stage only translates our own flags; its warnings (e.g. "CUDA version is newer
   // than the latest supported") are about oxcc's choices, not the user's code.
   diags->setIgnoreAllWarnings(true);
@@ -148,7 +157,9 @@ llvm::Expected<std::unique_ptr<llvm::Module>> runClang(const ArgList &args, llvm
 
   clang::CompilerInstance ci(std::move(invocation));
   ci.setVirtualFileSystem(vfs);
-  ci.createDiagnostics();
+  ci.createDiagnostics(new clang::TextDiagnosticPrinter(diagOut, ci.getDiagnosticOpts()),
+                       /*ShouldOwnClient=*/true);
+  ci.setVerboseOutputStream(diagOut); // "N warnings generated"
   CheckedEmitLLVMAction action(&ctx);
   if (!ci.ExecuteAction(action) || ci.getDiagnostics().hasErrorOccurred())
     return reportedError(stage.str() + " compile");
@@ -178,17 +189,17 @@ oxide::compileHost(const CompileOptions &opts, const Toolchain &tc, llvm::LLVMCo
   args.add(tc.clangDriver);
   args.add("-x");
   args.add("c++");
-  addCommonArgs(args, opts, tc);
-  if (opts.debug)
-    args.add("-g");
+  addCommonArgs(args, opts, tc, opts.debug);
   for (const auto &sanitizer : opts.sanitizers)
     args.add("-fsanitize=" + sanitizer);
   args.add(opts.input);
-  return runClang(args, ctx, llvm::vfs::getRealFileSystem(), "host", opts.verbose);
+  return runClang(args, ctx, llvm::vfs::getRealFileSystem(), "host", opts.verbose, llvm::errs(),
+                  llvm::errs());
 }
 
 llvm::Expected<std::unique_ptr<llvm::Module>>
-oxide::compileDevice(const CompileOptions &opts, const Toolchain &tc, llvm::LLVMContext &ctx) {
+oxide::compileDevice(const CompileOptions &opts, const Toolchain &tc, llvm::LLVMContext &ctx,
+                     llvm::raw_ostream &diagOut, llvm::raw_ostream &log) {
   linkKernelAttributes();
   linkContractAttributes();
   linkConstantVariables();
@@ -232,11 +243,17 @@ oxide::compileDevice(const CompileOptions &opts, const Toolchain &tc, llvm::LLVM
   // A forward declaration gets internal linkage (see KernelAttributes.cpp); one that is never
   // defined is reported with its call chain by checkDeviceExternals instead.
   args.add("-Wno-undefined-internal");
-  addCommonArgs(args, deviceOpts, tc);
+  // -G describes device variables too. Clang reduces the debug information of optimised device
+  // code to line directives unless told that it is for a debugger (--cuda-noopt-device-debug,
+  // nvcc's -G); the frontend still optimises (the safety checks need SSA values), so a variable
+  // that -O2 folds away shows as optimised out, and the NVPTX back end and ptxas then run at -O0.
+  addCommonArgs(args, deviceOpts, tc, opts.deviceDebug);
+  if (opts.deviceDebug)
+    args.add("--cuda-noopt-device-debug");
   if (opts.fastMath) {
     args.add("-ffast-math");
     args.add("-fgpu-flush-denormals-to-zero");
   }
   args.add(wrapperPath);
-  return runClang(args, ctx, overlay, "device", opts.verbose);
+  return runClang(args, ctx, overlay, "device", opts.verbose, diagOut, log);
 }

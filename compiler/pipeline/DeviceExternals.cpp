@@ -68,9 +68,9 @@ std::string nameOf(const llvm::DISubprogram *sp) {
   return sp->getLinkageName().empty() ? sp->getName().str() : llvm::demangle(sp->getLinkageName().str());
 }
 
-void printNote(const std::string &where, const llvm::Twine &message) {
-  llvm::errs() << where << ": ";
-  llvm::WithColor::note(llvm::errs(), "", !llvm::errs().has_colors()) << message << "\n";
+void printNote(llvm::raw_ostream &os, const std::string &where, const llvm::Twine &message) {
+  os << where << ": ";
+  llvm::WithColor::note(os, "", !os.has_colors()) << message << "\n";
 }
 
 /// Breadth-first from the kernels: `parent[f]` is the call that first reached f, for the chain.
@@ -79,24 +79,27 @@ using ParentMap = llvm::DenseMap<const llvm::Function *, const llvm::CallBase *>
 /// The chain of calls from a kernel to `loc`, a location in `function`, innermost first: the
 /// functions clang inlined at `loc` (from its inlined-at locations), then the calls that
 /// reached `function`. Each note is at a call site and names the function called there.
-void printChain(const llvm::DILocation *loc, const llvm::Function *function, const ParentMap &parent) {
+void printChain(llvm::raw_ostream &os, const llvm::DILocation *loc, const llvm::Function *function,
+                const ParentMap &parent) {
   for (const llvm::Function *f = function; f;) {
     for (const llvm::DILocation *l = loc; l && l->getInlinedAt(); l = l->getInlinedAt())
-      printNote(describe(l->getInlinedAt()), "called by '" + nameOf(l->getScope()->getSubprogram()) + "'");
+      printNote(os, describe(l->getInlinedAt()),
+                "called by '" + nameOf(l->getScope()->getSubprogram()) + "'");
     const llvm::CallBase *site = parent.lookup(f);
     if (!site) {
-      printNote(describe(*f), "in kernel '" + llvm::demangle(f->getName().str()) + "'");
+      printNote(os, describe(*f), "in kernel '" + llvm::demangle(f->getName().str()) + "'");
       break;
     }
-    printNote(describe(site->getDebugLoc().get()), "called by '" + llvm::demangle(f->getName().str()) + "'");
+    printNote(os, describe(site->getDebugLoc().get()),
+              "called by '" + llvm::demangle(f->getName().str()) + "'");
     loc = site->getDebugLoc().get();
     f = site->getFunction();
   }
 }
 
-void printError(const llvm::DILocation *loc, const llvm::Twine &message) {
-  llvm::errs() << describe(loc) << ": ";
-  llvm::WithColor::error(llvm::errs(), "", /*DisableColors=*/!llvm::errs().has_colors()) << message << "\n";
+void printError(llvm::raw_ostream &os, const llvm::DILocation *loc, const llvm::Twine &message) {
+  os << describe(loc) << ": ";
+  llvm::WithColor::error(os, "", /*DisableColors=*/!os.has_colors()) << message << "\n";
 }
 
 /// The object a virtual call dispatches on: for `callee = *(*(object) + offset)` with `object`
@@ -161,7 +164,7 @@ std::optional<HostOrigin> hostOrigin(const llvm::Value *address, unsigned depth,
 
 } // namespace
 
-llvm::Error oxide::checkDeviceExternals(const llvm::Module &device) {
+llvm::Error oxide::checkDeviceExternals(const llvm::Module &device, llvm::raw_ostream &os) {
   ParentMap parent;
   std::deque<const llvm::Function *> queue;
   for (const llvm::Function &f : device)
@@ -184,14 +187,14 @@ llvm::Error oxide::checkDeviceExternals(const llvm::Module &device) {
           if (auto origin = hostOrigin(object, 0, visited)) {
             ++errors;
             printError(
-                call->getDebugLoc().get(),
+                os, call->getDebugLoc().get(),
                 "device code makes a virtual call on an object that comes from the host (parameter " +
                     llvm::Twine(origin->parameter + 1) + " of kernel '" +
                     llvm::demangle(origin->kernel->getName().str()) +
                     "'): its vtable pointer points to host memory, so virtual dispatch cannot run on the "
                     "GPU; construct polymorphic objects in device code (a local, new, or placement new "
                     "in the kernel) or dispatch without virtual functions");
-            printChain(call->getDebugLoc().get(), caller, parent);
+            printChain(os, call->getDebugLoc().get(), caller, parent);
           }
           continue;
         }
@@ -200,13 +203,13 @@ llvm::Error oxide::checkDeviceExternals(const llvm::Module &device) {
           llvm::SmallPtrSet<const llvm::Value *, 16> visited;
           if (auto origin = hostOrigin(call->getCalledOperand(), 0, visited)) {
             ++errors;
-            printError(call->getDebugLoc().get(),
+            printError(os, call->getDebugLoc().get(),
                        "device code calls a function pointer that comes from the host (parameter " +
                            llvm::Twine(origin->parameter + 1) + " of kernel '" +
                            llvm::demangle(origin->kernel->getName().str()) +
                            "'): a host function's address is not device code; pass the callable as a "
                            "template parameter (a closure) or an index to dispatch on in the kernel");
-            printChain(call->getDebugLoc().get(), caller, parent);
+            printChain(os, call->getDebugLoc().get(), caller, parent);
           }
           continue;
         }
@@ -219,11 +222,11 @@ llvm::Error oxide::checkDeviceExternals(const llvm::Module &device) {
           continue;
         ++errors;
         printError(
-            call->getDebugLoc().get(),
+            os, call->getDebugLoc().get(),
             "device code uses " + construct(callee->getName()) +
                 ", which has no device definition; a kernel can call only functions defined in this file "
                 "(or inline in its headers) that do not depend on host-only facilities");
-        printChain(call->getDebugLoc().get(), caller, parent);
+        printChain(os, call->getDebugLoc().get(), caller, parent);
       }
   }
   if (errors)

@@ -14,7 +14,7 @@ using namespace oxide;
 std::vector<llvm::Function *> oxide::findHostKernels(llvm::Module &host) {
   std::vector<llvm::Function *> kernels;
   forEachFunctionAnnotation(host, [&](llvm::Function &fn, llvm::StringRef text) {
-    if (text == kKernelAnnotation && llvm::find(kernels, &fn) == kernels.end())
+    if (text == kKernelAnnotation && !fn.isDeclaration() && !llvm::is_contained(kernels, &fn))
       kernels.push_back(&fn);
   });
   return kernels;

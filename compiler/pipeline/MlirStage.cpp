@@ -6,33 +6,157 @@
 #include "oxide/compiler/ReportedError.h"
 #include "llvm/IR/GlobalVariable.h"
 
+#include "Oxide/ArchRequirements.h"
 #include "Oxide/OxideDialect.h"
 #include "Oxide/OxidePasses.h"
+#include "Oxide/UserLocation.h"
 
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Target/LLVMIR/Import.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/Support/LineIterator.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
 using namespace oxide;
 
+namespace {
+
+/// Raising and the safety model's checks: the oxide dialect as the user's code produced it.
+void addCheckingPasses(mlir::OpPassManager &pm) {
+  pm.addPass(createOxideRaise());
+  pm.addPass(createOxideVerifySafety());
+}
+
+/// From the checked oxide dialect to LLVM + NVVM.
+void addLoweringPasses(mlir::OpPassManager &pm) {
+  pm.addPass(createOxideOptimize());
+  pm.addPass(createOxideToNVVM());
+}
+
+/// Prints the module after the passes that `prints` names, as the pass manager hands it on.
+class PrintAfterPasses : public mlir::PassInstrumentation {
+public:
+  explicit PrintAfterPasses(std::vector<MlirPrint> prints) : prints(std::move(prints)) {}
+  void runAfterPass(mlir::Pass *pass, mlir::Operation *op) override {
+    for (const MlirPrint &print : prints)
+      if (print.out && pass->getArgument() == print.pass)
+        op->print(*print.out);
+  }
+
+private:
+  std::vector<MlirPrint> prints;
+};
+
+/// The kernel's location, with the column of its name: the MLIR import gives a function the
+/// line of its DISubprogram, which has no column, so the name is looked up on that line.
+mlir::Location kernelLocation(mlir::LLVM::LLVMFuncOp kernel) {
+  mlir::FileLineColLoc line;
+  kernel.getLoc()->walk([&](mlir::Location l) {
+    if (auto fileLoc = mlir::dyn_cast<mlir::FileLineColLoc>(l)) {
+      line = fileLoc;
+      return mlir::WalkResult::interrupt();
+    }
+    return mlir::WalkResult::advance();
+  });
+  if (!line || line.getColumn() != 0)
+    return line ? mlir::Location(line) : kernel.getLoc();
+  std::string name = kernel.getSymName().str();
+  llvm::ItaniumPartialDemangler demangler;
+  if (!demangler.partialDemangle(name.c_str()))
+    if (char *base = demangler.getFunctionBaseName(nullptr, nullptr)) {
+      name = base;
+      std::free(base);
+    }
+  auto buffer = llvm::MemoryBuffer::getFile(line.getFilename().getValue());
+  if (!buffer)
+    return line;
+  for (llvm::line_iterator it(**buffer, /*SkipBlanks=*/false); !it.is_at_eof(); ++it) {
+    if (static_cast<unsigned>(it.line_number()) != line.getLine())
+      continue;
+    const llvm::StringRef text = *it;
+    auto isIdentifier = [](char c) { return llvm::isAlnum(c) || c == '_'; };
+    for (size_t at = text.find(name); at != llvm::StringRef::npos; at = text.find(name, at + 1))
+      if ((at == 0 || !isIdentifier(text[at - 1])) &&
+          (at + name.size() == text.size() || !isIdentifier(text[at + name.size()])))
+        return mlir::FileLineColLoc::get(line.getFilename(), line.getLine(), at + 1);
+    break;
+  }
+  return line;
+}
+
+std::string describe(mlir::Location loc) {
+  if (auto fileLoc = mlir::dyn_cast<mlir::FileLineColLoc>(oxide::userLocation(loc)))
+    return (fileLoc.getFilename().getValue() + ":" + llvm::Twine(fileLoc.getLine()) + ":" +
+            llvm::Twine(fileLoc.getColumn()))
+        .str();
+  return "an unknown location";
+}
+
+/// Every kernel must be able to run on the architecture compiled for. For one the user chose,
+/// each kernel that cannot is an error; for a default one, the first such kernel is the reason
+/// to leave the architecture out.
+llvm::Error checkArchRequirements(mlir::ModuleOp module, const MlirStageOptions &options) {
+  bool failed = false;
+  for (ArchRequirement &req : collectArchRequirements(module)) {
+    if (req.minArch <= options.arch)
+      continue;
+    const std::string kernelName = llvm::demangle(req.kernel.getSymName().str());
+    const std::string needs = "sm_" + std::to_string(req.minArch);
+    const bool atKernel = req.where == req.kernel.getLoc();
+    if (!options.archChosen)
+      return llvm::make_error<UnsupportedArchError>(
+          "kernel '" + kernelName + "' " + req.feature +
+              (atKernel ? std::string() : " at " + describe(req.where)) + ", which needs " + needs +
+              " or newer",
+          req.minArch);
+    mlir::InFlightDiagnostic diag =
+        mlir::emitError(kernelLocation(req.kernel))
+        << "kernel '" << kernelName << "' " << req.feature << ", which needs " << needs
+        << " or newer, but this build targets " << options.archName << "; remove " << options.archName
+        << " from --arch (e.g. --arch=" << needs << "), or leave --arch out: the default architectures "
+        << "leave out those a translation unit's kernels cannot run on";
+    if (!atKernel)
+      diag.attachNote(oxide::userLocation(req.where)) << "used here";
+    failed = true;
+  }
+  return failed ? reportedError("the architecture check") : llvm::Error::success();
+}
+
+} // namespace
+
+std::vector<std::string> oxide::mlirPassNames() {
+  mlir::OpPassManager pm(mlir::ModuleOp::getOperationName());
+  addCheckingPasses(pm);
+  addLoweringPasses(pm);
+  std::vector<std::string> names;
+  for (mlir::Pass &pass : pm.getPasses())
+    names.push_back(pass.getArgument().str());
+  return names;
+}
+
 llvm::Expected<std::unique_ptr<llvm::Module>> oxide::runMlirStage(std::unique_ptr<llvm::Module> device,
                                                                   llvm::LLVMContext &ctx,
-                                                                  llvm::raw_ostream *dumpRaised) {
+                                                                  const MlirStageOptions &options) {
   mlir::DialectRegistry registry;
   registry.insert<OxideDialect, mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect, mlir::DLTIDialect>();
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
   mlir::registerNVVMDialectTranslation(registry);
-  mlir::MLIRContext context(registry);
+  // Several device compiles may run at once, one context each; the passes work on whole
+  // modules, so a context needs no threads of its own.
+  mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
   context.loadAllAvailableDialects();
   // Users see their source lines; the IR of an op is noise in a diagnostic.
   context.printOpOnDiagnostic(false);
@@ -40,7 +164,8 @@ llvm::Expected<std::unique_ptr<llvm::Module>> oxide::runMlirStage(std::unique_pt
   // Errors are printed with their source line (from the line tables); the importer's warnings
   // about NVPTX data-layout tokens it does not model are noise for users.
   llvm::SourceMgr sourceMgr;
-  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, llvm::errs());
+  llvm::raw_ostream &diagOut = options.diagnostics ? *options.diagnostics : llvm::errs();
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOut);
   context.getDiagEngine().registerHandler([&](mlir::Diagnostic &diag) -> mlir::LogicalResult {
     if (diag.getSeverity() == mlir::DiagnosticSeverity::Warning)
       return mlir::success();
@@ -54,19 +179,21 @@ llvm::Expected<std::unique_ptr<llvm::Module>> oxide::runMlirStage(std::unique_pt
   if (!module)
     return reportedError("importing device LLVM IR into MLIR");
 
-  mlir::PassManager raise(&context);
-  raise.addPass(createOxideRaise());
-  raise.addPass(createOxideVerifySafety());
-  if (mlir::failed(raise.run(*module)))
-    return reportedError("oxide-raise");
-  if (dumpRaised)
-    module->print(*dumpRaised);
-
-  mlir::PassManager lower(&context);
-  lower.addPass(createOxideOptimize());
-  lower.addPass(createOxideToNVVM());
-  if (mlir::failed(lower.run(*module)))
-    return reportedError("oxide-to-nvvm");
+  mlir::PassManager checking(&context);
+  addCheckingPasses(checking);
+  mlir::PassManager lowering(&context);
+  addLoweringPasses(lowering);
+  if (!options.printAfter.empty()) {
+    checking.addInstrumentation(std::make_unique<PrintAfterPasses>(options.printAfter));
+    lowering.addInstrumentation(std::make_unique<PrintAfterPasses>(options.printAfter));
+  }
+  if (mlir::failed(checking.run(*module)))
+    return reportedError("the oxide dialect's checks");
+  if (options.arch)
+    if (auto err = checkArchRequirements(*module, options))
+      return err;
+  if (mlir::failed(lowering.run(*module)))
+    return reportedError("lowering the oxide dialect");
 
   std::unique_ptr<llvm::Module> result = mlir::translateModuleToLLVMIR(*module, ctx, name);
   if (!result)

@@ -108,7 +108,8 @@ llvm::Expected<std::string> oxide::generatePtx(llvm::Module &module, llvm::Strin
 
 llvm::Expected<std::string> oxide::assembleCubin(const std::string &ptxas, const std::string &ptx,
                                                  llvm::StringRef arch, unsigned optLevel,
-                                                 llvm::ArrayRef<llvm::StringRef> extraFlags, bool verbose) {
+                                                 llvm::ArrayRef<llvm::StringRef> extraFlags,
+                                                 llvm::raw_ostream *log) {
   llvm::SmallString<128> ptxPath, cubinPath, logPath;
   if (auto ec = llvm::sys::fs::createTemporaryFile("oxide", "ptx", ptxPath))
     return llvm::createStringError("cannot create a temporary file: " + ec.message());
@@ -129,11 +130,11 @@ llvm::Expected<std::string> oxide::assembleCubin(const std::string &ptxas, const
   llvm::SmallVector<llvm::StringRef> args = {ptxas, archFlag, level};
   args.append(extraFlags.begin(), extraFlags.end());
   args.append({ptxPath, "-o", cubinPath});
-  if (verbose) {
-    llvm::errs() << "oxcc: ptxas:";
+  if (log) {
+    *log << "oxcc: ptxas:";
     for (llvm::StringRef a : args)
-      llvm::errs() << ' ' << a;
-    llvm::errs() << '\n';
+      *log << ' ' << a;
+    *log << '\n';
   }
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath.str(), logPath.str()};
   std::string execError;

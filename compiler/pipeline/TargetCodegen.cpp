@@ -32,10 +32,7 @@ llvm::OptimizationLevel toLevel(unsigned level) {
 }
 } // namespace
 
-llvm::Expected<std::unique_ptr<llvm::TargetMachine>> oxide::createTargetMachine(const llvm::Module &module,
-                                                                                llvm::StringRef cpu,
-                                                                                llvm::StringRef features,
-                                                                                unsigned optLevel) {
+void oxide::initializeTargets() {
   static const bool initialized = [] {
     llvm::InitializeAllTargetInfos();
     llvm::InitializeAllTargets();
@@ -53,6 +50,13 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> oxide::createTargetMachine(
     return option != nullptr;
   }();
   (void)shortPointers;
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> oxide::createTargetMachine(const llvm::Module &module,
+                                                                                llvm::StringRef cpu,
+                                                                                llvm::StringRef features,
+                                                                                unsigned optLevel) {
+  initializeTargets();
 
   const llvm::Triple &triple = module.getTargetTriple();
   std::string error;

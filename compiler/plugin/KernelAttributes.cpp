@@ -21,17 +21,26 @@
 #include "clang/Sema/ParsedAttr.h"
 #include "clang/Sema/Sema.h"
 
+#include <mutex>
+
 using namespace clang;
 
 namespace {
 
+/// The directory of setHostOnlyHeaderDirectory. Device compiles of several architectures run
+/// in parallel and each sets it (to the same directory), so it is read and written under a lock.
+std::mutex hostOnlyHeaderMutex;
 std::string &hostOnlyHeaderDirectory() {
   static std::string directory;
   return directory;
 }
 
 bool isInHostOnlyHeader(Sema &S, const FunctionDecl *FD) {
-  const std::string &dir = hostOnlyHeaderDirectory();
+  std::string dir;
+  {
+    std::lock_guard<std::mutex> lock(hostOnlyHeaderMutex);
+    dir = hostOnlyHeaderDirectory();
+  }
   if (dir.empty())
     return false;
   SourceManager &sm = S.getSourceManager();
@@ -128,5 +137,6 @@ static ParsedAttrInfoRegistry::Add<ImplicitDeviceAttrInfo>
 void oxide::linkKernelAttributes() {}
 
 void oxide::setHostOnlyHeaderDirectory(std::string directory) {
+  std::lock_guard<std::mutex> lock(hostOnlyHeaderMutex);
   hostOnlyHeaderDirectory() = std::move(directory);
 }

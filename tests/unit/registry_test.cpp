@@ -126,7 +126,7 @@ TEST(KernelDisplayName, StripsParametersAndReturnType) {
   EXPECT_EQ(kernel_display_name("plain_c_name"), "plain_c_name");
 }
 
-TEST(SelectCode, PrefersExactCubinThenNewestCompatiblePtx) {
+TEST(SelectCode, PrefersExactCubinThenOlderCubinOfTheSameMajorThenNewestCompatiblePtx) {
   DeviceImage image;
   image.code.push_back({CodeKind::Ptx, 70, "ptx70"});
   image.code.push_back({CodeKind::Ptx, 80, "ptx80"});
@@ -135,11 +135,44 @@ TEST(SelectCode, PrefersExactCubinThenNewestCompatiblePtx) {
   image.code.push_back({CodeKind::Cubin, 80, "sass80"});
   EXPECT_EQ(select_code(image, 90)->bytes, "sass90");
   EXPECT_EQ(select_code(image, 80)->bytes, "sass80");
-  EXPECT_EQ(select_code(image, 89)->bytes, "ptx80");   // sm_89 cannot run sm_80 SASS from this table
-  EXPECT_EQ(select_code(image, 120)->bytes, "ptx100"); // newest PTX the device can JIT
-  EXPECT_EQ(select_code(image, 75)->bytes, "ptx70");
-  EXPECT_EQ(select_code(image, 60), nullptr); // all PTX is too new
+  EXPECT_EQ(select_code(image, 89)->bytes, "sass80");  // sm_8x runs sm_80 SASS: no JIT
+  EXPECT_EQ(select_code(image, 120)->bytes, "ptx100"); // no SASS of major 12: newest PTX it can JIT
+  EXPECT_EQ(select_code(image, 100)->bytes, "ptx100"); // sm_90 SASS does not run on sm_100
+  EXPECT_EQ(select_code(image, 75)->bytes, "ptx70");   // sm_80 SASS is newer than sm_75
+  EXPECT_EQ(select_code(image, 60), nullptr);          // all code is too new
   EXPECT_EQ(select_code(DeviceImage{}, 90), nullptr);
+}
+
+TEST(SelectCode, ExactCubinWinsOverAnOlderOneAndOverPtxInAnyOrder) {
+  DeviceImage image;
+  image.code.push_back({CodeKind::Ptx, 86, "ptx86"});
+  image.code.push_back({CodeKind::Cubin, 86, "sass86"});
+  image.code.push_back({CodeKind::Cubin, 80, "sass80"});
+  image.code.push_back({CodeKind::Cubin, 89, "sass89"});
+  EXPECT_EQ(select_code(image, 86)->bytes, "sass86");
+  EXPECT_EQ(select_code(image, 87)->bytes, "sass86"); // the newest not newer than the device
+  EXPECT_EQ(select_code(image, 89)->bytes, "sass89");
+  EXPECT_EQ(select_code(image, 80)->bytes, "sass80");
+}
+
+// What `oxcc build` embeds without --arch (defaultGpuArchs in the compiler): sm_80, sm_86,
+// sm_89 and sm_90 cubins and sm_90 PTX. Every listed GPU, and the other sm_8x ones, loads a
+// cubin; newer GPUs JIT the PTX; older ones have nothing to run.
+TEST(SelectCode, DefaultImageNeedsNoJitOnTheListedGpus) {
+  DeviceImage image;
+  image.code.push_back({CodeKind::Cubin, 80, "sass80"});
+  image.code.push_back({CodeKind::Cubin, 86, "sass86"});
+  image.code.push_back({CodeKind::Cubin, 89, "sass89"});
+  image.code.push_back({CodeKind::Ptx, 90, "ptx90"});
+  image.code.push_back({CodeKind::Cubin, 90, "sass90"});
+  EXPECT_EQ(select_code(image, 80)->bytes, "sass80");
+  EXPECT_EQ(select_code(image, 86)->bytes, "sass86");
+  EXPECT_EQ(select_code(image, 87)->bytes, "sass86");
+  EXPECT_EQ(select_code(image, 89)->bytes, "sass89");
+  EXPECT_EQ(select_code(image, 90)->bytes, "sass90");
+  EXPECT_EQ(select_code(image, 100)->bytes, "ptx90");
+  EXPECT_EQ(select_code(image, 120)->bytes, "ptx90");
+  EXPECT_EQ(select_code(image, 75), nullptr);
 }
 
 TEST(RegistryDeathTest, MalformedImageAbortsWithInternalError) {

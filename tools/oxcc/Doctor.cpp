@@ -207,17 +207,21 @@ void checkDriver(Report &report, const std::vector<oxide::GpuArch> &defaultArchs
                   "use another GPU (OXIDE_DEVICE=cuda:N)");
       continue;
     }
-    // What the default build (sm_90: cubin + PTX) can run on this GPU.
+    // What the default build can run on this GPU, as the runtime chooses: a cubin of the same
+    // major version not newer than the GPU (no JIT), else PTX not newer than it (driver JIT).
     bool cubin = false, ptx = false;
+    std::string defaults;
     for (const oxide::GpuArch &a : defaultArchs) {
-      cubin |= !a.ptxOnly && a.number == arch;
-      ptx |= a.number <= arch;
+      cubin |= a.hasCubin() && a.number / 10 == arch / 10 && a.number <= arch;
+      ptx |= a.hasPtx() && a.number <= arch;
+      defaults += (defaults.empty() ? "" : ", ") + a.name();
     }
-    if (cubin || (ptx && version >= kPtxIsaDriverVersion))
+    if (cubin)
       report.line(Status::Ok, what);
+    else if (ptx && version >= kPtxIsaDriverVersion)
+      report.line(Status::Ok, what + " (the default build's PTX, compiled by the driver at start-up)");
     else
-      report.line(Status::Warn,
-                  what + ": the default build (" + defaultArchs.front().name() + ") does not run on it",
+      report.line(Status::Warn, what + ": the default build (" + defaults + ") does not run on it",
                   "build with --arch=sm_" + std::to_string(arch) + " (several: --arch=sm_" +
                       std::to_string(arch) + ",sm_90)");
   }

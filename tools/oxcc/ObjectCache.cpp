@@ -285,7 +285,7 @@ std::string withoutCommandLines(llvm::StringRef text) {
     auto [line, rest] = text.split('\n');
     text = rest;
     if (line.starts_with("oxcc: host compile:") || line.starts_with("oxcc: device compile:") ||
-        line.starts_with("oxcc: ptxas:"))
+        line.starts_with("oxcc: ptxas:") || line.starts_with(oxide::kLeavingOutNote))
       continue;
     kept += line.str() + "\n";
   }

@@ -12,6 +12,7 @@
 #include "ObjectCache.h"
 
 #include "oxide/compiler/Build.h"
+#include "oxide/compiler/MlirStage.h"
 #include "oxide/compiler/ReportedError.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -61,23 +62,28 @@ COMPILE OPTIONS:
   -D NAME[=VALUE]     define a macro
   -O0 .. -O3          optimisation level for host and device code (default -O3)
   -std=c++20|c++23    C++ standard (default c++20)
-  --arch=LIST         GPU architectures, comma-separated or repeated (default sm_90):
-                      sm_XX embeds PTX and a cubin, compute_XX PTX only (the driver
-                      compiles it on newer GPUs too); XX = 70 72 75 80 86 87 89 90 100 101
-                      103 120 121. The runtime loads the cubin matching the GPU, else the
-                      newest PTX not newer than it
+  --arch=LIST         GPU architectures, comma-separated or repeated: sm_XX embeds PTX and
+                      a cubin, compute_XX PTX only (the driver compiles it on newer GPUs
+                      too), XX-real a cubin only; XX = 70 72 75 80 86 87 89 90 100 101 103
+                      120 121. Default: cubins for sm_80, sm_86, sm_89 and sm_90 and sm_90
+                      PTX, leaving out those a file's kernels cannot run on (see -v). The
+                      runtime loads the GPU's cubin (or an older one of its major version),
+                      else the newest PTX not newer than it
+  --threads=N         compile N architectures at once (default 0: one per architecture,
+                      up to the number of cores)
   --fast-math         approximate sqrt/division, flush denormals (nvcc --use_fast_math)
   --no-fmad           do not contract a * b + c into fused multiply-adds
   -g                  debug information for host code (kernels run on the CPU simulator
                       under gdb); device code always carries line tables
-  -G                  debuggable device code: device -O0, line information in the cubin,
-                      and -g (no device variable information)
+  -G                  debuggable device code (cuda-gdb): device variables and lines in the
+                      PTX and cubin, device back end and ptxas at -O0, and -g
   --lineinfo          source lines in the cubin (Nsight Compute, compute-sanitizer)
   -fsanitize=LIST     sanitize the host code (address, undefined...), for the simulator
   --save-temps[=DIR]  keep every intermediate file (device .ll, .mlir, .opt.ll, .ptx, .cubin,
                       host .ll and .o) next to the output, or in DIR
   --no-cache          neither reuse nor store objects in the cache
-  -v                  print the clang, ptxas and link command lines and cache hits
+  -v                  print the clang, ptxas and link command lines, cache hits, and the
+                      default architectures a file leaves out
 )";
 
 constexpr const char *kEnvironment = R"(
@@ -108,8 +114,10 @@ the cache.
 BUILD OPTIONS:
   -o FILE             the executable; with --emit, the stage output ('-' or none: stdout)
   --emit=STAGE        write one device stage of a single FILE instead of building:
-                      llvm (optimised LLVM IR), mlir (oxide dialect after raising; also
-                      mlir-after=oxide-verify-safety), ptx, cubin (binary, needs ptxas)
+                      llvm (optimised LLVM IR), mlir (oxide dialect after its checks),
+                      mlir-after=PASS (the module after one MLIR pass: oxide-raise,
+                      oxide-verify-safety, oxide-optimize, oxide-to-nvvm), ptx,
+                      cubin (binary, needs ptxas)
   -lNAME, -LDIR, -Wl,ARGS   passed to the link
 )",
      true},
@@ -335,21 +343,30 @@ std::optional<int> parseOptions(llvm::ArrayRef<const char *> args, Command &cmd)
       else if (arg == "cubin")
         cmd.opts.emit = oxide::EmitStage::Cubin;
       else if (arg.consume_front("mlir-after=")) {
-        // The MLIR stage prints its module at one point: after oxide-raise and the safety
-        // verification that follows it.
-        if (arg != "oxide-verify-safety" && arg != "oxide-raise")
-          return usageError("--emit=mlir-after=" + arg +
-                                " is not supported yet: the MLIR stage can print its module only after "
-                                "oxide-raise/oxide-verify-safety (--emit=mlir); the passes are oxide-raise, "
-                                "oxide-verify-safety, oxide-optimize, oxide-to-nvvm",
+        const std::vector<std::string> passes = oxide::mlirPassNames();
+        if (!llvm::is_contained(passes, arg)) {
+          std::string what = arg.empty() ? "--emit=mlir-after= needs a pass name"
+                                         : "unknown pass '" + arg.str() + "' in --emit=mlir-after=" + arg.str();
+          return usageError(what + "; the MLIR stage's passes are " + llvm::join(passes, ", ") +
+                                " (in the order they run)",
                             cmd.verb);
+        }
         cmd.opts.emit = oxide::EmitStage::MLIR;
+        cmd.opts.mlirPrintPass = arg.str();
       } else
         return usageError("unknown stage '" + arg +
-                              "' for --emit; use llvm, mlir, mlir-after=oxide-verify-safety, ptx or cubin",
+                              "' for --emit; use llvm, mlir, mlir-after=PASS, ptx or cubin",
                           cmd.verb);
     } else if (arg == "-v") {
       cmd.opts.verbose = true;
+    } else if (arg == "--threads" || arg.starts_with("--threads=")) {
+      auto v = longValue("--threads");
+      unsigned n = 0;
+      if (!v || llvm::StringRef(*v).getAsInteger(10, n))
+        return usageError("'--threads' needs a number: how many architectures to compile at once (0: one "
+                          "per architecture, up to the number of cores)",
+                          cmd.verb);
+      cmd.opts.threads = n;
     } else if (arg == "--fast-math" || arg == "--use_fast_math" || arg == "-use_fast_math" ||
                arg == "-ffast-math") {
       cmd.opts.fastMath = true;

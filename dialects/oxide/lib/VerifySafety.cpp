@@ -1,5 +1,6 @@
 //===- VerifySafety.cpp - witness provenance and contract domains ---------===//
 
+#include "Oxide/ArchRequirements.h"
 #include "Oxide/KernelContract.h"
 #include "Oxide/OxideOps.h"
 #include "Oxide/OxidePasses.h"
@@ -73,22 +74,6 @@ private:
   llvm::DenseSet<std::pair<Value, unsigned>> visiting;
 };
 
-/// Functions reachable from `root` through direct calls, `root` included.
-SmallVector<LLVM::LLVMFuncOp> reachableFunctions(LLVM::LLVMFuncOp root, SymbolTable &symbols) {
-  SmallVector<LLVM::LLVMFuncOp> order = {root};
-  llvm::DenseSet<Operation *> seen = {root};
-  for (size_t i = 0; i < order.size(); ++i)
-    order[i].walk([&](LLVM::CallOp call) {
-      auto callee = call.getCalleeAttr();
-      if (!callee)
-        return;
-      auto fn = symbols.lookup<LLVM::LLVMFuncOp>(callee.getValue());
-      if (fn && !fn.isExternal() && seen.insert(fn).second)
-        order.push_back(fn);
-    });
-  return order;
-}
-
 struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySafetyPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -122,7 +107,7 @@ struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySaf
       const std::string kernelName = llvm::demangle(kernel.getSymName().str());
       const bool cooperative = *contract && (*contract)->contract.cooperative;
       const bool clustered = *contract && (*contract)->contract.has_cluster();
-      for (auto fn : reachableFunctions(kernel, symbols))
+      for (auto fn : oxide::reachableFunctions(kernel, symbols))
         fn.walk([&](Operation *op) {
           // A grid barrier deadlocks unless every block is resident: only a cooperative
           // launch guarantees that, and the runtime launches cooperatively what the contract says.
@@ -142,7 +127,7 @@ struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySaf
       if (!*contract)
         continue;
       unsigned domain = (*contract)->contract.domain;
-      for (auto fn : reachableFunctions(kernel, symbols))
+      for (auto fn : oxide::reachableFunctions(kernel, symbols))
         fn.walk([&](oxide::ThreadIndexOp index) {
           if (index.getRank() == domain)
             return;

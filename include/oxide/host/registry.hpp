@@ -41,9 +41,11 @@ struct RegisteredConstant {
 /// Like find_kernel, but throws oxide::Error naming the function when it is not a kernel.
 [[nodiscard]] RegisteredKernel require_kernel(const void *host_address);
 
-/// The code object to load on a device of compute capability `arch` (major * 10 + minor): a
-/// cubin built for exactly that arch, else the newest PTX not newer than the device; nullptr if
-/// neither exists.
+/// The code object to load on a device of compute capability `arch` (major * 10 + minor): the
+/// cubin built for exactly that arch, else the newest cubin of the same major version that is
+/// not newer (sm_86's on an sm_87 device: cubins are binary-compatible upwards within a major
+/// version), else the newest PTX not newer than the device (the driver JIT-compiles it);
+/// nullptr if there is none.
 [[nodiscard]] const CodeObject *select_code(const DeviceImage &image, int arch) noexcept;
 
 /// A host-side kernel parameter type, as seen by oxide::prepare.

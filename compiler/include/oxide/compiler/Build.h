@@ -6,6 +6,7 @@
 #include "oxide/compiler/Toolchain.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
 
 namespace oxide {
 
@@ -25,8 +26,13 @@ llvm::Expected<std::string> compileObject(const CompileOptions &opts, const Tool
 llvm::Error checkTranslationUnit(const CompileOptions &opts, const Toolchain &tc);
 
 /// Writes the device stage `opts.emit` (LLVM, MLIR, PTX or Cubin) of `opts.input` to
-/// `opts.output` ("-" or empty: stdout). Needs a single architecture.
+/// `opts.output` ("-" or empty: stdout). Needs a single --arch; without one, sm_90.
 llvm::Error emitDeviceStage(const CompileOptions &opts, const Toolchain &tc);
+
+/// The start of the -v note that names the default architectures a translation unit leaves out
+/// (a kernel needs a newer GPU): "oxcc: note: leaving out sm_80, sm_86 (of the default
+/// architectures) for FILE: kernel 'k' uses ..., which needs sm_90 or newer".
+inline constexpr llvm::StringLiteral kLeavingOutNote = "oxcc: note: leaving out ";
 
 /// Links `objects` and `opts.linkInputs` with the Oxide runtime into `opts.output`.
 llvm::Error linkExecutable(llvm::ArrayRef<std::string> objects, const CompileOptions &opts,

@@ -15,16 +15,37 @@ enum class EmitStage { Executable, LLVM, MLIR, PTX, Cubin, Check };
 
 /// One entry of `--arch`: code for one GPU architecture. `sm_XX` embeds PTX and a cubin for it;
 /// `compute_XX` embeds PTX only (the driver compiles it for the device at load time, so it also
-/// runs on newer GPUs).
+/// runs on newer GPUs); `XX-real` (CMake's spelling) a cubin only.
 struct GpuArch {
+  enum class Code { PtxAndCubin, PtxOnly, CubinOnly };
   unsigned number = 90; ///< compute capability * 10 + minor, e.g. 90
-  bool ptxOnly = false;
+  Code code = Code::PtxAndCubin;
+  bool hasPtx() const { return code != Code::CubinOnly; }
+  bool hasCubin() const { return code != Code::PtxOnly; }
   /// "sm_90": the architecture clang and the NVPTX back end compile for.
   std::string smName() const { return "sm_" + std::to_string(number); }
-  /// How the user wrote it: "sm_90" or "compute_90".
-  std::string name() const { return (ptxOnly ? "compute_" : "sm_") + std::to_string(number); }
+  /// How the user writes it: "sm_90", "compute_90" or "90-real".
+  std::string name() const {
+    switch (code) {
+    case Code::PtxOnly:
+      return "compute_" + std::to_string(number);
+    case Code::CubinOnly:
+      return std::to_string(number) + "-real";
+    case Code::PtxAndCubin:
+      break;
+    }
+    return smName();
+  }
   friend bool operator==(const GpuArch &, const GpuArch &) = default;
 };
+
+/// The architectures built when the user names none (nvcc-style fat image): cubins for A100
+/// (sm_80), the sm_86 and sm_89 GPUs (RTX 30xx/A40, RTX 40xx/L40/L4) and H100/H200 (sm_90), and
+/// sm_90 PTX that the driver compiles for anything newer. A device of the same major version
+/// runs the newest cubin not newer than itself (sm_87 runs sm_86's), so the listed GPUs start
+/// without a JIT. A translation unit whose kernels need a newer GPU than some of these leaves
+/// those out (see CompileOptions::archsChosen).
+std::vector<GpuArch> defaultGpuArchs();
 
 struct CompileOptions {
   std::string input;                    ///< absolute path of the translation unit being compiled
@@ -35,10 +56,16 @@ struct CompileOptions {
   /// The architecture of the device compile in progress (what the frontend compiles for).
   std::string arch = "sm_90";
   /// Every architecture the device image carries (--arch, repeatable or a comma list), in the
-  /// order given. Empty means just `arch`.
+  /// order given. Empty means defaultGpuArchs().
   std::vector<GpuArch> archs;
   std::string cxxStandard = "c++20";
+  /// --threads: how many architectures' device compiles run at once; 0 means one per
+  /// architecture, up to the machine's cores.
+  unsigned threads = 0;
   EmitStage emit = EmitStage::Executable;
+  /// --emit=mlir-after=PASS: the pass of the MLIR stage after which --emit=mlir prints the
+  /// module (one of mlirPassNames()); empty means oxide-verify-safety.
+  std::string mlirPrintPass;
   bool verbose = false;
   /// nvcc's --use_fast_math: approximate sqrt/division, flush denormals to zero.
   bool fastMath = false;
@@ -46,9 +73,9 @@ struct CompileOptions {
   bool fmad = true;
   /// -g: full debug information for host code (device code always carries line tables).
   bool debug = false;
-  /// -G: debuggable device code: the NVPTX back end and ptxas at -O0, line information in the
-  /// cubin, and host debug information (-g). Source-level variables are not available on the
-  /// device (the device compile keeps line tables only).
+  /// -G: debuggable device code: full device debug information (variables too) through the
+  /// MLIR stage into the PTX and the cubin, the NVPTX back end and ptxas at -O0, and host debug
+  /// information (-g). The device frontend still optimises (the safety checks need SSA values).
   bool deviceDebug = false;
   /// --lineinfo: keep source line information in the cubin (ptxas -lineinfo), for profilers
   /// and compute-sanitizer reports.
@@ -66,18 +93,19 @@ struct CompileOptions {
   /// Extra link inputs, in order: object files, archives, -lNAME, -LDIR, -Wl,... flags.
   std::vector<std::string> linkInputs;
 
-  /// The device architectures to build: `archs`, or `arch` alone when `archs` is empty.
+  /// The device architectures to build: `archs`, or defaultGpuArchs() when it is empty.
   std::vector<GpuArch> targetArchs() const;
+  /// Whether the user chose the architectures (--arch). Then a kernel that cannot run on one of
+  /// them is an error; the default architectures instead leave out those a translation unit's
+  /// kernels cannot run on (and say so under -v).
+  bool archsChosen() const { return !archs.empty(); }
   /// The translation units to build: `inputs`, or `input` alone when `inputs` is empty (none
   /// when both are: a link of objects only).
   std::vector<std::string> translationUnits() const;
 };
 
-/// Parses "sm_90" into 90; an error that lists the accepted form otherwise.
-llvm::Expected<unsigned> parseArch(llvm::StringRef arch);
-
-/// Parses one --arch entry: "sm_90", "compute_90", or "90" (as CMake's CUDA_ARCHITECTURES
-/// writes it, meaning sm_90).
+/// Parses one --arch entry: "sm_90", "compute_90", or as CMake's CUDA_ARCHITECTURES writes it,
+/// "90" (= sm_90), "90-real" (cubin only) and "90-virtual" (= compute_90).
 llvm::Expected<GpuArch> parseGpuArch(llvm::StringRef arch);
 
 /// Parses a comma-separated --arch value into `out`, skipping duplicates.

@@ -4,6 +4,7 @@
 
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace oxide {
 
@@ -11,7 +12,8 @@ namespace oxide {
 /// in another translation unit, a host library, or a C++ runtime facility such as exceptions or
 /// RTTI), at the call's source line, with the chain of calls from the kernel. Run on clang's
 /// device IR, before the oxide intrinsics are raised; failure is a ReportedError.
-llvm::Error checkDeviceExternals(const llvm::Module &device);
+/// The messages go to `os`.
+llvm::Error checkDeviceExternals(const llvm::Module &device, llvm::raw_ostream &os);
 
 } // namespace oxide
 

@@ -6,6 +6,7 @@
 #include "oxide/compiler/Toolchain.h"
 
 #include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <memory>
 
@@ -17,11 +18,15 @@ namespace oxide {
 llvm::Expected<std::unique_ptr<llvm::Module>> compileHost(const CompileOptions &opts, const Toolchain &tc,
                                                           llvm::LLVMContext &ctx);
 
-/// Compiles the file in CUDA device mode for NVPTX: kernels become __global__ entry points and
-/// every user function is implicitly host+device, so only kernels and what they reach are
-/// emitted. Returns clang's optimised device IR.
+/// Compiles the file in CUDA device mode for NVPTX (`opts.arch`): kernels become __global__
+/// entry points and every user function is implicitly host+device, so only kernels and what they
+/// reach are emitted. Returns clang's optimised device IR. Clang's diagnostics go to `diagOut`,
+/// the command line under -v to `log` (several device compiles may run at once, each with its
+/// own streams); failure is a ReportedError.
 llvm::Expected<std::unique_ptr<llvm::Module>> compileDevice(const CompileOptions &opts, const Toolchain &tc,
-                                                            llvm::LLVMContext &ctx);
+                                                            llvm::LLVMContext &ctx,
+                                                            llvm::raw_ostream &diagOut,
+                                                            llvm::raw_ostream &log);
 
 } // namespace oxide
 

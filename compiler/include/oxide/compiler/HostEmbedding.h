@@ -9,7 +9,10 @@
 
 namespace oxide {
 
-/// Host functions annotated as kernels ("oxide.kernel" in llvm.global.annotations).
+/// The kernels this translation unit defines: host functions annotated "oxide.kernel" in
+/// llvm.global.annotations that have a body. Clang annotates declarations too (a kernel declared
+/// in a header and defined in another translation unit); those are left out, since the unit that
+/// defines a kernel embeds its device code and registers it.
 std::vector<llvm::Function *> findHostKernels(llvm::Module &host);
 
 /// Embeds the encoded device image in the host module together with a table mapping each

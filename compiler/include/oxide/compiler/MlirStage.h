@@ -6,16 +6,48 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace oxide {
 
+/// The passes of the MLIR stage, in the order they run (their command-line names, e.g.
+/// "oxide-raise"): what `--emit=mlir-after=PASS` accepts.
+std::vector<std::string> mlirPassNames();
+
+/// The pass after which `--emit=mlir` (and --save-temps' NAME.sm_XX.mlir) print the module.
+inline constexpr const char *kDefaultMlirPrintPass = "oxide-verify-safety";
+
+/// Where the module is printed: after the pass named `pass` (one of mlirPassNames()).
+struct MlirPrint {
+  std::string pass;
+  llvm::raw_ostream *out = nullptr;
+};
+
+struct MlirStageOptions {
+  /// Print the module after these passes (through a pass instrumentation, so exactly what the
+  /// next pass receives).
+  std::vector<MlirPrint> printAfter;
+  /// Where diagnostics go; null means stderr. Colours follow stderr's.
+  llvm::raw_ostream *diagnostics = nullptr;
+  /// The GPU architecture the module is compiled for (compute capability * 10 + minor; 0: no
+  /// check) and how the user wrote it ("sm_80", "compute_80"), for messages.
+  unsigned arch = 0;
+  std::string archName;
+  /// Whether the user chose `arch` (--arch). A kernel that needs a newer GPU is then an error at
+  /// the kernel; otherwise the stage fails with an UnsupportedArchError (nothing printed), and
+  /// the driver leaves the architecture out.
+  bool archChosen = true;
+};
+
 /// Imports clang's device IR into MLIR, raises the __oxide_* intrinsics into the oxide dialect,
-/// runs its checks, lowers it to NVVM and translates back to LLVM IR in `ctx`. When `dumpRaised`
-/// is set, the module is printed there right after raising (what `--emit=mlir` shows).
-/// Diagnostics carry source locations and are printed; failure is a ReportedError.
+/// runs its checks (including that every kernel can run on `options.arch`), lowers it to NVVM
+/// and translates back to LLVM IR in `ctx`.
+/// Diagnostics carry source locations and are printed; failure is a ReportedError, or an
+/// UnsupportedArchError (see MlirStageOptions::archChosen).
 llvm::Expected<std::unique_ptr<llvm::Module>> runMlirStage(std::unique_ptr<llvm::Module> device,
                                                            llvm::LLVMContext &ctx,
-                                                           llvm::raw_ostream *dumpRaised = nullptr);
+                                                           const MlirStageOptions &options = {});
 
 } // namespace oxide
 

@@ -26,12 +26,12 @@ llvm::Error checkUndefinedExternals(const llvm::Module &module);
 llvm::Expected<std::string> generatePtx(llvm::Module &module, llvm::StringRef arch, unsigned optLevel,
                                         llvm::raw_ostream *dumpOptimized = nullptr);
 
-/// Assembles PTX into a cubin with ptxas, adding `extraFlags` (e.g. -lineinfo); with `verbose`
-/// the command is printed first.
+/// Assembles PTX into a cubin with ptxas, adding `extraFlags` (e.g. -lineinfo); with `log` set
+/// (-v) the command is printed there first. Safe to call from several threads at once.
 llvm::Expected<std::string> assembleCubin(const std::string &ptxas, const std::string &ptx,
                                           llvm::StringRef arch, unsigned optLevel,
                                           llvm::ArrayRef<llvm::StringRef> extraFlags = {},
-                                          bool verbose = false);
+                                          llvm::raw_ostream *log = nullptr);
 
 } // namespace oxide
 

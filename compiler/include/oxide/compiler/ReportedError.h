@@ -21,6 +21,22 @@ inline llvm::Error reportedError(std::string stage) {
   return llvm::make_error<ReportedError>(std::move(stage));
 }
 
+/// The device code cannot be built for one of the default architectures (the user gave no
+/// --arch): a kernel needs a newer GPU, or ptxas rejected the code. The driver leaves that
+/// architecture out and, under -v, says why (`reason`).
+class UnsupportedArchError : public llvm::ErrorInfo<UnsupportedArchError> {
+public:
+  static char ID;
+  UnsupportedArchError(std::string reason, unsigned minArch) : reason(std::move(reason)), minArch(minArch) {}
+  void log(llvm::raw_ostream &os) const override { os << reason; }
+  std::error_code convertToErrorCode() const override { return llvm::inconvertibleErrorCode(); }
+  /// E.g. "kernel 'k(...)' uses distributed shared memory (...) at file.cpp:12:5, which needs sm_90
+  /// or newer".
+  std::string reason;
+  /// The oldest architecture that can run the code (90 = sm_90); 0 when not known (ptxas).
+  unsigned minArch;
+};
+
 } // namespace oxide
 
 #endif

@@ -11,6 +11,10 @@
 
 namespace oxide {
 
+/// Registers LLVM's targets (once per process; thread-safe). The in-process clang compiles use
+/// them too, so every compile sees the same targets; call it before compiles run in parallel.
+void initializeTargets();
+
 /// A target machine for the module's triple; PIC for hosts (Debian links PIE by default).
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(const llvm::Module &module,
                                                                          llvm::StringRef cpu,

@@ -1,0 +1,41 @@
+//===- ArchRequirements.h - what kernels need of the GPU --------*- C++ -*-===//
+//
+// Some of what a kernel may do exists only on newer GPUs: thread-block clusters and distributed
+// shared memory (sm_90), one-instruction warp reductions (sm_80), or a launch contract's
+// min_compute_capability. The NVPTX back end cannot compile those for an older target (it
+// aborts), so the driver asks here first, on the checked oxide dialect.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OXIDE_ARCHREQUIREMENTS_H
+#define OXIDE_ARCHREQUIREMENTS_H
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+
+namespace oxide {
+
+/// The newest GPU architecture a kernel needs and the first thing found that needs it.
+struct ArchRequirement {
+  mlir::LLVM::LLVMFuncOp kernel;
+  unsigned minArch = 0; ///< compute capability * 10 + minor: 90 = sm_90
+  /// What needs it, to follow "kernel 'k' ": e.g. "uses distributed shared memory
+  /// (oxide::cluster::map_shared)".
+  std::string feature;
+  /// Where: the user's line that uses the feature, or the kernel for a launch-contract field.
+  mlir::Location where;
+};
+
+/// For each kernel of `module` (the oxide dialect after oxide-verify-safety) that needs more than
+/// sm_70 (what every architecture Oxide compiles for has), the newest architecture anything it
+/// does, or any function it reaches, needs.
+llvm::SmallVector<ArchRequirement> collectArchRequirements(mlir::ModuleOp module);
+
+/// Functions reachable from `root` through direct calls, `root` included.
+llvm::SmallVector<mlir::LLVM::LLVMFuncOp> reachableFunctions(mlir::LLVM::LLVMFuncOp root,
+                                                             mlir::SymbolTable &symbols);
+
+} // namespace oxide
+
+#endif
