@@ -31,7 +31,8 @@ constexpr std::size_t kRows = 4, kCols = 4;
 // columns x * 4.. in registers and writes them through its tile.
 [[kernel, oxide::launch_contract("domain = 2, block = (16, 8), "
                                  "requires = (rows.size() * cols.size() == out.size())")]] void
-outer_product(oxide::Span<const float> rows, oxide::Span<const float> cols, oxide::DisjointSpan2D<float> out) {
+outer_product(oxide::Span<const float> rows, oxide::Span<const float> cols,
+              oxide::DisjointSpan2D<float> out) {
   const auto idx = oxide::thread::index_2d();
   auto tile = out.tile_mut<kRows, kCols>(idx);
   const std::size_t r0 = idx.y() * kRows, c0 = idx.x() * kCols;
@@ -52,15 +53,16 @@ bool check_outer_product(oxide::Context &ctx, oxide::Stream &stream) {
   auto d_cols = oxide::DeviceBuffer<float>::from_host(stream, cols);
   auto out = oxide::DeviceBuffer<float>::from_host(
       stream, std::vector<float>(width * height, std::numeric_limits<float>::quiet_NaN()));
-  const auto config = oxide::LaunchConfig2D::for_elements((width + kCols - 1) / kCols, (height + kRows - 1) / kRows,
-                                                          {16, 8, 1});
+  const auto config = oxide::LaunchConfig2D::for_elements((width + kCols - 1) / kCols,
+                                                          (height + kRows - 1) / kRows, {16, 8, 1});
   oxide::prepare(ctx, outer_product, config)(stream, d_rows, d_cols, out.view_2d(width, height));
   const std::vector<float> result = out.to_host(stream);
   std::size_t wrong = 0;
   for (std::size_t r = 0; r < height; ++r)
     for (std::size_t c = 0; c < width; ++c)
       if (result[r * width + c] != rows[r] * cols[c] && wrong++ < 5)
-        std::printf("mismatch at [%zu][%zu]: got %g, expected %g\n", r, c, result[r * width + c], rows[r] * cols[c]);
+        std::printf("mismatch at [%zu][%zu]: got %g, expected %g\n", r, c, result[r * width + c],
+                    rows[r] * cols[c]);
   if (wrong)
     std::printf("FAIL: %zu of %zu elements of the outer product wrong\n", wrong, width * height);
   else

@@ -15,7 +15,8 @@
 
 // AddressSanitizer's manual poisoning, present when the program is built with ASan (weak: null
 // otherwise).
-extern "C" void __asan_poison_memory_region(const volatile void *address, std::size_t size) __attribute__((weak));
+extern "C" void __asan_poison_memory_region(const volatile void *address, std::size_t size)
+    __attribute__((weak));
 
 namespace oxide::detail {
 namespace {

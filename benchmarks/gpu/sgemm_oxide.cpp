@@ -76,7 +76,8 @@ void sgemm_tile(std::uint32_t t, std::uint32_t n, oxide::Span<const Float4> a, o
 // Float4s wide, n high): the tile that thread t = 16 * threadIdx.y + threadIdx.x of the block
 // computes.
 [[kernel, oxide::launch_contract("domain = 2, block = (16, 16), requires = (a.size() == b.size())")]] void
-sgemm(std::uint32_t n, oxide::Span<const Float4> a, oxide::Span<const Float4> b, oxide::DisjointSpan2D<Float4> c) {
+sgemm(std::uint32_t n, oxide::Span<const Float4> a, oxide::Span<const Float4> b,
+      oxide::DisjointSpan2D<Float4> c) {
   const oxide::Dim3 t = oxide::thread_idx();
   const auto tile = c.tile_mut<kTM, kTN / 4>(oxide::thread::index_2d());
   sgemm_tile(t.y * 16 + t.x, n, a, b, [&](std::uint32_t i, std::uint32_t j4, Float4 v) { tile(i, j4) = v; });
@@ -135,8 +136,8 @@ int main(int argc, char **argv) try {
         continue; // more shared memory than the simulator has
       const oxide::LaunchConfig config{{n / kBN, n / kBM, 1}, {kThreads, 1, 1}, shared};
       bench::poison(timer, stream, c);
-      const float ms =
-          timer.median_ms(stream, [&](int) { oxide::unsafe_launch(stream, sgemm_unsafe, config, n, a, b, c); });
+      const float ms = timer.median_ms(
+          stream, [&](int) { oxide::unsafe_launch(stream, sgemm_unsafe, config, n, a, b, c); });
       bench::report(name, bench::dims(n, n), "flops", flops, ms, check(name), "unsafe");
     }
   }

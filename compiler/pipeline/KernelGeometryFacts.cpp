@@ -78,8 +78,9 @@ PreservedAnalyses oxide::KernelGeometryFactsPass::run(Function &function, Functi
     if (auto d = dimensionOf(id, Intrinsic::nvvm_read_ptx_sreg_tid_x, Intrinsic::nvvm_read_ptx_sreg_tid_y,
                              Intrinsic::nvvm_read_ptx_sreg_tid_z))
       changed |= narrowRange(*call, 0, exact ? (*exact)[*d] : maxThreads);
-    else if (auto d = dimensionOf(id, Intrinsic::nvvm_read_ptx_sreg_ntid_x, Intrinsic::nvvm_read_ptx_sreg_ntid_y,
-                                  Intrinsic::nvvm_read_ptx_sreg_ntid_z)) {
+    else if (auto d =
+                 dimensionOf(id, Intrinsic::nvvm_read_ptx_sreg_ntid_x, Intrinsic::nvvm_read_ptx_sreg_ntid_y,
+                             Intrinsic::nvvm_read_ptx_sreg_ntid_z)) {
       if (exact) {
         call->replaceAllUsesWith(ConstantInt::get(call->getType(), (*exact)[*d]));
         call->eraseFromParent();
@@ -96,7 +97,8 @@ PreservedAnalyses oxide::KernelGeometryFactsPass::run(Function &function, Functi
   // 1-D block) the lane is threadIdx.x % 32, which the kernel usually has in a register already.
   if (exact && ((*exact)[0] % 32 == 0 || ((*exact)[1] == 1 && (*exact)[2] == 1)) && !laneReads.empty()) {
     IRBuilder<> builder(&*function.getEntryBlock().getFirstInsertionPt());
-    CallInst *tid = builder.CreateIntrinsic(Intrinsic::nvvm_read_ptx_sreg_tid_x, ArrayRef<Type *>{}, ArrayRef<Value *>{});
+    CallInst *tid =
+        builder.CreateIntrinsic(Intrinsic::nvvm_read_ptx_sreg_tid_x, ArrayRef<Type *>{}, ArrayRef<Value *>{});
     narrowRange(*tid, 0, (*exact)[0]);
     Value *lane = builder.CreateAnd(tid, 31, "lane");
     for (CallInst *read : laneReads) {

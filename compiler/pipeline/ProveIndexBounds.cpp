@@ -222,7 +222,8 @@ std::optional<Affine> laneAffine(Value *vector, int lane, unsigned depth = 0) {
   }
   if (auto *shuffle = dyn_cast<ShuffleVectorInst>(vector)) {
     const int picked = shuffle->getMaskValue(static_cast<unsigned>(lane));
-    const int width = static_cast<int>(cast<FixedVectorType>(shuffle->getOperand(0)->getType())->getNumElements());
+    const int width =
+        static_cast<int>(cast<FixedVectorType>(shuffle->getOperand(0)->getType())->getNumElements());
     if (picked < 0)
       return std::nullopt;
     return picked < width ? laneAffine(shuffle->getOperand(0), picked, depth + 1)
@@ -289,8 +290,8 @@ public:
   std::optional<int64_t> upperGap(Value *x, Value *e) const {
     std::optional<int64_t> best;
     for (const Fact &f : facts) {
-      if ((f.predicate != CmpInst::ICMP_ULT && f.predicate != CmpInst::ICMP_ULE) || !sameAtom(f.lhs.atom, x) ||
-          !sameAtom(f.rhs.atom, e))
+      if ((f.predicate != CmpInst::ICMP_ULT && f.predicate != CmpInst::ICMP_ULE) ||
+          !sameAtom(f.lhs.atom, x) || !sameAtom(f.rhs.atom, e))
         continue;
       // x + a < e + b  =>  x <= e + b - a - 1
       const int64_t u = f.rhs.offset - f.lhs.offset - (f.predicate == CmpInst::ICMP_ULT ? 1 : 0);

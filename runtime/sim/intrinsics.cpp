@@ -123,7 +123,8 @@ void *__oxide_disjoint_get(void *data, std::size_t width, std::size_t elem_size,
 }
 
 void *__oxide_disjoint_tile_2d(void *data, std::size_t width, std::size_t height, std::size_t elem_size,
-                               std::size_t tile_cols, std::size_t tile_rows, std::size_t x, std::size_t y) noexcept {
+                               std::size_t tile_cols, std::size_t tile_rows, std::size_t x,
+                               std::size_t y) noexcept {
   SimThread &t = thread();
   if (tile_cols == 0 || tile_rows == 0) [[unlikely]]
     bad_argument("__oxide_disjoint_tile_2d", "tile extent", 0);

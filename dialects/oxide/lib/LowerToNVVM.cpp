@@ -179,12 +179,15 @@ struct DisjointGetLowering : OpConversionPattern<oxide::DisjointGetOp> {
     // In bounds when that is below the extent, i.e. coordinate < ceil(extent / tile) (which
     // cannot overflow); the header bounds the tile's own extent.
     const int64_t tiles[3] = {static_cast<int64_t>(op.getTile()), static_cast<int64_t>(op.getTileRows()), 1};
-    auto constant = [&](int64_t v) { return LLVM::ConstantOp::create(rewriter, loc, i64, rewriter.getI64IntegerAttr(v)); };
+    auto constant = [&](int64_t v) {
+      return LLVM::ConstantOp::create(rewriter, loc, i64, rewriter.getI64IntegerAttr(v));
+    };
     for (int d = static_cast<int>(coords.size()) - 1; d >= 0; --d) {
       Value coord = coords[d], limit = extents[d];
       if (tiles[d] != 1) {
-        limit = LLVM::UDivOp::create(rewriter, loc, LLVM::AddOp::create(rewriter, loc, extents[d], constant(tiles[d] - 1), nuw),
-                                     constant(tiles[d]));
+        limit = LLVM::UDivOp::create(
+            rewriter, loc, LLVM::AddOp::create(rewriter, loc, extents[d], constant(tiles[d] - 1), nuw),
+            constant(tiles[d]));
         coord = LLVM::MulOp::create(rewriter, loc, coords[d], constant(tiles[d]), nuw);
       }
       Value below = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, coords[d], limit);

@@ -42,7 +42,8 @@ void *__oxide_disjoint_get_2d(void *data, std::size_t width, std::size_t height,
 /// width x height output, whose first element is [y * tile_rows][x * tile_cols], or nullptr when
 /// that element is out of bounds.
 void *__oxide_disjoint_tile_2d(void *data, std::size_t width, std::size_t height, std::size_t elem_size,
-                               std::size_t tile_cols, std::size_t tile_rows, std::size_t x, std::size_t y) noexcept;
+                               std::size_t tile_cols, std::size_t tile_rows, std::size_t x,
+                               std::size_t y) noexcept;
 void *__oxide_disjoint_get_3d(void *data, std::size_t width, std::size_t height, std::size_t depth,
                               std::size_t elem_size, std::size_t x, std::size_t y, std::size_t z) noexcept;
 

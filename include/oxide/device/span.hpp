@@ -176,7 +176,8 @@ public:
     if (!first)
       return {nullptr, width_, 0, 0};
     const size_type row = index.y() * Rows, col = index.x() * Cols;
-    return {first, width_, height_ - row < Rows ? height_ - row : Rows, width_ - col < Cols ? width_ - col : Cols};
+    return {first, width_, height_ - row < Rows ? height_ - row : Rows,
+            width_ - col < Cols ? width_ - col : Cols};
   }
 
 private:

@@ -34,7 +34,8 @@ struct Inner {
 // CHECK-LABEL: .entry {{.*}}stencil
 // CHECK-NOT: __oxide_bounds_failure
 // CHECK: ret;
-[[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() == out.size())")]] void stencil(In in, Out out) {
+[[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() == out.size())")]] void
+stencil(In in, Out out) {
   const auto p = oxide::thread::index_2d();
   float *o = out.get_mut(p);
   if (!o)
@@ -66,28 +67,32 @@ transpose_read(std::uint32_t width, std::uint32_t height, In in, Out out) {
 // past the end on the last row.
 // CHECK-LABEL: .entry {{.*}}right_unguarded
 // CHECK: __oxide_bounds_failure
-[[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() == out.size())")]] void right_unguarded(In in, Out out) {
+[[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() == out.size())")]] void
+right_unguarded(In in, Out out) {
   apply(in, out, Everywhere{}, [](std::size_t c, std::size_t) { return c + 1; });
 }
 
 // The left neighbour without x != 0: at c == 0 the index wraps around.
 // CHECK-LABEL: .entry {{.*}}left_unguarded
 // CHECK: __oxide_bounds_failure
-[[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() == out.size())")]] void left_unguarded(In in, Out out) {
+[[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() == out.size())")]] void
+left_unguarded(In in, Out out) {
   apply(in, out, Everywhere{}, [](std::size_t c, std::size_t) { return c - 1; });
 }
 
 // The row below without y != h - 1: past the end on the last row.
 // CHECK-LABEL: .entry {{.*}}down_unguarded
 // CHECK: __oxide_bounds_failure
-[[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() == out.size())")]] void down_unguarded(In in, Out out) {
+[[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() == out.size())")]] void
+down_unguarded(In in, Out out) {
   apply(in, out, Everywhere{}, [](std::size_t c, std::size_t w) { return c + w; });
 }
 
 // Two columns to the right with only x != w - 1 known: x == w - 2 reaches the next row.
 // CHECK-LABEL: .entry {{.*}}two_right
 // CHECK: __oxide_bounds_failure
-[[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() == out.size())")]] void two_right(In in, Out out) {
+[[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() == out.size())")]] void
+two_right(In in, Out out) {
   apply(in, out, Inner{}, [](std::size_t c, std::size_t) { return c + 2; });
 }
 
@@ -109,7 +114,8 @@ smaller_input(In in, Out out) {
 // The transposed index, y * h + x: neither extent bounds x and y the right way round.
 // CHECK-LABEL: .entry {{.*}}swapped
 // CHECK: __oxide_bounds_failure
-[[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() == out.size())")]] void swapped(In in, Out out) {
+[[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() == out.size())")]] void
+swapped(In in, Out out) {
   const auto p = oxide::thread::index_2d();
   float *o = out.get_mut(p);
   if (!o)
