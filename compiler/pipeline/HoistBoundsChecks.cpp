@@ -6,6 +6,7 @@
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/LLVMContext.h"
 
 using namespace llvm;
 
@@ -53,8 +54,10 @@ std::optional<SmallVector<Instruction *, 8>> hoistable(BasicBlock *block, ArrayR
     auto *inst = dyn_cast<Instruction>(work.pop_back_val());
     if (!inst || inst->getParent() != block || needed.contains(inst))
       continue;
-    if (isa<PHINode>(inst) || !(isSafeToSpeculativelyExecute(inst) || readsReadOnlyParameter(inst)) ||
-        inst->mayHaveSideEffects())
+    // A load moves above the block's stores: only reads of memory nothing writes may.
+    const bool readOnly = readsReadOnlyParameter(inst) || inst->hasMetadata(LLVMContext::MD_invariant_load);
+    if (isa<PHINode>(inst) || (isa<LoadInst>(inst) && !readOnly) ||
+        !(isSafeToSpeculativelyExecute(inst) || readOnly) || inst->mayHaveSideEffects())
       return std::nullopt;
     needed.insert(inst);
     work.append(inst->op_begin(), inst->op_end());
