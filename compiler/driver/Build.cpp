@@ -29,6 +29,7 @@
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <future>
 #include <list>
 #include <optional>
 
@@ -328,6 +329,50 @@ std::vector<ArchBuild> buildArchs(const CompileOptions &opts, const Toolchain &t
   return builds;
 }
 
+/// Drops device builds whose results are not needed (the host compile failed, or found no
+/// kernels), errors included.
+void discardArchBuilds(std::vector<ArchBuild> &builds) {
+  for (ArchBuild &b : builds)
+    if (b.image && !*b.image)
+      llvm::consumeError(b.image->takeError());
+  builds.clear();
+}
+
+/// The device builds of a translation unit, started before its host compile so that the two
+/// run at the same time (with --threads=1, one after the other); nothing is printed until the
+/// host compile has printed its own diagnostics (plain C++ errors read better without the
+/// device wrapper's include noise).
+class EarlyDeviceBuilds {
+public:
+  EarlyDeviceBuilds(const CompileOptions &opts, const Toolchain &tc) : concurrent(opts.threads != 1) {
+    initializeTargets(); // before any compile, so that none registers them while another runs
+    builds = std::async(concurrent ? std::launch::async : std::launch::deferred,
+                        [&opts, &tc] { return buildArchs(opts, tc, effectiveArchs(opts)); });
+  }
+  EarlyDeviceBuilds(const EarlyDeviceBuilds &) = delete;
+  EarlyDeviceBuilds &operator=(const EarlyDeviceBuilds &) = delete;
+  /// Waits for builds that were not taken: a translation unit's compiles end together.
+  ~EarlyDeviceBuilds() {
+    if (concurrent && builds.valid()) {
+      std::vector<ArchBuild> unused = builds.get();
+      discardArchBuilds(unused);
+    }
+  }
+  std::vector<ArchBuild> take() { return builds.get(); }
+
+private:
+  bool concurrent;
+  std::future<std::vector<ArchBuild>> builds;
+};
+
+/// Whether the text of `input` mentions kernels. Its device compiles then start with its host
+/// compile; otherwise (no kernels, or only in headers) they wait for the host compile to find
+/// kernels, and a file without them costs no device compile.
+bool mentionsKernels(const std::string &input) {
+  auto buffer = llvm::MemoryBuffer::getFile(input);
+  return buffer && (*buffer)->getBuffer().contains("kernel");
+}
+
 /// The code of one architecture that was built.
 struct BuiltArch {
   GpuArch arch;
@@ -335,12 +380,12 @@ struct BuiltArch {
   std::vector<std::string> constants;
 };
 
-/// Builds every architecture of `opts` and prints, in architecture order, what each printed
-/// (the same diagnostics from several architectures once), as a serial build would. A default
-/// architecture the translation unit cannot be built for is left out, with a note under -v;
-/// the first other failure is returned.
-llvm::Expected<std::vector<BuiltArch>> buildAllArchs(const CompileOptions &opts, const Toolchain &tc) {
-  std::vector<ArchBuild> builds = buildArchs(opts, tc, effectiveArchs(opts));
+/// Prints, in architecture order, what each of `builds` printed (the same diagnostics from
+/// several architectures once), as a serial build would. A default architecture the
+/// translation unit cannot be built for is left out, with a note under -v; the first other
+/// failure is returned.
+llvm::Expected<std::vector<BuiltArch>> reportArchBuilds(const CompileOptions &opts,
+                                                        std::vector<ArchBuild> builds) {
   std::vector<BuiltArch> built;
   std::vector<std::string> printed; // diagnostics already shown, without the architecture
   std::vector<std::pair<std::string, std::vector<std::string>>> leftOut; // reason -> architectures
@@ -386,12 +431,13 @@ llvm::Expected<std::vector<BuiltArch>> buildAllArchs(const CompileOptions &opts,
   return std::move(built);
 }
 
-/// The device image for every architecture: one device compile each, all code objects in one
+/// The device image of `builds` (one device compile per architecture): all code objects in one
 /// image. The runtime picks the cubin that matches the device (or an older one of its major
 /// version), else the newest PTX that is not newer than the device.
 llvm::Expected<detail::DeviceImage> buildFatImage(const CompileOptions &opts, const Toolchain &tc,
+                                                  std::vector<ArchBuild> builds,
                                                   std::vector<std::string> &constants) {
-  auto built = buildAllArchs(opts, tc);
+  auto built = reportArchBuilds(opts, std::move(builds));
   if (!built)
     return built.takeError();
   detail::DeviceImage fat;
@@ -452,15 +498,18 @@ llvm::Expected<std::string> oxide::compileObject(const CompileOptions &opts, con
   hostOpts.debug = opts.debug || opts.deviceDebug;
   const Temps temps(opts);
 
-  // Host first: plain C++ diagnostics are reported without the device wrapper's include noise.
+  std::optional<EarlyDeviceBuilds> early;
+  if (mentionsKernels(opts.input))
+    early.emplace(opts, tc);
   llvm::LLVMContext hostCtx;
   auto host = compileHost(hostOpts, tc, hostCtx);
   if (!host)
     return host.takeError();
-  // Without kernels there is no image to embed: skip the device compiles.
+  // Without kernels there is no image to embed.
   if (!findHostKernels(**host).empty()) {
     std::vector<std::string> constants;
-    auto image = buildFatImage(opts, tc, constants);
+    auto image = buildFatImage(opts, tc, early ? early->take() : buildArchs(opts, tc, effectiveArchs(opts)),
+                               constants);
     if (!image)
       return image.takeError();
     if (auto err = embedDeviceImage(**host, *image, constants))
@@ -484,11 +533,12 @@ llvm::Expected<std::string> oxide::compileObject(const CompileOptions &opts, con
 llvm::Error oxide::checkTranslationUnit(const CompileOptions &opts, const Toolchain &tc) {
   CompileOptions checkOpts = opts;
   checkOpts.emit = EmitStage::Check;
+  EarlyDeviceBuilds device(checkOpts, tc);
   llvm::LLVMContext hostCtx;
   auto host = compileHost(checkOpts, tc, hostCtx);
   if (!host)
     return host.takeError();
-  return buildAllArchs(checkOpts, tc).takeError();
+  return reportArchBuilds(checkOpts, device.take()).takeError();
 }
 
 llvm::Error oxide::emitDeviceStage(const CompileOptions &opts, const Toolchain &tc) {

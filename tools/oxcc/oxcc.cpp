@@ -70,7 +70,7 @@ COMPILE OPTIONS:
                       runtime loads the GPU's cubin (or an older one of its major version),
                       else the newest PTX not newer than it
   --threads=N         compile N architectures at once (default 0: one per architecture,
-                      up to the number of cores)
+                      up to the number of cores), alongside the host compile unless N is 1
   --fast-math         approximate sqrt/division, flush denormals (nvcc --use_fast_math)
   --no-fmad           do not contract a * b + c into fused multiply-adds
   -g                  debug information for host code (kernels run on the CPU simulator
