@@ -82,6 +82,20 @@ __global__ void triad_f4(const float4 *__restrict__ b, const float4 *__restrict_
     out[i] = make_float4(x.x + kScalar * y.x, x.y + kScalar * y.y, x.z + kScalar * y.z, x.w + kScalar * y.w);
   }
 }
+// ---- float4, one element per thread (block 256) ---------------------------------------------
+__global__ void copy_f4_flat(const float4 *__restrict__ a, float4 *__restrict__ out, size_t n4) {
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n4)
+    out[i] = a[i];
+}
+__global__ void triad_f4_flat(const float4 *__restrict__ b, const float4 *__restrict__ c,
+                              float4 *__restrict__ out, size_t n4) {
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n4) {
+    const float4 x = b[i], y = c[i];
+    out[i] = make_float4(x.x + kScalar * y.x, x.y + kScalar * y.y, x.z + kScalar * y.z, x.w + kScalar * y.w);
+  }
+}
 __global__ void __launch_bounds__(256)
     dot_f4(const float4 *__restrict__ a, const float4 *__restrict__ b, float *__restrict__ sums, size_t n4) {
   float sum = 0.0f;
@@ -153,6 +167,14 @@ int main(int argc, char **argv) {
   run(
       "triad_f4", bytes3,
       [&](int) { triad_f4<<<gs_blocks, kBlock>>>(as4(b.ptr), as4(c.ptr), as4(out.ptr), n4); },
+      [&](size_t i) { return hb[i] + kScalar * hc[i]; });
+  const unsigned flat_blocks = unsigned((n4 + kBlock - 1) / kBlock);
+  run(
+      "copy_f4_flat", bytes2, [&](int) { copy_f4_flat<<<flat_blocks, kBlock>>>(as4(a.ptr), as4(out.ptr), n4); },
+      [&](size_t i) { return ha[i]; });
+  run(
+      "triad_f4_flat", bytes3,
+      [&](int) { triad_f4_flat<<<flat_blocks, kBlock>>>(as4(b.ptr), as4(c.ptr), as4(out.ptr), n4); },
       [&](size_t i) { return hb[i] + kScalar * hc[i]; });
 
   double want = 0, scale = 0;

@@ -139,6 +139,28 @@ triad_f4(oxide::Span<const Float4> b, oxide::Span<const Float4> c, oxide::Disjoi
     }
 }
 
+// ---- float4, one element per thread (block 256) ---------------------------------------------
+// The shape that moves the most bytes on the H200: every load is issued at once, nothing loops.
+
+[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (a.size() == out.size())")]] void
+copy_f4_flat(oxide::Span<const Float4> a, oxide::DisjointSpan<Float4> out) {
+  const auto i = oxide::thread::index_1d();
+  if (Float4 *o = out.get_mut(i)) {
+    const Float4 v = a[i.get()];
+    *o = Float4{v.x, v.y, v.z, v.w};
+  }
+}
+
+[[kernel, oxide::launch_contract(
+              "domain = 1, block = 256, requires = (b.size() == out.size(), c.size() == out.size())")]] void
+triad_f4_flat(oxide::Span<const Float4> b, oxide::Span<const Float4> c, oxide::DisjointSpan<Float4> out) {
+  const auto i = oxide::thread::index_1d();
+  if (Float4 *o = out.get_mut(i)) {
+    const Float4 x = b[i.get()], y = c[i.get()];
+    *o = Float4{x.x + kScalar * y.x, x.y + kScalar * y.y, x.z + kScalar * y.z, x.w + kScalar * y.w};
+  }
+}
+
 // UNSAFE for the same reason as dot: one partial sum per block, at the block's index.
 [[kernel, oxide::launch_bounds(256)]] void dot_f4(oxide::Span<const Float4> a, oxide::Span<const Float4> b,
                                                   oxide::Span<float> sums) {
@@ -264,6 +286,16 @@ int main(int argc, char **argv) try {
     auto k_triad = oxide::prepare(ctx, triad_f4, grid_stride);
     run(
         "triad_f4", bytes3, "safe", [&](int) { k_triad(stream, b, c, out); },
+        [&](std::size_t i) { return hb[i] + kScalar * hc[i]; });
+
+    const auto one_float4_per_thread = oxide::LaunchConfig1D::for_elements(n / 4, kBlock);
+    auto k_copy_flat = oxide::prepare(ctx, copy_f4_flat, one_float4_per_thread);
+    run(
+        "copy_f4_flat", bytes2, "safe", [&](int) { k_copy_flat(stream, a, out); },
+        [&](std::size_t i) { return ha[i]; });
+    auto k_triad_flat = oxide::prepare(ctx, triad_f4_flat, one_float4_per_thread);
+    run(
+        "triad_f4_flat", bytes3, "safe", [&](int) { k_triad_flat(stream, b, c, out); },
         [&](std::size_t i) { return hb[i] + kScalar * hc[i]; });
 
     run_dot("dot_f4", grid_stride, [&](oxide::DeviceBuffer<float> &sums) {
