@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "oxide/compiler/Frontend.h"
+#include "PrecompiledHeader.h"
 #include "oxide/compiler/KernelAttributes.h"
 #include "oxide/compiler/ReportedError.h"
 #include "oxide/compiler/SafetyChecker.h"
@@ -24,6 +25,7 @@
 #include "clang/Frontend/CompilerInvocation.h"
 #include "clang/Frontend/MultiplexConsumer.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Lex/PreprocessorOptions.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -160,13 +162,23 @@ enum class FrontendOptimization {
   TargetIndependent, // optimizeTargetIndependent (the device)
 };
 
+/// Whether a compile of `opts.input` starts from precompiled headers: when oxcc keeps them
+/// and the file's text mentions kernels (a file with kernels includes Oxide's headers; a
+/// host-only file of a project may not, and must not see them).
+bool usePrecompiledHeaders(const CompileOptions &opts) {
+  if (opts.pchDirectory.empty())
+    return false;
+  auto buffer = llvm::MemoryBuffer::getFile(opts.input);
+  return buffer && (*buffer)->getBuffer().contains("kernel");
+}
+
 /// Runs clang on `args`; its diagnostics go to `diagOut`, the command line (with `verbose`) to
-/// `log`. Colours follow stderr's.
-llvm::Expected<std::unique_ptr<llvm::Module>> runClang(const ArgList &args, llvm::LLVMContext &ctx,
-                                                       llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs,
-                                                       llvm::StringRef stage,
-                                                       FrontendOptimization optimization, bool verbose,
-                                                       llvm::raw_ostream &diagOut, llvm::raw_ostream &log) {
+/// `log`. Colours follow stderr's. With `prefix`, the compile starts from its precompiled
+/// header.
+llvm::Expected<std::unique_ptr<llvm::Module>>
+runClang(const ArgList &args, llvm::LLVMContext &ctx, llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs,
+         llvm::StringRef stage, FrontendOptimization optimization, const PrecompiledPrefix *prefix,
+         bool verbose, llvm::raw_ostream &diagOut, llvm::raw_ostream &log) {
   // Clang's code generation looks the target up (and runs its passes with the target's cost
   // model); registering the targets first makes every compile see them, in parallel too.
   initializeTargets();
@@ -192,6 +204,11 @@ llvm::Expected<std::unique_ptr<llvm::Module>> runClang(const ArgList &args, llvm
     return reportedError(stage.str() + " compile setup");
   // Color only when stderr is a terminal, as clang itself does.
   invocation->getDiagnosticOpts().ShowColors = llvm::errs().has_colors();
+  if (prefix) {
+    std::string pch = findOrBuildPrecompiledHeader(*invocation, argv, *prefix, vfs, verbose, log);
+    if (!pch.empty())
+      invocation->getPreprocessorOpts().ImplicitPCHInclude = std::move(pch);
+  }
 
   const clang::CodeGenOptions codeGen = invocation->getCodeGenOpts();
   const bool optimizeHere =
@@ -238,8 +255,13 @@ oxide::compileHost(const CompileOptions &opts, const Toolchain &tc, llvm::LLVMCo
   for (const auto &sanitizer : opts.sanitizers)
     args.add("-fsanitize=" + sanitizer);
   args.add(opts.input);
+  PrecompiledPrefix prefix;
+  prefix.directory = opts.pchDirectory;
+  prefix.includeDir = tc.oxideIncludeDir;
+  prefix.text = "#include <oxide/oxide.hpp>\n";
+  prefix.extraConsumer = [] { return std::make_unique<HostLambdaNumbering>(); };
   return runClang(args, ctx, llvm::vfs::getRealFileSystem(), "host", FrontendOptimization::Clang,
-                  opts.verbose, llvm::errs(), llvm::errs());
+                  usePrecompiledHeaders(opts) ? &prefix : nullptr, opts.verbose, llvm::errs(), llvm::errs());
 }
 
 llvm::Expected<std::unique_ptr<llvm::Module>>
@@ -256,13 +278,17 @@ oxide::compileDevice(const CompileOptions &opts, const Toolchain &tc, llvm::LLVM
   // compile parses an in-memory wrapper that includes the user's file. The device C++ runtime
   // (aligned new/delete, __cxa_pure_virtual...) comes first, outside the pragma.
   std::string wrapperPath = opts.input + ".oxide-device.cu";
-  std::string wrapper;
-  llvm::raw_string_ostream(wrapper)
-      << "#include \"oxide/detail/device_runtime.hpp\"\n"
-      << "#pragma clang attribute push(__attribute__((" << kImplicitDeviceAttr
-      << ")), apply_to = function)\n#pragma clang attribute push(__attribute__((" << kDeviceVariableAttr
-      << ")), apply_to = variable(is_global))\n#include \"" << opts.input
-      << "\"\n#pragma clang attribute pop\n#pragma clang attribute pop\n";
+  auto wrapperAround = [](llvm::StringRef include) {
+    std::string text;
+    llvm::raw_string_ostream(text) << "#include \"oxide/detail/device_runtime.hpp\"\n"
+                                   << "#pragma clang attribute push(__attribute__((" << kImplicitDeviceAttr
+                                   << ")), apply_to = function)\n#pragma clang attribute push(__attribute__(("
+                                   << kDeviceVariableAttr << ")), apply_to = variable(is_global))\n#include "
+                                   << include
+                                   << "\n#pragma clang attribute pop\n#pragma clang attribute pop\n";
+    return text;
+  };
+  const std::string wrapper = wrapperAround("\"" + opts.input + "\"");
   auto memFS = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   memFS->addFile(wrapperPath, 0, llvm::MemoryBuffer::getMemBufferCopy(wrapper, wrapperPath));
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
@@ -288,6 +314,9 @@ oxide::compileDevice(const CompileOptions &opts, const Toolchain &tc, llvm::LLVM
   // A forward declaration gets internal linkage (see KernelAttributes.cpp); one that is never
   // defined is reported with its call chain by checkDeviceExternals instead.
   args.add("-Wno-undefined-internal");
+  // The wrapper's pragma regions may hold no function or variable of their kind (with the
+  // precompiled headers, the user's file alone is inside them).
+  args.add("-Wno-pragma-clang-attribute");
   // -G describes device variables too. Clang reduces the debug information of optimised device
   // code to line directives unless told that it is for a debugger (--cuda-noopt-device-debug,
   // nvcc's -G); the frontend still optimises (the safety checks need SSA values), so a variable
@@ -300,6 +329,12 @@ oxide::compileDevice(const CompileOptions &opts, const Toolchain &tc, llvm::LLVM
     args.add("-fgpu-flush-denormals-to-zero");
   }
   args.add(wrapperPath);
-  return runClang(args, ctx, overlay, "device", FrontendOptimization::TargetIndependent, opts.verbose,
-                  diagOut, log);
+  // The precompiled prefix is the wrapper around Oxide's headers: they are parsed as they would
+  // be in the user's file, their functions implicitly host and device.
+  PrecompiledPrefix prefix;
+  prefix.directory = opts.pchDirectory;
+  prefix.includeDir = tc.oxideIncludeDir;
+  prefix.text = wrapperAround("<oxide/oxide.hpp>");
+  return runClang(args, ctx, overlay, "device", FrontendOptimization::TargetIndependent,
+                  usePrecompiledHeaders(opts) ? &prefix : nullptr, opts.verbose, diagOut, log);
 }

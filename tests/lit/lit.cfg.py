@@ -16,7 +16,7 @@ for var in ("OXIDE_PTXAS", "OXIDE_CUDA_PATH", "OXIDE_DEVICE"):
     config.environment.pop(var, None)
 # oxcc's object cache and `oxcc run`'s executables go under the build tree, never into the
 # user's ~/.cache; tests that depend on what the cache holds use one of their own in %t.
-for var in ("OXCC_NO_CACHE", "OXCC_DUMP_DIR"):
+for var in ("OXCC_NO_CACHE", "OXCC_DUMP_DIR", "OXCC_NO_PCH"):
     config.environment.pop(var, None)
 config.environment["OXCC_CACHE_DIR"] = os.path.join(config.test_exec_root, "Output", "oxcc-cache")
 config.environment["XDG_CACHE_HOME"] = os.path.join(config.test_exec_root, "Output", "xdg-cache")

@@ -455,5 +455,10 @@ llvm::Error oxcc::clearCache(const CacheConfig &cache) {
         return llvm::createStringError("cannot remove '" + it->path() + "': " + rm.message());
   if (ec && ec != std::errc::no_such_file_or_directory)
     return llvm::createStringError("cannot read '" + cache.dir + "': " + ec.message());
+  // The precompiled headers (compiler/frontend/PrecompiledHeader.h) live in pch/.
+  llvm::SmallString<256> headers(cache.dir);
+  path::append(headers, "pch");
+  if (std::error_code rm = fs::remove_directories(headers))
+    return llvm::createStringError("cannot remove '" + headers.str() + "': " + rm.message());
   return llvm::Error::success();
 }

@@ -93,7 +93,8 @@ ENVIRONMENT:
   OXCC_DUMP_DIR       write every intermediate file to this directory (as --save-temps=DIR)
   OXCC_NO_CACHE=1     do not use the object cache
   OXCC_CACHE_DIR      the object cache (default $XDG_CACHE_HOME/oxide/objects,
-                      ~/.cache/oxide/objects)
+                      ~/.cache/oxide/objects); its pch/ holds precompiled headers
+  OXCC_NO_PCH=1       parse Oxide's headers in every compile instead of precompiling them
 )";
 
 struct CommandHelp {
@@ -345,8 +346,9 @@ std::optional<int> parseOptions(llvm::ArrayRef<const char *> args, Command &cmd)
       else if (arg.consume_front("mlir-after=")) {
         const std::vector<std::string> passes = oxide::mlirPassNames();
         if (!llvm::is_contained(passes, arg)) {
-          std::string what = arg.empty() ? "--emit=mlir-after= needs a pass name"
-                                         : "unknown pass '" + arg.str() + "' in --emit=mlir-after=" + arg.str();
+          std::string what = arg.empty()
+                                 ? "--emit=mlir-after= needs a pass name"
+                                 : "unknown pass '" + arg.str() + "' in --emit=mlir-after=" + arg.str();
           return usageError(what + "; the MLIR stage's passes are " + llvm::join(passes, ", ") +
                                 " (in the order they run)",
                             cmd.verb);
@@ -581,6 +583,20 @@ llvm::Error setUpTemps(Command &cmd) {
   return llvm::Error::success();
 }
 
+/// Where oxcc keeps its precompiled headers: the cache directory's pch/, unless
+/// OXCC_NO_PCH=1 (then every compile parses the headers; the output is the same).
+std::string precompiledHeaderDirectory() {
+  auto off = llvm::sys::Process::GetEnv("OXCC_NO_PCH");
+  if (off && !off->empty() && *off != "0")
+    return {};
+  const CacheConfig cache = CacheConfig::fromEnvironment(false);
+  if (cache.dir.empty())
+    return {};
+  llvm::SmallString<256> dir(cache.dir);
+  path::append(dir, "pch");
+  return std::string(dir);
+}
+
 /// Compiles every translation unit (through the cache) and links them.
 llvm::Error buildExecutable(const Command &cmd, const oxide::Toolchain &tc) {
   if (auto err = oxide::checkWritableOutput(cmd.opts.output))
@@ -742,6 +758,7 @@ int main(int argc, const char **argv) {
     cmd.opts.emit = oxide::EmitStage::Check;
   if (cmd.verb == "run" && cmd.opts.output.empty())
     cmd.opts.output = runOutputPath(cmd.opts.inputs.empty() ? cmd.opts.linkInputs : cmd.opts.inputs);
+  cmd.opts.pchDirectory = precompiledHeaderDirectory();
   if (auto err = setUpTemps(cmd))
     return reportError(std::move(err));
   if (auto err = checkInputs(cmd.opts))

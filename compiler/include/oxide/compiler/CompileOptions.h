@@ -86,6 +86,9 @@ struct CompileOptions {
   /// When set, every intermediate file of each translation unit is written to this directory
   /// (--save-temps, $OXCC_DUMP_DIR): device LLVM IR, MLIR, PTX, cubins, host IR and object.
   std::string tempsDir;
+  /// Where the precompiled headers of Oxide's headers are kept (see
+  /// compiler/frontend/PrecompiledHeader.h); empty: every compile parses them.
+  std::string pchDirectory;
 
   /// The translation units of a build (oxcc build a.cpp b.cpp); empty means just `input`.
   /// Each is compiled on its own, host and device, into an object with its own device image.
