@@ -170,7 +170,8 @@ int main(int argc, char **argv) {
       [&](size_t i) { return hb[i] + kScalar * hc[i]; });
   const unsigned flat_blocks = unsigned((n4 + kBlock - 1) / kBlock);
   run(
-      "copy_f4_flat", bytes2, [&](int) { copy_f4_flat<<<flat_blocks, kBlock>>>(as4(a.ptr), as4(out.ptr), n4); },
+      "copy_f4_flat", bytes2,
+      [&](int) { copy_f4_flat<<<flat_blocks, kBlock>>>(as4(a.ptr), as4(out.ptr), n4); },
       [&](size_t i) { return ha[i]; });
   run(
       "triad_f4_flat", bytes3,
