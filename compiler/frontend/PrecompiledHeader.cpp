@@ -11,7 +11,6 @@
 #include "llvm/Support/Chrono.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/SHA256.h"
 
 #include <vector>
@@ -34,7 +33,7 @@ void describeFile(llvm::raw_ostream &os, llvm::StringRef file) {
 
 /// Everything a precompiled header depends on besides the system headers: the command line
 /// without the input, the prefix, clang, this compiler's binary (its attribute plugins shape
-/// the AST) and every file under Oxide's include directory.
+/// the AST) and every file of Oxide's headers.
 std::string keyMaterial(llvm::ArrayRef<const char *> argv, const PrecompiledPrefix &prefix) {
   std::string material;
   llvm::raw_string_ostream os(material);
@@ -45,7 +44,9 @@ std::string keyMaterial(llvm::ArrayRef<const char *> argv, const PrecompiledPref
   describeFile(os, fs::getMainExecutable(nullptr, &anchor));
   std::vector<std::string> files;
   std::error_code ec;
-  for (fs::recursive_directory_iterator it(prefix.includeDir, ec), end; it != end && !ec; it.increment(ec))
+  llvm::SmallString<256> oxideHeaders(prefix.includeDir);
+  path::append(oxideHeaders, "oxide"); // not its siblings: an install may share /usr/local/include
+  for (fs::recursive_directory_iterator it(oxideHeaders, ec), end; it != end && !ec; it.increment(ec))
     if (it->type() == fs::file_type::regular_file)
       files.push_back(it->path());
   llvm::sort(files); // directory order is not stable
@@ -127,10 +128,12 @@ std::string oxide::findOrBuildPrecompiledHeader(const clang::CompilerInvocation 
       llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
       os << prefix.text;
     }
-    if (fs::rename(tempSource, source)) {
-      fs::remove(tempSource);
+    // A link, unlike a rename, never replaces a source another process wrote meanwhile: its
+    // header may already record that file's time stamp, which clang checks when loading it.
+    const std::error_code linked = fs::create_hard_link(tempSource, source);
+    fs::remove(tempSource);
+    if (linked && !fs::exists(source))
       return {};
-    }
   }
   llvm::SmallString<256> tempPch;
   fs::createUniquePath(pch + ".tmp-%%%%%%%%", tempPch, /*MakeAbsolute=*/false);

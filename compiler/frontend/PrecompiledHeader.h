@@ -27,7 +27,7 @@ namespace oxide {
 struct PrecompiledPrefix {
   std::string directory;  ///< where the headers and their sources are kept
   std::string text;       ///< the prefix: what the compile's main file would include first
-  std::string includeDir; ///< Oxide's include directory: its files are part of the key
+  std::string includeDir; ///< holds oxide/, whose files are part of the key
   /// An AST consumer that must also see the prefix's declarations (may be empty).
   std::function<std::unique_ptr<clang::ASTConsumer>()> extraConsumer;
 };
