@@ -584,7 +584,7 @@ llvm::Error setUpTemps(Command &cmd) {
 }
 
 /// Where oxcc keeps its precompiled headers: the cache directory's pch/, unless
-/// OXCC_NO_PCH=1 (then every compile parses the headers; the output is the same).
+/// OXCC_NO_PCH=1 (then every compile parses the headers; see cli.md).
 std::string precompiledHeaderDirectory() {
   auto off = llvm::sys::Process::GetEnv("OXCC_NO_PCH");
   if (off && !off->empty() && *off != "0")
