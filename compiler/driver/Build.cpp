@@ -365,14 +365,6 @@ private:
   std::future<std::vector<ArchBuild>> builds;
 };
 
-/// Whether the text of `input` mentions kernels. Its device compiles then start with its host
-/// compile; otherwise (no kernels, or only in headers) they wait for the host compile to find
-/// kernels, and a file without them costs no device compile.
-bool mentionsKernels(const std::string &input) {
-  auto buffer = llvm::MemoryBuffer::getFile(input);
-  return buffer && (*buffer)->getBuffer().contains("kernel");
-}
-
 /// The code of one architecture that was built.
 struct BuiltArch {
   GpuArch arch;
@@ -498,6 +490,9 @@ llvm::Expected<std::string> oxide::compileObject(const CompileOptions &opts, con
   hostOpts.debug = opts.debug || opts.deviceDebug;
   const Temps temps(opts);
 
+  // A file that mentions kernels starts its device compiles with its host compile; others
+  // (no kernels, or only in headers) wait for the host compile to find kernels, so a file
+  // without them costs no device compile.
   std::optional<EarlyDeviceBuilds> early;
   if (mentionsKernels(opts.input))
     early.emplace(opts, tc);

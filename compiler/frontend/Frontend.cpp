@@ -138,22 +138,13 @@ void optimizeTargetIndependent(llvm::Module &module, const clang::CodeGenOptions
   tuning.LoopVectorization = codeGen.VectorizeLoop;
   tuning.SLPVectorization = codeGen.VectorizeSLP;
   tuning.MergeFunctions = codeGen.MergeFunctions;
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
   llvm::PassBuilder pb(/*TM=*/nullptr, tuning);
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
   const llvm::OptimizationLevel level = codeGen.OptimizationLevel >= 3   ? llvm::OptimizationLevel::O3
                                         : codeGen.OptimizeSize == 2      ? llvm::OptimizationLevel::Oz
                                         : codeGen.OptimizeSize == 1      ? llvm::OptimizationLevel::Os
                                         : codeGen.OptimizationLevel == 2 ? llvm::OptimizationLevel::O2
                                                                          : llvm::OptimizationLevel::O1;
-  pb.buildPerModuleDefaultPipeline(level).run(module, mam);
+  runDefaultPipeline(module, pb, level);
 }
 
 /// How runClang optimises the module clang generates.
@@ -166,10 +157,7 @@ enum class FrontendOptimization {
 /// and the file's text mentions kernels (a file with kernels includes Oxide's headers; a
 /// host-only file of a project may not, and must not see them).
 bool usePrecompiledHeaders(const CompileOptions &opts) {
-  if (opts.pchDirectory.empty())
-    return false;
-  auto buffer = llvm::MemoryBuffer::getFile(opts.input);
-  return buffer && (*buffer)->getBuffer().contains("kernel");
+  return !opts.pchDirectory.empty() && mentionsKernels(opts.input);
 }
 
 /// Runs clang on `args`; its diagnostics go to `diagOut`, the command line (with `verbose`) to
@@ -239,6 +227,11 @@ llvm::Error checkInput(const CompileOptions &opts) {
 }
 
 } // namespace
+
+bool oxide::mentionsKernels(llvm::StringRef file) {
+  auto buffer = llvm::MemoryBuffer::getFile(file);
+  return buffer && (*buffer)->getBuffer().contains("kernel");
+}
 
 llvm::Expected<std::unique_ptr<llvm::Module>>
 oxide::compileHost(const CompileOptions &opts, const Toolchain &tc, llvm::LLVMContext &ctx) {

@@ -75,11 +75,24 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> oxide::createTargetMachine(
   return tm;
 }
 
-void oxide::optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, unsigned optLevel) {
+void oxide::runDefaultPipeline(llvm::Module &module, llvm::PassBuilder &builder,
+                               llvm::OptimizationLevel level) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = level == llvm::OptimizationLevel::O0
+                                    ? builder.buildO0DefaultPipeline(level)
+                                    : builder.buildPerModuleDefaultPipeline(level);
+  mpm.run(module, mam);
+}
+
+void oxide::optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, unsigned optLevel) {
   llvm::PassBuilder pb(&tm);
   // Block-shape facts for kernels, after their helpers are inlined into them; then the bounds
   // checks of row-major indices that the contracts' sizes prove (before SLP vectorisation
@@ -91,14 +104,7 @@ void oxide::optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, unsign
       fpm.addPass(ProveIndexBoundsPass());
       fpm.addPass(HoistBoundsChecksPass());
     });
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager mpm = optLevel == 0 ? pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
-                                              : pb.buildPerModuleDefaultPipeline(toLevel(optLevel));
-  mpm.run(module, mam);
+  runDefaultPipeline(module, pb, optLevel == 0 ? llvm::OptimizationLevel::O0 : toLevel(optLevel));
 }
 
 llvm::Expected<std::string> oxide::emitCode(llvm::Module &module, llvm::TargetMachine &tm,

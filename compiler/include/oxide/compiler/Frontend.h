@@ -12,6 +12,11 @@
 
 namespace oxide {
 
+/// Whether the text of `file` mentions kernels (the word "kernel" anywhere): a cheap sign,
+/// before any parsing, that its compiles will need the device side and Oxide's headers. It
+/// decides which files overlap their host and device compiles and use precompiled headers.
+bool mentionsKernels(llvm::StringRef file);
+
 /// Compiles the file as ordinary C++ for the host. Kernels stay host functions (the CPU
 /// simulator calls them) and carry an "oxide.kernel" annotation. Clang's diagnostics go to
 /// stderr; failure is a ReportedError.

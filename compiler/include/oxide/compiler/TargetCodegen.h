@@ -3,11 +3,16 @@
 #define OXIDE_COMPILER_TARGETCODEGEN_H
 
 #include "llvm/IR/Module.h"
+#include "llvm/Passes/OptimizationLevel.h"
 #include "llvm/Support/CodeGen.h"
 #include "llvm/Target/TargetMachine.h"
 
 #include <memory>
 #include <string>
+
+namespace llvm {
+class PassBuilder;
+}
 
 namespace oxide {
 
@@ -23,6 +28,10 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(const l
 
 /// Runs the standard -O<level> module pipeline, including the target's own passes.
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, unsigned optLevel);
+
+/// Runs `builder`'s default module pipeline at `level` (O0's at O0) with freshly registered
+/// analyses: what optimizeModule and the device frontend's target-independent pass share.
+void runDefaultPipeline(llvm::Module &module, llvm::PassBuilder &builder, llvm::OptimizationLevel level);
 
 /// Emits assembly (PTX for NVPTX) or an object file into a string.
 llvm::Expected<std::string> emitCode(llvm::Module &module, llvm::TargetMachine &tm,
