@@ -102,16 +102,16 @@ std::size_t __oxide_grid_stride_next(std::size_t index, std::uint32_t rank, std:
 }
 
 void *__oxide_disjoint_tile(void *data, std::size_t size, std::size_t elem_size, std::size_t tile,
-                            std::size_t x) noexcept {
+                            std::size_t x, std::size_t j) noexcept {
   SimThread &t = thread();
   if (tile == 0) [[unlikely]]
     bad_argument("__oxide_disjoint_tile", "tile size", 0);
-  if (x >= size / tile + (size % tile != 0 ? 1 : 0)) // start = x * tile would be past the end
+  // Element x * tile + j, computed without overflow: inside when j < tile and x * tile < size - j.
+  if (j >= tile || j >= size || x >= (size - j - 1) / tile + 1)
     return nullptr;
-  const std::size_t start = x * tile;
-  for (std::size_t element = start; element < size && element - start < tile; ++element)
-    block(t).claim(t, data, element, {element, 0, 0}, 1);
-  return static_cast<char *>(data) + start * elem_size;
+  const std::size_t element = x * tile + j;
+  block(t).claim(t, data, element, {element, 0, 0}, 1);
+  return static_cast<char *>(data) + element * elem_size;
 }
 
 void *__oxide_disjoint_get(void *data, std::size_t width, std::size_t elem_size, std::size_t x) noexcept {
@@ -123,20 +123,23 @@ void *__oxide_disjoint_get(void *data, std::size_t width, std::size_t elem_size,
 }
 
 void *__oxide_disjoint_tile_2d(void *data, std::size_t width, std::size_t height, std::size_t elem_size,
-                               std::size_t tile_cols, std::size_t tile_rows, std::size_t x,
-                               std::size_t y) noexcept {
+                               std::size_t tile_cols, std::size_t tile_rows, std::size_t x, std::size_t y,
+                               std::size_t c, std::size_t r) noexcept {
   SimThread &t = thread();
   if (tile_cols == 0 || tile_rows == 0) [[unlikely]]
     bad_argument("__oxide_disjoint_tile_2d", "tile extent", 0);
-  // The tile's first element must be inside (x * tile_cols < width without overflow).
-  if (x >= width / tile_cols + (width % tile_cols != 0 ? 1 : 0) ||
-      y >= height / tile_rows + (height % tile_rows != 0 ? 1 : 0))
+  // As __oxide_disjoint_tile along each dimension, without overflow.
+  if (c >= tile_cols || c >= width || x >= (width - c - 1) / tile_cols + 1 || r >= tile_rows || r >= height ||
+      y >= (height - r - 1) / tile_rows + 1)
     return nullptr;
-  const std::size_t col0 = x * tile_cols, row0 = y * tile_rows;
-  for (std::size_t row = row0; row < height && row - row0 < tile_rows; ++row)
-    for (std::size_t col = col0; col < width && col - col0 < tile_cols; ++col)
-      block(t).claim(t, data, row * width + col, {col, row, 0}, 2);
-  return static_cast<char *>(data) + (row0 * width + col0) * elem_size;
+  const std::size_t col = x * tile_cols + c, row = y * tile_rows + r;
+  block(t).claim(t, data, row * width + col, {col, row, 0}, 2);
+  return static_cast<char *>(data) + (row * width + col) * elem_size;
+}
+
+void *__oxide_span_elem(void *data, std::size_t size, std::size_t elem_size, std::size_t i) noexcept {
+  (void)thread();
+  return i < size ? static_cast<char *>(data) + i * elem_size : nullptr;
 }
 
 void *__oxide_disjoint_get_2d(void *data, std::size_t width, std::size_t height, std::size_t elem_size,

@@ -174,24 +174,35 @@ struct DisjointGetLowering : OpConversionPattern<oxide::DisjointGetOp> {
     auto nuw = LLVM::IntegerOverflowFlags::nuw;
     auto coords = adaptor.getCoords();
     auto extents = adaptor.getExtents();
+    auto within = adaptor.getWithin();
     Value inBounds, linear;
-    // Per dimension, the thread's first element: coordinate * tile extent (1 without a tile).
-    // In bounds when that is below the extent, i.e. coordinate < ceil(extent / tile) (which
-    // cannot overflow); the header bounds the tile's own extent.
+    // Per dimension, the element's coordinate: coordinate * tile extent + in-tile coordinate (1
+    // and 0 without a tile). In bounds when the in-tile coordinate is below the tile extent and
+    // coordinate < ceil((extent - in-tile) / tile), which cannot overflow.
     const int64_t tiles[3] = {static_cast<int64_t>(op.getTile()), static_cast<int64_t>(op.getTileRows()), 1};
     auto constant = [&](int64_t v) {
       return LLVM::ConstantOp::create(rewriter, loc, i64, rewriter.getI64IntegerAttr(v));
     };
+    auto both = [&](Value a, Value b) -> Value {
+      return a ? LLVM::AndOp::create(rewriter, loc, a, b).getResult() : b;
+    };
     for (int d = static_cast<int>(coords.size()) - 1; d >= 0; --d) {
       Value coord = coords[d], limit = extents[d];
       if (tiles[d] != 1) {
-        limit = LLVM::UDivOp::create(
-            rewriter, loc, LLVM::AddOp::create(rewriter, loc, extents[d], constant(tiles[d] - 1), nuw),
-            constant(tiles[d]));
+        Value room = extents[d];
+        if (!within.empty()) {
+          inBounds = both(inBounds, LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, within[d],
+                                                         constant(tiles[d])));
+          room = LLVM::USubSat::create(rewriter, loc, extents[d], within[d]);
+        }
+        limit = LLVM::UDivOp::create(rewriter, loc,
+                                     LLVM::AddOp::create(rewriter, loc, room, constant(tiles[d] - 1), nuw),
+                                     constant(tiles[d]));
         coord = LLVM::MulOp::create(rewriter, loc, coords[d], constant(tiles[d]), nuw);
+        if (!within.empty())
+          coord = LLVM::AddOp::create(rewriter, loc, coord, within[d], nuw);
       }
-      Value below = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, coords[d], limit);
-      inBounds = inBounds ? LLVM::AndOp::create(rewriter, loc, inBounds, below).getResult() : below;
+      inBounds = both(inBounds, LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, coords[d], limit));
       // Horner's rule from the slowest dimension; nuw holds once every coordinate is in bounds.
       linear = linear ? LLVM::AddOp::create(rewriter, loc,
                                             LLVM::MulOp::create(rewriter, loc, linear, extents[d], nuw),
@@ -203,6 +214,25 @@ struct DisjointGetLowering : OpConversionPattern<oxide::DisjointGetOp> {
     Value offset = LLVM::MulOp::create(rewriter, loc, linear, elem, nuw);
     Value element = LLVM::GEPOp::create(rewriter, loc, op.getType(), i8, adaptor.getData(),
                                         ValueRange{offset}, LLVM::GEPNoWrapFlags::inbounds);
+    Value null = LLVM::ZeroOp::create(rewriter, loc, op.getType());
+    rewriter.replaceOpWithNewOp<LLVM::SelectOp>(op, inBounds, element, null);
+    return success();
+  }
+};
+
+struct SpanElemLowering : OpConversionPattern<oxide::SpanElemOp> {
+  using OpConversionPattern::OpConversionPattern;
+  /// index < size ? data + index * elem_size : null.
+  LogicalResult matchAndRewrite(oxide::SpanElemOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type i64 = rewriter.getI64Type(), i8 = rewriter.getI8Type();
+    Value inBounds =
+        LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, adaptor.getIndex(), adaptor.getSize());
+    Value elem = LLVM::ConstantOp::create(rewriter, loc, i64, rewriter.getI64IntegerAttr(op.getElemSize()));
+    Value offset = LLVM::MulOp::create(rewriter, loc, adaptor.getIndex(), elem, LLVM::IntegerOverflowFlags::nuw);
+    Value element = LLVM::GEPOp::create(rewriter, loc, op.getType(), i8, adaptor.getData(), ValueRange{offset},
+                                        LLVM::GEPNoWrapFlags::inbounds);
     Value null = LLVM::ZeroOp::create(rewriter, loc, op.getType());
     rewriter.replaceOpWithNewOp<LLVM::SelectOp>(op, inBounds, element, null);
     return success();
@@ -675,7 +705,7 @@ struct OxideToNVVMPass : oxide::impl::OxideToNVVMBase<OxideToNVVMPass> {
     target.addIllegalDialect<oxide::OxideDialect>();
     RewritePatternSet patterns(&getContext());
     patterns
-        .add<ThreadIndexLowering, GridStrideNextLowering, DisjointGetLowering, GeometryLowering,
+        .add<ThreadIndexLowering, GridStrideNextLowering, DisjointGetLowering, SpanElemLowering, GeometryLowering,
              BarrierLowering, FenceLowering, SharedAllocLowering, DynamicSharedLowering,
              DynamicSharedSizeLowering, LaneIdLowering, WarpShuffleLowering, WarpVoteLowering,
              WarpSyncLowering, TrapLowering, BoundsFailLowering, ClockLowering, ClusterGeometryLowering,

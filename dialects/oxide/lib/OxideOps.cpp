@@ -26,6 +26,11 @@ LogicalResult DisjointGetOp::verify() {
     return emitOpError() << "tiles are 1-D or 2-D only";
   if (getTileRows() != 1 && getCoords().size() != 2)
     return emitOpError() << "tile_rows needs a 2-D output";
+  if (!getWithin().empty() && getWithin().size() != getCoords().size())
+    return emitOpError() << "has " << getWithin().size() << " in-tile coordinates but " << getCoords().size()
+                         << " coordinates";
+  if (!getWithin().empty() && getTile() == 1 && getTileRows() == 1)
+    return emitOpError() << "names an element 'within' a tile but has no tile";
   return success();
 }
 

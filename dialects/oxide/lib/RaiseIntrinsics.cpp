@@ -56,7 +56,7 @@ public:
                                                rankDim->second);
       });
     if (name == "__oxide_disjoint_tile")
-      return expect({ptr, i64, i64, i64, i64}, ptr, [&]() -> Operation * {
+      return expect({ptr, i64, i64, i64, i64, i64}, ptr, [&]() -> Operation * {
         APInt elemSize, tile;
         if (!matchPattern(call.getOperand(2), m_ConstantInt(&elemSize)) ||
             !matchPattern(call.getOperand(3), m_ConstantInt(&tile)) || elemSize.isZero() || tile.isZero()) {
@@ -66,12 +66,13 @@ public:
         }
         auto op = oxide::DisjointGetOp::create(rewriter, loc, ptr, call.getOperand(0),
                                                ValueRange{call.getOperand(1)}, ValueRange{call.getOperand(4)},
+                                               ValueRange{call.getOperand(5)},
                                                rewriter.getI64IntegerAttr(elemSize.getZExtValue()));
         op.setTile(tile.getZExtValue());
         return op;
       });
     if (name == "__oxide_disjoint_tile_2d")
-      return expect({ptr, i64, i64, i64, i64, i64, i64, i64}, ptr, [&]() -> Operation * {
+      return expect({ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64}, ptr, [&]() -> Operation * {
         APInt elemSize, cols, rows;
         if (!matchPattern(call.getOperand(3), m_ConstantInt(&elemSize)) ||
             !matchPattern(call.getOperand(4), m_ConstantInt(&cols)) ||
@@ -84,10 +85,21 @@ public:
         auto op = oxide::DisjointGetOp::create(rewriter, loc, ptr, call.getOperand(0),
                                                ValueRange{call.getOperand(1), call.getOperand(2)},
                                                ValueRange{call.getOperand(6), call.getOperand(7)},
+                                               ValueRange{call.getOperand(8), call.getOperand(9)},
                                                rewriter.getI64IntegerAttr(elemSize.getZExtValue()));
         op.setTile(cols.getZExtValue());
         op.setTileRows(rows.getZExtValue());
         return op;
+      });
+    if (name == "__oxide_span_elem")
+      return expect({ptr, i64, i64, i64}, ptr, [&]() -> Operation * {
+        APInt elemSize;
+        if (!matchPattern(call.getOperand(2), m_ConstantInt(&elemSize)) || elemSize.isZero()) {
+          call.emitError() << "the element size of oxide intrinsic '" << name << "' must be a non-zero constant";
+          return nullptr;
+        }
+        return oxide::SpanElemOp::create(rewriter, loc, ptr, call.getOperand(0), call.getOperand(1),
+                                         call.getOperand(3), rewriter.getI64IntegerAttr(elemSize.getZExtValue()));
       });
     if (name == "__oxide_disjoint_get")
       return expect({ptr, i64, i64, i64}, ptr, [&] { return raiseDisjointGet(ptr, 1); });
@@ -253,7 +265,7 @@ private:
     }
     auto operands = call.getOperands();
     return oxide::DisjointGetOp::create(rewriter, call.getLoc(), ptr, operands[0], operands.slice(1, rank),
-                                        operands.slice(2 + rank, rank),
+                                        operands.slice(2 + rank, rank), ValueRange{},
                                         rewriter.getI64IntegerAttr(elemSize.getZExtValue()));
   }
 

@@ -5,6 +5,7 @@
 #include "Oxide/OxideOps.h"
 #include "Oxide/OxidePasses.h"
 #include "Oxide/UserLocation.h"
+#include "Oxide/VerifyWrites.h"
 
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "llvm/Demangle/Demangle.h"
@@ -89,13 +90,14 @@ struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySaf
             << "this DisjointSpan element is indexed by a value that is not the calling thread's "
                "witness; pass the witness from oxide::thread::index_"
             << rank << "d() itself (a computed, stored or forged index would let two threads "
-            << "write the same element)";
+            << "write the same element) [safety rule: witness]";
         failed = true;
         break;
       }
     });
 
     SymbolTable symbols(module);
+    SmallVector<LLVM::LLVMFuncOp> contracted;
     for (auto kernel : module.getOps<LLVM::LLVMFuncOp>()) {
       if (!kernel->hasAttr(oxide::OxideDialect::getKernelAttrName()))
         continue;
@@ -126,6 +128,7 @@ struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySaf
         });
       if (!*contract)
         continue;
+      contracted.push_back(kernel);
       unsigned domain = (*contract)->contract.domain;
       for (auto fn : oxide::reachableFunctions(kernel, symbols))
         fn.walk([&](oxide::ThreadIndexOp index) {
@@ -139,6 +142,8 @@ struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySaf
           failed = true;
         });
     }
+    if (!failed && mlir::failed(oxide::verifyWrites(module, contracted)))
+      failed = true;
     if (failed)
       signalPassFailure();
   }

@@ -112,9 +112,10 @@ public:
 
   /// Atomic access to element `i`; an out-of-bounds index stops the kernel.
   [[nodiscard]] AtomicRef<T, S> operator[](size_type i) const noexcept {
-    if (i >= size_) [[unlikely]]
+    T *element = static_cast<T *>(__oxide_span_elem(data_, size_, sizeof(T), i));
+    if (!element) [[unlikely]]
       __oxide_bounds_fail(i, size_);
-    return AtomicRef<T, S>(data_[i]);
+    return AtomicRef<T, S>(*element);
   }
   T fetch_add(size_type i, T value, MemoryOrder order = MemoryOrder::relaxed) const noexcept {
     return (*this)[i].fetch_add(value, order);

@@ -32,20 +32,27 @@ std::size_t __oxide_grid_stride_next(std::size_t index, std::uint32_t rank, std:
 // `data + ((z * height + y) * width + x) * elem_size`. The compiler proves that every coordinate
 // comes straight from __oxide_thread_index, so no two threads get the same element.
 void *__oxide_disjoint_get(void *data, std::size_t width, std::size_t elem_size, std::size_t x) noexcept;
-/// The calling thread's tile of `tile` (constant) consecutive elements starting at element
-/// `x * tile`, or nullptr when that start is out of bounds.
+/// Element `j` of the calling thread's tile of `tile` (constant) consecutive elements starting
+/// at element `x * tile`: element `x * tile + j`, or nullptr when `j >= tile` or that element is
+/// out of bounds. Each call names one element, so the compiler checks every write of a tile.
 void *__oxide_disjoint_tile(void *data, std::size_t size, std::size_t elem_size, std::size_t tile,
-                            std::size_t x) noexcept;
+                            std::size_t x, std::size_t j) noexcept;
 void *__oxide_disjoint_get_2d(void *data, std::size_t width, std::size_t height, std::size_t elem_size,
                               std::size_t x, std::size_t y) noexcept;
-/// The calling thread's tile of `tile_rows` x `tile_cols` (constants) elements of a row-major
-/// width x height output, whose first element is [y * tile_rows][x * tile_cols], or nullptr when
-/// that element is out of bounds.
+/// Element (r, c) of the calling thread's tile of `tile_rows` x `tile_cols` (constants) elements
+/// of a row-major width x height output, whose first element is [y * tile_rows][x * tile_cols]:
+/// element [y * tile_rows + r][x * tile_cols + c], or nullptr when `r >= tile_rows`,
+/// `c >= tile_cols` or that element is out of bounds.
 void *__oxide_disjoint_tile_2d(void *data, std::size_t width, std::size_t height, std::size_t elem_size,
-                               std::size_t tile_cols, std::size_t tile_rows, std::size_t x,
-                               std::size_t y) noexcept;
+                               std::size_t tile_cols, std::size_t tile_rows, std::size_t x, std::size_t y,
+                               std::size_t c, std::size_t r) noexcept;
 void *__oxide_disjoint_get_3d(void *data, std::size_t width, std::size_t height, std::size_t depth,
                               std::size_t elem_size, std::size_t x, std::size_t y, std::size_t z) noexcept;
+
+/// Element `i` of a span of `size` elements of `elem_size` (constant) bytes at `data`, or nullptr
+/// when `i >= size`: any thread may name any element (AtomicSpan, whose elements are written by
+/// atomic operations only; the compiler checks that).
+void *__oxide_span_elem(void *data, std::size_t size, std::size_t elem_size, std::size_t i) noexcept;
 
 // --- barriers and fences -------------------------------------------------------------------
 /// Block-wide barrier (__syncthreads): every thread of the block must reach it.

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <iterator>
 #include <type_traits>
 
 #include "oxide/device/intrinsics.hpp"
@@ -52,30 +53,62 @@ private:
   size_type size_ = 0;
 };
 
-/// The `N` (at most) consecutive output elements of one thread, bounds-checked once: iterate
-/// over it or index it below size() with no further checks in the loop.
+/// The `N` (at most) consecutive output elements of one thread: index it below size() or
+/// iterate over it. Every element is named by the thread's witness and its place in the tile,
+/// so the compiler checks each write; there is no raw pointer to the tile to index past it.
 template <class T, std::size_t N> class DisjointTile {
 public:
   using size_type = std::size_t;
+
+  /// Visits the tile's elements in order (a range-for over the tile).
+  class iterator {
+  public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = T;
+    using difference_type = std::ptrdiff_t;
+    using pointer = T *;
+    using reference = T &;
+
+    constexpr iterator() noexcept = default;
+    constexpr T &operator*() const noexcept { return (*tile_)[j_]; }
+    constexpr iterator &operator++() noexcept {
+      ++j_;
+      return *this;
+    }
+    constexpr iterator operator++(int) noexcept {
+      iterator before = *this;
+      ++j_;
+      return before;
+    }
+    friend constexpr bool operator==(const iterator &a, const iterator &b) noexcept { return a.j_ == b.j_; }
+
+  private:
+    friend class DisjointTile;
+    constexpr iterator(const DisjointTile *tile, size_type j) noexcept : tile_(tile), j_(j) {}
+    const DisjointTile *tile_ = nullptr;
+    size_type j_ = 0;
+  };
 
   /// N for a full tile, fewer for the last thread's partial tile, 0 past the end.
   [[nodiscard]] constexpr size_type size() const noexcept { return count_; }
   [[nodiscard]] constexpr bool full() const noexcept { return count_ == N; }
   [[nodiscard]] constexpr bool empty() const noexcept { return count_ == 0; }
-  constexpr T *begin() const noexcept { return data_; }
-  constexpr T *end() const noexcept { return data_ + count_; }
+  constexpr iterator begin() const noexcept { return {this, 0}; }
+  constexpr iterator end() const noexcept { return {this, count_}; }
   /// Element `j` of the tile; `j` must be below size() (checked: stops the kernel otherwise).
   constexpr T &operator[](size_type j) const noexcept {
-    if (j >= count_) [[unlikely]]
+    T *element = static_cast<T *>(__oxide_disjoint_tile(data_, span_size_, sizeof(T), N, index_, j));
+    if (!element) [[unlikely]]
       __oxide_bounds_fail(j, count_);
-    return data_[j];
+    return *element;
   }
 
 private:
   template <class> friend class DisjointSpan;
-  constexpr DisjointTile(T *data, size_type count) noexcept : data_(data), count_(count) {}
+  constexpr DisjointTile(T *data, size_type span_size, size_type index, size_type count) noexcept
+      : data_(data), span_size_(span_size), index_(index), count_(count) {}
   T *data_;
-  size_type count_;
+  size_type span_size_, index_, count_;
 };
 
 /// An output that each thread may write only at its own index.
@@ -101,11 +134,9 @@ public:
   template <std::size_t N>
   [[nodiscard]] DisjointTile<T, N> tile_mut(const thread::ThreadIndex1D &index) const noexcept {
     static_assert(N > 0, "a tile holds at least one element");
-    T *first = static_cast<T *>(__oxide_disjoint_tile(data_, size_, sizeof(T), N, index.get()));
-    if (!first)
-      return {nullptr, 0};
-    const size_type start = index.get() * N;
-    return {first, size_ - start < N ? size_ - start : N};
+    const size_type x = index.get(), tiles = size_ / N + (size_ % N != 0 ? 1 : 0);
+    const size_type count = x >= tiles ? 0 : size_ - x * N < N ? size_ - x * N : N;
+    return {data_, size_, x, count};
   }
 
 private:
@@ -129,19 +160,20 @@ public:
   [[nodiscard]] constexpr bool empty() const noexcept { return rows_ == 0 || cols_ == 0; }
   /// Element (r, c) of the tile, r < rows() and c < cols() (checked: stops the kernel otherwise).
   constexpr T &operator()(size_type r, size_type c) const noexcept {
-    if (r >= rows_) [[unlikely]]
-      __oxide_bounds_fail(r, rows_);
-    if (c >= cols_) [[unlikely]]
-      __oxide_bounds_fail(c, cols_);
-    return data_[r * pitch_ + c];
+    T *element = static_cast<T *>(
+        __oxide_disjoint_tile_2d(data_, width_, height_, sizeof(T), Cols, Rows, x_, y_, c, r));
+    if (!element) [[unlikely]]
+      __oxide_bounds_fail(r >= rows_ ? r : c, r >= rows_ ? rows_ : cols_);
+    return *element;
   }
 
 private:
   template <class> friend class DisjointSpan2D;
-  constexpr DisjointTile2D(T *data, size_type pitch, size_type rows, size_type cols) noexcept
-      : data_(data), pitch_(pitch), rows_(rows), cols_(cols) {}
+  constexpr DisjointTile2D(T *data, size_type width, size_type height, size_type x, size_type y,
+                           size_type rows, size_type cols) noexcept
+      : data_(data), width_(width), height_(height), x_(x), y_(y), rows_(rows), cols_(cols) {}
   T *data_;
-  size_type pitch_, rows_, cols_;
+  size_type width_, height_, x_, y_, rows_, cols_;
 };
 
 /// A row-major width x height output of a 2-D launch; thread (x, y) may write element
@@ -171,12 +203,13 @@ public:
   template <std::size_t Rows, std::size_t Cols>
   [[nodiscard]] DisjointTile2D<T, Rows, Cols> tile_mut(const thread::ThreadIndex2D &index) const noexcept {
     static_assert(Rows > 0 && Cols > 0, "a tile holds at least one element");
-    T *first = static_cast<T *>(
-        __oxide_disjoint_tile_2d(data_, width_, height_, sizeof(T), Cols, Rows, index.x(), index.y()));
-    if (!first)
-      return {nullptr, width_, 0, 0};
-    const size_type row = index.y() * Rows, col = index.x() * Cols;
-    return {first, width_, height_ - row < Rows ? height_ - row : Rows,
+    const size_type x = index.x(), y = index.y();
+    const bool inside = x < width_ / Cols + (width_ % Cols != 0 ? 1 : 0) &&
+                        y < height_ / Rows + (height_ % Rows != 0 ? 1 : 0);
+    if (!inside)
+      return {data_, width_, height_, x, y, 0, 0};
+    const size_type row = y * Rows, col = x * Cols;
+    return {data_, width_, height_, x, y, height_ - row < Rows ? height_ - row : Rows,
             width_ - col < Cols ? width_ - col : Cols};
   }
 

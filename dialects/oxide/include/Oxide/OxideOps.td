@@ -32,27 +32,48 @@ def Oxide_DisjointGetOp : Oxide_Op<"disjoint_get", [Pure, AttrSizedOperandSegmen
   let description = [{
     `data + ((z * height + y) * width + x) * elem_size` when every coordinate is below its
     extent, else null. With `tile = N` (1-D or 2-D) the thread owns the N elements along x
-    starting at `x * N`, and with `tile_rows = M` (2-D only) the M rows from `y * M`: the
-    result points at the tile's first element, and is null when that element is out of bounds
-    (the header bounds the tile's extent). The coordinates must be the calling thread's
-    `oxide.thread_index` values (checked by `oxide-verify-safety`), which is why no two threads
-    of a launch get the same element.
+    starting at `x * N`, and with `tile_rows = M` (2-D only) the M rows from `y * M`; `within`
+    names one element of that tile (column, then row), which must be below the tile's extents
+    and inside the output, else the result is null. Without `within`, the result is the tile's
+    first element. Every result designates exactly one element of `elem_size` bytes: the
+    coordinates must be the calling thread's `oxide.thread_index` values and `data` and the
+    extents the fields of one DisjointSpan parameter (both checked by `oxide-verify-safety`),
+    which is why no two threads of a launch get the same element.
 
     ```mlir
     %p = oxide.disjoint_get %data [%width, %height] at [%x, %y] elem 4 : !llvm.ptr
-    %t = oxide.disjoint_get %data [%width, %height] at [%x, %y] elem 16 tile 2 tile_rows 8 : !llvm.ptr
+    %t = oxide.disjoint_get %data [%width, %height] at [%x, %y] within [%c, %r] elem 16 tile 2 tile_rows 8 : !llvm.ptr
     ```
   }];
   let arguments = (ins LLVM_AnyPointer:$data, Variadic<I64>:$extents, Variadic<I64>:$coords,
+                       Variadic<I64>:$within,
                        ConfinedAttr<I64Attr, [IntMinValue<1>]>:$elem_size,
                        DefaultValuedAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>, "1">:$tile,
                        DefaultValuedAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>, "1">:$tile_rows);
   let results = (outs LLVM_AnyPointer:$element);
   let assemblyFormat = [{
-    $data `[` $extents `]` `at` `[` $coords `]` `elem` $elem_size (`tile` $tile^)? (`tile_rows` $tile_rows^)?
+    $data `[` $extents `]` `at` `[` $coords `]` (`within` `[` $within^ `]`)? `elem` $elem_size (`tile` $tile^)? (`tile_rows` $tile_rows^)?
     attr-dict `:` type($element)
   }];
   let hasVerifier = 1;
+}
+
+def Oxide_SpanElemOp : Oxide_Op<"span_elem", [Pure, AllTypesMatch<["data", "element"]>]> {
+  let summary = "element `index` of a span that any thread may name, or null";
+  let description = [{
+    `data + index * elem_size` when `index < size`, else null. Unlike `oxide.disjoint_get`,
+    the index is not a witness: this names an element of a span that every thread shares
+    (an AtomicSpan), so `oxide-verify-safety` accepts only atomic operations on the result
+    when `data` is a kernel's AtomicSpan parameter, and no writes when it is an input.
+
+    ```mlir
+    %p = oxide.span_elem %data [%size] at %i elem 4 : !llvm.ptr
+    ```
+  }];
+  let arguments = (ins LLVM_AnyPointer:$data, I64:$size, I64:$index,
+                       ConfinedAttr<I64Attr, [IntMinValue<1>]>:$elem_size);
+  let results = (outs LLVM_AnyPointer:$element);
+  let assemblyFormat = "$data `[` $size `]` `at` $index `elem` $elem_size attr-dict `:` type($element)";
 }
 
 def Oxide_GridStrideNextOp : Oxide_Op<"grid_stride_next", [Pure]> {

@@ -1,0 +1,977 @@
+//===- VerifyWrites.cpp - every write of a contracted kernel, proven ------===//
+//
+// A points-to analysis over the LLVM dialect: each pointer value gets the set of places it may
+// point into (its roots), computed as a fixpoint over the functions the contracted kernels
+// reach, through phis, selects, calls and returns. Each write is then judged by its roots, and
+// writes into an element by their constant offset inside it. See VerifyWrites.h for the rules.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Oxide/VerifyWrites.h"
+
+#include "Oxide/ArchRequirements.h"
+#include "Oxide/KernelContract.h"
+#include "Oxide/OxideOps.h"
+#include "Oxide/UserLocation.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Demangle/Demangle.h"
+
+using namespace mlir;
+
+namespace {
+
+/// Address spaces of NVPTX.
+constexpr unsigned kGeneric = 0, kShared = 3, kConstant = 4, kLocal = 5;
+
+/// Byte offsets of the fields of oxide's span types (include/oxide/device/span.hpp): the data
+/// pointer, then the extents (size, or width, height[, depth]).
+constexpr int64_t kSpanDataOffset = 0, kSpanExtentStride = 8;
+
+constexpr llvm::StringLiteral kRuleStoreTarget = " [safety rule: store-target]";
+constexpr llvm::StringLiteral kRuleInputWrite = " [safety rule: input-write]";
+constexpr llvm::StringLiteral kRuleOwnElement = " [safety rule: own-element]";
+constexpr llvm::StringLiteral kRuleElementBounds = " [safety rule: element-bounds]";
+constexpr llvm::StringLiteral kRuleAtomicOnly = " [safety rule: atomic-only]";
+constexpr llvm::StringLiteral kRuleEscape = " [safety rule: pointer-escape]";
+constexpr llvm::StringLiteral kRuleOpaque = " [safety rule: opaque-code]";
+constexpr llvm::StringLiteral kRuleSpanOrigin = " [safety rule: span-origin]";
+
+/// What a pointer may point into.
+enum class RootKind : unsigned {
+  Private,  ///< an alloca, or a function's byval copy of a parameter
+  Shared,   ///< the block's shared memory
+  Heap,     ///< a block from the device heap (malloc, new) of this thread
+  Element,  ///< one element: an oxide.disjoint_get or oxide.span_elem result
+  Param,    ///< memory a kernel's span parameter points to (source: that kernel argument)
+  Global,   ///< a device global variable
+  Constant, ///< constant memory
+  Null,     ///< the null pointer
+  Unknown,  ///< provenance lost: loaded, made from an integer, returned by unknown code
+};
+
+struct Root {
+  RootKind kind;
+  Value source; ///< the value that creates the root (for Param: the kernel's byval argument)
+  friend bool operator==(const Root &, const Root &) = default;
+};
+
+using RootSet = llvm::SmallVector<Root, 2>;
+
+bool holdsPointers(Type type) {
+  if (isa<LLVM::LLVMPointerType>(type))
+    return true;
+  if (auto s = dyn_cast<LLVM::LLVMStructType>(type))
+    return llvm::any_of(s.getBody(), holdsPointers);
+  if (auto a = dyn_cast<LLVM::LLVMArrayType>(type))
+    return holdsPointers(a.getElementType());
+  if (auto v = dyn_cast<VectorType>(type))
+    return holdsPointers(v.getElementType());
+  return false;
+}
+
+unsigned addressSpace(Value pointer) {
+  auto type = dyn_cast<LLVM::LLVMPointerType>(pointer.getType());
+  return type ? type.getAddressSpace() : kGeneric;
+}
+
+/// One parameter of a kernel: its name and kind letter (ContractAttributes.cpp's paramKind).
+struct KernelParam {
+  std::string name;
+  char kind = 'x';
+};
+
+std::vector<KernelParam> kernelParams(LLVM::LLVMFuncOp kernel) {
+  std::vector<KernelParam> params;
+  auto attr = kernel->getAttrOfType<StringAttr>(oxide::kParamsAttr);
+  if (!attr)
+    return params;
+  llvm::SmallVector<llvm::StringRef> entries;
+  attr.getValue().split(entries, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef entry : entries) {
+    auto [name, kind] = entry.rsplit('=');
+    params.push_back({name.str(), kind.empty() ? 'x' : kind.front()});
+  }
+  // The frontend writes a template's parameter kinds before instantiation, when a dependent
+  // span type is still 'x'; the instantiated parameter's type names its class.
+  for (auto [i, param] : llvm::enumerate(params)) {
+    if (param.kind != 'x' || i >= kernel.getNumArguments())
+      continue;
+    auto byval = kernel.getArgAttrOfType<TypeAttr>(i, LLVM::LLVMDialect::getByValAttrName());
+    auto type = byval ? dyn_cast<LLVM::LLVMStructType>(byval.getValue()) : nullptr;
+    if (!type || !type.isIdentified())
+      continue;
+    llvm::StringRef cls = type.getName().split('.').second.split('.').first; // "class.oxide::X.N"
+    param.kind = llvm::StringSwitch<char>(cls)
+                     .Case("oxide::DisjointSpan", 'o')
+                     .Case("oxide::DisjointSpan2D", '2')
+                     .Case("oxide::DisjointSpan3D", '3')
+                     .Case("oxide::AtomicSpan", 'a')
+                     .Case("oxide::Span", 'i')
+                     .Default('x');
+  }
+  return params;
+}
+
+class WriteVerifier {
+public:
+  WriteVerifier(ModuleOp module, llvm::ArrayRef<LLVM::LLVMFuncOp> kernels)
+      : module(module), symbols(module), layout(module) {
+    for (LLVM::LLVMFuncOp kernel : kernels) {
+      std::vector<KernelParam> params = kernelParams(kernel);
+      if (params.size() == kernel.getNumArguments())
+        for (auto [i, arg] : llvm::enumerate(kernel.getArguments()))
+          paramOf[arg] = params[i];
+      this->kernels.insert(kernel);
+      for (LLVM::LLVMFuncOp fn : oxide::reachableFunctions(kernel, symbols))
+        if (checked.insert(fn))
+          owner[fn] = kernel;
+    }
+    module.walk([&](LLVM::AddressOfOp address) {
+      if (auto fn = symbols.lookup<LLVM::LLVMFuncOp>(address.getGlobalName()))
+        addressTaken.insert(fn);
+    });
+    // An indirect call reaches a function whose address the module takes (vtables included):
+    // when checked code calls through a pointer, every such function is checked too.
+    bool indirect = false;
+    for (size_t i = 0; i < checked.size(); ++i)
+      LLVM::LLVMFuncOp(checked[i]).walk([&](LLVM::CallOp call) {
+        if (call.getCalleeAttr() || indirect)
+          return;
+        indirect = true;
+        for (LLVM::LLVMFuncOp target : addressTaken)
+          if (!target.isExternal())
+            for (LLVM::LLVMFuncOp fn : oxide::reachableFunctions(target, symbols))
+              if (checked.insert(fn))
+                owner[fn] = owner.lookup(checked[i]);
+      });
+    for (LLVM::LLVMFuncOp fn : checked)
+      fn.walk([&](LLVM::CallOp call) {
+        if (auto callee = call.getCalleeAttr()) {
+          if (auto target = symbols.lookup<LLVM::LLVMFuncOp>(callee.getValue()); target && !target.isExternal())
+            callers[target].push_back(call);
+          return;
+        }
+        for (LLVM::LLVMFuncOp target : addressTaken)
+          if (!target.isExternal() && target.getNumArguments() == call.getArgOperands().size())
+            callers[target].push_back(call);
+        indirectCalls.push_back(call);
+      });
+  }
+
+  LogicalResult run() {
+    computeRoots();
+    for (LLVM::LLVMFuncOp fn : checked)
+      fn.walk([&](Operation *op) { check(op); });
+    checkTileShapes();
+    if (failed)
+      return failure();
+    confine();
+    return success();
+  }
+
+private:
+  //===--------------------------------------------------------------------===//
+  // Roots
+  //===--------------------------------------------------------------------===//
+
+  const RootSet &rootsOf(Value value) {
+    static const RootSet none;
+    auto it = roots.find(value);
+    return it == roots.end() ? none : it->second;
+  }
+
+  void add(Value value, Root root) {
+    RootSet &set = roots[value];
+    if (!llvm::is_contained(set, root)) {
+      set.push_back(root);
+      changed = true;
+    }
+  }
+  void addAll(Value to, Value from) {
+    if (to == from)
+      return;
+    RootSet copy = rootsOf(from);
+    for (const Root &root : copy)
+      add(to, root);
+  }
+
+  bool isKernelArgument(Value value) {
+    auto arg = dyn_cast<BlockArgument>(value);
+    return arg && arg.getOwner()->isEntryBlock() &&
+           kernels.contains(dyn_cast<LLVM::LLVMFuncOp>(arg.getOwner()->getParentOp()));
+  }
+
+  /// Whether function argument `arg` is passed by value (the callee's own copy).
+  static bool isByval(BlockArgument arg) {
+    auto fn = dyn_cast<LLVM::LLVMFuncOp>(arg.getOwner()->getParentOp());
+    return fn && fn.getArgAttr(arg.getArgNumber(), LLVM::LLVMDialect::getByValAttrName());
+  }
+
+  void computeRoots() {
+    do {
+      changed = false;
+      for (LLVM::LLVMFuncOp fn : checked) {
+        for (BlockArgument arg : fn.getArguments())
+          transferArgument(fn, arg);
+        fn.walk([&](Operation *op) { transfer(op); });
+      }
+    } while (changed);
+  }
+
+  void transferArgument(LLVM::LLVMFuncOp fn, BlockArgument arg) {
+    if (!holdsPointers(arg.getType()))
+      return;
+    if (isByval(arg)) {
+      add(arg, {RootKind::Private, arg});
+      return;
+    }
+    auto it = callers.find(fn);
+    if (kernels.contains(fn) || it == callers.end()) {
+      add(arg, {RootKind::Unknown, arg});
+      return;
+    }
+    for (LLVM::CallOp call : it->second)
+      if (arg.getArgNumber() < call.getArgOperands().size())
+        addAll(arg, call.getArgOperands()[arg.getArgNumber()]);
+  }
+
+  void transfer(Operation *op) {
+    if (auto branch = dyn_cast<BranchOpInterface>(op)) {
+      for (unsigned s = 0; s < op->getNumSuccessors(); ++s) {
+        SuccessorOperands operands = branch.getSuccessorOperands(s);
+        Block *succ = op->getSuccessor(s);
+        for (unsigned k = 0; k < operands.size() && k < succ->getNumArguments(); ++k)
+          if (Value incoming = operands[k])
+            addAll(succ->getArgument(k), incoming);
+      }
+      return;
+    }
+    if (op->getNumResults() != 1 || !holdsPointers(op->getResult(0).getType()))
+      return;
+    Value result = op->getResult(0);
+    auto fromBase = [&](Value base) {
+      addAll(result, base);
+      if (llvm::is_contained(rootsOf(base), Root{RootKind::Null, Value()}) && !isa<LLVM::BitcastOp>(op))
+        add(result, {RootKind::Unknown, result}); // arithmetic on null makes an address from an integer
+    };
+    llvm::TypeSwitch<Operation *, void>(op)
+        .Case<LLVM::AllocaOp>([&](auto) { add(result, {RootKind::Private, result}); })
+        .Case<LLVM::GEPOp>([&](LLVM::GEPOp gep) { fromBase(gep.getBase()); })
+        .Case<LLVM::BitcastOp, LLVM::AddrSpaceCastOp>([&](Operation *cast) { fromBase(cast->getOperand(0)); })
+        .Case<LLVM::PtrMaskOp>([&](LLVM::PtrMaskOp mask) { fromBase(mask.getPtr()); })
+        .Case<LLVM::SelectOp>([&](LLVM::SelectOp select) {
+          addAll(result, select.getTrueValue());
+          addAll(result, select.getFalseValue());
+        })
+        .Case<LLVM::InsertValueOp>([&](LLVM::InsertValueOp insert) {
+          addAll(result, insert.getContainer());
+          addAll(result, insert.getValue());
+        })
+        .Case<LLVM::ExtractValueOp>([&](LLVM::ExtractValueOp extract) { addAll(result, extract.getContainer()); })
+        .Case<LLVM::InsertElementOp>([&](LLVM::InsertElementOp insert) {
+          addAll(result, insert.getVector());
+          addAll(result, insert.getValue());
+        })
+        .Case<LLVM::ExtractElementOp>([&](LLVM::ExtractElementOp e) { addAll(result, e.getVector()); })
+        .Case<LLVM::ShuffleVectorOp>([&](LLVM::ShuffleVectorOp s) {
+          addAll(result, s.getV1());
+          addAll(result, s.getV2());
+        })
+        .Case<LLVM::ZeroOp>([&](auto) { add(result, {RootKind::Null, Value()}); })
+        .Case<LLVM::AddressOfOp>([&](LLVM::AddressOfOp address) {
+          auto global = symbols.lookup<LLVM::GlobalOp>(address.getGlobalName());
+          RootKind kind = !global                             ? RootKind::Unknown
+                          : global.getAddrSpace() == kShared   ? RootKind::Shared
+                          : global.getAddrSpace() == kConstant ? RootKind::Constant
+                          : global.getConstant()               ? RootKind::Constant
+                                                               : RootKind::Global;
+          add(result, {kind, result});
+        })
+        .Case<oxide::DisjointGetOp, oxide::SpanElemOp>([&](auto) { add(result, {RootKind::Element, result}); })
+        .Case<oxide::SharedAllocOp, oxide::DynamicSharedOp, oxide::MapSharedOp>(
+            [&](auto) { add(result, {RootKind::Shared, result}); })
+        .Case<LLVM::LoadOp>([&](LLVM::LoadOp load) {
+          // A pointer loaded from a kernel's own parameter is the span's memory; any other
+          // loaded pointer has lost where it came from.
+          Value param = paramArgument(load.getAddr());
+          add(result, param ? Root{RootKind::Param, param} : Root{RootKind::Unknown, result});
+        })
+        .Case<LLVM::CallOp>([&](LLVM::CallOp call) {
+          auto callee = call.getCalleeAttr();
+          auto returnsOf = [&](LLVM::LLVMFuncOp fn) {
+            fn.walk([&](LLVM::ReturnOp ret) {
+              if (ret.getArg())
+                addAll(result, ret.getArg());
+            });
+          };
+          if (!callee) { // through a pointer: any function whose address is taken
+            for (LLVM::LLVMFuncOp fn : addressTaken)
+              if (fn.isExternal())
+                add(result, {RootKind::Unknown, result});
+              else if (checked.contains(fn))
+                returnsOf(fn);
+            return;
+          }
+          auto fn = symbols.lookup<LLVM::LLVMFuncOp>(callee.getValue());
+          if (fn && fn.isExternal() && fn.getSymName() == "malloc") {
+            add(result, {RootKind::Heap, result});
+            return;
+          }
+          if (!fn || fn.isExternal() || !checked.contains(fn)) {
+            add(result, {RootKind::Unknown, result});
+            return;
+          }
+          returnsOf(fn);
+        })
+        .Default([&](Operation *) { add(result, {RootKind::Unknown, result}); });
+  }
+
+  /// The kernel argument whose byval copy `address` points into (at any offset), or null.
+  Value paramArgument(Value address) {
+    const RootSet &set = rootsOf(address);
+    if (set.size() != 1 || set.front().kind != RootKind::Private || !isKernelArgument(set.front().source))
+      return Value();
+    return set.front().source;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Offsets
+  //===--------------------------------------------------------------------===//
+
+  /// The byte offset of `gep` from its base when every index is a constant.
+  std::optional<int64_t> constantGepOffset(LLVM::GEPOp gep) {
+    int64_t offset = 0;
+    Type type = gep.getElemType();
+    bool first = true;
+    for (auto index : gep.getIndices()) {
+      int64_t i;
+      if (auto attr = llvm::dyn_cast_if_present<IntegerAttr>(index)) {
+        i = attr.getInt();
+      } else {
+        APInt value;
+        if (!matchPattern(llvm::cast<Value>(index), m_ConstantInt(&value)) || value.getSignificantBits() > 63)
+          return std::nullopt;
+        i = value.getSExtValue();
+      }
+      if (first) {
+        offset += i * static_cast<int64_t>(layout.getTypeSize(type).getFixedValue());
+        first = false;
+        continue;
+      }
+      if (auto s = dyn_cast<LLVM::LLVMStructType>(type)) {
+        if (i < 0 || static_cast<size_t>(i) >= s.getBody().size())
+          return std::nullopt;
+        int64_t field = 0;
+        for (int64_t f = 0; f <= i; ++f) {
+          Type member = s.getBody()[f];
+          if (!s.isPacked())
+            field = llvm::alignTo(field, layout.getTypeABIAlignment(member));
+          if (f < i)
+            field += layout.getTypeSize(member).getFixedValue();
+        }
+        offset += field;
+        type = s.getBody()[i];
+      } else if (auto a = dyn_cast<LLVM::LLVMArrayType>(type)) {
+        type = a.getElementType();
+        offset += i * static_cast<int64_t>(layout.getTypeSize(type).getFixedValue());
+      } else if (auto v = dyn_cast<VectorType>(type)) {
+        type = v.getElementType();
+        offset += i * static_cast<int64_t>(layout.getTypeSize(type).getFixedValue());
+      } else {
+        return std::nullopt;
+      }
+    }
+    return offset;
+  }
+
+  /// Where `value` points relative to the start of root `origin`.
+  struct Offset {
+    enum { NotDerived, Known, Unknown } state;
+    int64_t bytes = 0;
+  };
+
+  Offset offsetFrom(Value value, Value origin) {
+    llvm::DenseSet<Value> visiting;
+    return offsetFrom(value, origin, visiting, 0);
+  }
+
+  Offset offsetFrom(Value value, Value origin, llvm::DenseSet<Value> &visiting, unsigned depth) {
+    if (value == origin)
+      return {Offset::Known, 0};
+    if (!llvm::any_of(rootsOf(value), [&](const Root &r) { return r.source == origin; }))
+      return {Offset::NotDerived};
+    if (depth > 256 || !visiting.insert(value).second)
+      return {Offset::Unknown};
+    auto merge = [](Offset a, Offset b) -> Offset {
+      if (a.state == Offset::NotDerived)
+        return b;
+      if (b.state == Offset::NotDerived)
+        return a;
+      if (a.state == Offset::Known && b.state == Offset::Known && a.bytes == b.bytes)
+        return a;
+      return {Offset::Unknown};
+    };
+    Operation *def = value.getDefiningOp();
+    if (auto gep = dyn_cast_or_null<LLVM::GEPOp>(def)) {
+      Offset base = offsetFrom(gep.getBase(), origin, visiting, depth + 1);
+      std::optional<int64_t> step = constantGepOffset(gep);
+      if (base.state != Offset::Known)
+        return base;
+      return step ? Offset{Offset::Known, base.bytes + *step} : Offset{Offset::Unknown};
+    }
+    if (isa_and_nonnull<LLVM::BitcastOp, LLVM::AddrSpaceCastOp>(def))
+      return offsetFrom(def->getOperand(0), origin, visiting, depth + 1);
+    if (auto select = dyn_cast_or_null<LLVM::SelectOp>(def))
+      return merge(offsetFrom(select.getTrueValue(), origin, visiting, depth + 1),
+                   offsetFrom(select.getFalseValue(), origin, visiting, depth + 1));
+    auto arg = dyn_cast<BlockArgument>(value);
+    if (!arg)
+      return {Offset::Unknown};
+    Block *block = arg.getOwner();
+    Offset result{Offset::NotDerived};
+    if (block->isEntryBlock()) {
+      auto fn = dyn_cast<LLVM::LLVMFuncOp>(block->getParentOp());
+      auto it = fn ? callers.find(fn) : callers.end();
+      if (it == callers.end())
+        return {Offset::Unknown};
+      for (LLVM::CallOp call : it->second)
+        result = merge(result, offsetFrom(call.getArgOperands()[arg.getArgNumber()], origin, visiting, depth + 1));
+      return result;
+    }
+    for (Block *pred : block->getPredecessors()) {
+      auto branch = dyn_cast<BranchOpInterface>(pred->getTerminator());
+      if (!branch)
+        return {Offset::Unknown};
+      for (unsigned s = 0; s < branch->getNumSuccessors(); ++s)
+        if (branch->getSuccessor(s) == block) {
+          Value incoming = branch.getSuccessorOperands(s)[arg.getArgNumber()];
+          if (!incoming)
+            return {Offset::Unknown};
+          result = merge(result, offsetFrom(incoming, origin, visiting, depth + 1));
+        }
+    }
+    return result;
+  }
+
+  /// The kernel argument and byte offset of the parameter field `value` was loaded from, through
+  /// helper-function arguments whose every caller passes the same field.
+  std::optional<std::pair<Value, int64_t>> paramField(Value value, unsigned depth = 0) {
+    if (depth > 64)
+      return std::nullopt;
+    // The optimiser may load neighbouring fields together, as a vector.
+    if (auto extract = value.getDefiningOp<LLVM::ExtractElementOp>()) {
+      APInt lane;
+      auto field = paramField(extract.getVector(), depth + 1);
+      if (!field || !matchPattern(extract.getPosition(), m_ConstantInt(&lane)))
+        return std::nullopt;
+      field->second += lane.getSExtValue() * static_cast<int64_t>(layout.getTypeSize(value.getType()).getFixedValue());
+      return field;
+    }
+    if (auto load = value.getDefiningOp<LLVM::LoadOp>()) {
+      Value param = paramArgument(load.getAddr());
+      if (!param)
+        return std::nullopt;
+      Offset offset = offsetFrom(load.getAddr(), param);
+      if (offset.state != Offset::Known)
+        return std::nullopt;
+      return std::make_pair(param, offset.bytes);
+    }
+    auto arg = dyn_cast<BlockArgument>(value);
+    if (!arg || !arg.getOwner()->isEntryBlock())
+      return std::nullopt;
+    auto fn = dyn_cast<LLVM::LLVMFuncOp>(arg.getOwner()->getParentOp());
+    auto it = fn ? callers.find(fn) : callers.end();
+    if (it == callers.end() || addressTaken.contains(fn))
+      return std::nullopt;
+    std::optional<std::pair<Value, int64_t>> field;
+    for (LLVM::CallOp call : it->second) {
+      auto f = paramField(call.getArgOperands()[arg.getArgNumber()], depth + 1);
+      if (!f || (field && *field != *f))
+        return std::nullopt;
+      field = f;
+    }
+    return field;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Checks
+  //===--------------------------------------------------------------------===//
+
+  std::string kernelName(Operation *op) {
+    auto fn = op->getParentOfType<LLVM::LLVMFuncOp>();
+    LLVM::LLVMFuncOp kernel = fn ? owner.lookup(fn) : nullptr;
+    return kernel ? llvm::demangle(kernel.getSymName().str()) : std::string("?");
+  }
+
+  std::string paramName(Value kernelArg) {
+    auto it = paramOf.find(kernelArg);
+    return it == paramOf.end() ? std::string("?") : it->second.name;
+  }
+  char paramKind(Value kernelArg) {
+    auto it = paramOf.find(kernelArg);
+    return it == paramOf.end() ? 'x' : it->second.kind;
+  }
+
+  /// An error at the user's line of `op`: once per line and rule (an unrolled loop repeats a
+  /// write many times).
+  void report(Operation *op, llvm::StringRef rule, llvm::function_ref<void(InFlightDiagnostic &)> message) {
+    failed = true;
+    Location loc = oxide::userLocation(op->getLoc());
+    if (!reported.insert({loc, rule}).second)
+      return;
+    InFlightDiagnostic diag = emitError(loc);
+    message(diag);
+    diag << rule;
+  }
+
+  /// The output parameter whose element `element` (a DisjointGetOp) names, for messages.
+  std::string outputName(Operation *element) {
+    Value data = element->getOperand(0);
+    for (const Root &root : rootsOf(data))
+      if (root.kind == RootKind::Param)
+        return "'" + paramName(root.source) + "'";
+    return "the output";
+  }
+
+  /// Why a pointer with an Unknown root has lost its provenance.
+  static std::string unknownReason(Value source) {
+    if (auto arg = dyn_cast<BlockArgument>(source))
+      return "is a parameter of a function that is called through a pointer or from outside the kernel";
+    Operation *def = source.getDefiningOp();
+    if (isa<LLVM::LoadOp>(def))
+      return "was loaded from memory (a pointer kept in memory no longer says where it points)";
+    if (isa<LLVM::IntToPtrOp>(def))
+      return "was made from an integer";
+    if (isa<LLVM::GEPOp>(def))
+      return "is an offset from a null pointer (an address made from an integer)";
+    if (isa<LLVM::CallOp>(def))
+      return "was returned by a function whose code Oxide cannot see";
+    return "comes from an operation Oxide cannot follow ('" + def->getName().getStringRef().str() + "')";
+  }
+
+  /// Checks a write of `size` bytes (unknown: std::nullopt) through `address` by `op`; `operand`
+  /// is the address's operand number, for confinement.
+  void checkWrite(Operation *op, unsigned operand, std::optional<int64_t> size, bool atomic) {
+    Value address = op->getOperand(operand);
+    const unsigned space = addressSpace(address);
+    if (space == kShared || space == kLocal)
+      return; // the hardware keeps it in the block's shared memory or the thread's local memory
+    if (space == kConstant) {
+      report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) { d << "this write targets constant memory, which kernels cannot write"; });
+      return;
+    }
+    const RootSet &set = rootsOf(address);
+    if (set.empty()) {
+      report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) { d << "Oxide cannot tell where this write lands; in a contracted kernel a write must go to a local "
+                   "variable, shared memory, the thread's own DisjointSpan element or an AtomicSpan element"; });
+      return;
+    }
+    bool confinable = true;
+    std::optional<RootKind> space1;
+    bool needsConfinement = false;
+    for (const Root &root : set) {
+      switch (root.kind) {
+      case RootKind::Null:
+        break; // a write to null faults
+      case RootKind::Private:
+      case RootKind::Shared: {
+        if (space1 && *space1 != root.kind)
+          confinable = false;
+        space1 = root.kind;
+        // A kernel's byval copy lives in parameter space, which cannot be named by a cast.
+        if (root.kind == RootKind::Private && !root.source.getDefiningOp<LLVM::AllocaOp>())
+          confinable = false;
+        if (!provenInside(address, root, size))
+          needsConfinement = true;
+        break;
+      }
+      case RootKind::Heap:
+        if (!provenInside(address, root, size))
+          report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) {
+            d << "this write into memory from new or malloc lands at an offset Oxide cannot prove stays inside "
+                 "the allocation (a constant size, written at constant offsets); use a local array, or drop "
+                 "the contract and launch with oxide::unsafe_launch";
+          });
+        break;
+      case RootKind::Element:
+        checkElementWrite(op, address, root, size, atomic);
+        break;
+      case RootKind::Param:
+        checkParamWrite(op, root.source);
+        break;
+      case RootKind::Global:
+        report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) { d << "this write targets a device global variable, which every thread of the launch shares; "
+                     "write results through a DisjointSpan parameter, or drop the contract and launch with "
+                     "oxide::unsafe_launch"; });
+        break;
+      case RootKind::Constant:
+        report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) { d << "this write targets constant or read-only memory"; });
+        break;
+      case RootKind::Unknown:
+        report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) { d << "the address of this write " << unknownReason(root.source)
+                  << ", so Oxide cannot prove it lands in memory the thread may write (a local variable, "
+                     "shared memory, its own DisjointSpan element or an AtomicSpan element); write through "
+                     "the span APIs directly, or drop the contract and launch with oxide::unsafe_launch"; });
+        break;
+      }
+    }
+    if (!needsConfinement)
+      return;
+    bool onlyPrivateOrShared = llvm::all_of(set, [](const Root &r) {
+      return r.kind == RootKind::Private || r.kind == RootKind::Shared || r.kind == RootKind::Null;
+    });
+    if (!onlyPrivateOrShared)
+      return; // already reported
+    if (!confinable) {
+      report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) { d << "this write goes through a pointer that may point to "
+                << (space1 == RootKind::Shared ? "shared memory" : "a local variable")
+                << " or elsewhere, at an offset Oxide cannot bound; use one pointer per kind of memory, or "
+                   "index the array directly"; });
+      return;
+    }
+    toConfine.push_back({op, operand, *space1 == RootKind::Shared ? kShared : kLocal});
+  }
+
+  /// Whether `address` stays inside the memory of a Private or Shared root, by constant offsets.
+  bool provenInside(Value address, const Root &root, std::optional<int64_t> size) {
+    if (!size)
+      return false;
+    Offset offset = offsetFrom(address, root.source);
+    if (offset.state != Offset::Known || offset.bytes < 0)
+      return false;
+    std::optional<int64_t> bytes;
+    if (auto alloca = root.source.getDefiningOp<LLVM::AllocaOp>()) {
+      APInt count;
+      if (matchPattern(alloca.getArraySize(), m_ConstantInt(&count)))
+        bytes = count.getSExtValue() * static_cast<int64_t>(layout.getTypeSize(alloca.getElemType()).getFixedValue());
+    } else if (auto malloc = root.source.getDefiningOp<LLVM::CallOp>(); malloc && root.kind == RootKind::Heap) {
+      if (!malloc.getArgOperands().empty())
+        bytes = constantLength(malloc.getArgOperands()[0]);
+    } else if (auto shared = root.source.getDefiningOp<oxide::SharedAllocOp>()) {
+      bytes = shared.getBytes();
+    } else if (auto arg = dyn_cast<BlockArgument>(root.source); arg && isByval(arg)) {
+      auto fn = cast<LLVM::LLVMFuncOp>(arg.getOwner()->getParentOp());
+      auto type = cast<TypeAttr>(fn.getArgAttr(arg.getArgNumber(), LLVM::LLVMDialect::getByValAttrName()));
+      bytes = layout.getTypeSize(type.getValue()).getFixedValue();
+    }
+    return bytes && offset.bytes + *size <= *bytes;
+  }
+
+  void checkElementWrite(Operation *op, Value address, const Root &root, std::optional<int64_t> size,
+                         bool atomic) {
+    Operation *element = root.source.getDefiningOp();
+    int64_t elemSize = 0;
+    std::string what;
+    if (auto get = dyn_cast<oxide::DisjointGetOp>(element)) {
+      elemSize = get.getElemSize();
+      what = "the thread's own element of output " + outputName(get);
+    } else {
+      auto span = cast<oxide::SpanElemOp>(element);
+      elemSize = span.getElemSize();
+      for (const Root &data : rootsOf(span.getData())) {
+        if (data.kind == RootKind::Private || data.kind == RootKind::Shared || data.kind == RootKind::Null)
+          continue;
+        if (data.kind == RootKind::Param && paramKind(data.source) == 'a') {
+          if (!atomic)
+            report(op, kRuleAtomicOnly, [&](InFlightDiagnostic &d) { d << "this is a plain write to an element of AtomicSpan '" << paramName(data.source)
+                      << "', which other threads update at the same time; use its atomic operations "
+                         "(fetch_add, store, exchange, compare_exchange...)"; });
+          continue;
+        }
+        if (data.kind == RootKind::Param) {
+          checkParamWrite(op, data.source);
+          continue;
+        }
+        report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) { d << "this write targets an element of memory that is not an AtomicSpan parameter"; });
+      }
+      what = "the element";
+    }
+    Offset offset = offsetFrom(address, root.source);
+    if (offset.state == Offset::Known && size && offset.bytes >= 0 && offset.bytes + *size <= elemSize)
+      return;
+    report(op, kRuleElementBounds, [&](InFlightDiagnostic &diag) {
+    if (offset.state == Offset::Known && size)
+      diag << "this write of " << *size << " bytes at byte offset " << offset.bytes << " from " << what << " ("
+           << elemSize << " bytes) lands outside it, in another thread's element or past the end; write only "
+           << "through the pointer get_mut returns (no pointer arithmetic), or use tile_mut for several elements";
+    else
+      diag << "this write lands at an offset from " << what << " that Oxide cannot prove stays inside it ("
+           << elemSize << " bytes); write only through the pointer get_mut returns, index members of the "
+           << "element with constants, or use tile_mut for several elements";
+    });
+  }
+
+  void checkParamWrite(Operation *op, Value kernelArg) {
+    const std::string name = paramName(kernelArg);
+    switch (paramKind(kernelArg)) {
+    case 'i':
+      report(op, kRuleInputWrite, [&](InFlightDiagnostic &d) { d << "this write targets input '" << name
+                << "', a read-only oxide::Span<const T> that other threads read at the same time: inputs are "
+                   "never written; write results through a DisjointSpan parameter"; });
+      return;
+    case 'o':
+    case '2':
+    case '3':
+      report(op, kRuleOwnElement, [&](InFlightDiagnostic &d) { d << "this write targets output '" << name
+                << "' at an element that was not obtained through its get_mut(witness) or tile_mut(witness), "
+                   "so another thread may write the same element; write only through the pointer get_mut "
+                   "returns for the calling thread's witness"; });
+      return;
+    case 'a':
+      report(op, kRuleAtomicOnly, [&](InFlightDiagnostic &d) { d << "this write targets AtomicSpan '" << name
+                << "' without its atomic operations; use fetch_add, store, exchange or compare_exchange"; });
+      return;
+    default:
+      report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) { d << "this write targets memory that parameter '" << name
+                << "' points to, which the kernel may not write"; });
+    }
+  }
+
+  void checkEscape(Operation *op, Value value, llvm::StringRef how) {
+    for (const Root &root : rootsOf(value))
+      if (root.kind == RootKind::Element && isa<oxide::DisjointGetOp>(root.source.getDefiningOp())) {
+        report(op, kRuleEscape, [&](InFlightDiagnostic &d) { d << "the pointer to the thread's own element of output " << outputName(root.source.getDefiningOp())
+                  << " escapes: it is " << how
+                  << ", and another thread or later code could write through it; use the pointer only to "
+                     "read and write that element"; });
+        return;
+      }
+  }
+
+  std::optional<int64_t> sizeOf(Type type) {
+    if (!LLVM::isCompatibleType(type))
+      return std::nullopt;
+    return static_cast<int64_t>(layout.getTypeSize(type).getFixedValue());
+  }
+
+  static std::optional<int64_t> constantLength(Value length) {
+    APInt value;
+    if (matchPattern(length, m_ConstantInt(&value)) && value.getActiveBits() < 63)
+      return value.getSExtValue();
+    return std::nullopt;
+  }
+
+  /// Bytes libdevice function `name` writes through each pointer argument: a float (4), int (4)
+  /// or double (8).
+  static int64_t libdeviceOutputSize(llvm::StringRef name) {
+    if (name.ends_with("f") || name.contains("frexp") || name.contains("remquo"))
+      return 4;
+    return 8;
+  }
+
+  void checkCall(LLVM::CallOp call) {
+    auto callee = call.getCalleeAttr();
+    if (!callee) {
+      // Checked with every function whose address is taken; one outside the translation unit
+      // could be reached.
+      for (LLVM::LLVMFuncOp target : addressTaken)
+        if (target.isExternal()) {
+          report(call, kRuleOpaque, [&](InFlightDiagnostic &d) {
+            d << "code reached from contracted kernel '" << kernelName(call)
+              << "' calls through a function pointer, which may reach '" << llvm::demangle(target.getSymName().str())
+              << "', whose code is not in this translation unit; call the function directly, or drop the "
+                 "contract and launch with oxide::unsafe_launch";
+          });
+          return;
+        }
+      return;
+    }
+    auto fn = symbols.lookup<LLVM::LLVMFuncOp>(callee.getValue());
+    if (fn && !fn.isExternal())
+      return; // checked as a function of its own
+    llvm::StringRef name = callee.getValue();
+    if (name.starts_with("__nv_")) { // libdevice maths: writes only results through pointers
+      for (auto [i, arg] : llvm::enumerate(call.getArgOperands()))
+        if (isa<LLVM::LLVMPointerType>(arg.getType()))
+          checkWrite(call, call.getArgOperands().getBeginOperandIndex() + i, libdeviceOutputSize(name), false);
+      return;
+    }
+    if (llvm::is_contained({"vprintf", "__assertfail", "malloc", "free"}, name)) {
+      for (Value arg : call.getArgOperands())
+        checkEscape(call, arg, "passed to '" + name.str() + "'");
+      return;
+    }
+    report(call, kRuleOpaque, [&](InFlightDiagnostic &d) { d << "code reached from contracted kernel '" << kernelName(call) << "' calls '"
+                << llvm::demangle(name.str())
+                << "', whose code is not in this translation unit, so Oxide cannot check what it writes; define "
+                   "it in the file (or a header it includes), or drop the contract and launch with "
+                   "oxide::unsafe_launch"; });
+  }
+
+  /// Intrinsics that take pointers but never write through them.
+  static bool readsOnly(llvm::StringRef intrinsic) {
+    return intrinsic.starts_with("llvm.prefetch") || intrinsic.starts_with("llvm.nvvm.ldg") ||
+           intrinsic.starts_with("llvm.nvvm.ldu") || intrinsic.starts_with("llvm.nvvm.isspacep") ||
+           intrinsic.starts_with("llvm.lifetime") || intrinsic.starts_with("llvm.invariant") ||
+           intrinsic.starts_with("llvm.objectsize") || intrinsic.starts_with("llvm.nvvm.prefetch") ||
+           intrinsic.starts_with("llvm.threadlocal.address");
+  }
+
+  void check(Operation *op) {
+    llvm::TypeSwitch<Operation *, void>(op)
+        .Case<LLVM::StoreOp>([&](LLVM::StoreOp store) {
+          checkEscape(op, store.getValue(), "stored to memory");
+          checkWrite(op, 1, sizeOf(store.getValue().getType()),
+                     store.getOrdering() != LLVM::AtomicOrdering::not_atomic);
+        })
+        .Case<LLVM::AtomicRMWOp>([&](LLVM::AtomicRMWOp rmw) {
+          checkEscape(op, rmw.getVal(), "stored to memory");
+          checkWrite(op, 0, sizeOf(rmw.getVal().getType()), true);
+        })
+        .Case<LLVM::AtomicCmpXchgOp>([&](LLVM::AtomicCmpXchgOp cas) {
+          checkEscape(op, cas.getVal(), "stored to memory");
+          checkWrite(op, 0, sizeOf(cas.getVal().getType()), true);
+        })
+        .Case<LLVM::MemcpyOp, LLVM::MemmoveOp, LLVM::MemsetOp>(
+            [&](auto mem) { checkWrite(op, 0, constantLength(mem.getLen()), false); })
+        .Case<LLVM::MemcpyInlineOp, LLVM::MemsetInlineOp>(
+            [&](auto mem) { checkWrite(op, 0, mem.getLen().getSExtValue(), false); })
+        .Case<LLVM::PtrToIntOp>([&](LLVM::PtrToIntOp cast) { checkEscape(op, cast.getArg(), "converted to an integer"); })
+        .Case<LLVM::CallOp>([&](LLVM::CallOp call) { checkCall(call); })
+        .Case<LLVM::InlineAsmOp>([&](auto) {
+          report(op, kRuleOpaque, [&](InFlightDiagnostic &d) { d << "inline assembly in code reached from contracted kernel '" << kernelName(op)
+                    << "' cannot be checked: it may write any memory; use Oxide's device API, or drop the "
+                       "contract and launch with oxide::unsafe_launch"; });
+        })
+        .Case<LLVM::CallIntrinsicOp>([&](LLVM::CallIntrinsicOp call) {
+          // Memory intrinsics the importer keeps by name (other address spaces, volatile forms).
+          llvm::StringRef intrinsic = call.getIntrin();
+          if ((intrinsic.starts_with("llvm.memcpy") || intrinsic.starts_with("llvm.memmove") ||
+               intrinsic.starts_with("llvm.memset")) &&
+              call.getArgs().size() >= 3) {
+            checkWrite(op, call.getArgs().getBeginOperandIndex(), constantLength(call.getArgs()[2]), false);
+            return;
+          }
+          if (readsOnly(call.getIntrin()) ||
+              llvm::none_of(call.getArgs(), [](Value v) { return holdsPointers(v.getType()); }))
+            return;
+          report(op, kRuleOpaque, [&](InFlightDiagnostic &d) { d << "code reached from contracted kernel '" << kernelName(op) << "' calls intrinsic '"
+                    << call.getIntrin() << "', which may write through its pointer arguments and Oxide cannot "
+                    << "check; use Oxide's device API, or drop the contract and launch with oxide::unsafe_launch"; });
+        })
+        .Case<oxide::DisjointGetOp>([&](oxide::DisjointGetOp get) { checkSpanOrigin(get); })
+        .Default([&](Operation *) {
+          if (op->getDialect() && op->getDialect()->getNamespace() == "oxide")
+            return;
+          auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+          if (!effects)
+            return;
+          SmallVector<MemoryEffects::EffectInstance> list;
+          effects.getEffects(list);
+          for (const MemoryEffects::EffectInstance &effect : list) {
+            if (!isa<MemoryEffects::Write>(effect.getEffect()))
+              continue;
+            Value target = effect.getValue();
+            if (!target || !isa<LLVM::LLVMPointerType>(target.getType()))
+              continue;
+            for (OpOperand &operand : op->getOpOperands())
+              if (operand.get() == target) {
+                checkWrite(op, operand.getOperandNumber(), std::nullopt, false);
+                break;
+              }
+          }
+        });
+  }
+
+  /// A DisjointSpan element comes from a DisjointSpan parameter: its data and extents are that
+  /// parameter's fields, so the runtime's binding and overlap checks hold for it.
+  void checkSpanOrigin(oxide::DisjointGetOp get) {
+    const unsigned rank = get.getCoords().size();
+    const char expected = rank == 1 ? 'o' : rank == 2 ? '2' : '3';
+    auto data = paramField(get.getData());
+    bool ok = data && data->second == kSpanDataOffset && paramKind(data->first) == expected;
+    for (auto [d, extent] : llvm::enumerate(get.getExtents())) {
+      if (!ok)
+        break;
+      auto field = paramField(extent);
+      ok = field && field->first == data->first &&
+           field->second == kSpanDataOffset + kSpanExtentStride * static_cast<int64_t>(d + 1);
+    }
+    if (ok) {
+      shapes[data->first].push_back(get);
+      return;
+    }
+    report(get, kRuleSpanOrigin, [&](InFlightDiagnostic &diag) {
+    diag << "this DisjointSpan is not a DisjointSpan parameter of kernel '" << kernelName(get) << "'";
+    for (const Root &root : rootsOf(get.getData()))
+      if (root.kind == RootKind::Param) {
+        diag << ": its memory is parameter '" << paramName(root.source) << "'";
+        break;
+      }
+    diag << "; outputs come only from the kernel's own DisjointSpan parameters, which the runtime binds and "
+            "checks for overlap (never make spans yourself, and pass the span, not its parts)"
+        ;
+    });
+  }
+
+  /// Threads own an output's elements by one shape: single elements, or tiles of one size. Two
+  /// shapes on one output would give one element to two threads (element 1 of thread 1, and
+  /// element 1 of thread 0's tile of 2).
+  void checkTileShapes() {
+    for (auto &[param, gets] : shapes) {
+      oxide::DisjointGetOp first = gets.front();
+      for (oxide::DisjointGetOp get : gets)
+        if (get.getTile() != first.getTile() || get.getTileRows() != first.getTileRows()) {
+          auto shape = [](oxide::DisjointGetOp g) {
+            if (g.getTile() == 1 && g.getTileRows() == 1)
+              return std::string("single elements (get_mut)");
+            return "tiles of " + std::to_string(g.getTileRows()) + " x " + std::to_string(g.getTile()) +
+                   " elements (tile_mut)";
+          };
+          report(get, kRuleOwnElement, [&](InFlightDiagnostic &d) { d << "output '" << paramName(param) << "' is written here as " << shape(get)
+                     << " but elsewhere as " << shape(first)
+                     << ": the threads' elements would overlap; use one shape for each output";
+            d.attachNote(oxide::userLocation(first.getLoc())) << "the other shape is used here"; });
+          break;
+        }
+    }
+  }
+
+  /// Makes the writes to local or shared memory at unproven offsets through pointers of that
+  /// address space, so that no offset can take them into global memory.
+  void confine() {
+    for (auto [op, operand, space] : toConfine) {
+      OpBuilder builder(op);
+      Value address = op->getOperand(operand);
+      auto type = LLVM::LLVMPointerType::get(op->getContext(), space);
+      op->setOperand(operand, LLVM::AddrSpaceCastOp::create(builder, op->getLoc(), type, address));
+    }
+  }
+
+  struct Confinement {
+    Operation *op;
+    unsigned operand;
+    unsigned space;
+  };
+
+  ModuleOp module;
+  SymbolTable symbols;
+  DataLayout layout;
+  llvm::SetVector<LLVM::LLVMFuncOp> checked;
+  llvm::DenseSet<LLVM::LLVMFuncOp> kernels;
+  llvm::DenseMap<LLVM::LLVMFuncOp, LLVM::LLVMFuncOp> owner;
+  llvm::SetVector<LLVM::LLVMFuncOp> addressTaken;
+  SmallVector<LLVM::CallOp> indirectCalls;
+  llvm::DenseMap<LLVM::LLVMFuncOp, SmallVector<LLVM::CallOp>> callers;
+  llvm::DenseMap<Value, KernelParam> paramOf;
+  llvm::DenseMap<Value, RootSet> roots;
+  llvm::MapVector<Value, SmallVector<oxide::DisjointGetOp>> shapes;
+  std::vector<Confinement> toConfine;
+  llvm::DenseSet<std::pair<Location, llvm::StringRef>> reported;
+  bool changed = false;
+  bool failed = false;
+};
+
+} // namespace
+
+LogicalResult oxide::verifyWrites(ModuleOp module, llvm::ArrayRef<LLVM::LLVMFuncOp> contractedKernels) {
+  if (contractedKernels.empty())
+    return success();
+  return WriteVerifier(module, contractedKernels).run();
+}
