@@ -39,3 +39,43 @@ bool oxide::isMutableSpan(QualType type) {
 }
 
 bool oxide::isWitness(QualType type) { return oxideClassName(type).starts_with("ThreadIndex"); }
+
+bool oxide::isAtomicSpan(QualType type) { return oxideClassName(type) == "AtomicSpan"; }
+
+bool oxide::isPointerHoldingSpan(QualType type) { return isOxideSpan(type) || isAtomicSpan(type); }
+
+bool oxide::isStdSpan(QualType type) {
+  const auto *record = type.getCanonicalType()->getAsCXXRecordDecl();
+  return record && record->getIdentifier() && record->getName() == "span" && record->isInStdNamespace();
+}
+
+QualType oxide::firstTemplateTypeArgument(QualType type) {
+  const auto *spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(type.getCanonicalType()->getAsCXXRecordDecl());
+  if (!spec || spec->getTemplateArgs().size() < 1 || spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+    return QualType();
+  return spec->getTemplateArgs()[0].getAsType();
+}
+
+/// Whether `ns` is one of Oxide's internal namespaces: oxide::detail, or a `detail` nested in
+/// another of Oxide's namespaces (oxide::thread::detail, oxide::warp::detail).
+static bool isOxideDetailNamespace(const NamespaceDecl *ns) {
+  if (!ns->getIdentifier() || ns->getName() != "detail")
+    return false;
+  for (const auto *parent = dyn_cast<NamespaceDecl>(ns->getDeclContext()->getRedeclContext()); parent;
+       parent = dyn_cast<NamespaceDecl>(parent->getDeclContext()->getRedeclContext()))
+    if (parent->getIdentifier() && parent->getName() == "oxide" &&
+        parent->getDeclContext()->getRedeclContext()->isTranslationUnit())
+      return true;
+  return false;
+}
+
+bool oxide::isInOxideDetail(const Decl *decl) {
+  if (!decl)
+    return false;
+  if (const auto *ns = dyn_cast<NamespaceDecl>(decl); ns && isOxideDetailNamespace(ns))
+    return true;
+  for (const DeclContext *dc = decl->getDeclContext(); dc && !dc->isTranslationUnit(); dc = dc->getParent())
+    if (const auto *ns = dyn_cast<NamespaceDecl>(dc); ns && isOxideDetailNamespace(ns))
+      return true;
+  return false;
+}

@@ -10,7 +10,12 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
+#include "clang/AST/LambdaCapture.h"
 #include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace clang;
 
@@ -57,6 +62,511 @@ private:
   DiagnosticsEngine &diags;
 };
 
+/// Which files are Oxide's own headers: those under the `oxide/` directory that holds the
+/// header declaring oxide::detail::SpanAccess (the include directory oxcc passes), found by
+/// the file's real path, not by its presumed name (a `#line` directive cannot change it).
+class OxideHeaders {
+public:
+  explicit OxideHeaders(ASTContext &context) : sm(context.getSourceManager()) {
+    if (const Decl *access = findSpanAccess(context)) {
+      std::string path = canonicalPath(sm.getFileID(sm.getSpellingLoc(access->getLocation())));
+      const auto pos = llvm::StringRef(path).rfind("/oxide/");
+      if (pos != llvm::StringRef::npos)
+        oxideDir = path.substr(0, pos + 7);
+    }
+  }
+
+  /// Whether `loc` is written (its spelling, through token pastes) in one of Oxide's headers.
+  bool contains(SourceLocation loc) {
+    if (loc.isInvalid())
+      return false;
+    while (loc.isMacroID() && sm.isWrittenInScratchSpace(sm.getSpellingLoc(loc)))
+      loc = sm.getImmediateMacroCallerLoc(loc);
+    const FileID file = sm.getFileID(sm.getSpellingLoc(loc));
+    auto [it, inserted] = cache.try_emplace(file, false);
+    if (inserted)
+      it->second = isOxideFile(canonicalPath(file));
+    return it->second;
+  }
+
+  /// Whether `loc` is in the user's code: neither in Oxide's headers nor in a system header.
+  bool isUserCode(SourceLocation loc) {
+    return loc.isValid() && !contains(loc) && !sm.isInSystemHeader(sm.getSpellingLoc(loc));
+  }
+
+private:
+  static const Decl *findSpanAccess(ASTContext &context) {
+    auto lookupIn = [&](const DeclContext *dc, llvm::StringRef name) -> const NamedDecl * {
+      for (const NamedDecl *d : dc->lookup(&context.Idents.get(name)))
+        return d;
+      return nullptr;
+    };
+    const auto *oxideNs = dyn_cast_or_null<NamespaceDecl>(lookupIn(context.getTranslationUnitDecl(), "oxide"));
+    const auto *detailNs = oxideNs ? dyn_cast_or_null<NamespaceDecl>(lookupIn(oxideNs, "detail")) : nullptr;
+    const auto *access = detailNs ? dyn_cast_or_null<CXXRecordDecl>(lookupIn(detailNs, "SpanAccess")) : nullptr;
+    if (!access)
+      return nullptr;
+    return access->getDefinition() ? access->getDefinition() : access;
+  }
+
+  std::string canonicalPath(FileID file) {
+    OptionalFileEntryRef entry = sm.getFileEntryRefForID(file);
+    if (!entry)
+      return "";
+    return sm.getFileManager().getCanonicalName(*entry).str();
+  }
+
+  bool isOxideFile(llvm::StringRef path) {
+    if (path.empty())
+      return false;
+    if (!oxideDir.empty())
+      return path.starts_with(oxideDir);
+    // Without SpanAccess (a file that includes only part of Oxide): an `oxide/` directory next
+    // to which oxide/oxide.hpp exists.
+    for (size_t pos = path.find("/oxide/"); pos != llvm::StringRef::npos; pos = path.find("/oxide/", pos + 1))
+      if (llvm::sys::fs::exists(path.substr(0, pos) + "/oxide/oxide.hpp"))
+        return true;
+    return false;
+  }
+
+  SourceManager &sm;
+  std::string oxideDir; // ".../include/oxide/", empty when unknown
+  llvm::DenseMap<FileID, bool> cache;
+};
+
+/// `type` printed for a message: "oxide::Span<const Node>", "Box<float *>".
+std::string typeName(QualType type, const ASTContext &context) {
+  PrintingPolicy policy = context.getPrintingPolicy();
+  policy.SuppressTagKeyword = true;
+  return type.getAsString(policy);
+}
+
+std::string recordName(const CXXRecordDecl *record, const ASTContext &context) {
+  if (record->isLambda())
+    return "lambda";
+  if (!record->getIdentifier() && !record->getTypedefNameForAnonDecl()) {
+    std::string text = ("an anonymous " + record->getKindName()).str();
+    if (const auto *parent = dyn_cast<CXXRecordDecl>(record->getDeclContext()))
+      text += " in " + recordName(parent, context);
+    return text;
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  record->getNameForDiagnostic(os, context.getPrintingPolicy(), /*Qualified=*/true);
+  return (record->getKindName() + " '" + text + "'").str();
+}
+
+/// Walks the type of one parameter of a contracted kernel through fields (private ones too),
+/// bases, array elements, union members and lambda captures, and reports what a contracted
+/// kernel must not receive: pointers of any kind and references outside Oxide's spans, mutable
+/// spans, std::span, `mutable` members; inside the elements of a span, no pointers at all.
+class ParameterTypeChecker {
+public:
+  ParameterTypeChecker(ASTContext &context, Reporter &report, OxideHeaders &headers, const FunctionDecl *kernel,
+                       const ParmVarDecl *param)
+      : context(context), report(report), headers(headers), kernel(kernel), param(param) {}
+
+  void check() {
+    QualType type = param->getType();
+    const std::string name = paramName();
+    std::string fix;
+    if (type->isPointerType())
+      fix = "is a raw pointer; take oxide::Span<const T> for inputs or oxide::DisjointSpan<T> for outputs";
+    else if (type->isReferenceType())
+      fix = "is a reference; kernel parameters are copied to the GPU, pass it by value";
+    else if (type->isMemberPointerType())
+      fix = "is a member pointer; a contracted kernel's parameters may hold pointers only inside "
+            "oxide::Span<const T> and oxide::DisjointSpan<T>";
+    else if (oxide::isMutableSpan(type))
+      fix = "is a mutable oxide::Span, which every thread may write; use oxide::DisjointSpan<T> for outputs "
+            "or oxide::Span<const T> for inputs";
+    else if (oxide::isStdSpan(type) && !oxide::firstTemplateTypeArgument(type).isConstQualified())
+      fix = "is a mutable std::span, which every thread may write; use oxide::DisjointSpan<T> for outputs "
+            "or oxide::Span<const T> for inputs";
+    if (!fix.empty()) {
+      report.error(param->getLocation(), "parameter '" + name + "' of contracted kernel '" + kernel->getName() +
+                                             "' " + fix +
+                                             " (or drop the contract and launch with oxide::unsafe_launch)"
+                                             " [safety rule: parameter-type]");
+      return;
+    }
+    if (oxide::isStdSpan(type)) { // std::span<const T>, bound by the runtime like Span<const T>
+      walkElements(type, name, Mode::Input);
+      return;
+    }
+    walk(type, name, Member{}, Mode::Parameter);
+  }
+
+private:
+  /// Where the walk is: in the parameter's own value, or in the elements of a span it holds.
+  enum class Mode { Parameter, Input, Output };
+
+  /// The member whose type is being walked, for the message and the note.
+  struct Member {
+    std::string description; // "field 'data' of struct 'Inner'"
+    std::string name;        // "data", for the note
+    SourceLocation declared; // the note's location, or invalid
+    bool captured = false;   // a lambda capture ("'x' is captured here")
+  };
+
+  void walk(QualType type, const std::string &path, const Member &member, Mode mode) {
+    type = type.getCanonicalType();
+    if (type->isReferenceType())
+      return pointerLike("a reference", path, member, mode);
+    if (type->isFunctionPointerType())
+      return pointerLike("a function pointer", path, member, mode);
+    if (type->isPointerType() || type->isBlockPointerType())
+      return pointerLike("a raw pointer", path, member, mode);
+    if (type->isMemberPointerType())
+      return pointerLike("a member pointer", path, member, mode);
+    if (const ArrayType *array = context.getAsArrayType(type))
+      return walk(array->getElementType(), path + "[]", member, mode);
+    const CXXRecordDecl *record = type->getAsCXXRecordDecl();
+    if (!record || !record->getDefinition())
+      return;
+    record = record->getDefinition();
+
+    if (oxide::isPointerHoldingSpan(type) && headers.contains(record->getLocation())) {
+      const std::string spanName = typeName(type.getUnqualifiedType(), context);
+      if (mode != Mode::Parameter)
+        return pointerLike(("an " + spanName + " (which holds a pointer)").c_str(), path, member, mode);
+      if (oxide::isMutableSpan(type))
+        return spanError("a mutable oxide::Span", ", which every thread may write", path, member);
+      if (oxide::isOxideSpan(type))
+        walkElements(type, path, oxide::isDisjointSpan(type) ? Mode::Output : Mode::Input);
+      return; // AtomicSpan<T, S>: T is an atomic scalar
+    }
+    if (oxide::isStdSpan(type)) {
+      if (mode != Mode::Parameter)
+        return pointerLike("a std::span (which holds a pointer)", path, member, mode);
+      if (!oxide::firstTemplateTypeArgument(type).isConstQualified())
+        return spanError("a mutable std::span", ", which every thread may write", path, member);
+      return spanError("a std::span", ", whose memory the runtime cannot check against the kernel's outputs",
+                       path, member);
+    }
+    if (!visited.insert({record, static_cast<int>(mode)}).second)
+      return;
+
+    if (record->isDynamicClass())
+      pointerLike("a virtual-table pointer", path,
+                  Member{recordName(record, context) + " is polymorphic", record->getName().str(),
+                         record->getLocation()},
+                  mode);
+    for (const CXXBaseSpecifier &base : record->bases())
+      walk(base.getType(), path, member, mode);
+
+    llvm::DenseMap<const FieldDecl *, const LambdaCapture *> captureOf;
+    if (record->isLambda()) {
+      llvm::DenseMap<const ValueDecl *, FieldDecl *> fields;
+      FieldDecl *thisField = nullptr;
+      record->getCaptureFields(fields, thisField);
+      for (const LambdaCapture &capture : record->captures()) {
+        if (capture.capturesThis() && thisField)
+          captureOf[thisField] = &capture;
+        else if (capture.capturesVariable())
+          if (FieldDecl *field = fields.lookup(capture.getCapturedVar()))
+            captureOf[field] = &capture;
+      }
+    }
+    for (const FieldDecl *field : record->fields()) {
+      Member inner;
+      std::string fieldPath = path;
+      if (const LambdaCapture *capture = captureOf.lookup(field)) {
+        inner.name = capture->capturesThis() ? "this" : capture->getCapturedVar()->getName().str();
+        inner.description = "'" + inner.name + "' captured by " +
+                            (capture->getCaptureKind() == LCK_ByRef ? "reference" : "copy") + " by a lambda";
+        inner.declared = capture->getLocation();
+        inner.captured = true;
+        fieldPath += "." + inner.name;
+      } else if (field->getIdentifier()) {
+        inner.name = field->getName().str();
+        inner.description = "field '" + inner.name + "' of " + recordName(record, context);
+        inner.declared = field->getLocation();
+        fieldPath += "." + inner.name;
+      } else if (field->isUnnamedBitField()) {
+        continue;
+      } else { // an anonymous struct or union: its members are the record's
+        inner = member;
+      }
+      if (field->isMutable() && mode != Mode::Output)
+        mutableMember(fieldPath, inner, mode);
+      walk(field->getType(), fieldPath, inner, mode);
+    }
+  }
+
+  /// The elements of a Span<const T> / DisjointSpan<T> / std::span<const T> at `path`.
+  void walkElements(QualType span, const std::string &path, Mode mode) {
+    QualType element = oxide::firstTemplateTypeArgument(span);
+    if (element.isNull())
+      return;
+    const std::string saved = currentSpan;
+    currentSpan = typeName(span.getCanonicalType(), context);
+    walk(element, path + "[]", Member{}, mode); // "inside the elements of its '...'" says where
+    currentSpan = saved;
+  }
+
+  std::string prefix() const {
+    return "parameter '" + paramName() + "' of contracted kernel '" + kernel->getName().str() + "' ";
+  }
+  /// The parameter's name, "#2" for an unnamed second parameter.
+  std::string paramName() const {
+    if (!param->getName().empty())
+      return param->getName().str();
+    return "#" + std::to_string(param->getFunctionScopeIndex() + 1);
+  }
+  static std::string at(const std::string &path, const Member &member) {
+    return "at '" + path + "'" + (member.description.empty() ? "" : " (" + member.description + ")");
+  }
+  std::string inside(Mode mode) const {
+    return mode == Mode::Parameter ? "" : " inside the elements of its '" + currentSpan + "'";
+  }
+
+  void pointerLike(const char *what, const std::string &path, const Member &member, Mode mode) {
+    std::string fix;
+    if (mode == Mode::Input)
+      fix = "the elements of an input span may hold no pointers or references, since a kernel could write "
+            "through them: store indices into another span parameter instead";
+    else if (mode == Mode::Output)
+      fix = "the elements of an output span may hold no pointers or references, since another thread or "
+            "kernel could follow them: store indices instead";
+    else if (llvm::StringRef(what) == "a reference")
+      fix = "kernel parameters are copied to the GPU: hold the value itself (a lambda captures by copy), or "
+            "pass the memory as a span parameter";
+    else
+      fix = "a contracted kernel's parameters may hold pointers only inside oxide::Span<const T> and "
+            "oxide::DisjointSpan<T>: pass the memory as a span parameter";
+    report.error(param->getLocation(), prefix() + "holds " + what + " " + at(path, member) + inside(mode) + "; " +
+                                           fix +
+                                           " (or drop the contract and launch with oxide::unsafe_launch)"
+                                           " [safety rule: parameter-type]");
+    noteDeclaration(member);
+  }
+
+  void spanError(const char *what, const char *why, const std::string &path, const Member &member) {
+    report.error(param->getLocation(),
+                 prefix() + "holds " + what + " " + at(path, member) + why +
+                     "; use oxide::DisjointSpan<T> for outputs or oxide::Span<const T> for inputs (or drop the "
+                     "contract and launch with oxide::unsafe_launch) [safety rule: parameter-type]");
+    noteDeclaration(member);
+  }
+
+  void mutableMember(const std::string &path, const Member &member, Mode mode) {
+    const std::string why = mode == Mode::Input
+                                ? "a kernel could write an input through its const view"
+                                : "a contracted kernel's parameters are read-only values";
+    report.error(param->getLocation(), prefix() + "has a mutable member " + at(path, member) + inside(mode) +
+                                           "; " + why +
+                                           ": remove 'mutable' (or drop the contract and launch with "
+                                           "oxide::unsafe_launch) [safety rule: mutable-member]");
+    noteDeclaration(member);
+  }
+
+  void noteDeclaration(const Member &member) {
+    if (member.name.empty() || !headers.isUserCode(member.declared))
+      return;
+    report.note(member.declared, "'" + member.name + "' is " + (member.captured ? "captured" : "declared") + " here");
+  }
+
+  ASTContext &context;
+  Reporter &report;
+  OxideHeaders &headers;
+  const FunctionDecl *kernel;
+  const ParmVarDecl *param;
+  std::string currentSpan;
+  llvm::DenseSet<std::pair<const CXXRecordDecl *, int>> visited;
+};
+
+/// oxide::detail is Oxide's internal API (SpanAccess makes spans over any memory): any
+/// reference to it written outside Oxide's headers is an error, in host and device code alike.
+class DetailApiChecker : public RecursiveASTVisitor<DetailApiChecker> {
+public:
+  DetailApiChecker(ASTContext &context, Reporter &report, OxideHeaders &headers)
+      : context(context), sm(context.getSourceManager()), report(report), headers(headers) {}
+
+  bool shouldVisitTemplateInstantiations() const { return true; }
+
+  /// Declarations written in Oxide's or the system's headers are not looked into (the
+  /// instantiations of their templates neither: what they name is spelled there).
+  bool TraverseDecl(Decl *decl) {
+    if (decl && !isa<TranslationUnitDecl>(decl) && decl->getLocation().isValid() &&
+        !headers.isUserCode(sm.getFileLoc(decl->getLocation())))
+      return true;
+    return RecursiveASTVisitor::TraverseDecl(decl);
+  }
+
+  void run() {
+    TraverseDecl(context.getTranslationUnitDecl());
+    // One error per reference: `oxide::detail::SpanAccess::make_span` is reported once, at
+    // its start, not also for `detail` and `SpanAccess`; a template's instantiations share
+    // the locations of its pattern.
+    std::vector<bool> drop(findings.size(), false);
+    for (size_t i = 0; i < findings.size(); ++i)
+      for (size_t j = 0; j < findings.size() && !drop[i]; ++j)
+        if (i != j && !drop[j] && covers(findings[j].range, findings[i].range) &&
+            (!covers(findings[i].range, findings[j].range) || j < i))
+          drop[i] = true;
+    for (size_t i = 0; i < findings.size(); ++i)
+      if (!drop[i])
+        report.error(findings[i].loc, findings[i].message);
+  }
+
+  bool VisitDeclRefExpr(DeclRefExpr *ref) {
+    if (ref->getDecl()->getDeclName().isIdentifier())
+      use(ref->getDecl(), ref->getLocation(), ref->getSourceRange());
+    return true;
+  }
+  bool VisitMemberExpr(MemberExpr *member) {
+    if (member->getMemberDecl()->getDeclName().isIdentifier())
+      use(member->getMemberDecl(), member->getMemberLoc(),
+          SourceRange(member->hasQualifier() ? member->getQualifierLoc().getBeginLoc() : member->getMemberLoc(),
+                      member->getEndLoc()));
+    return true;
+  }
+  bool VisitOverloadExpr(OverloadExpr *overload) {
+    for (const NamedDecl *decl : overload->decls())
+      if (decl->getDeclName().isIdentifier()) {
+        use(decl, overload->getNameLoc(),
+            SourceRange(overload->getQualifierLoc() ? overload->getQualifierLoc().getBeginLoc()
+                                                    : overload->getNameLoc(),
+                        overload->getNameLoc()));
+        break;
+      }
+    return true;
+  }
+  bool VisitTagTypeLoc(TagTypeLoc type) {
+    use(type.getDecl(), type.getNameLoc(), type.getSourceRange());
+    return true;
+  }
+  bool VisitTypedefTypeLoc(TypedefTypeLoc type) {
+    use(type.getDecl(), type.getNameLoc(), type.getSourceRange());
+    return true;
+  }
+  bool VisitUsingTypeLoc(UsingTypeLoc type) {
+    use(type.getDecl(), type.getNameLoc(), type.getSourceRange());
+    return true;
+  }
+  bool VisitTemplateSpecializationTypeLoc(TemplateSpecializationTypeLoc type) {
+    useTemplate(type.getTypePtr()->getTemplateName(), type.getTemplateNameLoc(), type.getSourceRange());
+    return true;
+  }
+  bool VisitDeducedTemplateSpecializationTypeLoc(DeducedTemplateSpecializationTypeLoc type) {
+    useTemplate(type.getTypePtr()->getTemplateName(), type.getTemplateNameLoc(), type.getSourceRange());
+    return true;
+  }
+  bool TraverseTemplateArgumentLoc(const TemplateArgumentLoc &arg) {
+    if (arg.getArgument().getKind() == TemplateArgument::Template)
+      useTemplate(arg.getArgument().getAsTemplate(), arg.getTemplateNameLoc(), arg.getSourceRange());
+    return RecursiveASTVisitor::TraverseTemplateArgumentLoc(arg);
+  }
+  bool VisitConceptReference(ConceptReference *ref) {
+    use(ref->getNamedConcept(), ref->getConceptNameLoc(), ref->getSourceRange());
+    return true;
+  }
+  bool TraverseNestedNameSpecifierLoc(NestedNameSpecifierLoc qualifier) {
+    if (qualifier && qualifier.getNestedNameSpecifier().getKind() == NestedNameSpecifier::Kind::Namespace) {
+      const NamespaceBaseDecl *ns = qualifier.castAsNamespaceAndPrefix().Namespace;
+      // A namespace alias names its namespace.
+      if (const auto *alias = dyn_cast<NamespaceAliasDecl>(ns))
+        use(alias->getNamespace(), qualifier.getLocalBeginLoc(), qualifier.getSourceRange());
+      else
+        use(ns, qualifier.getLocalBeginLoc(), qualifier.getSourceRange());
+    }
+    return RecursiveASTVisitor::TraverseNestedNameSpecifierLoc(qualifier);
+  }
+  bool VisitUsingDecl(UsingDecl *decl) {
+    for (const UsingShadowDecl *shadow : decl->shadows()) {
+      use(shadow->getTargetDecl(), decl->getLocation(), decl->getSourceRange());
+      break;
+    }
+    return true;
+  }
+  bool VisitUsingDirectiveDecl(UsingDirectiveDecl *decl) {
+    use(decl->getNominatedNamespace(), decl->getIdentLocation(), decl->getSourceRange());
+    return true;
+  }
+  bool VisitNamespaceAliasDecl(NamespaceAliasDecl *decl) {
+    use(decl->getNamespace(), decl->getTargetNameLoc(), decl->getSourceRange());
+    return true;
+  }
+  /// Reopening oxide::detail, or defining (specialising) one of its members out of it.
+  bool VisitNamedDecl(NamedDecl *decl) {
+    if (decl->isImplicit() || isa<UsingShadowDecl>(decl) || !oxide::isInOxideDetail(decl) ||
+        !headers.isUserCode(decl->getLocation()))
+      return true;
+    // A namespace `detail` in oxide (not one nested in it), or a member of oxide::detail
+    // written outside it (`template <> struct oxide::detail::X<Mine> {...}`).
+    const bool reopens = isa<NamespaceDecl>(decl) && !oxide::isInOxideDetail(cast<Decl>(decl->getDeclContext()));
+    const bool outOfLine =
+        !isa<NamespaceDecl>(decl) && !oxide::isInOxideDetail(cast<Decl>(decl->getLexicalDeclContext()));
+    if (reopens || outOfLine)
+      add(decl->getLocation(), decl->getSourceRange(),
+          "'" + decl->getQualifiedNameAsString() +
+              "' is declared in Oxide's internal namespace: user code may not declare anything in "
+              "oxide::detail (it could reach the internals that make spans over any memory); declare it in "
+              "your own namespace [safety rule: detail-api]");
+    return true;
+  }
+
+private:
+  struct Finding {
+    SourceLocation loc;
+    SourceRange range;
+    std::string message;
+  };
+
+  void useTemplate(TemplateName name, SourceLocation loc, SourceRange range) {
+    if (const TemplateDecl *decl = name.getAsTemplateDecl())
+      use(decl, loc, range);
+  }
+
+  void use(const Decl *decl, SourceLocation nameLoc, SourceRange range) {
+    if (!decl || nameLoc.isInvalid())
+      return;
+    if (const auto *shadow = dyn_cast<UsingShadowDecl>(decl))
+      decl = shadow->getTargetDecl();
+    // The device side's internals (SpanAccess, the shared-memory storage) can make spans over any
+    // memory; the host runtime's (the registry, the device image) cannot, and tools may read them.
+    if (!oxide::isInOxideDetail(decl) || !headers.isUserCode(nameLoc) || !isDeviceInternal(decl))
+      return;
+    std::string name = "oxide::detail";
+    if (const auto *named = dyn_cast<NamedDecl>(decl))
+      name = named->getQualifiedNameAsString();
+    add(nameLoc, range,
+        "'" + name +
+            "' is Oxide's internal API: user code may not use oxide::detail (it can make spans over any "
+            "memory); use the public types: DeviceBuffer binds to oxide::Span<const T> and "
+            "oxide::DisjointSpan<T> parameters at a launch, and oxide::shared_array / oxide::dynamic_shared "
+            "give shared memory [safety rule: detail-api]");
+  }
+
+  bool isDeviceInternal(const Decl *decl) const {
+    const SourceManager &sm = context.getSourceManager();
+    const auto file = sm.getFileEntryRefForID(sm.getFileID(sm.getFileLoc(decl->getLocation())));
+    return !file || file->getName().contains("oxide/device/");
+  }
+
+  void add(SourceLocation loc, SourceRange range, std::string message) {
+    if (range.isInvalid())
+      range = SourceRange(loc, loc);
+    findings.push_back({loc, range, std::move(message)});
+  }
+
+  /// Whether `outer` contains `inner` (spelled in the same file).
+  bool covers(SourceRange outer, SourceRange inner) const {
+    SourceLocation ob = sm.getSpellingLoc(outer.getBegin()), oe = sm.getSpellingLoc(outer.getEnd());
+    SourceLocation ib = sm.getSpellingLoc(inner.getBegin()), ie = sm.getSpellingLoc(inner.getEnd());
+    if (sm.getFileID(ob) != sm.getFileID(ib) || sm.getFileID(oe) != sm.getFileID(ie))
+      return false;
+    return !sm.isBeforeInTranslationUnit(ib, ob) && !sm.isBeforeInTranslationUnit(oe, ie);
+  }
+
+  ASTContext &context;
+  SourceManager &sm;
+  Reporter &report;
+  OxideHeaders &headers;
+  std::vector<Finding> findings;
+};
+
 /// Scans one contracted kernel's body for escapes from the safety model.
 class KernelBodyChecker : public RecursiveASTVisitor<KernelBodyChecker> {
 public:
@@ -89,8 +599,8 @@ public:
   bool VisitAsmStmt(AsmStmt *stmt) {
     report.error(stmt->getAsmLoc(),
                  "inline assembly in contracted kernel '" + kernel +
-                     "' cannot be checked; move it out of the kernel or drop the contract and "
-                     "launch with oxide::unsafe_launch");
+                     "' cannot be checked: it may write any memory; use Oxide's device API, or drop the "
+                     "contract and launch with oxide::unsafe_launch [safety rule: opaque-code]");
     return true;
   }
 
@@ -101,7 +611,8 @@ private:
 
 class SafetyVisitor : public RecursiveASTVisitor<SafetyVisitor> {
 public:
-  explicit SafetyVisitor(Reporter &report) : report(report) {}
+  SafetyVisitor(ASTContext &context, Reporter &report, OxideHeaders &headers)
+      : context(context), report(report), headers(headers) {}
 
   bool shouldVisitTemplateInstantiations() const { return true; }
 
@@ -139,34 +650,8 @@ public:
 
 private:
   void checkParameters(const FunctionDecl *FD) {
-    for (const ParmVarDecl *param : FD->parameters()) {
-      QualType type = param->getType();
-      llvm::StringRef name = param->getName();
-      std::string fix;
-      if (type->isPointerType())
-        fix = "is a raw pointer; take oxide::Span<const T> for inputs or oxide::DisjointSpan<T> for outputs";
-      else if (type->isReferenceType())
-        fix = "is a reference; kernel parameters are copied to the GPU, pass it by value";
-      else if (oxide::isMutableSpan(type))
-        fix =
-            "is a mutable oxide::Span, which every thread may write; use oxide::DisjointSpan<T> for outputs "
-            "or oxide::Span<const T> for inputs";
-      else if (isMutableStdSpan(type))
-        fix = "is a mutable std::span, which every thread may write; use oxide::DisjointSpan<T> for outputs "
-              "or oxide::Span<const T> for inputs";
-      if (!fix.empty())
-        report.error(param->getLocation(),
-                     "parameter '" + name + "' of contracted kernel '" + FD->getName() + "' " + fix +
-                         " (or drop the contract and launch with oxide::unsafe_launch)");
-    }
-  }
-
-  static bool isMutableStdSpan(QualType type) {
-    const auto *spec =
-        dyn_cast_or_null<ClassTemplateSpecializationDecl>(type.getCanonicalType()->getAsCXXRecordDecl());
-    if (!spec || spec->getName() != "span" || !spec->isInStdNamespace() || spec->getTemplateArgs().size() < 1)
-      return false;
-    return !spec->getTemplateArgs()[0].getAsType().isConstQualified();
+    for (const ParmVarDecl *param : FD->parameters())
+      ParameterTypeChecker(context, report, headers, FD, param).check();
   }
 
   void checkBlockWithinBounds(const FunctionDecl *FD, llvm::StringRef contract, llvm::StringRef bounds) {
@@ -230,7 +715,9 @@ private:
     }
   }
 
+  ASTContext &context;
   Reporter &report;
+  OxideHeaders &headers;
 };
 
 //===----------------------------------------------------------------------===//
@@ -446,7 +933,9 @@ class SafetyConsumer : public ASTConsumer {
 public:
   void HandleTranslationUnit(ASTContext &context) override {
     Reporter report(context.getDiagnostics());
-    SafetyVisitor(report).TraverseDecl(context.getTranslationUnitDecl());
+    OxideHeaders headers(context);
+    DetailApiChecker(context, report, headers).run();
+    SafetyVisitor(context, report, headers).TraverseDecl(context.getTranslationUnitDecl());
     if (context.getLangOpts().CUDAIsDevice)
       DeviceConstructChecker(context, report).run();
   }

@@ -21,6 +21,20 @@ bool isDisjointSpan(clang::QualType type);
 bool isMutableSpan(clang::QualType type);
 /// A thread-index witness (ThreadIndex1D/2D/3D).
 bool isWitness(clang::QualType type);
+/// AtomicSpan<T, S> (oxide/device/atomic.hpp).
+bool isAtomicSpan(clang::QualType type);
+/// The span types that hold a pointer by design and are bound only by the runtime: Span<T>,
+/// DisjointSpan/2D/3D<T> and AtomicSpan<T, S>.
+bool isPointerHoldingSpan(clang::QualType type);
+/// std::span<T, N>, of any element type and extent.
+bool isStdSpan(clang::QualType type);
+/// The element type (first template argument) of a specialisation such as Span<const T> or
+/// std::span<T>; null when `type` is not a class template specialisation with a type argument.
+clang::QualType firstTemplateTypeArgument(clang::QualType type);
+/// Whether `decl` is one of Oxide's internal namespaces (oxide::detail, or a `detail` nested in
+/// another of Oxide's namespaces, e.g. oxide::thread::detail) or is declared, at any depth,
+/// inside one.
+bool isInOxideDetail(const clang::Decl *decl);
 
 } // namespace oxide
 
