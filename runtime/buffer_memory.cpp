@@ -11,6 +11,7 @@
 #include "cuda_driver.hpp"
 #include "oxide/host/buffer.hpp"
 #include "oxide/host/error.hpp"
+#include "sim/write_checks.hpp"
 #include "stream_state.hpp"
 
 // AddressSanitizer's manual poisoning, present when the program is built with ASan (weak: null
@@ -40,18 +41,32 @@ void *host_pointer(std::uint64_t pointer) {
 }
 
 std::uint64_t sim_alloc(const ContextState &context, std::size_t bytes, const char *operation) {
+  const bool check = context.sim_options().check;
   const std::size_t rounded = (bytes + kSimAlignment - 1) / kSimAlignment * kSimAlignment;
-  void *memory = rounded < bytes ? nullptr : std::aligned_alloc(kSimAlignment, rounded);
+  // The checking mode adds a redzone after the buffer, so that a kernel's write just past its
+  // end stays in the buffer's memory, where the write checks report it (sim/write_checks.hpp).
+  const std::size_t reserved = rounded + (check ? sim::kRedzoneBytes : 0);
+  void *memory =
+      rounded < bytes || reserved < rounded ? nullptr : std::aligned_alloc(kSimAlignment, reserved);
   if (!memory)
     throw Error(ErrorKind::OutOfMemory,
                 fmt::format("{}: out of memory allocating {} bytes on the CPU simulator", operation, bytes));
   // Uninitialized memory is poisoned in the checking mode: reading it gives NaN and -1.
-  if (context.sim_options().check)
-    std::memset(memory, 0xff, rounded);
+  if (check) {
+    std::memset(memory, 0xff, reserved);
+    try {
+      sim::note_allocation(memory, bytes, reserved);
+    } catch (...) {
+      std::free(memory);
+      throw Error(
+          ErrorKind::OutOfMemory,
+          fmt::format("{}: out of memory allocating {} bytes on the CPU simulator", operation, bytes));
+    }
+  }
   // The rounding up is not the buffer's: under ASan an access past its end is reported even
   // when it stays inside the last 256-byte granule (free() unpoisons the whole block).
-  if (__asan_poison_memory_region && rounded > bytes)
-    __asan_poison_memory_region(static_cast<char *>(memory) + bytes, rounded - bytes);
+  if (__asan_poison_memory_region && reserved > bytes)
+    __asan_poison_memory_region(static_cast<char *>(memory) + bytes, reserved - bytes);
   return reinterpret_cast<std::uintptr_t>(memory);
 }
 
@@ -71,6 +86,8 @@ std::uint64_t sim_alloc(const ContextState &context, std::size_t bytes, const ch
 void free_device_memory_now(const ContextState &context, std::uint64_t pointer, MemoryOwnership ownership,
                             CUstream order) noexcept {
   if (context.is_simulator()) {
+    if (context.sim_options().check)
+      sim::forget_allocation(host_pointer(pointer));
     std::free(host_pointer(pointer));
     return;
   }

@@ -15,6 +15,7 @@
 #include "oxide/compiler/MlirStage.h"
 #include "oxide/compiler/NvptxBackend.h"
 #include "oxide/compiler/ReportedError.h"
+#include "oxide/compiler/SimWriteChecks.h"
 #include "oxide/compiler/TargetCodegen.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -509,6 +510,8 @@ llvm::Expected<std::string> oxide::compileObject(const CompileOptions &opts, con
       return image.takeError();
     if (auto err = embedDeviceImage(**host, *image, constants))
       return std::move(err);
+    // The CPU simulator's checking mode checks the writes of the kernels' host code.
+    instrumentSimWrites(**host);
   }
   if (auto err = temps.write("host.ll", **host))
     return std::move(err);

@@ -11,6 +11,7 @@
 #include "oxide/compiler/KernelAttributes.h"
 #include "oxide/compiler/ReportedError.h"
 #include "oxide/compiler/SafetyChecker.h"
+#include "oxide/compiler/SimWriteChecks.h"
 #include "oxide/compiler/TargetCodegen.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -118,8 +119,11 @@ protected:
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &ci,
                                                         llvm::StringRef file) override {
     std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
-    if (!ci.getLangOpts().CUDA)
+    if (!ci.getLangOpts().CUDA) {
       consumers.push_back(std::make_unique<HostLambdaNumbering>());
+      // Before code generation finishes the module: it records the kernels' parameters there.
+      consumers.push_back(createSimParamRecorder(*this));
+    }
     consumers.push_back(createSafetyChecker());
     consumers.push_back(EmitLLVMOnlyAction::CreateASTConsumer(ci, file));
     return std::make_unique<clang::MultiplexConsumer>(std::move(consumers));

@@ -209,6 +209,8 @@ void BlockRunner::start_thread(std::uint32_t slot, FiberStack *stack) {
   sim.geometry = &block.geometry;
   sim.block = this;
   sim.home = &block;
+  sim.claimed_data = nullptr;
+  sim.claimed_first = sim.claimed_end = 0;
 }
 
 void BlockRunner::suspend(ThreadState &thread) {
@@ -434,8 +436,15 @@ void *BlockRunner::map_shared(SimThread &thread, void *address, std::uint32_t ra
 void BlockRunner::claim_checked(SimThread &thread, const void *data, std::size_t element,
                                 const std::array<std::size_t, 3> &coordinates, unsigned rank) {
   const auto other = plan_->claims->claim(data, element, {thread.home->block, thread.linear});
-  if (!other)
+  if (!other) {
+    // Extend the thread's run of claimed elements, or start a new one.
+    if (thread.claimed_data != data || element != thread.claimed_end) {
+      thread.claimed_data = data;
+      thread.claimed_first = element;
+    }
+    thread.claimed_end = element + 1;
     return;
+  }
   // Row-major, as the span indexes it: [y][x] for a 2-D span.
   std::string where = fmt::format("{}", coordinates[0]);
   if (rank >= 2)

@@ -79,6 +79,8 @@ public:
     if (plan_->claims) [[unlikely]]
       claim_checked(thread, data, element, coordinates, rank);
   }
+  /// The launch whose group runs.
+  [[nodiscard]] const LaunchPlan &plan() const noexcept { return *plan_; }
   /// Stops the group: records the failure of `thread` and abandons every fiber.
   [[noreturn]] void fail(const SimThread &thread, std::string message);
 

@@ -13,6 +13,7 @@
 #include "sim/shared_memory.hpp"
 #include "sim/sim_thread.hpp"
 #include "sim/worker_pool.hpp"
+#include "sim/write_checks.hpp"
 
 namespace oxide::detail::sim {
 namespace {
@@ -77,10 +78,23 @@ void launch(const PreparedKernel &kernel, void *const *arguments) {
   }
   plan.group_count = plan.block_count / plan.group_blocks;
   std::unique_ptr<DisjointClaims> claims;
+  std::unique_ptr<WriteChecks> writes;
   if (plan.options.check) {
     claims = std::make_unique<DisjointClaims>();
     plan.claims = claims.get();
+    writes = WriteChecks::for_launch(reinterpret_cast<const void *>(kernel.host.function),
+                                     kernel.kernel->info->params.size(), arguments);
+    plan.writes = writes.get();
+    // The DisjointSpan arguments the compiler described get flat tables of owners (a claim
+    // encodes the block index in 54 bits).
+    if (writes && plan.block_count < (std::uint64_t{1} << 53))
+      for (const WriteRange &range : writes->ranges())
+        if (range.kind == 'o' || range.kind == '2' || range.kind == '3')
+          (void)claims->add_span(reinterpret_cast<const void *>(range.begin),
+                                 (range.end - range.begin) / range.element_size);
   }
+  // Instrumented kernel code checks its writes only while a checking launch runs.
+  const CheckingLaunchScope checking(plan.writes != nullptr);
   const auto participants =
       static_cast<unsigned>(std::min<std::uint64_t>(plan.options.threads, plan.group_count));
   WorkerPool::instance().run(participants, &run_blocks, &plan);

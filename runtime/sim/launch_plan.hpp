@@ -14,6 +14,8 @@
 
 namespace oxide::detail::sim {
 
+class WriteChecks; // sim/write_checks.hpp
+
 /// Why a block stopped: the thread that failed and what it did.
 struct Failure {
   std::uint64_t block = 0;  ///< linear block index
@@ -36,6 +38,8 @@ struct LaunchPlan {
   bool cooperative = false;         ///< the grid is one group, and may meet at grid::sync
   std::uint32_t group_blocks = 1;   ///< blocks per group: 1, the cluster's, or the grid's
   std::uint64_t group_count = 0;    ///< block_count / group_blocks
+  /// Checking mode, for kernels whose parameters oxcc described: what threads may write.
+  const WriteChecks *writes = nullptr;
 
   std::atomic<std::uint64_t> next_group{0};
   std::atomic<bool> stop{false}; ///< a block failed: start no more

@@ -31,6 +31,11 @@ struct SimThread {
   const BlockGeometry *geometry = nullptr;
   BlockRunner *block = nullptr; ///< barriers, warps and shared memory; null in unit tests
   BlockState *home = nullptr;   ///< the runner's state of the thread's block
+  /// Checking mode: the run of consecutive elements [claimed_first, claimed_end) of the
+  /// DisjointSpan at claimed_data that the thread's latest claims got it (a get_mut, or the
+  /// elements of a tile), so that the write checks find them without a lookup.
+  const void *claimed_data = nullptr;
+  std::size_t claimed_first = 0, claimed_end = 0;
 };
 
 // Initial-exec: the runtime is linked into executables, and every intrinsic reads this, so it
