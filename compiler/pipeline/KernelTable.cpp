@@ -16,12 +16,19 @@ std::vector<detail::KernelInfo> oxide::collectKernels(const llvm::Module &device
       continue;
     detail::KernelInfo info;
     info.name = f.getName().str();
+    // The element sizes the safety verifier found the device code using (VerifyWrites.cpp).
+    llvm::SmallVector<llvm::StringRef> elemSizes;
+    if (f.hasFnAttribute("oxide.elem_sizes"))
+      f.getFnAttribute("oxide.elem_sizes").getValueAsString().split(elemSizes, ',');
     for (const llvm::Argument &arg : f.args()) {
       // Aggregates (spans, structs) arrive byval: the parameter is the pointee, not the pointer.
       llvm::Type *type = arg.hasByValAttr() ? arg.getParamByValType() : arg.getType();
       llvm::Align align = arg.getParamAlign().value_or(dl.getABITypeAlign(type));
-      info.params.push_back(
-          {static_cast<std::uint32_t>(dl.getTypeAllocSize(type)), static_cast<std::uint32_t>(align.value())});
+      std::uint32_t elemSize = 0;
+      if (arg.getArgNo() < elemSizes.size())
+        (void)elemSizes[arg.getArgNo()].getAsInteger(10, elemSize);
+      info.params.push_back({static_cast<std::uint32_t>(dl.getTypeAllocSize(type)),
+                             static_cast<std::uint32_t>(align.value()), elemSize});
     }
     // Carried from the frontend through MLIR as string function attributes (see MlirStage).
     if (f.hasFnAttribute("oxide.contract")) {

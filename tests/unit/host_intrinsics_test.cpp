@@ -37,6 +37,7 @@ TEST(HostIntrinsics, RuntimeDefinesEveryIntrinsic) {
       reinterpret_cast<const void *>(&__oxide_disjoint_get_2d),
       reinterpret_cast<const void *>(&__oxide_disjoint_tile_2d),
       reinterpret_cast<const void *>(&__oxide_disjoint_get_3d),
+      reinterpret_cast<const void *>(&__oxide_span_elem),
       reinterpret_cast<const void *>(&__oxide_sync_threads),
       reinterpret_cast<const void *>(&__oxide_fence),
       reinterpret_cast<const void *>(&__oxide_shared_alloc),

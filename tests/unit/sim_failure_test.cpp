@@ -115,7 +115,7 @@ void tiles_by_row(DisjointSpan<float> out) {
 
 void bad_stride_rank(int) { (void)__oxide_grid_stride_next(0, 0, 0); }
 void bad_stride_dimension(int) { (void)__oxide_grid_stride_next(0, 1, 1); }
-void bad_tile(int) { (void)__oxide_disjoint_tile(nullptr, 4, 4, 0, 0); }
+void bad_tile(int) { (void)__oxide_disjoint_tile(nullptr, 4, 4, 0, 0, 0); }
 
 void bad_rank(int) { (void)__oxide_thread_index(4, 0); }
 void bad_rank_dimension(int) { (void)__oxide_thread_index(2, 2); }

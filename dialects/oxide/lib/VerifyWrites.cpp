@@ -150,6 +150,15 @@ public:
               if (checked.insert(fn))
                 owner[fn] = owner.lookup(checked[i]);
       });
+    // Functions that code outside the checked set also calls (uncontracted kernels, or helpers
+    // they reach): their writes are checked for the contracted callers but not rewritten.
+    for (LLVM::LLVMFuncOp fn : module.getOps<LLVM::LLVMFuncOp>()) {
+      if (fn.isExternal() || checked.contains(fn))
+        continue;
+      for (LLVM::LLVMFuncOp reached : oxide::reachableFunctions(fn, symbols))
+        if (checked.contains(reached))
+          sharedWithUnchecked.insert(reached);
+    }
     for (LLVM::LLVMFuncOp fn : checked)
       fn.walk([&](LLVM::CallOp call) {
         if (auto callee = call.getCalleeAttr()) {
@@ -172,6 +181,7 @@ public:
     if (failed)
       return failure();
     confine();
+    recordElementSizes();
     return success();
   }
 
@@ -580,12 +590,29 @@ private:
       case RootKind::Null:
         break; // a write to null faults
       case RootKind::Private:
+        // The kernel's copy of a span parameter holds the span's pointer and extents, which the
+        // span-origin check trusts: rewriting them would forge an output.
+        if (isKernelArgument(root.source) && llvm::is_contained(llvm::StringRef("io23a"), paramKind(root.source))) {
+          report(op, kRuleSpanOrigin, [&](InFlightDiagnostic &d) {
+            d << "this write changes the kernel's copy of span parameter '" << paramName(root.source)
+              << "' (its pointer or extents), which would let it name memory the runtime did not bind; "
+                 "copy the span into a local variable instead";
+          });
+          break;
+        }
+        [[fallthrough]];
       case RootKind::Shared: {
         if (space1 && *space1 != root.kind)
           confinable = false;
         space1 = root.kind;
-        // A kernel's byval copy lives in parameter space, which cannot be named by a cast.
-        if (root.kind == RootKind::Private && !root.source.getDefiningOp<LLVM::AllocaOp>())
+        // A kernel's byval copy lives in parameter space, and another block's shared memory
+        // (cluster::map_shared) in the cluster's window: neither can be named by a cast.
+        if ((root.kind == RootKind::Private && !root.source.getDefiningOp<LLVM::AllocaOp>()) ||
+            root.source.getDefiningOp<oxide::MapSharedOp>())
+          confinable = false;
+        // A helper that unchecked code also calls keeps its code as it is: a global pointer from
+        // an unsafe kernel must not be cast to local or shared.
+        if (sharedWithUnchecked.contains(op->getParentOfType<LLVM::LLVMFuncOp>()))
           confinable = false;
         if (!provenInside(address, root, size))
           needsConfinement = true;
@@ -629,10 +656,14 @@ private:
     if (!onlyPrivateOrShared)
       return; // already reported
     if (!confinable) {
-      report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) { d << "this write goes through a pointer that may point to "
-                << (space1 == RootKind::Shared ? "shared memory" : "a local variable")
-                << " or elsewhere, at an offset Oxide cannot bound; use one pointer per kind of memory, or "
-                   "index the array directly"; });
+      report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) {
+        d << "this write lands at an offset Oxide cannot bound, in "
+          << (space1 == RootKind::Shared ? "shared memory" : "a local variable")
+          << " reached through a pointer it cannot confine (one that may point to more than one kind of "
+             "memory, to another block's shared memory, to a parameter, or in a helper that kernels "
+             "without a contract also call); index the array directly with a bounds check, or use "
+             "separate pointers";
+      });
       return;
     }
     toConfine.push_back({op, operand, *space1 == RootKind::Shared ? kShared : kLocal});
@@ -655,6 +686,9 @@ private:
         bytes = constantLength(malloc.getArgOperands()[0]);
     } else if (auto shared = root.source.getDefiningOp<oxide::SharedAllocOp>()) {
       bytes = shared.getBytes();
+    } else if (auto remote = root.source.getDefiningOp<oxide::MapSharedOp>()) {
+      if (auto mapped = remote.getPtr().getDefiningOp<oxide::SharedAllocOp>())
+        bytes = mapped.getBytes(); // the same variable in another block
     } else if (auto arg = dyn_cast<BlockArgument>(root.source); arg && isByval(arg)) {
       auto fn = cast<LLVM::LLVMFuncOp>(arg.getOwner()->getParentOp());
       auto type = cast<TypeAttr>(fn.getArgAttr(arg.getArgNumber(), LLVM::LLVMDialect::getByValAttrName()));
@@ -856,6 +890,10 @@ private:
                     << "check; use Oxide's device API, or drop the contract and launch with oxide::unsafe_launch"; });
         })
         .Case<oxide::DisjointGetOp>([&](oxide::DisjointGetOp get) { checkSpanOrigin(get); })
+        .Case<oxide::SpanElemOp>([&](oxide::SpanElemOp elem) {
+          if (auto data = paramField(elem.getData()); data && data->second == kSpanDataOffset)
+            recordElementSize(elem, data->first, elem.getElemSize());
+        })
         .Default([&](Operation *) {
           if (op->getDialect() && op->getDialect()->getNamespace() == "oxide")
             return;
@@ -895,6 +933,7 @@ private:
     }
     if (ok) {
       shapes[data->first].push_back(get);
+      recordElementSize(get, data->first, get.getElemSize());
       return;
     }
     report(get, kRuleSpanOrigin, [&](InFlightDiagnostic &diag) {
@@ -908,6 +947,40 @@ private:
             "checks for overlap (never make spans yourself, and pass the span, not its parts)"
         ;
     });
+  }
+
+  /// The element size device code names a span parameter's elements with: one per parameter,
+  /// which the runtime compares with the span's sizeof(T) at prepare (a span reinterpreted as
+  /// another element type would index past its end).
+  void recordElementSize(Operation *op, Value param, int64_t size) {
+    auto [it, inserted] = elementSizes.try_emplace(param, size, op);
+    if (inserted || it->second.first == size)
+      return;
+    report(op, kRuleSpanOrigin, [&](InFlightDiagnostic &d) {
+      d << "the elements of parameter '" << paramName(param) << "' are named here as " << size
+        << "-byte elements but elsewhere as " << it->second.first
+        << "-byte elements: the span is reinterpreted as another element type; use the span's own type";
+      d.attachNote(oxide::userLocation(it->second.second->getLoc())) << "the other element size is used here";
+    });
+  }
+
+  /// Records on each contracted kernel the element size its code uses for each span parameter
+  /// (0: none), for the device image (KernelTable.cpp reads "oxide.elem_sizes").
+  void recordElementSizes() {
+    for (LLVM::LLVMFuncOp kernel : kernels) {
+      std::string sizes;
+      for (auto [i, arg] : llvm::enumerate(kernel.getArguments())) {
+        auto it = elementSizes.find(arg);
+        sizes += (i ? "," : "") + std::to_string(it == elementSizes.end() ? 0 : it->second.first);
+      }
+      MLIRContext *ctx = kernel.getContext();
+      SmallVector<Attribute> passthrough;
+      if (auto existing = kernel.getPassthroughAttr())
+        passthrough.append(existing.begin(), existing.end());
+      passthrough.push_back(
+          ArrayAttr::get(ctx, {StringAttr::get(ctx, "oxide.elem_sizes"), StringAttr::get(ctx, sizes)}));
+      kernel.setPassthroughAttr(ArrayAttr::get(ctx, passthrough));
+    }
   }
 
   /// Threads own an output's elements by one shape: single elements, or tiles of one size. Two
@@ -941,6 +1014,13 @@ private:
       Value address = op->getOperand(operand);
       auto type = LLVM::LLVMPointerType::get(op->getContext(), space);
       op->setOperand(operand, LLVM::AddrSpaceCastOp::create(builder, op->getLoc(), type, address));
+      // An intrinsic kept by name spells its pointer types: llvm.memset.p0.i64 -> llvm.memset.p5.i64.
+      if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op)) {
+        std::string name = call.getIntrin().str();
+        if (size_t at = name.find(".p0"); at != std::string::npos)
+          name.replace(at, 3, ".p" + std::to_string(space));
+        call.setIntrin(name);
+      }
     }
   }
 
@@ -957,11 +1037,13 @@ private:
   llvm::DenseSet<LLVM::LLVMFuncOp> kernels;
   llvm::DenseMap<LLVM::LLVMFuncOp, LLVM::LLVMFuncOp> owner;
   llvm::SetVector<LLVM::LLVMFuncOp> addressTaken;
+  llvm::DenseSet<LLVM::LLVMFuncOp> sharedWithUnchecked;
   SmallVector<LLVM::CallOp> indirectCalls;
   llvm::DenseMap<LLVM::LLVMFuncOp, SmallVector<LLVM::CallOp>> callers;
   llvm::DenseMap<Value, KernelParam> paramOf;
   llvm::DenseMap<Value, RootSet> roots;
   llvm::MapVector<Value, SmallVector<oxide::DisjointGetOp>> shapes;
+  llvm::DenseMap<Value, std::pair<int64_t, Operation *>> elementSizes;
   std::vector<Confinement> toConfine;
   llvm::DenseSet<std::pair<Location, llvm::StringRef>> reported;
   bool changed = false;

@@ -31,6 +31,9 @@ struct CodeObject {
 struct ParamLayout {
   std::uint32_t size = 0;
   std::uint32_t align = 0;
+  /// For a span parameter whose elements the device code names (get_mut, tile_mut, AtomicSpan
+  /// access): the element size it uses, which must be the span's sizeof(T); 0 otherwise.
+  std::uint32_t elem_size = 0;
   friend bool operator==(const ParamLayout &, const ParamLayout &) = default;
 };
 
@@ -49,7 +52,7 @@ struct KernelInfo {
 };
 
 struct DeviceImage {
-  static constexpr std::uint32_t kVersion = 2;
+  static constexpr std::uint32_t kVersion = 3;
   std::vector<CodeObject> code;
   std::vector<KernelInfo> kernels;
 
@@ -89,6 +92,7 @@ inline std::string encode_image(const DeviceImage &image) {
     for (const auto &p : k.params) {
       put32(p.size);
       put32(p.align);
+      put32(p.elem_size);
     }
     put32(static_cast<std::uint32_t>(k.contract.size()));
     out += k.contract;
@@ -152,7 +156,7 @@ inline std::optional<DeviceImage> decode_image(std::span<const unsigned char> by
       return std::nullopt;
     for (std::uint32_t j = 0; j < param_count; ++j) {
       ParamLayout p;
-      if (!get(p.size) || !get(p.align))
+      if (!get(p.size) || !get(p.align) || !get(p.elem_size))
         return std::nullopt;
       k.params.push_back(p);
     }

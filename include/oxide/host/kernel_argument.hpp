@@ -203,6 +203,15 @@ template <class T> constexpr std::string_view type_name() noexcept {
   return signature.substr(start, end - start);
 }
 
+/// sizeof(T) for a span parameter, whose elements device code names (the runtime checks that the
+/// device code names them at that size); 0 for other parameters.
+template <class P> inline constexpr std::size_t span_element_size_v = 0;
+template <class T> inline constexpr std::size_t span_element_size_v<Span<T>> = sizeof(T);
+template <class T> inline constexpr std::size_t span_element_size_v<DisjointSpan<T>> = sizeof(T);
+template <class T> inline constexpr std::size_t span_element_size_v<DisjointSpan2D<T>> = sizeof(T);
+template <class T> inline constexpr std::size_t span_element_size_v<DisjointSpan3D<T>> = sizeof(T);
+template <class T, Scope S> inline constexpr std::size_t span_element_size_v<AtomicSpan<T, S>> = sizeof(T);
+
 /// A fixed-capacity string for compile-time diagnostics.
 struct DiagnosticText {
   char text[512] = {};

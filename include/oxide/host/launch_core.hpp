@@ -165,7 +165,7 @@ constexpr void check_each_argument(std::index_sequence<I...>, std::type_identity
 }
 
 template <class T> constexpr HostParam host_param() noexcept {
-  return {sizeof(T), alignof(T), type_name<T>()};
+  return {sizeof(T), alignof(T), type_name<T>(), span_element_size_v<T>};
 }
 
 template <class... P> constexpr void check_kernel_signature() noexcept {

@@ -53,6 +53,7 @@ struct HostParam {
   std::size_t size = 0;
   std::size_t align = 0;
   std::string_view type_name;
+  std::size_t elem_size = 0; ///< sizeof(T) of a span parameter's elements, 0 for other parameters
 };
 
 /// Throws oxide::Error when the host parameter types do not match the layout the compiler

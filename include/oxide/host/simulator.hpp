@@ -46,7 +46,8 @@ template <class T> inline constexpr char param_kind_v<DisjointSpan3D<T>> = '3';
 template <class... P> constexpr std::array<oxide::detail::HostParam, sizeof...(P)> host_params() noexcept {
   static_assert((std::is_trivially_copyable_v<P> && ...),
                 "oxide: kernel parameters must be trivially copyable");
-  return {oxide::detail::HostParam{sizeof(P), alignof(P), oxide::detail::type_name<P>()}...};
+  return {oxide::detail::HostParam{sizeof(P), alignof(P), oxide::detail::type_name<P>(),
+                                   oxide::detail::span_element_size_v<P>}...};
 }
 } // namespace detail
 

@@ -128,3 +128,30 @@ llvm.func @tile_of_a_volume(%p: !llvm.ptr, %n: i64) {
   %e = oxide.disjoint_get %p [%n, %n, %n] at [%x, %y, %z] elem 4 tile 2 : !llvm.ptr
   llvm.return
 }
+
+// -----
+
+llvm.func @within_without_tile(%p: !llvm.ptr, %n: i64, %j: i64) {
+  %x = oxide.thread_index rank 1 dim x : i64
+  // expected-error @+1 {{names an element 'within' a tile but has no tile}}
+  %e = oxide.disjoint_get %p [%n] at [%x] within [%j] elem 4 : !llvm.ptr
+  llvm.return
+}
+
+// -----
+
+llvm.func @within_rank(%p: !llvm.ptr, %n: i64, %j: i64) {
+  %x = oxide.thread_index rank 2 dim x : i64
+  %y = oxide.thread_index rank 2 dim y : i64
+  // expected-error @+1 {{has 1 in-tile coordinates but 2 coordinates}}
+  %e = oxide.disjoint_get %p [%n, %n] at [%x, %y] within [%j] elem 4 tile 2 tile_rows 2 : !llvm.ptr
+  llvm.return
+}
+
+// -----
+
+llvm.func @span_elem_size(%p: !llvm.ptr, %n: i64, %j: i64) {
+  // expected-error @+1 {{attribute 'elem_size' failed to satisfy constraint}}
+  %e = oxide.span_elem %p [%n] at %j elem 0 : !llvm.ptr
+  llvm.return
+}

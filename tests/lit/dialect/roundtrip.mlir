@@ -50,3 +50,16 @@ llvm.func @simt(%mask: i32, %v: i32, %msg: !llvm.ptr) {
   oxide.trap %msg : !llvm.ptr
   llvm.return
 }
+
+// CHECK-LABEL: llvm.func @elements
+// CHECK: oxide.disjoint_get %{{.*}}[%{{.*}}] at[%{{.*}}] within[%{{.*}}] elem 4 tile 8 : !llvm.ptr
+// CHECK: oxide.disjoint_get %{{.*}}[%{{.*}}, %{{.*}}] at[%{{.*}}, %{{.*}}] within[%{{.*}}, %{{.*}}] elem 16 tile 2 tile_rows 4 : !llvm.ptr
+// CHECK: oxide.span_elem %{{.*}}[%{{.*}}] at %{{.*}} elem 8 : !llvm.ptr
+llvm.func @elements(%p: !llvm.ptr, %n: i64, %j: i64) {
+  %x = oxide.thread_index rank 2 dim x : i64
+  %y = oxide.thread_index rank 2 dim y : i64
+  %a = oxide.disjoint_get %p [%n] at [%x] within [%j] elem 4 tile 8 : !llvm.ptr
+  %b = oxide.disjoint_get %p [%n, %n] at [%x, %y] within [%j, %j] elem 16 tile 2 tile_rows 4 : !llvm.ptr
+  %c = oxide.span_elem %p [%n] at %j elem 8 : !llvm.ptr
+  llvm.return
+}
