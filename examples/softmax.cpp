@@ -72,7 +72,7 @@ softmax(std::uint32_t rows, std::uint32_t cols, oxide::Span<const float> in, oxi
   }
   const float row_sum = block_reduce(local_sum, [](float x, float y) { return x + y; }, row_sums);
 
-  // This thread's 16 elements of the output, bounds-checked once; the padding gets v[j] = 0.
+  // This thread's 16 elements of the output (fewer at the end); the padding gets v[j] = 0.
   auto tile = out.tile_mut<kPerThread>(oxide::thread::index_1d());
   std::size_t j = 0;
   for (float &o : tile)

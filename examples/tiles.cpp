@@ -1,5 +1,5 @@
-// Check-once tiles: each thread owns 8 consecutive outputs, bounds-checked once for the whole
-// tile (the last thread's tile is shorter), then written with no per-element checks. Then 2-D
+// Tiles: each thread owns 8 consecutive outputs (the last thread's tile is shorter); every
+// access names one element of the tile, so the compiler proves each write stays in it. Then 2-D
 // register tiles, as a matrix product uses them: each thread of a 2-D launch owns a 4 x 4 block
 // of a 1001 x 999 output (the right and bottom edge tiles are partial).
 #include <oxide/oxide.hpp>

@@ -16,13 +16,39 @@ def OxideRaise : Pass<"oxide-raise", "::mlir::ModuleOp"> {
 }
 
 def OxideVerifySafety : Pass<"oxide-verify-safety", "::mlir::ModuleOp"> {
-  let summary = "Check witness provenance and launch contracts";
+  let summary = "Prove witness provenance, launch contracts and where every write of a contracted kernel lands";
   let description = [{
-    * Every `oxide.disjoint_get` coordinate must be the calling thread's own
-      `oxide.thread_index` value (followed through calls), so no two threads can obtain the
-      same element of a disjoint output: a computed, loaded or forged index is an error.
-    * In a kernel with a launch contract (`oxide.contract`), every thread index reachable
-      from it must have the contract's rank (`domain`).
+    The safety model's checks on the IR (docs/safety.md, "Why the safe tier is sound"). Errors
+    point at the user's line; those of the rules end with `[safety rule: NAME]`.
+
+    * In every kernel: each `oxide.disjoint_get` coordinate is, on every path, the calling
+      thread's own `oxide.thread_index` of the same rank and dimension, or an
+      `oxide.grid_stride_next` step of it (followed through phis and every call site), so no
+      two threads obtain the same element; a computed, loaded or forged index is an error
+      (witness). `oxide.grid_sync` needs `cooperative = true` and cluster ops need
+      `cluster = (...)` in the contract.
+    * In a kernel with a launch contract (`oxide.contract`): every thread index reachable
+      from it has the contract's rank (`domain`).
+    * Then, for the contracted kernels and every function they reach (VerifyWrites.cpp), a
+      points-to analysis gives each pointer the places it may point into, as a fixpoint
+      through phis, selects, calls, returns and indirect calls (to any address-taken
+      function); a pointer loaded from memory (other than a span parameter's data pointer)
+      or made from an integer has none. Each write (store, atomic, memcpy/memmove/memset
+      destination, libdevice output, any op with a write effect) must land in a local
+      variable or by-value parameter copy (not a span parameter's: its fields are trusted),
+      shared memory,
+      the thread's own `oxide.disjoint_get` element at a constant offset inside it
+      (own-element, element-bounds), an AtomicSpan element (`oxide.span_elem`) by atomics
+      only (atomic-only), or a constant-size heap block at constant offsets (store-target);
+      never an input (input-write). Pointers to own elements are not stored, converted to
+      integers or passed to unchecked calls (pointer-escape); inline assembly, intrinsics
+      that may write through pointers and calls to functions without a body are errors
+      (opaque-code); each `oxide.disjoint_get` takes its data and extents from the fields of
+      one DisjointSpan parameter of its rank (span-origin), and one output has one tile shape
+      (own-element).
+    * The only change to the module: writes to local or shared memory at offsets the
+      analysis cannot bound get an `addrspace(5)` / `addrspace(3)` address (an
+      `llvm.addrspacecast`), so no offset takes them into global memory.
   }];
   let dependentDialects = ["::oxide::OxideDialect"];
 }
