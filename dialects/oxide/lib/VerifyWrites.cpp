@@ -612,7 +612,9 @@ private:
           confinable = false;
         // A helper that unchecked code also calls keeps its code as it is: a global pointer from
         // an unsafe kernel must not be cast to local or shared.
-        if (sharedWithUnchecked.contains(op->getParentOfType<LLVM::LLVMFuncOp>()))
+        // (Unless the address is made inside the helper, from its own allocas or shared
+        // arrays: then it is the same kind of memory for every caller.)
+        if (sharedWithUnchecked.contains(op->getParentOfType<LLVM::LLVMFuncOp>()) && dependsOnCaller(address))
           confinable = false;
         if (!provenInside(address, root, size))
           needsConfinement = true;
@@ -667,6 +669,43 @@ private:
       return;
     }
     toConfine.push_back({op, operand, *space1 == RootKind::Shared ? kShared : kLocal});
+  }
+
+  /// Whether pointer `value` may depend on what the function's callers pass it or return to it.
+  static bool dependsOnCaller(Value value) {
+    llvm::DenseSet<Value> seen;
+    SmallVector<Value> work = {value};
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      if (!seen.insert(v).second)
+        continue;
+      if (auto arg = dyn_cast<BlockArgument>(v)) {
+        Block *block = arg.getOwner();
+        if (block->isEntryBlock())
+          return true;
+        for (Block *pred : block->getPredecessors()) {
+          auto branch = dyn_cast<BranchOpInterface>(pred->getTerminator());
+          if (!branch)
+            return true;
+          for (unsigned s = 0; s < branch->getNumSuccessors(); ++s)
+            if (branch->getSuccessor(s) == block) {
+              Value incoming = branch.getSuccessorOperands(s)[arg.getArgNumber()];
+              if (!incoming)
+                return true;
+              work.push_back(incoming);
+            }
+        }
+        continue;
+      }
+      Operation *def = v.getDefiningOp();
+      if (isa<LLVM::GEPOp, LLVM::BitcastOp, LLVM::AddrSpaceCastOp, LLVM::PtrMaskOp>(def))
+        work.push_back(def->getOperand(0));
+      else if (auto select = dyn_cast<LLVM::SelectOp>(def))
+        work.append({select.getTrueValue(), select.getFalseValue()});
+      else if (!isa<LLVM::AllocaOp, oxide::SharedAllocOp, oxide::DynamicSharedOp, LLVM::AddressOfOp>(def))
+        return true;
+    }
+    return false;
   }
 
   /// Whether `address` stays inside the memory of a Private or Shared root, by constant offsets.
