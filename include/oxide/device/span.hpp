@@ -154,26 +154,33 @@ public:
   using size_type = std::size_t;
 
   /// Rows and columns of the tile inside the output (Rows x Cols unless at an edge; 0 past it).
-  [[nodiscard]] constexpr size_type rows() const noexcept { return rows_; }
-  [[nodiscard]] constexpr size_type cols() const noexcept { return cols_; }
-  [[nodiscard]] constexpr bool full() const noexcept { return rows_ == Rows && cols_ == Cols; }
-  [[nodiscard]] constexpr bool empty() const noexcept { return rows_ == 0 || cols_ == 0; }
+  [[nodiscard]] constexpr size_type rows() const noexcept { return extent(height_, y_, Rows); }
+  [[nodiscard]] constexpr size_type cols() const noexcept { return extent(width_, x_, Cols); }
+  [[nodiscard]] constexpr bool full() const noexcept { return rows() == Rows && cols() == Cols; }
+  [[nodiscard]] constexpr bool empty() const noexcept { return rows() == 0 || cols() == 0; }
   /// Element (r, c) of the tile, r < rows() and c < cols() (checked: stops the kernel otherwise).
   constexpr T &operator()(size_type r, size_type c) const noexcept {
     T *element = static_cast<T *>(
         __oxide_disjoint_tile_2d(data_, width_, height_, sizeof(T), Cols, Rows, x_, y_, c, r));
     if (!element) [[unlikely]]
-      __oxide_bounds_fail(r >= rows_ ? r : c, r >= rows_ ? rows_ : cols_);
+      __oxide_bounds_fail(r >= rows() ? r : c, r >= rows() ? rows() : cols());
     return *element;
   }
 
 private:
   template <class> friend class DisjointSpan2D;
-  constexpr DisjointTile2D(T *data, size_type width, size_type height, size_type x, size_type y,
-                           size_type rows, size_type cols) noexcept
-      : data_(data), width_(width), height_(height), x_(x), y_(y), rows_(rows), cols_(cols) {}
+  constexpr DisjointTile2D(T *data, size_type width, size_type height, size_type x, size_type y) noexcept
+      : data_(data), width_(width), height_(height), x_(x), y_(y) {}
+  /// The tile's extent along one dimension: `tile` elements from `index * tile`, cut at `total`.
+  static constexpr size_type extent(size_type total, size_type index, size_type tile) noexcept {
+    if (index >= total / tile + (total % tile != 0 ? 1 : 0))
+      return 0;
+    return total - index * tile < tile ? total - index * tile : tile;
+  }
+  // Only what names an element: the rows and columns are recomputed when asked, so a tile made
+  // before a long loop keeps few registers live across it.
   T *data_;
-  size_type width_, height_, x_, y_, rows_, cols_;
+  size_type width_, height_, x_, y_;
 };
 
 /// A row-major width x height output of a 2-D launch; thread (x, y) may write element
@@ -203,14 +210,7 @@ public:
   template <std::size_t Rows, std::size_t Cols>
   [[nodiscard]] DisjointTile2D<T, Rows, Cols> tile_mut(const thread::ThreadIndex2D &index) const noexcept {
     static_assert(Rows > 0 && Cols > 0, "a tile holds at least one element");
-    const size_type x = index.x(), y = index.y();
-    const bool inside = x < width_ / Cols + (width_ % Cols != 0 ? 1 : 0) &&
-                        y < height_ / Rows + (height_ % Rows != 0 ? 1 : 0);
-    if (!inside)
-      return {data_, width_, height_, x, y, 0, 0};
-    const size_type row = y * Rows, col = x * Cols;
-    return {data_, width_, height_, x, y, height_ - row < Rows ? height_ - row : Rows,
-            width_ - col < Cols ? width_ - col : Cols};
+    return {data_, width_, height_, index.x(), index.y()};
   }
 
 private:
