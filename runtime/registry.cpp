@@ -179,13 +179,14 @@ void check_param_layout(const RegisteredKernel &kernel, std::span<const HostPara
     // The safety verifier proved the kernel's writes for the element size it names; a span read
     // as another type (std::bit_cast to a DisjointSpan<double>) would index past its end.
     if (device.elem_size != 0 && host.elem_size != device.elem_size)
-      throw Error(ErrorKind::LayoutMismatch,
-                  fmt::format("kernel '{}' names the elements of parameter {} ({}) as {}-byte elements in its "
-                              "device code, but they are {} bytes: the kernel reinterprets the span as "
-                              "another element type; use the span's own type (or launch with "
-                              "oxide::unsafe_launch)",
-                              kernel.display_name, i + 1, host.type_name, device.elem_size, host.elem_size),
-                  kernel.display_name);
+      throw Error(
+          ErrorKind::LayoutMismatch,
+          fmt::format("kernel '{}' names the elements of parameter {} ({}) as {}-byte elements in its "
+                      "device code, but they are {} bytes: the kernel reinterprets the span as "
+                      "another element type; use the span's own type (or launch with "
+                      "oxide::unsafe_launch)",
+                      kernel.display_name, i + 1, host.type_name, device.elem_size, host.elem_size),
+          kernel.display_name);
   }
 }
 

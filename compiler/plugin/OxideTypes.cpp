@@ -50,8 +50,10 @@ bool oxide::isStdSpan(QualType type) {
 }
 
 QualType oxide::firstTemplateTypeArgument(QualType type) {
-  const auto *spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(type.getCanonicalType()->getAsCXXRecordDecl());
-  if (!spec || spec->getTemplateArgs().size() < 1 || spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+  const auto *spec =
+      dyn_cast_or_null<ClassTemplateSpecializationDecl>(type.getCanonicalType()->getAsCXXRecordDecl());
+  if (!spec || spec->getTemplateArgs().size() < 1 ||
+      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
     return QualType();
   return spec->getTemplateArgs()[0].getAsType();
 }

@@ -8,9 +8,9 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/LambdaCapture.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
-#include "clang/AST/LambdaCapture.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/DenseSet.h"
@@ -101,9 +101,11 @@ private:
         return d;
       return nullptr;
     };
-    const auto *oxideNs = dyn_cast_or_null<NamespaceDecl>(lookupIn(context.getTranslationUnitDecl(), "oxide"));
+    const auto *oxideNs =
+        dyn_cast_or_null<NamespaceDecl>(lookupIn(context.getTranslationUnitDecl(), "oxide"));
     const auto *detailNs = oxideNs ? dyn_cast_or_null<NamespaceDecl>(lookupIn(oxideNs, "detail")) : nullptr;
-    const auto *access = detailNs ? dyn_cast_or_null<CXXRecordDecl>(lookupIn(detailNs, "SpanAccess")) : nullptr;
+    const auto *access =
+        detailNs ? dyn_cast_or_null<CXXRecordDecl>(lookupIn(detailNs, "SpanAccess")) : nullptr;
     if (!access)
       return nullptr;
     return access->getDefinition() ? access->getDefinition() : access;
@@ -162,8 +164,8 @@ std::string recordName(const CXXRecordDecl *record, const ASTContext &context) {
 /// spans, std::span, `mutable` members; inside the elements of a span, no pointers at all.
 class ParameterTypeChecker {
 public:
-  ParameterTypeChecker(ASTContext &context, Reporter &report, OxideHeaders &headers, const FunctionDecl *kernel,
-                       const ParmVarDecl *param)
+  ParameterTypeChecker(ASTContext &context, Reporter &report, OxideHeaders &headers,
+                       const FunctionDecl *kernel, const ParmVarDecl *param)
       : context(context), report(report), headers(headers), kernel(kernel), param(param) {}
 
   void check() {
@@ -184,8 +186,8 @@ public:
       fix = "is a mutable std::span, which every thread may write; use oxide::DisjointSpan<T> for outputs "
             "or oxide::Span<const T> for inputs";
     if (!fix.empty()) {
-      report.error(param->getLocation(), "parameter '" + name + "' of contracted kernel '" + kernel->getName() +
-                                             "' " + fix +
+      report.error(param->getLocation(), "parameter '" + name + "' of contracted kernel '" +
+                                             kernel->getName() + "' " + fix +
                                              " (or drop the contract and launch with oxide::unsafe_launch)"
                                              " [safety rule: parameter-type]");
       return;
@@ -335,25 +337,25 @@ private:
     else
       fix = "a contracted kernel's parameters may hold pointers only inside oxide::Span<const T> and "
             "oxide::DisjointSpan<T>: pass the memory as a span parameter";
-    report.error(param->getLocation(), prefix() + "holds " + what + " " + at(path, member) + inside(mode) + "; " +
-                                           fix +
+    report.error(param->getLocation(), prefix() + "holds " + what + " " + at(path, member) + inside(mode) +
+                                           "; " + fix +
                                            " (or drop the contract and launch with oxide::unsafe_launch)"
                                            " [safety rule: parameter-type]");
     noteDeclaration(member);
   }
 
   void spanError(const char *what, const char *why, const std::string &path, const Member &member) {
-    report.error(param->getLocation(),
-                 prefix() + "holds " + what + " " + at(path, member) + why +
-                     "; use oxide::DisjointSpan<T> for outputs or oxide::Span<const T> for inputs (or drop the "
-                     "contract and launch with oxide::unsafe_launch) [safety rule: parameter-type]");
+    report.error(
+        param->getLocation(),
+        prefix() + "holds " + what + " " + at(path, member) + why +
+            "; use oxide::DisjointSpan<T> for outputs or oxide::Span<const T> for inputs (or drop the "
+            "contract and launch with oxide::unsafe_launch) [safety rule: parameter-type]");
     noteDeclaration(member);
   }
 
   void mutableMember(const std::string &path, const Member &member, Mode mode) {
-    const std::string why = mode == Mode::Input
-                                ? "a kernel could write an input through its const view"
-                                : "a contracted kernel's parameters are read-only values";
+    const std::string why = mode == Mode::Input ? "a kernel could write an input through its const view"
+                                                : "a contracted kernel's parameters are read-only values";
     report.error(param->getLocation(), prefix() + "has a mutable member " + at(path, member) + inside(mode) +
                                            "; " + why +
                                            ": remove 'mutable' (or drop the contract and launch with "
@@ -364,7 +366,8 @@ private:
   void noteDeclaration(const Member &member) {
     if (member.name.empty() || !headers.isUserCode(member.declared))
       return;
-    report.note(member.declared, "'" + member.name + "' is " + (member.captured ? "captured" : "declared") + " here");
+    report.note(member.declared,
+                "'" + member.name + "' is " + (member.captured ? "captured" : "declared") + " here");
   }
 
   ASTContext &context;
@@ -418,7 +421,8 @@ public:
   bool VisitMemberExpr(MemberExpr *member) {
     if (member->getMemberDecl()->getDeclName().isIdentifier())
       use(member->getMemberDecl(), member->getMemberLoc(),
-          SourceRange(member->hasQualifier() ? member->getQualifierLoc().getBeginLoc() : member->getMemberLoc(),
+          SourceRange(member->hasQualifier() ? member->getQualifierLoc().getBeginLoc()
+                                             : member->getMemberLoc(),
                       member->getEndLoc()));
     return true;
   }
@@ -495,7 +499,8 @@ public:
       return true;
     // A namespace `detail` in oxide (not one nested in it), or a member of oxide::detail
     // written outside it (`template <> struct oxide::detail::X<Mine> {...}`).
-    const bool reopens = isa<NamespaceDecl>(decl) && !oxide::isInOxideDetail(cast<Decl>(decl->getDeclContext()));
+    const bool reopens =
+        isa<NamespaceDecl>(decl) && !oxide::isInOxideDetail(cast<Decl>(decl->getDeclContext()));
     const bool outOfLine =
         !isa<NamespaceDecl>(decl) && !oxide::isInOxideDetail(cast<Decl>(decl->getLexicalDeclContext()));
     if (reopens || outOfLine)

@@ -202,7 +202,8 @@ struct DisjointGetLowering : OpConversionPattern<oxide::DisjointGetOp> {
         if (!within.empty())
           coord = LLVM::AddOp::create(rewriter, loc, coord, within[d], nuw);
       }
-      inBounds = both(inBounds, LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, coords[d], limit));
+      inBounds =
+          both(inBounds, LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, coords[d], limit));
       // Horner's rule from the slowest dimension; nuw holds once every coordinate is in bounds.
       linear = linear ? LLVM::AddOp::create(rewriter, loc,
                                             LLVM::MulOp::create(rewriter, loc, linear, extents[d], nuw),
@@ -230,9 +231,10 @@ struct SpanElemLowering : OpConversionPattern<oxide::SpanElemOp> {
     Value inBounds =
         LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, adaptor.getIndex(), adaptor.getSize());
     Value elem = LLVM::ConstantOp::create(rewriter, loc, i64, rewriter.getI64IntegerAttr(op.getElemSize()));
-    Value offset = LLVM::MulOp::create(rewriter, loc, adaptor.getIndex(), elem, LLVM::IntegerOverflowFlags::nuw);
-    Value element = LLVM::GEPOp::create(rewriter, loc, op.getType(), i8, adaptor.getData(), ValueRange{offset},
-                                        LLVM::GEPNoWrapFlags::inbounds);
+    Value offset =
+        LLVM::MulOp::create(rewriter, loc, adaptor.getIndex(), elem, LLVM::IntegerOverflowFlags::nuw);
+    Value element = LLVM::GEPOp::create(rewriter, loc, op.getType(), i8, adaptor.getData(),
+                                        ValueRange{offset}, LLVM::GEPNoWrapFlags::inbounds);
     Value null = LLVM::ZeroOp::create(rewriter, loc, op.getType());
     rewriter.replaceOpWithNewOp<LLVM::SelectOp>(op, inBounds, element, null);
     return success();
@@ -705,8 +707,8 @@ struct OxideToNVVMPass : oxide::impl::OxideToNVVMBase<OxideToNVVMPass> {
     target.addIllegalDialect<oxide::OxideDialect>();
     RewritePatternSet patterns(&getContext());
     patterns
-        .add<ThreadIndexLowering, GridStrideNextLowering, DisjointGetLowering, SpanElemLowering, GeometryLowering,
-             BarrierLowering, FenceLowering, SharedAllocLowering, DynamicSharedLowering,
+        .add<ThreadIndexLowering, GridStrideNextLowering, DisjointGetLowering, SpanElemLowering,
+             GeometryLowering, BarrierLowering, FenceLowering, SharedAllocLowering, DynamicSharedLowering,
              DynamicSharedSizeLowering, LaneIdLowering, WarpShuffleLowering, WarpVoteLowering,
              WarpSyncLowering, TrapLowering, BoundsFailLowering, ClockLowering, ClusterGeometryLowering,
              ClusterSyncLowering, MapSharedLowering, GridSyncLowering, WarpReduxLowering, WarpMatchLowering>(

@@ -95,11 +95,13 @@ public:
       return expect({ptr, i64, i64, i64}, ptr, [&]() -> Operation * {
         APInt elemSize;
         if (!matchPattern(call.getOperand(2), m_ConstantInt(&elemSize)) || elemSize.isZero()) {
-          call.emitError() << "the element size of oxide intrinsic '" << name << "' must be a non-zero constant";
+          call.emitError() << "the element size of oxide intrinsic '" << name
+                           << "' must be a non-zero constant";
           return nullptr;
         }
         return oxide::SpanElemOp::create(rewriter, loc, ptr, call.getOperand(0), call.getOperand(1),
-                                         call.getOperand(3), rewriter.getI64IntegerAttr(elemSize.getZExtValue()));
+                                         call.getOperand(3),
+                                         rewriter.getI64IntegerAttr(elemSize.getZExtValue()));
       });
     if (name == "__oxide_disjoint_get")
       return expect({ptr, i64, i64, i64}, ptr, [&] { return raiseDisjointGet(ptr, 1); });

@@ -17,8 +17,8 @@ Location oxide::userLocation(Location loc) {
   // The innermost frame in the user's code: not in Oxide's device headers, and not in the C++
   // library or other system headers (std::fill's loop is the user's call of std::fill).
   auto isUsers = [](llvm::StringRef file) {
-    return !file.contains("oxide/device/") && !file.starts_with("/usr/include/") && !file.starts_with("/usr/lib/") &&
-           !file.starts_with("/usr/local/cuda");
+    return !file.contains("oxide/device/") && !file.starts_with("/usr/include/") &&
+           !file.starts_with("/usr/lib/") && !file.starts_with("/usr/local/cuda");
   };
   for (FileLineColLoc frame : frames)
     if (isUsers(frame.getFilename().getValue()))

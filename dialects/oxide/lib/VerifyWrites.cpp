@@ -162,7 +162,8 @@ public:
     for (LLVM::LLVMFuncOp fn : checked)
       fn.walk([&](LLVM::CallOp call) {
         if (auto callee = call.getCalleeAttr()) {
-          if (auto target = symbols.lookup<LLVM::LLVMFuncOp>(callee.getValue()); target && !target.isExternal())
+          if (auto target = symbols.lookup<LLVM::LLVMFuncOp>(callee.getValue());
+              target && !target.isExternal())
             callers[target].push_back(call);
           return;
         }
@@ -283,7 +284,8 @@ private:
           addAll(result, insert.getContainer());
           addAll(result, insert.getValue());
         })
-        .Case<LLVM::ExtractValueOp>([&](LLVM::ExtractValueOp extract) { addAll(result, extract.getContainer()); })
+        .Case<LLVM::ExtractValueOp>(
+            [&](LLVM::ExtractValueOp extract) { addAll(result, extract.getContainer()); })
         .Case<LLVM::InsertElementOp>([&](LLVM::InsertElementOp insert) {
           addAll(result, insert.getVector());
           addAll(result, insert.getValue());
@@ -296,14 +298,15 @@ private:
         .Case<LLVM::ZeroOp>([&](auto) { add(result, {RootKind::Null, Value()}); })
         .Case<LLVM::AddressOfOp>([&](LLVM::AddressOfOp address) {
           auto global = symbols.lookup<LLVM::GlobalOp>(address.getGlobalName());
-          RootKind kind = !global                             ? RootKind::Unknown
+          RootKind kind = !global                              ? RootKind::Unknown
                           : global.getAddrSpace() == kShared   ? RootKind::Shared
                           : global.getAddrSpace() == kConstant ? RootKind::Constant
                           : global.getConstant()               ? RootKind::Constant
                                                                : RootKind::Global;
           add(result, {kind, result});
         })
-        .Case<oxide::DisjointGetOp, oxide::SpanElemOp>([&](auto) { add(result, {RootKind::Element, result}); })
+        .Case<oxide::DisjointGetOp, oxide::SpanElemOp>(
+            [&](auto) { add(result, {RootKind::Element, result}); })
         .Case<oxide::SharedAllocOp, oxide::DynamicSharedOp, oxide::MapSharedOp>(
             [&](auto) { add(result, {RootKind::Shared, result}); })
         .Case<LLVM::LoadOp>([&](LLVM::LoadOp load) {
@@ -451,7 +454,8 @@ private:
       if (it == callers.end())
         return {Offset::Unknown};
       for (LLVM::CallOp call : it->second)
-        result = merge(result, offsetFrom(call.getArgOperands()[arg.getArgNumber()], origin, visiting, depth + 1));
+        result =
+            merge(result, offsetFrom(call.getArgOperands()[arg.getArgNumber()], origin, visiting, depth + 1));
       return result;
     }
     for (Block *pred : block->getPredecessors()) {
@@ -480,7 +484,8 @@ private:
       auto field = paramField(extract.getVector(), depth + 1);
       if (!field || !matchPattern(extract.getPosition(), m_ConstantInt(&lane)))
         return std::nullopt;
-      field->second += lane.getSExtValue() * static_cast<int64_t>(layout.getTypeSize(value.getType()).getFixedValue());
+      field->second +=
+          lane.getSExtValue() * static_cast<int64_t>(layout.getTypeSize(value.getType()).getFixedValue());
       return field;
     }
     if (auto load = value.getDefiningOp<LLVM::LoadOp>()) {
@@ -573,13 +578,17 @@ private:
     if (space == kShared || space == kLocal)
       return; // the hardware keeps it in the block's shared memory or the thread's local memory
     if (space == kConstant) {
-      report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) { d << "this write targets constant memory, which kernels cannot write"; });
+      report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) {
+        d << "this write targets constant memory, which kernels cannot write";
+      });
       return;
     }
     const RootSet &set = rootsOf(address);
     if (set.empty()) {
-      report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) { d << "Oxide cannot tell where this write lands; in a contracted kernel a write must go to a local "
-                   "variable, shared memory, the thread's own DisjointSpan element or an AtomicSpan element"; });
+      report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) {
+        d << "Oxide cannot tell where this write lands; in a contracted kernel a write must go to a local "
+             "variable, shared memory, the thread's own DisjointSpan element or an AtomicSpan element";
+      });
       return;
     }
     bool confinable = true;
@@ -592,7 +601,8 @@ private:
       case RootKind::Private:
         // The kernel's copy of a span parameter holds the span's pointer and extents, which the
         // span-origin check trusts: rewriting them would forge an output.
-        if (isKernelArgument(root.source) && llvm::is_contained(llvm::StringRef("io23a"), paramKind(root.source))) {
+        if (isKernelArgument(root.source) &&
+            llvm::is_contained(llvm::StringRef("io23a"), paramKind(root.source))) {
           report(op, kRuleSpanOrigin, [&](InFlightDiagnostic &d) {
             d << "this write changes the kernel's copy of span parameter '" << paramName(root.source)
               << "' (its pointer or extents), which would let it name memory the runtime did not bind; "
@@ -623,7 +633,8 @@ private:
       case RootKind::Heap:
         if (!provenInside(address, root, size))
           report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) {
-            d << "this write into memory from new or malloc lands at an offset Oxide cannot prove stays inside "
+            d << "this write into memory from new or malloc lands at an offset Oxide cannot prove stays "
+                 "inside "
                  "the allocation (a constant size, written at constant offsets); use a local array, or drop "
                  "the contract and launch with oxide::unsafe_launch";
           });
@@ -635,18 +646,23 @@ private:
         checkParamWrite(op, root.source);
         break;
       case RootKind::Global:
-        report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) { d << "this write targets a device global variable, which every thread of the launch shares; "
-                     "write results through a DisjointSpan parameter, or drop the contract and launch with "
-                     "oxide::unsafe_launch"; });
+        report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) {
+          d << "this write targets a device global variable, which every thread of the launch shares; "
+               "write results through a DisjointSpan parameter, or drop the contract and launch with "
+               "oxide::unsafe_launch";
+        });
         break;
       case RootKind::Constant:
-        report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) { d << "this write targets constant or read-only memory"; });
+        report(op, kRuleStoreTarget,
+               [&](InFlightDiagnostic &d) { d << "this write targets constant or read-only memory"; });
         break;
       case RootKind::Unknown:
-        report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) { d << "the address of this write " << unknownReason(root.source)
-                  << ", so Oxide cannot prove it lands in memory the thread may write (a local variable, "
-                     "shared memory, its own DisjointSpan element or an AtomicSpan element); write through "
-                     "the span APIs directly, or drop the contract and launch with oxide::unsafe_launch"; });
+        report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) {
+          d << "the address of this write " << unknownReason(root.source)
+            << ", so Oxide cannot prove it lands in memory the thread may write (a local variable, "
+               "shared memory, its own DisjointSpan element or an AtomicSpan element); write through "
+               "the span APIs directly, or drop the contract and launch with oxide::unsafe_launch";
+        });
         break;
       }
     }
@@ -719,8 +735,10 @@ private:
     if (auto alloca = root.source.getDefiningOp<LLVM::AllocaOp>()) {
       APInt count;
       if (matchPattern(alloca.getArraySize(), m_ConstantInt(&count)))
-        bytes = count.getSExtValue() * static_cast<int64_t>(layout.getTypeSize(alloca.getElemType()).getFixedValue());
-    } else if (auto malloc = root.source.getDefiningOp<LLVM::CallOp>(); malloc && root.kind == RootKind::Heap) {
+        bytes = count.getSExtValue() *
+                static_cast<int64_t>(layout.getTypeSize(alloca.getElemType()).getFixedValue());
+    } else if (auto malloc = root.source.getDefiningOp<LLVM::CallOp>();
+               malloc && root.kind == RootKind::Heap) {
       if (!malloc.getArgOperands().empty())
         bytes = constantLength(malloc.getArgOperands()[0]);
     } else if (auto shared = root.source.getDefiningOp<oxide::SharedAllocOp>()) {
@@ -752,16 +770,20 @@ private:
           continue;
         if (data.kind == RootKind::Param && paramKind(data.source) == 'a') {
           if (!atomic)
-            report(op, kRuleAtomicOnly, [&](InFlightDiagnostic &d) { d << "this is a plain write to an element of AtomicSpan '" << paramName(data.source)
-                      << "', which other threads update at the same time; use its atomic operations "
-                         "(fetch_add, store, exchange, compare_exchange...)"; });
+            report(op, kRuleAtomicOnly, [&](InFlightDiagnostic &d) {
+              d << "this is a plain write to an element of AtomicSpan '" << paramName(data.source)
+                << "', which other threads update at the same time; use its atomic operations "
+                   "(fetch_add, store, exchange, compare_exchange...)";
+            });
           continue;
         }
         if (data.kind == RootKind::Param) {
           checkParamWrite(op, data.source);
           continue;
         }
-        report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) { d << "this write targets an element of memory that is not an AtomicSpan parameter"; });
+        report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) {
+          d << "this write targets an element of memory that is not an AtomicSpan parameter";
+        });
       }
       what = "the element";
     }
@@ -769,14 +791,16 @@ private:
     if (offset.state == Offset::Known && size && offset.bytes >= 0 && offset.bytes + *size <= elemSize)
       return;
     report(op, kRuleElementBounds, [&](InFlightDiagnostic &diag) {
-    if (offset.state == Offset::Known && size)
-      diag << "this write of " << *size << " bytes at byte offset " << offset.bytes << " from " << what << " ("
-           << elemSize << " bytes) lands outside it, in another thread's element or past the end; write only "
-           << "through the pointer get_mut returns (no pointer arithmetic), or use tile_mut for several elements";
-    else
-      diag << "this write lands at an offset from " << what << " that Oxide cannot prove stays inside it ("
-           << elemSize << " bytes); write only through the pointer get_mut returns, index members of the "
-           << "element with constants, or use tile_mut for several elements";
+      if (offset.state == Offset::Known && size)
+        diag << "this write of " << *size << " bytes at byte offset " << offset.bytes << " from " << what
+             << " (" << elemSize
+             << " bytes) lands outside it, in another thread's element or past the end; write only "
+             << "through the pointer get_mut returns (no pointer arithmetic), or use tile_mut for several "
+                "elements";
+      else
+        diag << "this write lands at an offset from " << what << " that Oxide cannot prove stays inside it ("
+             << elemSize << " bytes); write only through the pointer get_mut returns, index members of the "
+             << "element with constants, or use tile_mut for several elements";
     });
   }
 
@@ -784,35 +808,45 @@ private:
     const std::string name = paramName(kernelArg);
     switch (paramKind(kernelArg)) {
     case 'i':
-      report(op, kRuleInputWrite, [&](InFlightDiagnostic &d) { d << "this write targets input '" << name
-                << "', a read-only oxide::Span<const T> that other threads read at the same time: inputs are "
-                   "never written; write results through a DisjointSpan parameter"; });
+      report(op, kRuleInputWrite, [&](InFlightDiagnostic &d) {
+        d << "this write targets input '" << name
+          << "', a read-only oxide::Span<const T> that other threads read at the same time: inputs are "
+             "never written; write results through a DisjointSpan parameter";
+      });
       return;
     case 'o':
     case '2':
     case '3':
-      report(op, kRuleOwnElement, [&](InFlightDiagnostic &d) { d << "this write targets output '" << name
-                << "' at an element that was not obtained through its get_mut(witness) or tile_mut(witness), "
-                   "so another thread may write the same element; write only through the pointer get_mut "
-                   "returns for the calling thread's witness"; });
+      report(op, kRuleOwnElement, [&](InFlightDiagnostic &d) {
+        d << "this write targets output '" << name
+          << "' at an element that was not obtained through its get_mut(witness) or tile_mut(witness), "
+             "so another thread may write the same element; write only through the pointer get_mut "
+             "returns for the calling thread's witness";
+      });
       return;
     case 'a':
-      report(op, kRuleAtomicOnly, [&](InFlightDiagnostic &d) { d << "this write targets AtomicSpan '" << name
-                << "' without its atomic operations; use fetch_add, store, exchange or compare_exchange"; });
+      report(op, kRuleAtomicOnly, [&](InFlightDiagnostic &d) {
+        d << "this write targets AtomicSpan '" << name
+          << "' without its atomic operations; use fetch_add, store, exchange or compare_exchange";
+      });
       return;
     default:
-      report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) { d << "this write targets memory that parameter '" << name
-                << "' points to, which the kernel may not write"; });
+      report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) {
+        d << "this write targets memory that parameter '" << name
+          << "' points to, which the kernel may not write";
+      });
     }
   }
 
   void checkEscape(Operation *op, Value value, llvm::StringRef how) {
     for (const Root &root : rootsOf(value))
       if (root.kind == RootKind::Element && isa<oxide::DisjointGetOp>(root.source.getDefiningOp())) {
-        report(op, kRuleEscape, [&](InFlightDiagnostic &d) { d << "the pointer to the thread's own element of output " << outputName(root.source.getDefiningOp())
-                  << " escapes: it is " << how
-                  << ", and another thread or later code could write through it; use the pointer only to "
-                     "read and write that element"; });
+        report(op, kRuleEscape, [&](InFlightDiagnostic &d) {
+          d << "the pointer to the thread's own element of output " << outputName(root.source.getDefiningOp())
+            << " escapes: it is " << how
+            << ", and another thread or later code could write through it; use the pointer only to "
+               "read and write that element";
+        });
         return;
       }
   }
@@ -847,7 +881,8 @@ private:
         if (target.isExternal()) {
           report(call, kRuleOpaque, [&](InFlightDiagnostic &d) {
             d << "code reached from contracted kernel '" << kernelName(call)
-              << "' calls through a function pointer, which may reach '" << llvm::demangle(target.getSymName().str())
+              << "' calls through a function pointer, which may reach '"
+              << llvm::demangle(target.getSymName().str())
               << "', whose code is not in this translation unit; call the function directly, or drop the "
                  "contract and launch with oxide::unsafe_launch";
           });
@@ -862,7 +897,8 @@ private:
     if (name.starts_with("__nv_")) { // libdevice maths: writes only results through pointers
       for (auto [i, arg] : llvm::enumerate(call.getArgOperands()))
         if (isa<LLVM::LLVMPointerType>(arg.getType()))
-          checkWrite(call, call.getArgOperands().getBeginOperandIndex() + i, libdeviceOutputSize(name), false);
+          checkWrite(call, call.getArgOperands().getBeginOperandIndex() + i, libdeviceOutputSize(name),
+                     false);
       return;
     }
     if (llvm::is_contained({"vprintf", "__assertfail", "malloc", "free"}, name)) {
@@ -870,11 +906,13 @@ private:
         checkEscape(call, arg, "passed to '" + name.str() + "'");
       return;
     }
-    report(call, kRuleOpaque, [&](InFlightDiagnostic &d) { d << "code reached from contracted kernel '" << kernelName(call) << "' calls '"
-                << llvm::demangle(name.str())
-                << "', whose code is not in this translation unit, so Oxide cannot check what it writes; define "
-                   "it in the file (or a header it includes), or drop the contract and launch with "
-                   "oxide::unsafe_launch"; });
+    report(call, kRuleOpaque, [&](InFlightDiagnostic &d) {
+      d << "code reached from contracted kernel '" << kernelName(call) << "' calls '"
+        << llvm::demangle(name.str())
+        << "', whose code is not in this translation unit, so Oxide cannot check what it writes; define "
+           "it in the file (or a header it includes), or drop the contract and launch with "
+           "oxide::unsafe_launch";
+    });
   }
 
   /// Intrinsics that take pointers but never write through them.
@@ -905,12 +943,15 @@ private:
             [&](auto mem) { checkWrite(op, 0, constantLength(mem.getLen()), false); })
         .Case<LLVM::MemcpyInlineOp, LLVM::MemsetInlineOp>(
             [&](auto mem) { checkWrite(op, 0, mem.getLen().getSExtValue(), false); })
-        .Case<LLVM::PtrToIntOp>([&](LLVM::PtrToIntOp cast) { checkEscape(op, cast.getArg(), "converted to an integer"); })
+        .Case<LLVM::PtrToIntOp>(
+            [&](LLVM::PtrToIntOp cast) { checkEscape(op, cast.getArg(), "converted to an integer"); })
         .Case<LLVM::CallOp>([&](LLVM::CallOp call) { checkCall(call); })
         .Case<LLVM::InlineAsmOp>([&](auto) {
-          report(op, kRuleOpaque, [&](InFlightDiagnostic &d) { d << "inline assembly in code reached from contracted kernel '" << kernelName(op)
-                    << "' cannot be checked: it may write any memory; use Oxide's device API, or drop the "
-                       "contract and launch with oxide::unsafe_launch"; });
+          report(op, kRuleOpaque, [&](InFlightDiagnostic &d) {
+            d << "inline assembly in code reached from contracted kernel '" << kernelName(op)
+              << "' cannot be checked: it may write any memory; use Oxide's device API, or drop the "
+                 "contract and launch with oxide::unsafe_launch";
+          });
         })
         .Case<LLVM::CallIntrinsicOp>([&](LLVM::CallIntrinsicOp call) {
           // Memory intrinsics the importer keeps by name (other address spaces, volatile forms).
@@ -924,9 +965,11 @@ private:
           if (readsOnly(call.getIntrin()) ||
               llvm::none_of(call.getArgs(), [](Value v) { return holdsPointers(v.getType()); }))
             return;
-          report(op, kRuleOpaque, [&](InFlightDiagnostic &d) { d << "code reached from contracted kernel '" << kernelName(op) << "' calls intrinsic '"
-                    << call.getIntrin() << "', which may write through its pointer arguments and Oxide cannot "
-                    << "check; use Oxide's device API, or drop the contract and launch with oxide::unsafe_launch"; });
+          report(op, kRuleOpaque, [&](InFlightDiagnostic &d) {
+            d << "code reached from contracted kernel '" << kernelName(op) << "' calls intrinsic '"
+              << call.getIntrin() << "', which may write through its pointer arguments and Oxide cannot "
+              << "check; use Oxide's device API, or drop the contract and launch with oxide::unsafe_launch";
+          });
         })
         .Case<oxide::DisjointGetOp>([&](oxide::DisjointGetOp get) { checkSpanOrigin(get); })
         .Case<oxide::SpanElemOp>([&](oxide::SpanElemOp elem) {
@@ -976,15 +1019,15 @@ private:
       return;
     }
     report(get, kRuleSpanOrigin, [&](InFlightDiagnostic &diag) {
-    diag << "this DisjointSpan is not a DisjointSpan parameter of kernel '" << kernelName(get) << "'";
-    for (const Root &root : rootsOf(get.getData()))
-      if (root.kind == RootKind::Param) {
-        diag << ": its memory is parameter '" << paramName(root.source) << "'";
-        break;
-      }
-    diag << "; outputs come only from the kernel's own DisjointSpan parameters, which the runtime binds and "
-            "checks for overlap (never make spans yourself, and pass the span, not its parts)"
-        ;
+      diag << "this DisjointSpan is not a DisjointSpan parameter of kernel '" << kernelName(get) << "'";
+      for (const Root &root : rootsOf(get.getData()))
+        if (root.kind == RootKind::Param) {
+          diag << ": its memory is parameter '" << paramName(root.source) << "'";
+          break;
+        }
+      diag
+          << "; outputs come only from the kernel's own DisjointSpan parameters, which the runtime binds and "
+             "checks for overlap (never make spans yourself, and pass the span, not its parts)";
     });
   }
 
@@ -1036,10 +1079,12 @@ private:
             return "tiles of " + std::to_string(g.getTileRows()) + " x " + std::to_string(g.getTile()) +
                    " elements (tile_mut)";
           };
-          report(get, kRuleOwnElement, [&](InFlightDiagnostic &d) { d << "output '" << paramName(param) << "' is written here as " << shape(get)
-                     << " but elsewhere as " << shape(first)
-                     << ": the threads' elements would overlap; use one shape for each output";
-            d.attachNote(oxide::userLocation(first.getLoc())) << "the other shape is used here"; });
+          report(get, kRuleOwnElement, [&](InFlightDiagnostic &d) {
+            d << "output '" << paramName(param) << "' is written here as " << shape(get)
+              << " but elsewhere as " << shape(first)
+              << ": the threads' elements would overlap; use one shape for each output";
+            d.attachNote(oxide::userLocation(first.getLoc())) << "the other shape is used here";
+          });
           break;
         }
     }

@@ -36,7 +36,7 @@ void register_host_kernel(const void *host_address, std::string_view name,
 
 template <class T>
 inline constexpr char param_kind_v =
-    std::is_integral_v<T> &&std::is_unsigned_v<T> && !std::is_same_v<T, bool> ? 'u' : 'x';
+    std::is_integral_v<T> && std::is_unsigned_v<T> && !std::is_same_v<T, bool> ? 'u' : 'x';
 template <class T> inline constexpr char param_kind_v<Span<const T>> = 'i';
 template <class T> inline constexpr char param_kind_v<Span<T>> = std::is_const_v<T> ? 'i' : 'm';
 template <class T> inline constexpr char param_kind_v<DisjointSpan<T>> = 'o';

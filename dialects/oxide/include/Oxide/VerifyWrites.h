@@ -26,7 +26,8 @@ namespace oxide {
 /// Checks every write of the contracted kernels of `module` and of what they reach, reports each
 /// violation at the user's line, and confines the writes that need it. Fails when any write
 /// breaks a rule.
-mlir::LogicalResult verifyWrites(mlir::ModuleOp module, llvm::ArrayRef<mlir::LLVM::LLVMFuncOp> contractedKernels);
+mlir::LogicalResult verifyWrites(mlir::ModuleOp module,
+                                 llvm::ArrayRef<mlir::LLVM::LLVMFuncOp> contractedKernels);
 
 } // namespace oxide
 
