@@ -634,9 +634,8 @@ private:
         if (!provenInside(address, root, size))
           report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) {
             d << "this write into memory from new or malloc lands at an offset Oxide cannot prove stays "
-                 "inside "
-                 "the allocation (a constant size, written at constant offsets); use a local array, or drop "
-                 "the contract and launch with oxide::unsafe_launch";
+                 "inside the allocation (a constant size, written at constant offsets); use a local array, "
+                 "or drop the contract and launch with oxide::unsafe_launch";
           });
         break;
       case RootKind::Element:
@@ -668,12 +667,12 @@ private:
     }
     if (!needsConfinement)
       return;
-    bool onlyPrivateOrShared = llvm::all_of(set, [](const Root &r) {
+    // A pointer that may also point into an element, a heap block or elsewhere cannot be made
+    // a local or shared one.
+    const bool onlyPrivateOrShared = llvm::all_of(set, [](const Root &r) {
       return r.kind == RootKind::Private || r.kind == RootKind::Shared || r.kind == RootKind::Null;
     });
-    if (!onlyPrivateOrShared)
-      return; // already reported
-    if (!confinable) {
+    if (!confinable || !onlyPrivateOrShared) {
       report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) {
         d << "this write lands at an offset Oxide cannot bound, in "
           << (space1 == RootKind::Shared ? "shared memory" : "a local variable")
