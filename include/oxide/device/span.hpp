@@ -60,7 +60,8 @@ template <class T, std::size_t N> class DisjointTile {
 public:
   using size_type = std::size_t;
 
-  /// Visits the tile's elements in order (a range-for over the tile).
+  /// Visits the tile's elements in order (a range-for over the tile). It holds its own copy of
+  /// what names the elements, so it stays valid after the tile it came from is gone.
   class iterator {
   public:
     using iterator_category = std::forward_iterator_tag;
@@ -70,7 +71,7 @@ public:
     using reference = T &;
 
     constexpr iterator() noexcept = default;
-    constexpr T &operator*() const noexcept { return (*tile_)[j_]; }
+    constexpr T &operator*() const noexcept { return element(data_, span_size_, index_, j_, count_); }
     constexpr iterator &operator++() noexcept {
       ++j_;
       return *this;
@@ -84,26 +85,33 @@ public:
 
   private:
     friend class DisjointTile;
-    constexpr iterator(const DisjointTile *tile, size_type j) noexcept : tile_(tile), j_(j) {}
-    const DisjointTile *tile_ = nullptr;
-    size_type j_ = 0;
+    constexpr iterator(const DisjointTile &tile, size_type j) noexcept
+        : data_(tile.data_), span_size_(tile.span_size_), index_(tile.index_), count_(tile.count_), j_(j) {}
+    T *data_ = nullptr;
+    size_type span_size_ = 0, index_ = 0, count_ = 0, j_ = 0;
   };
 
   /// N for a full tile, fewer for the last thread's partial tile, 0 past the end.
   [[nodiscard]] constexpr size_type size() const noexcept { return count_; }
   [[nodiscard]] constexpr bool full() const noexcept { return count_ == N; }
   [[nodiscard]] constexpr bool empty() const noexcept { return count_ == 0; }
-  constexpr iterator begin() const noexcept { return {this, 0}; }
-  constexpr iterator end() const noexcept { return {this, count_}; }
+  constexpr iterator begin() const noexcept { return {*this, 0}; }
+  constexpr iterator end() const noexcept { return {*this, count_}; }
   /// Element `j` of the tile; `j` must be below size() (checked: stops the kernel otherwise).
   constexpr T &operator[](size_type j) const noexcept {
-    T *element = static_cast<T *>(__oxide_disjoint_tile(data_, span_size_, sizeof(T), N, index_, j));
-    if (!element) [[unlikely]]
-      __oxide_bounds_fail(j, count_);
-    return *element;
+    return element(data_, span_size_, index_, j, count_);
   }
 
 private:
+  /// Element j of thread `index`'s tile of a span of `span_size` elements at `data`.
+  static constexpr T &element(T *data, size_type span_size, size_type index, size_type j,
+                              size_type count) noexcept {
+    T *element = static_cast<T *>(__oxide_disjoint_tile(data, span_size, sizeof(T), N, index, j));
+    if (!element) [[unlikely]]
+      __oxide_bounds_fail(j, count);
+    return *element;
+  }
+
   template <class> friend class DisjointSpan;
   constexpr DisjointTile(T *data, size_type span_size, size_type index, size_type count) noexcept
       : data_(data), span_size_(span_size), index_(index), count_(count) {}
