@@ -5,6 +5,7 @@
 #include "oxide/compiler/KernelGeometryFacts.h"
 #include "oxide/compiler/ProveIndexBounds.h"
 
+#include "clang/Basic/ParsedAttrInfo.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -38,6 +39,11 @@ void oxide::initializeTargets() {
     llvm::InitializeAllTargets();
     llvm::InitializeAllTargetMCs();
     llvm::InitializeAllAsmPrinters();
+    // Clang fills its list of plugin attributes ([[kernel]], oxide_implicit_device...) on first
+    // use, without a lock: two compiles filling it at once (host and device overlap) can see a
+    // partial list and reject the device wrapper's pragma. Every caller runs this before its
+    // compiles start.
+    (void)clang::getAttributePluginInstances();
     return true;
   }();
   (void)initialized;
