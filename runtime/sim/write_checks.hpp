@@ -1,6 +1,6 @@
 // The checking mode's write checks: what a simulated thread may write.
 //
-// oxcc instruments the host code of every function a kernel reaches (compiler/pipeline/
+// oxcc instruments the host code of every function a kernel reaches (compiler/host/
 // SimWriteChecks.cpp): before each store, atomic read-modify-write, compare-exchange and
 // memset/memcpy/memmove destination it calls __oxide_sim_check_write(address, bytes, where)
 // (or __oxide_sim_check_atomic_write for atomic instructions), behind a test of the global

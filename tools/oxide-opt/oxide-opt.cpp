@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Oxide/OxideDialect.h"
-#include "Oxide/OxidePasses.h"
+#include "Oxide/IR/OxideDialect.h"
+#include "Oxide/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -13,7 +13,7 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
-  oxide::registerOxidePasses();
+  oxide::registerOxidePassesAndPipelines();
   mlir::DialectRegistry registry;
   registry.insert<oxide::OxideDialect, mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect, mlir::DLTIDialect>();
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "Oxide optimizer driver\n", registry));

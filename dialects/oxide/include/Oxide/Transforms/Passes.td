@@ -1,7 +1,7 @@
-//===- OxidePasses.td - oxide dialect passes ---------------*- tablegen -*-===//
+//===- Passes.td - oxide dialect transformations -----------*- tablegen -*-===//
 
-#ifndef OXIDE_PASSES
-#define OXIDE_PASSES
+#ifndef OXIDE_TRANSFORMS_PASSES
+#define OXIDE_TRANSFORMS_PASSES
 
 include "mlir/Pass/PassBase.td"
 
@@ -65,14 +65,4 @@ def OxideOptimize : Pass<"oxide-optimize", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect"];
 }
 
-def OxideToNVVM : Pass<"oxide-to-nvvm", "::mlir::ModuleOp"> {
-  let summary = "Lower oxide ops to the NVVM and LLVM dialects";
-  let description = [{
-    `oxide.thread_index` becomes PTX special-register reads combined with a widening
-    multiply-add, `oxide.bounds_fail` a trap; `oxide.kernel` entry points keep the
-    `ptx_kernel` calling convention and lose the marker.
-  }];
-  let dependentDialects = ["::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect"];
-}
-
-#endif // OXIDE_PASSES
+#endif // OXIDE_TRANSFORMS_PASSES

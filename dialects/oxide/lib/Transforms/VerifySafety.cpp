@@ -1,18 +1,18 @@
 //===- VerifySafety.cpp - witness provenance and contract domains ---------===//
 
-#include "Oxide/ArchRequirements.h"
-#include "Oxide/KernelContract.h"
-#include "Oxide/OxideOps.h"
-#include "Oxide/OxidePasses.h"
-#include "Oxide/UserLocation.h"
-#include "Oxide/VerifyWrites.h"
+#include "Oxide/IR/ArchRequirements.h"
+#include "Oxide/IR/KernelContract.h"
+#include "Oxide/IR/OxideOps.h"
+#include "Oxide/IR/UserLocation.h"
+#include "Oxide/Transforms/Passes.h"
+#include "Oxide/Transforms/VerifyWrites.h"
 
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "llvm/Demangle/Demangle.h"
 
 namespace oxide {
 #define GEN_PASS_DEF_OXIDEVERIFYSAFETY
-#include "Oxide/OxidePasses.h.inc"
+#include "Oxide/Transforms/Passes.h.inc"
 } // namespace oxide
 
 using namespace mlir;

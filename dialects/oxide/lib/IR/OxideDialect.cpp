@@ -1,18 +1,18 @@
 //===- OxideDialect.cpp - the oxide dialect -------------------------------===//
 
-#include "Oxide/OxideDialect.h"
-#include "Oxide/KernelContract.h"
-#include "Oxide/OxideOps.h"
+#include "Oxide/IR/OxideDialect.h"
+#include "Oxide/IR/KernelContract.h"
+#include "Oxide/IR/OxideOps.h"
 
 using namespace mlir;
 using namespace oxide;
 
-#include "Oxide/OxideDialect.cpp.inc"
+#include "Oxide/IR/OxideDialect.cpp.inc"
 
 void OxideDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
-#include "Oxide/OxideOps.cpp.inc"
+#include "Oxide/IR/OxideOps.cpp.inc"
       >();
 }
 

@@ -1,9 +1,9 @@
 //===- ArchRequirements.cpp - what kernels need of the GPU ----------------===//
 
-#include "Oxide/ArchRequirements.h"
-#include "Oxide/KernelContract.h"
-#include "Oxide/OxideOps.h"
-#include "Oxide/UserLocation.h"
+#include "Oxide/IR/ArchRequirements.h"
+#include "Oxide/IR/KernelContract.h"
+#include "Oxide/IR/OxideOps.h"
+#include "Oxide/IR/UserLocation.h"
 
 #include "mlir/IR/SymbolTable.h"
 

@@ -7,11 +7,11 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
-#include "Oxide/OxideDialect.h"
+#include "Oxide/IR/OxideDialect.h"
 
-#include "Oxide/OxideEnums.h.inc"
+#include "Oxide/IR/OxideEnums.h.inc"
 
 #define GET_OP_CLASSES
-#include "Oxide/OxideOps.h.inc"
+#include "Oxide/IR/OxideOps.h.inc"
 
 #endif // OXIDE_OXIDEOPS_H

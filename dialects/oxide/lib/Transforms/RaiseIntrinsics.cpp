@@ -6,16 +6,16 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Oxide/KernelContract.h"
-#include "Oxide/OxideOps.h"
-#include "Oxide/OxidePasses.h"
+#include "Oxide/IR/KernelContract.h"
+#include "Oxide/IR/OxideOps.h"
+#include "Oxide/Transforms/Passes.h"
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace oxide {
 #define GEN_PASS_DEF_OXIDERAISE
-#include "Oxide/OxidePasses.h.inc"
+#include "Oxide/Transforms/Passes.h.inc"
 } // namespace oxide
 
 using namespace mlir;

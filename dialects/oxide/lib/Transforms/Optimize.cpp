@@ -1,8 +1,8 @@
 //===- Optimize.cpp - launch-contract facts into code generation ----------===//
 
-#include "Oxide/KernelContract.h"
-#include "Oxide/OxideOps.h"
-#include "Oxide/OxidePasses.h"
+#include "Oxide/IR/KernelContract.h"
+#include "Oxide/IR/OxideOps.h"
+#include "Oxide/Transforms/Passes.h"
 
 #include "mlir/IR/Matchers.h"
 
@@ -10,7 +10,7 @@
 
 namespace oxide {
 #define GEN_PASS_DEF_OXIDEOPTIMIZE
-#include "Oxide/OxidePasses.h.inc"
+#include "Oxide/Transforms/Passes.h.inc"
 } // namespace oxide
 
 using namespace mlir;

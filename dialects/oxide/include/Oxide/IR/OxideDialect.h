@@ -5,6 +5,6 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Dialect.h"
 
-#include "Oxide/OxideDialect.h.inc"
+#include "Oxide/IR/OxideDialect.h.inc"
 
 #endif // OXIDE_OXIDEDIALECT_H

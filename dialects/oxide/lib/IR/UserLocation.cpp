@@ -1,6 +1,6 @@
 //===- UserLocation.cpp ---------------------------------------------------===//
 
-#include "Oxide/UserLocation.h"
+#include "Oxide/IR/UserLocation.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/SmallVector.h"

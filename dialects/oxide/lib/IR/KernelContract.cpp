@@ -1,6 +1,6 @@
 //===- KernelContract.cpp -------------------------------------------------===//
 
-#include "Oxide/KernelContract.h"
+#include "Oxide/IR/KernelContract.h"
 
 using namespace mlir;
 

@@ -3,8 +3,8 @@
 #ifndef OXIDE_OPS
 #define OXIDE_OPS
 
-include "Oxide/OxideDialect.td"
-include "Oxide/OxideEnums.td"
+include "Oxide/IR/OxideDialect.td"
+include "Oxide/IR/OxideEnums.td"
 include "mlir/Dialect/LLVMIR/LLVMTypes.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 

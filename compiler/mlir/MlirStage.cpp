@@ -6,16 +6,17 @@
 #include "oxide/compiler/ReportedError.h"
 #include "llvm/IR/GlobalVariable.h"
 
-#include "Oxide/ArchRequirements.h"
-#include "Oxide/OxideDialect.h"
-#include "Oxide/OxidePasses.h"
-#include "Oxide/UserLocation.h"
+#include "Oxide/IR/ArchRequirements.h"
+#include "Oxide/IR/OxideDialect.h"
+#include "Oxide/IR/UserLocation.h"
+#include "Oxide/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -32,18 +33,6 @@
 using namespace oxide;
 
 namespace {
-
-/// Raising and the safety model's checks: the oxide dialect as the user's code produced it.
-void addCheckingPasses(mlir::OpPassManager &pm) {
-  pm.addPass(createOxideRaise());
-  pm.addPass(createOxideVerifySafety());
-}
-
-/// From the checked oxide dialect to LLVM + NVVM.
-void addLoweringPasses(mlir::OpPassManager &pm) {
-  pm.addPass(createOxideOptimize());
-  pm.addPass(createOxideToNVVM());
-}
 
 /// Prints the module after the passes that `prints` names, as the pass manager hands it on.
 class PrintAfterPasses : public mlir::PassInstrumentation {
@@ -138,8 +127,7 @@ llvm::Error checkArchRequirements(mlir::ModuleOp module, const MlirStageOptions 
 
 std::vector<std::string> oxide::mlirPassNames() {
   mlir::OpPassManager pm(mlir::ModuleOp::getOperationName());
-  addCheckingPasses(pm);
-  addLoweringPasses(pm);
+  buildOxidePipeline(pm);
   std::vector<std::string> names;
   for (mlir::Pass &pass : pm.getPasses())
     names.push_back(pass.getArgument().str());
@@ -180,9 +168,9 @@ llvm::Expected<std::unique_ptr<llvm::Module>> oxide::runMlirStage(std::unique_pt
     return reportedError("importing device LLVM IR into MLIR");
 
   mlir::PassManager checking(&context);
-  addCheckingPasses(checking);
+  buildOxideCheckPipeline(checking);
   mlir::PassManager lowering(&context);
-  addLoweringPasses(lowering);
+  buildOxideLowerPipeline(lowering);
   if (!options.printAfter.empty()) {
     checking.addInstrumentation(std::make_unique<PrintAfterPasses>(options.printAfter));
     lowering.addInstrumentation(std::make_unique<PrintAfterPasses>(options.printAfter));

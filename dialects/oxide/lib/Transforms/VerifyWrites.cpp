@@ -7,12 +7,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Oxide/VerifyWrites.h"
+#include "Oxide/Transforms/VerifyWrites.h"
 
-#include "Oxide/ArchRequirements.h"
-#include "Oxide/KernelContract.h"
-#include "Oxide/OxideOps.h"
-#include "Oxide/UserLocation.h"
+#include "Oxide/IR/ArchRequirements.h"
+#include "Oxide/IR/KernelContract.h"
+#include "Oxide/IR/OxideOps.h"
+#include "Oxide/IR/UserLocation.h"
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"

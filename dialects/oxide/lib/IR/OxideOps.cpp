@@ -1,6 +1,6 @@
 //===- OxideOps.cpp - oxide dialect operations ----------------------------===//
 
-#include "Oxide/OxideOps.h"
+#include "Oxide/IR/OxideOps.h"
 
 using namespace mlir;
 using namespace oxide;
@@ -44,7 +44,7 @@ LogicalResult SharedAllocOp::verify() {
   return success();
 }
 
-#include "Oxide/OxideEnums.cpp.inc"
+#include "Oxide/IR/OxideEnums.cpp.inc"
 
 #define GET_OP_CLASSES
-#include "Oxide/OxideOps.cpp.inc"
+#include "Oxide/IR/OxideOps.cpp.inc"

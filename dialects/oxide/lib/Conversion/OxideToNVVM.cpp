@@ -1,9 +1,9 @@
-//===- LowerToNVVM.cpp - oxide ops to NVVM/LLVM ---------------------------===//
+//===- OxideToNVVM.cpp - oxide ops to NVVM/LLVM ---------------------------===//
 
-#include "Oxide/KernelContract.h"
-#include "Oxide/OxideOps.h"
-#include "Oxide/OxidePasses.h"
-#include "Oxide/UserLocation.h"
+#include "Oxide/Conversion/Passes.h"
+#include "Oxide/IR/KernelContract.h"
+#include "Oxide/IR/OxideOps.h"
+#include "Oxide/IR/UserLocation.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
@@ -12,7 +12,7 @@
 
 namespace oxide {
 #define GEN_PASS_DEF_OXIDETONVVM
-#include "Oxide/OxidePasses.h.inc"
+#include "Oxide/Conversion/Passes.h.inc"
 } // namespace oxide
 
 using namespace mlir;
