@@ -24,7 +24,7 @@ namespace {
 
 /// The stream's context, after checking that a buffer owned by `owner` may be used on it.
 const ContextState &stream_context(const Stream &stream, const ContextState *owner, const char *operation) {
-  const ContextState &context = *stream.context_state();
+  const ContextState &context = *detail::StreamAccess::context_state(stream);
   if (owner && owner->handle() != context.handle())
     throw Error(ErrorKind::WrongContext, fmt::format("{}: the buffer belongs to {} but the stream to {}",
                                                      operation, owner->label(), context.label()));
@@ -127,7 +127,7 @@ std::uint64_t device_alloc(ContextState &context, std::size_t bytes) {
 }
 
 std::uint64_t device_alloc_async(const Stream &stream, std::size_t bytes) {
-  const ContextState &context = *stream.context_state();
+  const ContextState &context = *detail::StreamAccess::context_state(stream);
   check_not_capturing(stream, "DeviceBuffer::allocate_async", "allocate before Graph::capture");
   if (context.is_simulator())
     return sim_alloc(context, bytes, "allocate_async");

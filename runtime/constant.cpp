@@ -7,13 +7,13 @@
 
 #include "context_state.hpp"
 #include "cuda_driver.hpp"
+#include "oxide/detail/host/registry.hpp"
 #include "oxide/host/error.hpp"
-#include "oxide/host/registry.hpp"
 
 namespace oxide::detail {
 
 void set_constant_bytes(Stream &stream, void *host_address, const void *value, std::size_t bytes) {
-  ContextState &state = *stream.context_state();
+  ContextState &state = *detail::StreamAccess::context_state(stream);
   std::memmove(host_address, value, bytes);
   if (state.is_simulator())
     return; // kernels run on the host and read the host copy; simulator streams run in order

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "oxide/host/device.hpp"
-#include "oxide/host/registry.hpp"
+#include "oxide/detail/host/registry.hpp"
 #include "sim/options.hpp"
 
 namespace oxide::detail {

@@ -30,7 +30,7 @@ Event &Event::operator=(Event &&) noexcept = default;
 Event::~Event() = default;
 
 Event Event::create(const Context &context, Timing timing) {
-  const auto &state = context.state();
+  const auto &state = detail::ContextAccess::state(context);
   const bool timed = timing == Timing::Enabled;
   if (state->is_simulator())
     return Event(std::make_shared<detail::EventState>(state, nullptr, timed));
@@ -58,7 +58,7 @@ void *Event::native_handle() const noexcept { return state_ ? state_->handle : n
 
 void Event::record(Stream &stream) {
   detail::EventState &event = state();
-  const detail::ContextState &context = *stream.context_state();
+  const detail::ContextState &context = *detail::StreamAccess::context_state(stream);
   if (context.handle() != event.context->handle())
     throw Error(ErrorKind::WrongStreamContext,
                 fmt::format("Event::record: the event belongs to {} but the stream to {}",

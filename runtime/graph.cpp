@@ -17,8 +17,8 @@
 #include "context_state.hpp"
 #include "cuda_driver.hpp"
 #include "graph_capture.hpp"
+#include "oxide/detail/host/launch_core.hpp"
 #include "oxide/host/error.hpp"
-#include "oxide/host/launch_core.hpp"
 #include "oxide/host/stream.hpp"
 #include "sim/launch.hpp"
 #include "stream_state.hpp"
@@ -194,7 +194,7 @@ const detail::GraphState &Graph::state() const {
 }
 
 Graph Graph::capture_with(Stream &stream, void (*invoke)(void *, Stream &), void *body) {
-  const std::shared_ptr<detail::ContextState> &context = stream.context_state();
+  const std::shared_ptr<detail::ContextState> &context = detail::StreamAccess::context_state(stream);
   if (stream.is_default())
     throw Error(ErrorKind::GraphCapture,
                 "Graph::capture: the default stream cannot be captured; capture a stream "
@@ -263,7 +263,7 @@ Graph Graph::capture_with(Stream &stream, void (*invoke)(void *, Stream &), void
 
 void Graph::launch(Stream &stream) const {
   const detail::GraphState &graph = state();
-  const detail::ContextState &context = *stream.context_state();
+  const detail::ContextState &context = *detail::StreamAccess::context_state(stream);
   if (context.handle() != graph.context->handle())
     throw Error(ErrorKind::WrongStreamContext,
                 fmt::format("Graph::launch: the graph belongs to {} but the stream to {}",

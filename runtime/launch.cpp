@@ -1,6 +1,6 @@
 // The runtime half of oxide::prepare and oxide::unsafe_launch, the checks made at every launch,
 // and the launch itself: on the GPU here, on the CPU simulator in sim/launch.cpp.
-#include "oxide/host/launch_core.hpp"
+#include "oxide/detail/host/launch_core.hpp"
 
 #include <fmt/format.h>
 
@@ -129,7 +129,7 @@ PreparedKernel finish(const std::shared_ptr<ContextState> &state, const Register
 
 PreparedKernel prepare_kernel(const Context &context, HostKernel host, std::span<const HostParam> params,
                               const LaunchGeometry &geometry, unsigned rank) {
-  const std::shared_ptr<ContextState> &state = context.state();
+  const std::shared_ptr<ContextState> &state = detail::ContextAccess::state(context);
   const RegisteredKernel &kernel = state->kernel(reinterpret_cast<const void *>(host.function), params);
   const KernelContract *contract = launch_contract(kernel);
   if (!contract)
@@ -149,7 +149,7 @@ PreparedKernel prepare_kernel(const Context &context, HostKernel host, std::span
 
 PreparedKernel prepare_unsafe_kernel(const Stream &stream, HostKernel host, std::span<const HostParam> params,
                                      const LaunchGeometry &geometry, unsigned rank) {
-  const std::shared_ptr<ContextState> &state = stream.context_state();
+  const std::shared_ptr<ContextState> &state = detail::StreamAccess::context_state(stream);
   const RegisteredKernel &kernel = state->kernel(reinterpret_cast<const void *>(host.function), params);
   validate_geometry(geometry, rank);
   check_launch_bounds(kernel, geometry);
@@ -158,7 +158,7 @@ PreparedKernel prepare_unsafe_kernel(const Stream &stream, HostKernel host, std:
 
 std::uint32_t max_resident_blocks(const Context &context, HostKernel host, std::span<const HostParam> params,
                                   std::uint32_t block_threads, std::uint32_t dynamic_shared_bytes) {
-  const std::shared_ptr<ContextState> &state = context.state();
+  const std::shared_ptr<ContextState> &state = detail::ContextAccess::state(context);
   const RegisteredKernel &kernel = state->kernel(reinterpret_cast<const void *>(host.function), params);
   const Device &device = state->device();
   if (block_threads == 0 || block_threads > static_cast<std::uint32_t>(device.max_threads_per_block()))
@@ -203,7 +203,7 @@ std::string argument_label(const KernelContract *contract, std::size_t index) {
 
 void check_launch(const PreparedKernel &kernel, const Stream &stream,
                   std::span<const ArgumentMemory> arguments, std::span<const std::uint64_t> contract_values) {
-  const ContextState &stream_context = *stream.context_state();
+  const ContextState &stream_context = *detail::StreamAccess::context_state(stream);
   const CUcontext handle = kernel.context->handle();
   if (stream_context.handle() != handle) [[unlikely]]
     throw Error(ErrorKind::WrongStreamContext,

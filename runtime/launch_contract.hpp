@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "oxide/detail/contract.hpp"
-#include "oxide/host/registry.hpp"
+#include "oxide/detail/host/registry.hpp"
 
 namespace oxide::detail {
 

@@ -1,5 +1,5 @@
 // The process-wide kernel registry, filled by the constructors the compiler emits.
-#include "oxide/host/registry.hpp"
+#include "oxide/detail/host/registry.hpp"
 
 #include <cxxabi.h>
 #include <dlfcn.h>

@@ -53,7 +53,7 @@ StreamState::~StreamState() {
 
 const std::shared_ptr<StreamState> &StreamAccess::ensure_state(Stream &stream) {
   if (!stream.state_) {
-    const auto &context = stream.context_state();
+    const auto &context = detail::StreamAccess::context_state(stream);
     stream.state_ =
         std::make_shared<StreamState>(context, static_cast<CUstream>(stream.handle_), Stream::Kind::Default);
   }
@@ -121,7 +121,7 @@ void Stream::reset() noexcept {
 }
 
 Stream Stream::adopt(const Context &context, void *cu_stream) {
-  const auto &state = context.state();
+  const auto &state = detail::ContextAccess::state(context);
   if (!cu_stream)
     return context.default_stream();
   if (state->is_simulator())
@@ -224,7 +224,7 @@ void Stream::then(std::function<void()> callback) {
 
 void Stream::wait(const Event &event) {
   const auto &context = context_state();
-  const detail::EventState &waited = event.state();
+  const detail::EventState &waited = detail::EventAccess::state(event);
   if (waited.context->is_simulator())
     return; // a simulator event has completed when it was recorded
   if (context->is_simulator()) {

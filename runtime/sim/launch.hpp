@@ -3,8 +3,8 @@
 
 #include <cstdint>
 
-#include "oxide/host/launch_core.hpp"
-#include "oxide/host/registry.hpp"
+#include "oxide/detail/host/launch_core.hpp"
+#include "oxide/detail/host/registry.hpp"
 
 namespace oxide::detail::sim {
 

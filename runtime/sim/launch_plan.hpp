@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "oxide/host/launch_core.hpp"
+#include "oxide/detail/host/launch_core.hpp"
 #include "sim/disjoint_claims.hpp"
 #include "sim/options.hpp"
 

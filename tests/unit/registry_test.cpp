@@ -8,7 +8,7 @@
 #include "oxide/device/span.hpp"
 #include "oxide/host/error.hpp"
 #include "oxide/host/launch.hpp"
-#include "oxide/host/registry.hpp"
+#include "oxide/detail/host/registry.hpp"
 
 namespace {
 

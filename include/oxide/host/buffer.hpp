@@ -82,7 +82,7 @@ public:
   /// `count` elements with unspecified contents.
   [[nodiscard]] static DeviceBuffer uninitialized(Stream &stream, size_type count) {
     const std::size_t bytes = detail::checked_byte_size(count, sizeof(T));
-    const auto &context = stream.context_state();
+    const auto &context = detail::StreamAccess::context_state(stream);
     return DeviceBuffer(context, bytes == 0 ? 0 : detail::device_alloc(*context, bytes), count);
   }
 
@@ -113,7 +113,7 @@ public:
   /// GraphCapture on a stream being captured (allocate before the capture).
   [[nodiscard]] static DeviceBuffer allocate_async(Stream &stream, size_type count) {
     const std::size_t bytes = detail::checked_byte_size(count, sizeof(T));
-    DeviceBuffer buffer(stream.context_state(), 0, count);
+    DeviceBuffer buffer(detail::StreamAccess::context_state(stream), 0, count);
     buffer.ownership_ = detail::MemoryOwnership::StreamOrdered;
     buffer.order_ = detail::StreamAccess::state(stream);
     if (bytes != 0)
@@ -130,7 +130,7 @@ public:
   [[nodiscard]] static DeviceBuffer unsafe_borrow(const Context &context, std::uint64_t device_ptr,
                                                   size_type count) {
     detail::check_borrowed(device_ptr, detail::checked_byte_size(count, sizeof(T)), alignof(T));
-    DeviceBuffer buffer(context.state(), count == 0 ? 0 : device_ptr, count);
+    DeviceBuffer buffer(detail::ContextAccess::state(context), count == 0 ? 0 : device_ptr, count);
     buffer.ownership_ = detail::MemoryOwnership::Borrowed;
     return buffer;
   }

@@ -15,6 +15,7 @@ class Stream;
 
 namespace detail {
 class ContextState; // defined in the runtime; holds driver handles
+struct ContextAccess;
 } // namespace detail
 
 class Context {
@@ -63,12 +64,19 @@ public:
   /// The CUcontext, for interoperation with other CUDA code; nullptr on the simulator.
   [[nodiscard]] void *native_handle() const;
 
-  /// Runtime internal: the shared state. Throws oxide::Error on a moved-from Context.
-  [[nodiscard]] const std::shared_ptr<detail::ContextState> &state() const;
-
 private:
+  friend struct detail::ContextAccess;
+  /// The shared state. Throws oxide::Error on a moved-from Context.
+  [[nodiscard]] const std::shared_ptr<detail::ContextState> &state() const;
   explicit Context(std::shared_ptr<detail::ContextState> state) noexcept : state_(std::move(state)) {}
   std::shared_ptr<detail::ContextState> state_;
 };
+
+namespace detail {
+/// Runtime access to a Context's shared state.
+struct ContextAccess {
+  static const std::shared_ptr<ContextState> &state(const Context &context) { return context.state(); }
+};
+} // namespace detail
 
 } // namespace oxide

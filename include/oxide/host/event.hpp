@@ -18,6 +18,7 @@ class Stream;
 
 namespace detail {
 class EventState;
+struct EventAccess;
 } // namespace detail
 
 /// A CUDA event of one context (cuEventCreate), destroyed with this object. RAII and move-only.
@@ -59,12 +60,19 @@ public:
   /// The CUevent, for interoperation with other CUDA code; nullptr on the simulator.
   [[nodiscard]] void *native_handle() const noexcept;
 
-  /// Runtime internal: the shared state. Throws oxide::Error on a moved-from Event.
-  [[nodiscard]] detail::EventState &state() const;
-
 private:
+  friend struct detail::EventAccess;
+  /// The shared state. Throws oxide::Error on a moved-from Event.
+  [[nodiscard]] detail::EventState &state() const;
   explicit Event(std::shared_ptr<detail::EventState> state) noexcept;
   std::shared_ptr<detail::EventState> state_;
 };
+
+namespace detail {
+/// Runtime access to an Event's shared state.
+struct EventAccess {
+  static EventState &state(const Event &event) { return event.state(); }
+};
+} // namespace detail
 
 } // namespace oxide

@@ -56,7 +56,7 @@ public:
   /// `count` elements with unspecified contents. Throws oxide::Error (OutOfMemory).
   [[nodiscard]] static PinnedBuffer uninitialized(const Context &context, size_type count) {
     const std::size_t bytes = detail::checked_byte_size(count, sizeof(T));
-    const auto &state = context.state();
+    const auto &state = detail::ContextAccess::state(context);
     return PinnedBuffer(state, bytes == 0 ? nullptr : static_cast<T *>(detail::pinned_alloc(*state, bytes)),
                         count);
   }

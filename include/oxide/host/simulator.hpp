@@ -15,7 +15,7 @@
 
 #include "oxide/device/span.hpp"
 #include "oxide/host/kernel_argument.hpp"
-#include "oxide/host/registry.hpp"
+#include "oxide/detail/host/registry.hpp"
 
 namespace oxide::sim {
 

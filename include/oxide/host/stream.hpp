@@ -73,10 +73,9 @@ public:
   /// with other CUDA code. Valid while this Stream lives.
   [[nodiscard]] void *native_handle() const noexcept { return handle_; }
 
-  /// Runtime internal: the owning context. Throws oxide::Error on a moved-from Stream.
-  [[nodiscard]] const std::shared_ptr<detail::ContextState> &context_state() const;
-
 private:
+  /// The owning context. Throws oxide::Error on a moved-from Stream.
+  [[nodiscard]] const std::shared_ptr<detail::ContextState> &context_state() const;
   friend class Context;
   friend struct detail::StreamAccess;
   Stream(std::shared_ptr<detail::ContextState> context, std::shared_ptr<detail::StreamState> state,
@@ -95,6 +94,10 @@ struct StreamAccess {
   static const std::shared_ptr<StreamState> &state(const Stream &stream) noexcept { return stream.state_; }
   /// The stream's state, made first for a default stream that has none yet.
   static const std::shared_ptr<StreamState> &ensure_state(Stream &stream);
+  /// The owning context. Throws oxide::Error on a moved-from Stream.
+  static const std::shared_ptr<ContextState> &context_state(const Stream &stream) {
+    return stream.context_state();
+  }
 };
 } // namespace detail
 

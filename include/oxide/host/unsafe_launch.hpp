@@ -14,7 +14,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "oxide/host/launch_core.hpp"
+#include "oxide/detail/host/launch_core.hpp"
 
 namespace oxide {
 

@@ -17,7 +17,7 @@
 #include "oxide/host/context.hpp"
 #include "oxide/host/kernel_argument.hpp"
 #include "oxide/host/launch_config.hpp"
-#include "oxide/host/registry.hpp"
+#include "oxide/detail/host/registry.hpp"
 #include "oxide/host/stream.hpp"
 
 namespace oxide::detail {
