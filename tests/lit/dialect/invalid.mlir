@@ -155,3 +155,213 @@ llvm.func @span_elem_size(%p: !llvm.ptr, %n: i64, %j: i64) {
   %e = oxide.span_elem %p [%n] at %j elem 0 : !llvm.ptr
   llvm.return
 }
+
+// -----
+
+llvm.func @grid_stride_rank(%i: i64) {
+  // expected-error @+1 {{attribute 'rank' failed to satisfy constraint}}
+  %n = oxide.grid_stride_next %i rank 4 dim x : i64
+  llvm.return
+}
+
+// -----
+
+llvm.func @grid_stride_dim_outside_rank(%i: i64) {
+  // expected-error @+1 {{dimension z does not exist in a rank-2 launch}}
+  %n = oxide.grid_stride_next %i rank 2 dim z : i64
+  llvm.return
+}
+
+// -----
+
+llvm.func @geometry_kind() {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [thread_idx, block_idx, block_dim, grid_dim]}}
+  %t = oxide.geometry warp_idx x : i32
+  llvm.return
+}
+
+// -----
+
+llvm.func @barrier_operand(%v: i32) {
+  // expected-error @+1 {{'oxide.barrier' op requires zero operands}}
+  "oxide.barrier"(%v) : (i32) -> ()
+  llvm.return
+}
+
+// -----
+
+llvm.func @fence_scope() {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'scope' [block, device, system]}}
+  oxide.fence warp
+  llvm.return
+}
+
+// -----
+
+llvm.func @dynamic_shared_type() {
+  // expected-error @+1 {{result #0 must be LLVM pointer in address space 0}}
+  %d = oxide.dynamic_shared : !llvm.ptr<3>
+  llvm.return
+}
+
+// -----
+
+llvm.func @shared_alloc_type() {
+  // expected-error @+1 {{result #0 must be LLVM pointer in address space 0}}
+  %s = oxide.shared_alloc @site size 64 align 4 : !llvm.ptr<3>
+  llvm.return
+}
+
+// -----
+
+llvm.func @dynamic_shared_size_type() {
+  // expected-error @+1 {{result #0 must be 32-bit signless integer}}
+  %d = oxide.dynamic_shared_size : i64
+  llvm.return
+}
+
+// -----
+
+llvm.func @lane_id_type() {
+  // expected-error @+1 {{result #0 must be 32-bit signless integer}}
+  %l = oxide.lane_id : i64
+  llvm.return
+}
+
+// -----
+
+llvm.func @shuffle_mode(%m: i32, %v: i32) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'mode' [idx, up, down, xor]}}
+  %r = oxide.warp_shuffle bfly %m, %v, %v : i32
+  llvm.return
+}
+
+// -----
+
+llvm.func @vote_mode(%m: i32, %v: i32) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'mode' [all, any, ballot]}}
+  %r = oxide.warp_vote none %m, %v : i32
+  llvm.return
+}
+
+// -----
+
+llvm.func @warp_sync_mask(%m: i64) {
+  // expected-error @+1 {{operand #0 must be 32-bit signless integer}}
+  "oxide.warp_sync"(%m) : (i64) -> ()
+  llvm.return
+}
+
+// -----
+
+llvm.func @redux_kind(%m: i32, %v: i32) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [add, min, max, umin, umax, and, or, xor]}}
+  %r = oxide.warp_redux mul %m, %v : i32
+  llvm.return
+}
+
+// -----
+
+llvm.func @redux_type(%m: i32, %v: i64) {
+  // expected-error @+1 {{operand #1 must be 32-bit signless integer}}
+  %r = "oxide.warp_redux"(%m, %v) {kind = 0 : i32} : (i32, i64) -> i32
+  llvm.return
+}
+
+// -----
+
+llvm.func @match_kind(%m: i32, %v: i32) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [any, all]}}
+  %r = oxide.warp_match none %m, %v : i32
+  llvm.return
+}
+
+// -----
+
+llvm.func @trap_message(%msg: !llvm.ptr<4>) {
+  // expected-error @+1 {{operand #0 must be LLVM pointer in address space 0}}
+  oxide.trap %msg : !llvm.ptr<4>
+  llvm.return
+}
+
+// -----
+
+llvm.func @bounds_fail_type(%i: i32, %n: i64) {
+  // expected-error @+1 {{operand #0 must be 64-bit signless integer}}
+  "oxide.bounds_fail"(%i, %n) : (i32, i64) -> ()
+  llvm.return
+}
+
+// -----
+
+llvm.func @clock_kind() {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [clock64, globaltimer]}}
+  %t = oxide.clock clock32 : i64
+  llvm.return
+}
+
+// -----
+
+llvm.func @clock_type() {
+  // expected-error @+1 {{result #0 must be 64-bit signless integer}}
+  %t = oxide.clock clock64 : i32
+  llvm.return
+}
+
+// -----
+
+llvm.func @cluster_geometry_kind() {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [block_rank, block_count, block_idx, cluster_dim, cluster_idx, grid_clusters]}}
+  %r = oxide.cluster_geometry cluster_rank x : i32
+  llvm.return
+}
+
+// -----
+
+llvm.func @cluster_sync_operand(%v: i32) {
+  // expected-error @+1 {{'oxide.cluster_sync' op requires zero operands}}
+  "oxide.cluster_sync"(%v) : (i32) -> ()
+  llvm.return
+}
+
+// -----
+
+// mapa takes and returns generic addresses: a shared-window pointer would reach the lowering as
+// an llvm.nvvm.mapa call of the wrong type.
+llvm.func @map_shared_space(%p: !llvm.ptr<3>, %rank: i32) {
+  // expected-error @+1 {{operand #0 must be LLVM pointer in address space 0}}
+  %r = oxide.map_shared %p, %rank : !llvm.ptr<3>
+  llvm.return
+}
+
+// -----
+
+llvm.func @map_shared_rank(%p: !llvm.ptr, %rank: i64) {
+  // expected-error @+1 {{operand #1 must be 32-bit signless integer}}
+  %r = "oxide.map_shared"(%p, %rank) : (!llvm.ptr, i64) -> !llvm.ptr
+  llvm.return
+}
+
+// -----
+
+llvm.func @grid_sync_result() {
+  // expected-error @+1 {{'oxide.grid_sync' op requires zero results}}
+  %r = "oxide.grid_sync"() : () -> i32
+  llvm.return
+}
+
+// -----
+
+llvm.func @disjoint_four_dims(%p: !llvm.ptr, %n: i64, %i: i64) {
+  // expected-error @+1 {{needs 1 to 3 coordinates, not 4}}
+  %e = oxide.disjoint_get %p [%n, %n, %n, %n] at [%i, %i, %i, %i] elem 4 : !llvm.ptr
+  llvm.return
+}
+
+// -----
+
+llvm.func @disjoint_types(%p: !llvm.ptr, %n: i64, %i: i64) {
+  // expected-error @+1 {{all of {data, element} have same type}}
+  %e = "oxide.disjoint_get"(%p, %n, %i) {elem_size = 4 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (!llvm.ptr, i64, i64) -> !llvm.ptr<1>
+  llvm.return
+}

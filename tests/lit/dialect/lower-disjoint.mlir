@@ -44,3 +44,16 @@ llvm.func @register_tile(%data: !llvm.ptr, %w: i64, %h: i64) -> !llvm.ptr {
   %p = oxide.disjoint_get %data [%w, %h] at [%x, %y] elem 16 tile 2 tile_rows 8 : !llvm.ptr
   llvm.return %p : !llvm.ptr
 }
+
+// An AtomicSpan element: data + index * elem_size when index < size, else null.
+// CHECK-LABEL: llvm.func @span_element
+llvm.func @span_element(%data: !llvm.ptr, %n: i64, %i: i64) -> !llvm.ptr {
+  // CHECK: %[[IN:.*]] = llvm.icmp "ult" %arg2, %arg1 : i64
+  // CHECK: %[[SIZE:.*]] = llvm.mlir.constant(8 : i64) : i64
+  // CHECK: %[[OFF:.*]] = llvm.mul %arg2, %[[SIZE]] overflow<nuw> : i64
+  // CHECK: %[[EL:.*]] = llvm.getelementptr inbounds %arg0[%[[OFF]]] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+  // CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+  // CHECK: llvm.select %[[IN]], %[[EL]], %[[NULL]] : i1, !llvm.ptr
+  %p = oxide.span_elem %data [%n] at %i elem 8 : !llvm.ptr
+  llvm.return %p : !llvm.ptr
+}

@@ -56,3 +56,55 @@ llvm.func @bounds(%i: i64, %n: i64) {
   oxide.bounds_fail %i, %n : i64
   llvm.return
 }
+
+// CHECK-LABEL: llvm.func @collectives
+llvm.func @collectives(%mask: i32, %v: i32) {
+  // CHECK: nvvm.redux.sync add %arg1, %arg0 : i32 -> i32
+  %s = oxide.warp_redux add %mask, %v : i32
+  // CHECK: nvvm.redux.sync umin %arg1, %arg0 : i32 -> i32
+  %u = oxide.warp_redux umin %mask, %v : i32
+  // CHECK: nvvm.redux.sync xor %arg1, %arg0 : i32 -> i32
+  %x = oxide.warp_redux xor %mask, %v : i32
+  // CHECK: nvvm.match.sync any %arg0, %arg1 : i32 -> i32
+  %a = oxide.warp_match any %mask, %v : i32
+  // match.sync.all's {mask, all-equal}: the op is the mask.
+  // CHECK: %[[ALL:.*]] = nvvm.match.sync all %arg0, %arg1 : i32 -> !llvm.struct<(i32, i1)>
+  // CHECK: llvm.extractvalue %[[ALL]][0] : !llvm.struct<(i32, i1)>
+  %b = oxide.warp_match all %mask, %v : i32
+  llvm.return
+}
+
+// CHECK-LABEL: llvm.func @time
+llvm.func @time() -> i64 {
+  // CHECK: llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.clock64"() : () -> i64
+  %c = oxide.clock clock64 : i64
+  // CHECK: llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.globaltimer"() : () -> i64
+  %g = oxide.clock globaltimer : i64
+  %d = llvm.sub %g, %c : i64
+  llvm.return %d : i64
+}
+
+// CHECK-LABEL: llvm.func @clusters
+llvm.func @clusters(%rank: i32) {
+  // CHECK: llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.cluster.ctarank"() : () -> i32
+  %r = oxide.cluster_geometry block_rank x : i32
+  // CHECK: llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.cluster.nctarank"() : () -> i32
+  %n = oxide.cluster_geometry block_count x : i32
+  // CHECK: llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.cluster.ctaid.y"() : () -> i32
+  %b = oxide.cluster_geometry block_idx y : i32
+  // CHECK: llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.cluster.nctaid.z"() : () -> i32
+  %d = oxide.cluster_geometry cluster_dim z : i32
+  // CHECK: llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.clusterid.x"() : () -> i32
+  %c = oxide.cluster_geometry cluster_idx x : i32
+  // CHECK: llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.nclusterid.y"() : () -> i32
+  %g = oxide.cluster_geometry grid_clusters y : i32
+  // The non-.aligned barrier: arrive, then wait.
+  // CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cluster.arrive"() : () -> ()
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cluster.wait"() : () -> ()
+  oxide.cluster_sync
+  // CHECK: %[[LOCAL:.*]] = llvm.addrspacecast %{{.*}} : !llvm.ptr<3> to !llvm.ptr
+  %s = oxide.shared_alloc @cluster_tile size 256 align 4 : !llvm.ptr
+  // CHECK: llvm.call_intrinsic "llvm.nvvm.mapa"(%[[LOCAL]], %arg0) : (!llvm.ptr, i32) -> !llvm.ptr
+  %remote = oxide.map_shared %s, %rank : !llvm.ptr
+  llvm.return
+}

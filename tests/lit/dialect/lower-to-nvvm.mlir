@@ -1,4 +1,4 @@
-// RUN: oxide-opt %s -oxide-to-nvvm | FileCheck %s
+// RUN: oxide-opt %s -split-input-file -oxide-to-nvvm | FileCheck %s
 
 // A failed bounds check calls one cold, out-of-line report per module (vprintf + __assertfail).
 // CHECK-LABEL: llvm.func internal @__oxide_bounds_failure(
@@ -22,5 +22,32 @@ llvm.func @kernel(%n: i64) attributes {oxide.kernel} {
   // CHECK: llvm.intr.trap
   // CHECK-NOT: oxide.
   oxide.bounds_fail %i, %n : i64
+  llvm.return
+}
+
+// -----
+
+// The grid barrier is one convergent function per module, on CUDA's protocol: block 0's
+// thread 0 adds 0x80000001 - blocks, the others' add 1, all spin until the top bit flips.
+// CHECK-LABEL: llvm.func internal @__oxide_grid_barrier()
+// CHECK-SAME: convergent
+// CHECK: nvvm.barrier0
+// CHECK: llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.envreg1"() : () -> i32
+// CHECK: llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.envreg2"() : () -> i32
+// CHECK: %[[BARRIER:.*]] = llvm.getelementptr %{{.*}}[4] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK: llvm.mlir.constant(-2147483647 : i32) : i32
+// CHECK: llvm.fence syncscope("device") release
+// CHECK: llvm.atomicrmw add %[[BARRIER]], %{{.*}} syncscope("device") monotonic
+// CHECK: llvm.load %[[BARRIER]] atomic syncscope("device") acquire
+// CHECK: nvvm.barrier0
+// CHECK-NEXT: llvm.return
+// CHECK-NOT: @__oxide_grid_barrier()
+
+// CHECK-LABEL: llvm.func ptx_kernelcc @cooperative
+llvm.func @cooperative() attributes {oxide.kernel} {
+  // CHECK: llvm.call @__oxide_grid_barrier() {convergent} : () -> ()
+  // CHECK-NEXT: llvm.call @__oxide_grid_barrier() {convergent} : () -> ()
+  oxide.grid_sync
+  oxide.grid_sync
   llvm.return
 }

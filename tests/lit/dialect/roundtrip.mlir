@@ -63,3 +63,72 @@ llvm.func @elements(%p: !llvm.ptr, %n: i64, %j: i64) {
   %c = oxide.span_elem %p [%n] at %j elem 8 : !llvm.ptr
   llvm.return
 }
+
+// CHECK-LABEL: llvm.func @grid_stride
+llvm.func @grid_stride() {
+  %i = oxide.thread_index rank 2 dim y : i64
+  // CHECK: oxide.grid_stride_next %{{.*}} rank 2 dim y : i64
+  %n = oxide.grid_stride_next %i rank 2 dim y : i64
+  llvm.return
+}
+
+// CHECK-LABEL: llvm.func @disjoint_plain
+// CHECK: oxide.disjoint_get %{{.*}}[%{{.*}}] at[%{{.*}}] elem 4 : !llvm.ptr
+// CHECK: oxide.disjoint_get %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] at[%{{.*}}, %{{.*}}, %{{.*}}] elem 8 : !llvm.ptr<1>
+llvm.func @disjoint_plain(%p: !llvm.ptr, %g: !llvm.ptr<1>, %n: i64) {
+  %x = oxide.thread_index rank 3 dim x : i64
+  %y = oxide.thread_index rank 3 dim y : i64
+  %z = oxide.thread_index rank 3 dim z : i64
+  %a = oxide.disjoint_get %p [%n] at [%x] elem 4 : !llvm.ptr
+  %b = oxide.disjoint_get %g [%n, %n, %n] at [%x, %y, %z] elem 8 : !llvm.ptr<1>
+  llvm.return
+}
+
+// CHECK-LABEL: llvm.func @warp_collectives
+llvm.func @warp_collectives(%mask: i32, %v: i32) {
+  // CHECK: oxide.warp_redux add %{{.*}}, %{{.*}} : i32
+  %s = oxide.warp_redux add %mask, %v : i32
+  // CHECK: oxide.warp_redux umax %{{.*}}, %{{.*}} : i32
+  %m = oxide.warp_redux umax %mask, %v : i32
+  // CHECK: oxide.warp_redux xor %{{.*}}, %{{.*}} : i32
+  %x = oxide.warp_redux xor %mask, %v : i32
+  // CHECK: oxide.warp_match any %{{.*}}, %{{.*}} : i32
+  %a = oxide.warp_match any %mask, %v : i32
+  // CHECK: oxide.warp_match all %{{.*}}, %{{.*}} : i32
+  %b = oxide.warp_match all %mask, %v : i32
+  llvm.return
+}
+
+// CHECK-LABEL: llvm.func @time
+llvm.func @time() {
+  // CHECK: oxide.clock clock64 : i64
+  %c = oxide.clock clock64 : i64
+  // CHECK: oxide.clock globaltimer : i64
+  %g = oxide.clock globaltimer : i64
+  llvm.return
+}
+
+// CHECK-LABEL: llvm.func @clusters
+llvm.func @clusters(%rank: i32) {
+  // CHECK: oxide.cluster_geometry block_rank x : i32
+  %r = oxide.cluster_geometry block_rank x : i32
+  // CHECK: oxide.cluster_geometry grid_clusters z : i32
+  %n = oxide.cluster_geometry grid_clusters z : i32
+  // CHECK: oxide.cluster_sync
+  oxide.cluster_sync
+  %s = oxide.shared_alloc @cluster_tile size 256 align 4 : !llvm.ptr
+  // CHECK: oxide.map_shared %{{.*}}, %{{.*}} : !llvm.ptr
+  %remote = oxide.map_shared %s, %rank : !llvm.ptr
+  llvm.return
+}
+
+// CHECK-LABEL: llvm.func @cooperative
+llvm.func @cooperative() {
+  // CHECK: oxide.grid_sync
+  oxide.grid_sync
+  // CHECK: oxide.fence device
+  oxide.fence device
+  // CHECK: oxide.fence system
+  oxide.fence system
+  llvm.return
+}

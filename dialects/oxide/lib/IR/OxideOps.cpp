@@ -5,15 +5,25 @@
 using namespace mlir;
 using namespace oxide;
 
+/// A launch of rank `rank` has dimensions x up to the rank's: rank 1 has only x.
+static LogicalResult verifyDimensionInRank(Operation *op, Dim dim, std::uint32_t rank) {
+  if (static_cast<std::uint32_t>(dim) >= rank)
+    return op->emitOpError() << "dimension " << stringifyDim(dim) << " does not exist in a rank-" << rank
+                             << " launch";
+  return success();
+}
+
 LogicalResult ThreadIndexOp::verify() {
   // A witness only means something inside a kernel: on the host there is no launch to index.
   auto func = (*this)->getParentOfType<LLVM::LLVMFuncOp>();
   if (!func)
     return emitOpError("must be inside an llvm.func");
-  if (static_cast<std::uint32_t>(getDim()) >= getRank())
-    return emitOpError() << "dimension " << stringifyDim(getDim()) << " does not exist in a rank-"
-                         << getRank() << " launch";
-  return success();
+  return verifyDimensionInRank(*this, getDim(), getRank());
+}
+
+LogicalResult GridStrideNextOp::verify() {
+  // The provenance check matches a step's rank and dimension with its witness's.
+  return verifyDimensionInRank(*this, getDim(), getRank());
 }
 
 LogicalResult DisjointGetOp::verify() {

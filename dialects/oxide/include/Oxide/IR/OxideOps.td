@@ -53,7 +53,7 @@ def Oxide_DisjointGetOp : Oxide_Op<"disjoint_get", [Pure, AttrSizedOperandSegmen
   let results = (outs LLVM_AnyPointer:$element);
   let assemblyFormat = [{
     $data `[` $extents `]` `at` `[` $coords `]` (`within` `[` $within^ `]`)? `elem` $elem_size (`tile` $tile^)? (`tile_rows` $tile_rows^)?
-    attr-dict `:` type($element)
+    attr-dict `:` qualified(type($element))
   }];
   let hasVerifier = 1;
 }
@@ -73,7 +73,7 @@ def Oxide_SpanElemOp : Oxide_Op<"span_elem", [Pure, AllTypesMatch<["data", "elem
   let arguments = (ins LLVM_AnyPointer:$data, I64:$size, I64:$index,
                        ConfinedAttr<I64Attr, [IntMinValue<1>]>:$elem_size);
   let results = (outs LLVM_AnyPointer:$element);
-  let assemblyFormat = "$data `[` $size `]` `at` $index `elem` $elem_size attr-dict `:` type($element)";
+  let assemblyFormat = "$data `[` $size `]` `at` $index `elem` $elem_size attr-dict `:` qualified(type($element))";
 }
 
 def Oxide_GridStrideNextOp : Oxide_Op<"grid_stride_next", [Pure]> {
@@ -90,6 +90,7 @@ def Oxide_GridStrideNextOp : Oxide_Op<"grid_stride_next", [Pure]> {
   let arguments = (ins I64:$index, ConfinedAttr<I32Attr, [IntMinValue<1>, IntMaxValue<3>]>:$rank, Oxide_Dim:$dim);
   let results = (outs I64:$next);
   let assemblyFormat = "$index `rank` $rank `dim` $dim attr-dict `:` type($next)";
+  let hasVerifier = 1;
 }
 
 def Oxide_GeometryOp : Oxide_Op<"geometry", [Pure]> {
@@ -132,14 +133,22 @@ def Oxide_SharedAllocOp : Oxide_Op<"shared_alloc", [Pure]> {
   }];
   let arguments = (ins FlatSymbolRefAttr:$site, ConfinedAttr<I64Attr, [IntMinValue<1>]>:$bytes,
                        ConfinedAttr<I64Attr, [IntPowerOf2]>:$alignment);
-  let results = (outs LLVM_AnyPointer:$ptr);
+  let results = (outs LLVM_DefaultPointer:$ptr);
   let assemblyFormat = "$site `size` $bytes `align` $alignment attr-dict `:` type($ptr)";
   let hasVerifier = 1;
 }
 
 def Oxide_DynamicSharedOp : Oxide_Op<"dynamic_shared", [Pure]> {
   let summary = "base of the block's dynamic shared memory";
-  let results = (outs LLVM_AnyPointer:$ptr);
+  let description = [{
+    The generic address of the block's dynamic shared memory (the bytes the launch asks for),
+    lowered to the external addrspace(3) array `__oxide_dynamic_shared`.
+
+    ```mlir
+    %p = oxide.dynamic_shared : !llvm.ptr
+    ```
+  }];
+  let results = (outs LLVM_DefaultPointer:$ptr);
   let assemblyFormat = "attr-dict `:` type($ptr)";
 }
 
@@ -213,18 +222,25 @@ def Oxide_WarpMatchOp : Oxide_Op<"warp_match"> {
 def Oxide_TrapOp : Oxide_Op<"trap"> {
   let summary = "stop the kernel with a message";
   let description = [{
-    Reports `message` with the kernel's source location, block and thread, then stops the
-    kernel; the launch fails on the host with CUDA_ERROR_ASSERT.
+    Reports `message` (a generic pointer to a C string) with the kernel's source location,
+    block and thread through `__assertfail`, then stops the kernel; the launch fails on the host
+    with CUDA_ERROR_ASSERT.
+
+    ```mlir
+    oxide.trap %message : !llvm.ptr
+    ```
   }];
-  let arguments = (ins LLVM_AnyPointer:$message);
+  let arguments = (ins LLVM_DefaultPointer:$message);
   let assemblyFormat = "$message attr-dict `:` type($message)";
 }
 
 def Oxide_BoundsFailOp : Oxide_Op<"bounds_fail"> {
   let summary = "an out-of-bounds span access: stop the kernel";
   let description = [{
-    Reached when a bounds-checked span access fails. Lowered to a trap, so the launch fails
-    with a clear driver error instead of writing out of bounds.
+    Reached when a bounds-checked span access fails. Lowered to a call of the module's one
+    cold, out-of-line `__oxide_bounds_failure`, which prints `index` and `size` and fails like
+    an assert (`__assertfail`, with the user's file, line and function), then a trap: the launch
+    fails with CUDA_ERROR_ASSERT instead of accessing memory out of bounds.
 
     ```mlir
     oxide.bounds_fail %index, %size : i64
@@ -281,14 +297,15 @@ def Oxide_MapSharedOp : Oxide_Op<"map_shared", [Pure, AllTypesMatch<["ptr", "res
   let summary = "the address of a shared variable in another block of the cluster";
   let description = [{
     Distributed shared memory: `ptr` points into this block's shared memory; the result is the
-    same variable in the block of rank `rank` of the cluster (a generic address).
+    same variable in the block of rank `rank` of the cluster. Both are generic addresses, as
+    `mapa` takes them.
 
     ```mlir
     %remote = oxide.map_shared %p, %rank : !llvm.ptr
     ```
   }];
-  let arguments = (ins LLVM_AnyPointer:$ptr, I32:$rank);
-  let results = (outs LLVM_AnyPointer:$result);
+  let arguments = (ins LLVM_DefaultPointer:$ptr, I32:$rank);
+  let results = (outs LLVM_DefaultPointer:$result);
   let assemblyFormat = "$ptr `,` $rank attr-dict `:` type($result)";
 }
 
