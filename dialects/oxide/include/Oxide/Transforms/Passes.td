@@ -9,8 +9,13 @@ def OxideRaise : Pass<"oxide-raise", "::mlir::ModuleOp"> {
   let summary = "Raise __oxide_* intrinsic calls and kernel entry points into the oxide dialect";
   let description = [{
     Replaces each `llvm.call @__oxide_*` emitted by the C++ headers with the matching oxide
-    op, marks every `ptx_kernel` function with `oxide.kernel`, and erases the now-unused
-    intrinsic declarations. A call to an unknown `__oxide_*` function is an error.
+    op, marks every `ptx_kernel` function with `oxide.kernel`, copies its `oxide.contract`,
+    `oxide.params` and `oxide.launch_bounds` strings from `passthrough` into discardable
+    attributes (passthrough keeps them for the kernel table), and erases the now-unused
+    intrinsic declarations. Errors, at the call: an unknown `__oxide_*` function; operand or
+    result types other than the intrinsic's; a kind, dimension, rank, element size, tile
+    extent or shared-memory size that is not a constant in range; a shared-memory site that is
+    not the address of a global.
   }];
   let dependentDialects = ["::oxide::OxideDialect"];
 }
@@ -25,11 +30,13 @@ def OxideVerifySafety : Pass<"oxide-verify-safety", "::mlir::ModuleOp"> {
       thread's own `oxide.thread_index` of the same rank and dimension, or an
       `oxide.grid_stride_next` step of it (followed through phis and every call site), so no
       two threads obtain the same element; a computed, loaded or forged index is an error
-      (witness). `oxide.grid_sync` needs `cooperative = true` and cluster ops need
-      `cluster = (...)` in the contract.
+      (witness). In every function a kernel reaches, `oxide.grid_sync` needs
+      `cooperative = true` and `oxide.cluster_sync` and `oxide.map_shared` need
+      `cluster = (...)` in the kernel's contract.
     * In a kernel with a launch contract (`oxide.contract`): every thread index reachable
       from it has the contract's rank (`domain`).
-    * Then, for the contracted kernels and every function they reach (VerifyWrites.cpp), a
+    * Then, if all of that holds, for the contracted kernels and every function they reach
+      (VerifyWrites.cpp), a
       points-to analysis gives each pointer the places it may point into, as a fixpoint
       through phis, selects, calls, returns and indirect calls (to any address-taken
       function); a pointer loaded from memory (other than a span parameter's data pointer)
@@ -56,11 +63,18 @@ def OxideVerifySafety : Pass<"oxide-verify-safety", "::mlir::ModuleOp"> {
 def OxideOptimize : Pass<"oxide-optimize", "::mlir::ModuleOp"> {
   let summary = "Turn launch-contract facts into code-generation facts";
   let description = [{
-    For kernels with a launch contract: an exact block becomes `nvvm.reqntid`, launch bounds
-    become `nvvm.maxntid`/`nvvm.minctasm`, every `requires` relation becomes an `llvm.intr.assume`
-    at entry (the runtime checks them before each launch), and loads through read-only span
-    parameters are marked invariant (outputs cannot alias inputs, which the launch checks), so
-    NVPTX emits `ld.global.nc`.
+    For every kernel, its launch bounds (`oxide.launch_bounds`) become `nvvm.maxntid` and
+    `nvvm.minctasm`. For kernels with a launch contract, in addition:
+    * an exact block becomes `nvvm.reqntid` (and replaces `nvvm.maxntid`, which PTX forbids
+      beside it); oxide-to-nvvm then makes blockDim a constant and gives threadIdx its range;
+    * every `requires` relation becomes an `llvm.intr.assume` at entry (the runtime checks
+      them before each launch), over the spans' sizes and the scalar parameters;
+    * each span parameter's data pointer is assumed non-null (the runtime never binds null);
+    * loads through the data pointer of a read-only span parameter are marked invariant
+      (outputs cannot alias inputs, which the launch checks), so NVPTX emits `ld.global.nc`,
+      and a 4-, 8- or 16-byte memcpy out of one (a small struct copy) becomes one invariant
+      scalar or vector load and a store.
+    A malformed contract or launch-bounds string is an error.
   }];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect"];
 }
