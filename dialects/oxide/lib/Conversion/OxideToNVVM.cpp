@@ -127,6 +127,21 @@ void emitAssertFail(Operation *op, OpBuilder &b, Value message) {
                                   LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(1))});
 }
 
+/// Replaces `op`, a checked element access, with `inBounds ? data + index * elemSize : null`
+/// (a byte offset; nuw holds once the index is in bounds).
+void replaceWithCheckedElement(ConversionPatternRewriter &rewriter, Operation *op, Value data, Value index,
+                               std::int64_t elemSize, Value inBounds) {
+  Location loc = op->getLoc();
+  Type type = op->getResult(0).getType();
+  Value elem =
+      LLVM::ConstantOp::create(rewriter, loc, rewriter.getI64Type(), rewriter.getI64IntegerAttr(elemSize));
+  Value offset = LLVM::MulOp::create(rewriter, loc, index, elem, LLVM::IntegerOverflowFlags::nuw);
+  Value element = LLVM::GEPOp::create(rewriter, loc, type, rewriter.getI8Type(), data, ValueRange{offset},
+                                      LLVM::GEPNoWrapFlags::inbounds);
+  Value null = LLVM::ZeroOp::create(rewriter, loc, type);
+  rewriter.replaceOpWithNewOp<LLVM::SelectOp>(op, inBounds, element, null);
+}
+
 struct ThreadIndexLowering : OpConversionPattern<oxide::ThreadIndexOp> {
   using OpConversionPattern::OpConversionPattern;
   /// index = ctaid.d * ntid.d + tid.d as a widening 32x32->64 multiply-add: NVPTX selects
@@ -170,7 +185,7 @@ struct DisjointGetLowering : OpConversionPattern<oxide::DisjointGetOp> {
   LogicalResult matchAndRewrite(oxide::DisjointGetOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Type i64 = rewriter.getI64Type(), i8 = rewriter.getI8Type();
+    Type i64 = rewriter.getI64Type();
     auto nuw = LLVM::IntegerOverflowFlags::nuw;
     auto coords = adaptor.getCoords();
     auto extents = adaptor.getExtents();
@@ -211,12 +226,7 @@ struct DisjointGetLowering : OpConversionPattern<oxide::DisjointGetOp> {
                             .getResult()
                       : coord;
     }
-    Value elem = LLVM::ConstantOp::create(rewriter, loc, i64, rewriter.getI64IntegerAttr(op.getElemSize()));
-    Value offset = LLVM::MulOp::create(rewriter, loc, linear, elem, nuw);
-    Value element = LLVM::GEPOp::create(rewriter, loc, op.getType(), i8, adaptor.getData(),
-                                        ValueRange{offset}, LLVM::GEPNoWrapFlags::inbounds);
-    Value null = LLVM::ZeroOp::create(rewriter, loc, op.getType());
-    rewriter.replaceOpWithNewOp<LLVM::SelectOp>(op, inBounds, element, null);
+    replaceWithCheckedElement(rewriter, op, adaptor.getData(), linear, op.getElemSize(), inBounds);
     return success();
   }
 };
@@ -226,17 +236,10 @@ struct SpanElemLowering : OpConversionPattern<oxide::SpanElemOp> {
   /// index < size ? data + index * elem_size : null.
   LogicalResult matchAndRewrite(oxide::SpanElemOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Type i64 = rewriter.getI64Type(), i8 = rewriter.getI8Type();
-    Value inBounds =
-        LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, adaptor.getIndex(), adaptor.getSize());
-    Value elem = LLVM::ConstantOp::create(rewriter, loc, i64, rewriter.getI64IntegerAttr(op.getElemSize()));
-    Value offset =
-        LLVM::MulOp::create(rewriter, loc, adaptor.getIndex(), elem, LLVM::IntegerOverflowFlags::nuw);
-    Value element = LLVM::GEPOp::create(rewriter, loc, op.getType(), i8, adaptor.getData(),
-                                        ValueRange{offset}, LLVM::GEPNoWrapFlags::inbounds);
-    Value null = LLVM::ZeroOp::create(rewriter, loc, op.getType());
-    rewriter.replaceOpWithNewOp<LLVM::SelectOp>(op, inBounds, element, null);
+    Value inBounds = LLVM::ICmpOp::create(rewriter, op.getLoc(), LLVM::ICmpPredicate::ult, adaptor.getIndex(),
+                                          adaptor.getSize());
+    replaceWithCheckedElement(rewriter, op, adaptor.getData(), adaptor.getIndex(), op.getElemSize(),
+                              inBounds);
     return success();
   }
 };
