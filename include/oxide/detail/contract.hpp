@@ -395,7 +395,20 @@ private:
     }
   }
 
-  std::uint32_t add_node(Contract &c, ContractNode node) {
+  // Limits that keep every recursive walk of a contract (this parser, the canonical writer, the
+  // evaluator, the compiler's lowering of `requires`) far from the end of the stack. A launch
+  // contract states a few relations between sizes; these are hundreds of times what one needs.
+  static constexpr std::uint32_t kMaxNesting = 32;
+  static constexpr std::size_t kMaxNodes = 512;
+
+  std::optional<std::uint32_t> add_node(Contract &c, ContractNode node, std::size_t at,
+                                        std::optional<ContractError> &failure) {
+    if (c.nodes.size() >= kMaxNodes) {
+      failure = err(at, "requires = (...) has more than " + std::to_string(kMaxNodes) +
+                            " numbers, names and operators; state a few relations between sizes "
+                            "and compute the rest in host code");
+      return std::nullopt;
+    }
     c.nodes.push_back(node);
     return static_cast<std::uint32_t>(c.nodes.size() - 1);
   }
@@ -411,11 +424,11 @@ private:
         kind = ContractNode::Kind::Sub;
       else
         break;
-      ++pos_;
+      const std::size_t op_at = pos_++;
       auto rhs = term(c, failure);
       if (!rhs)
         return std::nullopt;
-      lhs = add_node(c, {kind, 0, *lhs, *rhs});
+      lhs = add_node(c, {kind, 0, *lhs, *rhs}, op_at, failure);
     }
     return lhs;
   }
@@ -426,11 +439,11 @@ private:
       skip_space();
       if (peek() != '*')
         break;
-      ++pos_;
+      const std::size_t op_at = pos_++;
       auto rhs = factor(c, failure);
       if (!rhs)
         return std::nullopt;
-      lhs = add_node(c, {ContractNode::Kind::Mul, 0, *lhs, *rhs});
+      lhs = add_node(c, {ContractNode::Kind::Mul, 0, *lhs, *rhs}, op_at, failure);
     }
     return lhs;
   }
@@ -439,7 +452,14 @@ private:
     skip_space();
     const std::size_t start = pos_;
     if (consume('(')) {
+      if (nesting_ == kMaxNesting) {
+        failure = err(start, "parentheses nested more than " + std::to_string(kMaxNesting) +
+                                 " deep in a requires expression; simplify it");
+        return std::nullopt;
+      }
+      ++nesting_;
       auto inner = expression(c, failure);
+      --nesting_;
       if (!inner)
         return std::nullopt;
       if (!consume(')')) {
@@ -452,7 +472,7 @@ private:
       auto v = integer(UINT64_MAX, failure);
       if (!v)
         return std::nullopt;
-      return add_node(c, {ContractNode::Kind::Literal, *v});
+      return add_node(c, {ContractNode::Kind::Literal, *v}, start, failure);
     }
     const std::string_view name = identifier();
     if (name.empty()) {
@@ -479,12 +499,14 @@ private:
                                std::string(name) + ".size()'");
       return std::nullopt;
     }
-    return add_node(c, {size ? ContractNode::Kind::Size : ContractNode::Kind::Scalar, param->index});
+    return add_node(c, {size ? ContractNode::Kind::Size : ContractNode::Kind::Scalar, param->index}, start,
+                    failure);
   }
 
   std::string_view text_;
   const ContractNameResolver &resolve_;
   std::size_t pos_ = 0;
+  std::uint32_t nesting_ = 0; ///< open parentheses around the current factor
   std::size_t block_offset_ = 0;
   std::size_t cluster_offset_ = 0;
 };

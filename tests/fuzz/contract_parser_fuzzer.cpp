@@ -1,0 +1,62 @@
+//===- contract_parser_fuzzer.cpp - libFuzzer target: launch contracts ----===//
+//
+// The launch-contract parser runs on user text at compile time (the launch_contract attribute)
+// and on the canonical text of every device image at run time. Every input must give a contract
+// or an error at an offset inside the text, never a crash or unbounded recursion; a contract
+// must survive canonical_contract -> parse_canonical_contract unchanged, and evaluating it must
+// not crash.
+//
+//===----------------------------------------------------------------------===//
+
+#include "oxide/detail/contract.hpp"
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <variant>
+
+using namespace oxide::detail;
+
+namespace {
+
+// Five parameters: three spans, one unsigned scalar, one signed scalar (not usable).
+std::optional<ContractParam> resolve(std::string_view name) {
+  if (name == "a" || name == "b" || name == "out")
+    return ContractParam{name == "a" ? 0u : name == "b" ? 1u : 2u, true, {}};
+  if (name == "n")
+    return ContractParam{3, false, {}};
+  if (name == "s")
+    return ContractParam{4, false, "a signed integer"};
+  return std::nullopt;
+}
+
+[[noreturn]] void fail(const char *what) {
+  std::fprintf(stderr, "contract_parser_fuzzer: %s\n", what);
+  std::abort();
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char *>(data), size);
+  auto parsed = parse_contract(text, resolve);
+  if (auto *err = std::get_if<ContractError>(&parsed)) {
+    if (err->offset > text.size())
+      fail("error offset past the end of the text");
+    if (err->message.empty())
+      fail("error without a message");
+    return 0;
+  }
+  const Contract &contract = std::get<Contract>(parsed);
+  const std::string canonical = canonical_contract(contract);
+  auto reparsed = parse_canonical_contract(canonical, {true, true, true, false, false});
+  if (!std::holds_alternative<Contract>(reparsed))
+    fail("the canonical text of a contract does not parse");
+  if (canonical_contract(std::get<Contract>(reparsed)) != canonical)
+    fail("the canonical text is not a fixed point");
+  const std::vector<std::uint64_t> values = {7, 7, 7, 3, 0};
+  for (const ContractRelation &r : contract.requires_)
+    (void)evaluate_contract_relation(contract, r, values);
+  return 0;
+}
