@@ -37,36 +37,37 @@ using namespace oxide;
 
 namespace {
 
-/// Owns the strings behind an argv-style vector of `const char *`.
-class ArgList {
-public:
-  void add(std::string arg) { storage.push_back(std::move(arg)); }
-  std::vector<const char *> argv() const {
-    std::vector<const char *> out;
-    for (const auto &s : storage)
-      out.push_back(s.c_str());
-    return out;
-  }
-
-private:
-  std::vector<std::string> storage;
-};
-
-/// `fullDebug`: debug information for a debugger (-g); otherwise line tables only.
-void addCommonArgs(ArgList &args, const CompileOptions &opts, const Toolchain &tc, bool fullDebug) {
-  args.add("-std=" + opts.cxxStandard);
-  args.add("-O" + std::to_string(opts.optLevel));
-  args.add("-resource-dir=" + tc.clangResourceDir);
-  args.add("-I" + tc.oxideIncludeDir);
+/// The arguments both compiles share. `fullDebug`: debug information for a debugger (-g);
+/// otherwise line tables only.
+void addCommonArgs(std::vector<std::string> &args, const CompileOptions &opts, const Toolchain &tc,
+                   unsigned optLevel, bool fullDebug) {
+  args.push_back("-std=" + opts.cxxStandard);
+  args.push_back("-O" + std::to_string(optLevel));
+  args.push_back("-resource-dir=" + tc.clangResourceDir);
+  args.push_back("-I" + tc.oxideIncludeDir);
   for (const auto &dir : opts.includeDirs)
-    args.add("-I" + dir);
+    args.push_back("-I" + dir);
   for (const auto &def : opts.defines)
-    args.add("-D" + def);
+    args.push_back("-D" + def);
   // Line tables at least: the oxide dialect's diagnostics point at source lines with them.
-  args.add(fullDebug ? "-g" : "-gline-tables-only");
-  args.add("-fcolor-diagnostics");
+  args.push_back(fullDebug ? "-g" : "-gline-tables-only");
+  args.push_back("-fcolor-diagnostics");
   if (!opts.fmad)
-    args.add("-ffp-contract=off");
+    args.push_back("-ffp-contract=off");
+}
+
+/// The device compile's main file around `include` (a quoted or angled header name). The
+/// implicit-device pragma must be pushed and popped in the same file, so the device compile
+/// parses this wrapper instead of the user's file. The device C++ runtime (aligned
+/// new/delete, __cxa_pure_virtual...) comes first, outside the pragma.
+std::string wrapperAround(llvm::StringRef include) {
+  std::string text;
+  llvm::raw_string_ostream(text) << "#include \"oxide/detail/device_runtime.hpp\"\n"
+                                 << "#pragma clang attribute push(__attribute__((" << kImplicitDeviceAttr
+                                 << ")), apply_to = function)\n#pragma clang attribute push(__attribute__(("
+                                 << kDeviceVariableAttr << ")), apply_to = variable(is_global))\n#include "
+                                 << include << "\n#pragma clang attribute pop\n#pragma clang attribute pop\n";
+  return text;
 }
 
 /// Gives the host compile the lambda mangling numbers the device compile uses.
@@ -168,13 +169,16 @@ bool usePrecompiledHeaders(const CompileOptions &opts) {
 /// `log`. Colours follow stderr's. With `prefix`, the compile starts from its precompiled
 /// header.
 llvm::Expected<std::unique_ptr<llvm::Module>>
-runClang(const ArgList &args, llvm::LLVMContext &ctx, llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs,
-         llvm::StringRef stage, FrontendOptimization optimization, const PrecompiledPrefix *prefix,
-         bool verbose, llvm::raw_ostream &diagOut, llvm::raw_ostream &log) {
+runClang(const std::vector<std::string> &args, llvm::LLVMContext &ctx,
+         llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs, llvm::StringRef stage,
+         FrontendOptimization optimization, const PrecompiledPrefix *prefix, bool verbose,
+         llvm::raw_ostream &diagOut, llvm::raw_ostream &log) {
   // Clang's code generation looks the target up (and runs its passes with the target's cost
   // model); registering the targets first makes every compile see them, in parallel too.
   initializeTargets();
-  std::vector<const char *> argv = args.argv();
+  std::vector<const char *> argv;
+  for (const std::string &arg : args)
+    argv.push_back(arg.c_str());
   if (verbose) {
     log << "oxcc: " << stage << " compile:";
     for (const char *a : argv)
@@ -237,6 +241,64 @@ bool oxide::mentionsKernels(llvm::StringRef file) {
   return buffer && (*buffer)->getBuffer().contains("kernel");
 }
 
+std::vector<std::string> oxide::hostCompileArgs(const CompileOptions &opts, const Toolchain &tc) {
+  std::vector<std::string> args = {tc.clangDriver, "-x", "c++"};
+  addCommonArgs(args, opts, tc, opts.optLevel, opts.debug);
+  for (const auto &sanitizer : opts.sanitizers)
+    args.push_back("-fsanitize=" + sanitizer);
+  args.push_back(opts.input);
+  return args;
+}
+
+std::string oxide::deviceWrapperPath(llvm::StringRef input) { return input.str() + ".oxide-device.cu"; }
+
+llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> oxide::deviceFileSystem(llvm::StringRef input) {
+  const std::string wrapperPath = deviceWrapperPath(input);
+  const std::string wrapper = wrapperAround("\"" + input.str() + "\"");
+  auto memFS = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  memFS->addFile(wrapperPath, 0, llvm::MemoryBuffer::getMemBufferCopy(wrapper, wrapperPath));
+  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
+  overlay->pushOverlay(memFS);
+  return overlay;
+}
+
+std::vector<std::string> oxide::deviceCompileArgs(const CompileOptions &opts, const Toolchain &tc,
+                                                  const GpuArch &arch) {
+  std::vector<std::string> args = {tc.clangDriver,
+                                   "-x",
+                                   "cuda",
+                                   "--cuda-device-only",
+                                   "--cuda-gpu-arch=" + arch.smName(),
+                                   "--cuda-path=" + tc.cudaPath};
+  args.push_back("-nocudalib"); // libdevice is linked after the MLIR stage
+  // 32-bit pointers into shared, constant and local memory, as nvcc emits them: one register
+  // per address instead of two, and 32-bit address arithmetic.
+  args.push_back("-fcuda-short-ptr");
+  args.push_back("-Wno-unknown-cuda-version");
+  // A forward declaration gets internal linkage (see KernelAttributes.cpp); one that is never
+  // defined is reported with its call chain by checkDeviceExternals instead.
+  args.push_back("-Wno-undefined-internal");
+  // The wrapper's pragma regions may hold no function or variable of their kind (with the
+  // precompiled headers, the user's file alone is inside them).
+  args.push_back("-Wno-pragma-clang-attribute");
+  // The dialect's provenance check follows witnesses through SSA values, which needs at least
+  // clang's -O2 inlining and scalar replacement; the user's level applies to the NVPTX stage.
+  //
+  // -G describes device variables too. Clang reduces the debug information of optimised device
+  // code to line directives unless told that it is for a debugger (--cuda-noopt-device-debug,
+  // nvcc's -G); the frontend still optimises (the safety checks need SSA values), so a variable
+  // that -O2 folds away shows as optimised out, and the NVPTX back end and ptxas then run at -O0.
+  addCommonArgs(args, opts, tc, std::max(opts.optLevel, 2u), opts.deviceDebug);
+  if (opts.deviceDebug)
+    args.push_back("--cuda-noopt-device-debug");
+  if (opts.fastMath) {
+    args.push_back("-ffast-math");
+    args.push_back("-fgpu-flush-denormals-to-zero");
+  }
+  args.push_back(deviceWrapperPath(opts.input));
+  return args;
+}
+
 llvm::Expected<std::unique_ptr<llvm::Module>>
 oxide::compileHost(const CompileOptions &opts, const Toolchain &tc, llvm::LLVMContext &ctx) {
   linkKernelAttributes();
@@ -244,94 +306,32 @@ oxide::compileHost(const CompileOptions &opts, const Toolchain &tc, llvm::LLVMCo
   linkConstantVariables();
   if (auto err = checkInput(opts))
     return std::move(err);
-  ArgList args;
-  args.add(tc.clangDriver);
-  args.add("-x");
-  args.add("c++");
-  addCommonArgs(args, opts, tc, opts.debug);
-  for (const auto &sanitizer : opts.sanitizers)
-    args.add("-fsanitize=" + sanitizer);
-  args.add(opts.input);
   PrecompiledPrefix prefix;
   prefix.directory = opts.pchDirectory;
   prefix.includeDir = tc.oxideIncludeDir;
   prefix.text = "#include <oxide/oxide.hpp>\n";
   prefix.extraConsumer = [] { return std::make_unique<HostLambdaNumbering>(); };
-  return runClang(args, ctx, llvm::vfs::getRealFileSystem(), "host", FrontendOptimization::Clang,
-                  usePrecompiledHeaders(opts) ? &prefix : nullptr, opts.verbose, llvm::errs(), llvm::errs());
+  return runClang(hostCompileArgs(opts, tc), ctx, llvm::vfs::getRealFileSystem(), "host",
+                  FrontendOptimization::Clang, usePrecompiledHeaders(opts) ? &prefix : nullptr, opts.verbose,
+                  llvm::errs(), llvm::errs());
 }
 
 llvm::Expected<std::unique_ptr<llvm::Module>>
-oxide::compileDevice(const CompileOptions &opts, const Toolchain &tc, llvm::LLVMContext &ctx,
-                     llvm::raw_ostream &diagOut, llvm::raw_ostream &log) {
+oxide::compileDevice(const CompileOptions &opts, const Toolchain &tc, const GpuArch &arch,
+                     llvm::LLVMContext &ctx, llvm::raw_ostream &diagOut, llvm::raw_ostream &log) {
   linkKernelAttributes();
   linkContractAttributes();
   linkConstantVariables();
   if (auto err = checkInput(opts))
     return std::move(err);
   setHostOnlyHeaderDirectory(tc.oxideIncludeDir + "/oxide/host/");
-
-  // The implicit-device pragma must be pushed and popped in the same file, so the device
-  // compile parses an in-memory wrapper that includes the user's file. The device C++ runtime
-  // (aligned new/delete, __cxa_pure_virtual...) comes first, outside the pragma.
-  std::string wrapperPath = opts.input + ".oxide-device.cu";
-  auto wrapperAround = [](llvm::StringRef include) {
-    std::string text;
-    llvm::raw_string_ostream(text) << "#include \"oxide/detail/device_runtime.hpp\"\n"
-                                   << "#pragma clang attribute push(__attribute__((" << kImplicitDeviceAttr
-                                   << ")), apply_to = function)\n#pragma clang attribute push(__attribute__(("
-                                   << kDeviceVariableAttr << ")), apply_to = variable(is_global))\n#include "
-                                   << include
-                                   << "\n#pragma clang attribute pop\n#pragma clang attribute pop\n";
-    return text;
-  };
-  const std::string wrapper = wrapperAround("\"" + opts.input + "\"");
-  auto memFS = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
-  memFS->addFile(wrapperPath, 0, llvm::MemoryBuffer::getMemBufferCopy(wrapper, wrapperPath));
-  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
-  overlay->pushOverlay(memFS);
-
-  // The dialect's provenance check follows witnesses through SSA values, which needs at least
-  // clang's -O2 inlining and scalar replacement; the user's level applies to the NVPTX stage.
-  CompileOptions deviceOpts = opts;
-  deviceOpts.optLevel = std::max(opts.optLevel, 2u);
-
-  ArgList args;
-  args.add(tc.clangDriver);
-  args.add("-x");
-  args.add("cuda");
-  args.add("--cuda-device-only");
-  args.add("--cuda-gpu-arch=" + opts.arch);
-  args.add("--cuda-path=" + tc.cudaPath);
-  args.add("-nocudalib"); // libdevice is linked after the MLIR stage
-  // 32-bit pointers into shared, constant and local memory, as nvcc emits them: one register
-  // per address instead of two, and 32-bit address arithmetic.
-  args.add("-fcuda-short-ptr");
-  args.add("-Wno-unknown-cuda-version");
-  // A forward declaration gets internal linkage (see KernelAttributes.cpp); one that is never
-  // defined is reported with its call chain by checkDeviceExternals instead.
-  args.add("-Wno-undefined-internal");
-  // The wrapper's pragma regions may hold no function or variable of their kind (with the
-  // precompiled headers, the user's file alone is inside them).
-  args.add("-Wno-pragma-clang-attribute");
-  // -G describes device variables too. Clang reduces the debug information of optimised device
-  // code to line directives unless told that it is for a debugger (--cuda-noopt-device-debug,
-  // nvcc's -G); the frontend still optimises (the safety checks need SSA values), so a variable
-  // that -O2 folds away shows as optimised out, and the NVPTX back end and ptxas then run at -O0.
-  addCommonArgs(args, deviceOpts, tc, opts.deviceDebug);
-  if (opts.deviceDebug)
-    args.add("--cuda-noopt-device-debug");
-  if (opts.fastMath) {
-    args.add("-ffast-math");
-    args.add("-fgpu-flush-denormals-to-zero");
-  }
-  args.add(wrapperPath);
   // The precompiled prefix is the wrapper around Oxide's headers: they are parsed as they would
   // be in the user's file, their functions implicitly host and device.
   PrecompiledPrefix prefix;
   prefix.directory = opts.pchDirectory;
   prefix.includeDir = tc.oxideIncludeDir;
   prefix.text = wrapperAround("<oxide/oxide.hpp>");
-  return runClang(args, ctx, overlay, "device", FrontendOptimization::TargetIndependent,
-                  usePrecompiledHeaders(opts) ? &prefix : nullptr, opts.verbose, diagOut, log);
+  return runClang(deviceCompileArgs(opts, tc, arch), ctx, deviceFileSystem(opts.input), "device",
+                  FrontendOptimization::TargetIndependent, usePrecompiledHeaders(opts) ? &prefix : nullptr,
+                  opts.verbose, diagOut, log);
 }

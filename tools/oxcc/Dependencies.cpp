@@ -1,14 +1,18 @@
 //===- Dependencies.cpp - the files a translation unit reads --------------===//
 //
 // The object cache and -MD depfiles need every file a compile reads. The compiles themselves
-// run in compiler/frontend; this runs clang's preprocessor in-process with the same include
-// paths, macros and modes (host C++, then CUDA device mode for each architecture) and records
-// each #include, __has_include and #embed: the file found and, for the search directories
-// that come before it and that the user controls, the paths that were probed and missing.
+// run in compiler/frontend; this runs clang's preprocessor in-process on their own command
+// lines (oxide::compileCommands: the host compile, then the device wrapper for each
+// architecture) and records each #include, __has_include and #embed: the file found and, for
+// the search directories that come before it and that the user controls, the paths that were
+// probed and missing.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Dependencies.h"
+
+#include "oxide/compiler/Build.h"
+#include "oxide/compiler/Frontend.h"
 
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Basic/SourceManager.h"
@@ -42,10 +46,12 @@ struct Recorder {
   std::vector<std::string> files;
   std::vector<std::string> absent;
   llvm::StringSet<> seenFiles, seenAbsent;
+  /// The device compile's in-memory wrapper, which is read but is no file.
+  std::string wrapper;
 
   void file(llvm::StringRef p) {
     std::string n = normalize(p);
-    if (seenFiles.insert(n).second)
+    if (n != wrapper && seenFiles.insert(n).second)
       files.push_back(std::move(n));
   }
   void missing(std::string p) {
@@ -152,13 +158,14 @@ private:
   std::vector<std::string> searchDirs;
 };
 
-/// Preprocesses with the given clang driver arguments; false when it reported errors.
-bool preprocess(const std::vector<std::string> &args, Recorder &out,
-                const std::vector<std::string> &searchDirs) {
+/// Preprocesses with the given clang driver arguments (a compile's, with -fsyntax-only added)
+/// on `vfs`; false when it reported errors.
+bool preprocess(std::vector<std::string> args, llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs,
+                Recorder &out, const std::vector<std::string> &searchDirs) {
+  args.push_back("-fsyntax-only");
   std::vector<const char *> argv;
   for (const auto &a : args)
     argv.push_back(a.c_str());
-  auto vfs = llvm::vfs::getRealFileSystem();
   clang::DiagnosticOptions diagOpts;
   auto diags = clang::CompilerInstance::createDiagnostics(*vfs, diagOpts, new clang::IgnoringDiagConsumer());
   clang::CreateInvocationOptions ciOpts;
@@ -174,20 +181,6 @@ bool preprocess(const std::vector<std::string> &args, Recorder &out,
   return ci.ExecuteAction(action) && !ci.getDiagnostics().hasErrorOccurred();
 }
 
-/// The arguments both compiles share (compiler/frontend/Frontend.cpp, addCommonArgs).
-void addCommonArgs(std::vector<std::string> &args, const oxide::CompileOptions &opts,
-                   const oxide::Toolchain &tc, unsigned optLevel) {
-  args.push_back("-std=" + opts.cxxStandard);
-  args.push_back("-O" + std::to_string(optLevel));
-  args.push_back("-resource-dir=" + tc.clangResourceDir);
-  args.push_back("-I" + tc.oxideIncludeDir);
-  for (const auto &dir : opts.includeDirs)
-    args.push_back("-I" + dir);
-  for (const auto &def : opts.defines)
-    args.push_back("-D" + def);
-  args.push_back("-fsyntax-only");
-}
-
 } // namespace
 
 llvm::Expected<Dependencies> oxcc::scanDependencies(const oxide::CompileOptions &opts,
@@ -199,36 +192,14 @@ llvm::Expected<Dependencies> oxcc::scanDependencies(const oxide::CompileOptions 
   Recorder out;
   out.file(opts.input);
 
-  std::vector<std::string> host = {tc.clangDriver, "-x", "c++"};
-  addCommonArgs(host, opts, tc, opts.optLevel);
-  for (const auto &sanitizer : opts.sanitizers)
-    host.push_back("-fsanitize=" + sanitizer);
-  host.push_back(opts.input);
-  if (!preprocess(host, out, searchDirs))
+  const oxide::CompileCommands commands = oxide::compileCommands(opts, tc);
+  if (!preprocess(commands.host, llvm::vfs::getRealFileSystem(), out, searchDirs))
     return llvm::createStringError("the dependency scan of '" + opts.input + "' failed");
 
-  std::string deviceRuntime = tc.oxideIncludeDir + "/oxide/detail/device_runtime.hpp";
-  for (const oxide::GpuArch &arch : opts.targetArchs()) {
-    std::vector<std::string> device = {tc.clangDriver,
-                                       "-x",
-                                       "cuda",
-                                       "--cuda-device-only",
-                                       "--cuda-gpu-arch=" + arch.smName(),
-                                       "--cuda-path=" + tc.cudaPath,
-                                       "-nocudalib",
-                                       "-Wno-unknown-cuda-version"};
-    addCommonArgs(device, opts, tc, std::max(opts.optLevel, 2u));
-    if (opts.fastMath)
-      device.push_back("-ffast-math");
-    if (fs::exists(deviceRuntime)) {
-      device.push_back("-include");
-      device.push_back(deviceRuntime);
-    }
-    device.push_back(opts.input);
-    if (!preprocess(device, out, searchDirs))
-      return llvm::createStringError("the device dependency scan of '" + opts.input + "' for " + arch.name() +
-                                     " failed");
-  }
+  out.wrapper = normalize(oxide::deviceWrapperPath(opts.input));
+  for (const std::vector<std::string> &device : commands.device)
+    if (!preprocess(device, oxide::deviceFileSystem(opts.input), out, searchDirs))
+      return llvm::createStringError("the device dependency scan of '" + opts.input + "' failed");
 
   // The frontend may include any of Oxide's headers on its own (the device wrapper does).
   std::error_code ec;

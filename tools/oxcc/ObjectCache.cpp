@@ -61,8 +61,17 @@ std::string stamp(llvm::StringRef file) {
          std::to_string(status.getLastModificationTime().time_since_epoch().count());
 }
 
-/// Everything besides file contents that decides what compileObject produces.
-std::string primaryKeyMaterial(const oxide::CompileOptions &opts, const oxide::Toolchain &tc) {
+std::optional<std::string> readFile(llvm::StringRef p) {
+  auto buffer = llvm::MemoryBuffer::getFile(p, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return std::nullopt;
+  return (*buffer)->getBuffer().str();
+}
+
+} // namespace
+
+std::string oxcc::cacheKeyMaterial(const oxide::CompileOptions &opts, const oxide::Toolchain &tc,
+                                   const oxide::CompileCommands &commands) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << "oxcc-cache-1\noxide " << OXIDE_VERSION << " llvm " << LLVM_VERSION_STRING << "\n";
@@ -86,6 +95,16 @@ std::string primaryKeyMaterial(const oxide::CompileOptions &opts, const oxide::T
     os << "I " << d << "\n";
   for (const auto &d : opts.defines)
     os << "D " << d << "\n";
+  // The compiles' own command lines: a flag the frontend adds or changes makes a new key.
+  auto commandLine = [&](llvm::StringRef what, const std::vector<std::string> &args) {
+    os << what;
+    for (const std::string &arg : args)
+      os << ' ' << arg;
+    os << "\n";
+  };
+  commandLine("host", commands.host);
+  for (const std::vector<std::string> &device : commands.device)
+    commandLine("device", device);
   // The clang driver adds these to the include path on its own.
   for (const char *var : {"CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH"})
     if (auto value = llvm::sys::Process::GetEnv(var))
@@ -93,12 +112,7 @@ std::string primaryKeyMaterial(const oxide::CompileOptions &opts, const oxide::T
   return s;
 }
 
-std::optional<std::string> readFile(llvm::StringRef p) {
-  auto buffer = llvm::MemoryBuffer::getFile(p, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return std::nullopt;
-  return (*buffer)->getBuffer().str();
-}
+namespace {
 
 /// The manifest text for these dependencies as they are now; nullopt if one cannot be read.
 std::optional<std::string> makeManifest(const Dependencies &deps) {
@@ -161,25 +175,10 @@ bool manifestStillHolds(llvm::StringRef manifest, std::vector<std::string> &deps
   return true;
 }
 
-/// Writes `bytes` to `target` through a temporary file and a rename, so that concurrent oxcc
-/// processes never see a partial entry.
+/// Stores a cache file atomically (see writeFileAtomically); a cache that cannot be written is
+/// no error, the next build compiles again.
 void storeAtomically(const std::string &target, llvm::StringRef bytes) {
-  llvm::SmallString<256> temp;
-  int fd = -1;
-  if (fs::createUniqueFile(target + ".tmp-%%%%%%%%", fd, temp))
-    return;
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << bytes;
-    os.close();
-    if (os.has_error()) {
-      os.clear_error();
-      fs::remove(temp);
-      return;
-    }
-  }
-  if (fs::rename(temp, target))
-    fs::remove(temp);
+  llvm::consumeError(oxide::writeFileAtomically(target, bytes));
 }
 
 // --- stderr capture: the compile's diagnostics are kept with its object -------------------
@@ -345,7 +344,8 @@ llvm::Expected<CompiledObject> oxcc::compileWithCache(const oxide::CompileOption
   auto source = readFile(opts.input);
   if (!source)
     return plainCompile(); // the compile reports why it cannot be read
-  const std::string primary = hashHex(primaryKeyMaterial(opts, tc) + "\nsource " + hashHex(*source));
+  const std::string primary =
+      hashHex(cacheKeyMaterial(opts, tc, oxide::compileCommands(opts, tc)) + "\nsource " + hashHex(*source));
   llvm::SmallString<256> manifestPath(cache.dir);
   path::append(manifestPath, "llvmcache-m-" + primary);
 

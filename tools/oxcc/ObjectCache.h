@@ -2,6 +2,7 @@
 #ifndef OXIDE_OXCC_OBJECTCACHE_H
 #define OXIDE_OXCC_OBJECTCACHE_H
 
+#include "oxide/compiler/Build.h"
 #include "oxide/compiler/CompileOptions.h"
 #include "oxide/compiler/Toolchain.h"
 
@@ -35,6 +36,12 @@ struct CompiledObject {
 /// `wantDependencies` fills CompiledObject::dependencies even with the cache off.
 llvm::Expected<CompiledObject> compileWithCache(const oxide::CompileOptions &opts, const oxide::Toolchain &tc,
                                                 const CacheConfig &cache, bool wantDependencies);
+
+/// Everything besides file contents that decides what compileObject produces for `opts`, whose
+/// clang command lines are `commands` (oxide::compileCommands): the cache key before the source
+/// and the files it reads are hashed in.
+std::string cacheKeyMaterial(const oxide::CompileOptions &opts, const oxide::Toolchain &tc,
+                             const oxide::CompileCommands &commands);
 
 /// The cache directory's size and number of entries, or removes them all (`oxcc cache`).
 std::string describeCache(const CacheConfig &cache);

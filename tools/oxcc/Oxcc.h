@@ -2,14 +2,54 @@
 #ifndef OXIDE_OXCC_OXCC_H
 #define OXIDE_OXCC_OXCC_H
 
+#include "oxide/compiler/CompileOptions.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace oxcc {
 
 constexpr int kExitError = 1;
 constexpr int kExitUsage = 2;
+
+/// oxcc's commands (kVerbs in oxcc.cpp holds their names and help).
+enum class Verb { Build, Run, Check, Compile, New, Doctor, Cache };
+
+/// The name users type for `verb`: "build", "run"...
+llvm::StringRef verbName(Verb verb);
+
+/// Prints `oxcc <verb> --help`.
+void printCommandHelp(Verb verb);
+
+/// What the command line of `oxcc build|run|check|compile` asks for.
+struct Command {
+  Verb verb = Verb::Build;
+  oxide::CompileOptions opts;
+  std::vector<std::string> programArgs; ///< run: after `--`
+  bool noCache = false;
+  std::optional<std::string> saveTemps; ///< "" = next to the output
+  // compile
+  bool launcher = false; ///< `oxcc compile [options] -- COMPILER ARGS...`
+  bool depFile = false;  ///< -MD, -MMD
+  bool depSystem = true; ///< -MD: system headers too
+  std::string depFilePath;
+  std::vector<std::string> depTargets;
+};
+
+/// Parses the arguments after the verb (Options.td) into `cmd`. Returns an exit code on error
+/// or --help.
+std::optional<int> parseOptions(llvm::ArrayRef<const char *> args, Command &cmd);
+
+/// Runs a parsed `oxcc build|run|check|compile` (Commands.cpp).
+int runCommand(Command &cmd, const char *argv0);
+
+/// `oxcc cache [--clear]`.
+int runCache(llvm::ArrayRef<const char *> args);
 
 /// Prints "oxcc: error: MESSAGE" and the hint to run `oxcc <command> --help`; returns 2.
 int usageError(const llvm::Twine &message, llvm::StringRef command = "");

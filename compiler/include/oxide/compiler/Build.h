@@ -1,4 +1,4 @@
-//===- Build.h - the whole single-source build ------------------*- C++ -*-===//
+//===- Build.h - translation units into objects and executables -*- C++ -*-===//
 #ifndef OXIDE_COMPILER_BUILD_H
 #define OXIDE_COMPILER_BUILD_H
 
@@ -8,19 +8,25 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
-namespace oxide {
+#include <string>
+#include <vector>
 
-/// Builds every translation unit of `opts` (see CompileOptions::translationUnits) into an
-/// executable at `opts.output` that carries their device images, or, with `opts.emit` set,
-/// writes that intermediate stage of the (single) input's device code instead, or with
-/// EmitStage::Check only reports diagnostics.
-llvm::Error build(const CompileOptions &opts, const Toolchain &tc);
+namespace oxide {
 
 /// Compiles the translation unit `opts.input` (host and device, one device compile per
 /// architecture of opts.targetArchs()) into a relocatable x86-64 object that embeds its device
 /// image and registers it at start-up. A file without kernels skips the device compile.
 /// With `opts.tempsDir` set, the intermediate files are written there too.
 llvm::Expected<std::string> compileObject(const CompileOptions &opts, const Toolchain &tc);
+
+/// The clang command lines compileObject runs for `opts.input`: the host compile's, then one
+/// per device architecture it builds (hostCompileArgs and deviceCompileArgs of Frontend.h).
+/// The dependency scan and the object cache's key take them from here.
+struct CompileCommands {
+  std::vector<std::string> host;
+  std::vector<std::vector<std::string>> device;
+};
+CompileCommands compileCommands(const CompileOptions &opts, const Toolchain &tc);
 
 /// Runs both frontends and the oxide dialect's checks on `opts.input`, for every architecture.
 llvm::Error checkTranslationUnit(const CompileOptions &opts, const Toolchain &tc);
@@ -37,6 +43,10 @@ inline constexpr llvm::StringLiteral kLeavingOutNote = "oxcc: note: leaving out 
 /// Links `objects` and `opts.linkInputs` with the Oxide runtime into `opts.output`.
 llvm::Error linkExecutable(llvm::ArrayRef<std::string> objects, const CompileOptions &opts,
                            const Toolchain &tc);
+
+/// Writes `bytes` to `path` through a temporary file and a rename, so that parallel compiles
+/// and other processes never see a partial file.
+llvm::Error writeFileAtomically(llvm::StringRef path, llvm::StringRef bytes);
 
 /// Fails with a clear message when `path` cannot be created or replaced (missing or read-only
 /// directory, an existing directory of that name).

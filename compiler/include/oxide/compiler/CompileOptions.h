@@ -53,8 +53,6 @@ struct CompileOptions {
   std::vector<std::string> includeDirs; ///< -I
   std::vector<std::string> defines;     ///< -D (NAME or NAME=VALUE)
   unsigned optLevel = 3;                ///< -O0..-O3, for both host and device code
-  /// The architecture of the device compile in progress (what the frontend compiles for).
-  std::string arch = "sm_90";
   /// Every architecture the device image carries (--arch, repeatable or a comma list), in the
   /// order given. Empty means defaultGpuArchs().
   std::vector<GpuArch> archs;

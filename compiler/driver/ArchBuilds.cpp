@@ -1,0 +1,178 @@
+//===- ArchBuilds.cpp - every architecture of a translation unit ----------===//
+//
+// The device builds of one translation unit run in parallel, alongside its host compile, each
+// into its own buffers; their diagnostics are then printed in architecture order, as a serial
+// build would print them, and their code objects become one fat device image.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DeviceBuild.h"
+
+#include "oxide/compiler/Build.h"
+#include "oxide/compiler/ReportedError.h"
+#include "oxide/compiler/TargetCodegen.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+
+using namespace oxide;
+using namespace oxide::driver;
+
+namespace {
+
+void discardArchBuilds(std::vector<ArchBuild> &builds) {
+  for (ArchBuild &b : builds)
+    if (b.image && !*b.image)
+      llvm::consumeError(b.image->takeError());
+  builds.clear();
+}
+
+} // namespace
+
+std::vector<GpuArch> driver::effectiveArchs(const CompileOptions &opts) {
+  std::vector<GpuArch> result;
+  for (const GpuArch &arch : opts.targetArchs()) {
+    auto same = llvm::find_if(result, [&](const GpuArch &a) { return a.number == arch.number; });
+    if (same == result.end()) {
+      result.push_back(arch);
+      continue;
+    }
+    const bool ptx = same->hasPtx() || arch.hasPtx(), cubin = same->hasCubin() || arch.hasCubin();
+    same->code = ptx && cubin ? GpuArch::Code::PtxAndCubin
+                 : ptx        ? GpuArch::Code::PtxOnly
+                              : GpuArch::Code::CubinOnly;
+  }
+  return result;
+}
+
+std::vector<ArchBuild> driver::buildArchs(const CompileOptions &opts, const Toolchain &tc,
+                                          llvm::ArrayRef<GpuArch> archs) {
+  std::vector<ArchBuild> builds(archs.size());
+  const bool colors = llvm::errs().has_colors();
+  auto build = [&](size_t i) {
+    ArchBuild &b = builds[i];
+    b.arch = archs[i];
+    llvm::raw_string_ostream log(b.log), diagOut(b.diagnostics);
+    diagOut.enable_colors(colors);
+    b.image.emplace(buildDeviceImage(opts, tc, b.arch, nullptr, &b.constants, diagOut, log));
+  };
+  const unsigned threads = opts.threads ? std::min<unsigned>(opts.threads, archs.size()) : archs.size();
+  if (threads <= 1) {
+    for (size_t i = 0; i < archs.size(); ++i)
+      build(i);
+    return builds;
+  }
+  // Every compile owns its contexts (LLVM, clang, MLIR) and temporary files; the frontend's
+  // shared state is read-only or locked (see setHostOnlyHeaderDirectory), and the targets are
+  // registered before any compile starts (initializeTargets). Without --threads, no more
+  // compiles than cores.
+  initializeTargets();
+  llvm::ThreadPoolStrategy strategy = llvm::heavyweight_hardware_concurrency(threads);
+  strategy.Limit = opts.threads == 0;
+  llvm::DefaultThreadPool pool(strategy);
+  for (size_t i = 0; i < archs.size(); ++i)
+    pool.async([&build, i] { build(i); });
+  pool.wait();
+  return builds;
+}
+
+driver::EarlyDeviceBuilds::EarlyDeviceBuilds(const CompileOptions &opts, const Toolchain &tc)
+    : concurrent(opts.threads != 1) {
+  initializeTargets(); // before any compile, so that none registers them while another runs
+  builds = std::async(concurrent ? std::launch::async : std::launch::deferred,
+                      [&opts, &tc] { return buildArchs(opts, tc, effectiveArchs(opts)); });
+}
+
+driver::EarlyDeviceBuilds::~EarlyDeviceBuilds() {
+  if (concurrent && builds.valid()) {
+    std::vector<ArchBuild> unused = builds.get();
+    discardArchBuilds(unused);
+  }
+}
+
+llvm::Expected<std::vector<BuiltArch>> driver::reportArchBuilds(const CompileOptions &opts,
+                                                                std::vector<ArchBuild> builds) {
+  std::vector<BuiltArch> built;
+  std::vector<std::string> printed; // diagnostics already shown, without the architecture
+  std::vector<std::pair<std::string, std::vector<std::string>>> leftOut; // reason -> architectures
+  unsigned minArch = 0;
+  llvm::Error failure = llvm::Error::success();
+  for (ArchBuild &b : builds) {
+    if (failure) {
+      llvm::consumeError(b.image->takeError()); // a serial build would have stopped before
+      continue;
+    }
+    llvm::errs() << b.log;
+    std::string key = b.diagnostics;
+    for (size_t at; (at = key.find(" when compiling for " + b.arch.smName())) != std::string::npos;)
+      key.erase(at, (" when compiling for " + b.arch.smName()).size());
+    if (!key.empty() && !llvm::is_contained(printed, key)) {
+      llvm::errs() << b.diagnostics;
+      printed.push_back(std::move(key));
+    }
+    if (*b.image) {
+      built.push_back({b.arch, std::move(**b.image), std::move(b.constants)});
+      continue;
+    }
+    failure = llvm::handleErrors(b.image->takeError(), [&](const UnsupportedArchError &e) {
+      auto same = llvm::find_if(leftOut, [&](const auto &entry) { return entry.first == e.reason; });
+      if (same == leftOut.end())
+        leftOut.push_back({e.reason, {b.arch.smName()}});
+      else
+        same->second.push_back(b.arch.smName());
+      minArch = std::max(minArch, e.minArch);
+    });
+  }
+  if (failure)
+    return std::move(failure);
+  if (opts.verbose)
+    for (const auto &[reason, names] : leftOut)
+      llvm::errs() << kLeavingOutNote << llvm::join(names, ", ") << " (of the default architectures) for "
+                   << opts.input << ": " << reason << "\n";
+  if (built.empty() && !leftOut.empty())
+    return llvm::createStringError(
+        "none of the default architectures can run the kernels of '" + opts.input +
+        "': " + leftOut.back().first + "; choose architectures with --arch" +
+        (minArch ? " (e.g. --arch=sm_" + std::to_string(minArch) + ")" : std::string()));
+  return std::move(built);
+}
+
+llvm::Expected<detail::DeviceImage> driver::buildFatImage(const CompileOptions &opts, const Toolchain &tc,
+                                                          std::vector<ArchBuild> builds,
+                                                          std::vector<std::string> &constants) {
+  auto built = reportArchBuilds(opts, std::move(builds));
+  if (!built)
+    return built.takeError();
+  detail::DeviceImage fat;
+  bool ptxOnlyNote = false;
+  for (BuiltArch &b : *built) {
+    if (&b == &built->front()) {
+      fat.kernels = std::move(b.image.kernels);
+      constants = std::move(b.constants);
+    } else {
+      // Host code registers one kernel table, so every architecture must define the same
+      // kernels (a kernel under `#if __CUDA_ARCH__ >= 800` would break that).
+      llvm::StringSet<> names;
+      for (const auto &k : fat.kernels)
+        names.insert(k.name);
+      bool same = b.image.kernels.size() == fat.kernels.size();
+      for (const auto &k : b.image.kernels)
+        same = same && names.contains(k.name);
+      if (!same)
+        return llvm::createStringError("'" + opts.input + "' defines different kernels for " +
+                                       b.arch.smName() + " than for " + built->front().arch.smName() +
+                                       "; kernels must not depend on __CUDA_ARCH__");
+    }
+    for (auto &code : b.image.code)
+      fat.code.push_back(std::move(code));
+    ptxOnlyNote |= b.arch.hasCubin() && tc.ptxas.empty();
+  }
+  if (ptxOnlyNote)
+    llvm::errs() << "oxcc: note: ptxas not found (looked in " << tc.cudaPath
+                 << "/bin and $OXIDE_PTXAS); embedding PTX only, which the driver compiles when the program "
+                    "starts\n";
+  return fat;
+}

@@ -1,0 +1,217 @@
+//===- DeviceBuild.cpp - one architecture's device code -------------------===//
+//
+//   device compile (clang, CUDA device) -> MLIR (oxide) -> LLVM IR -> libdevice -> O3 -> PTX
+//   -> ptxas cubin, each stage kept under --save-temps and printed by --emit
+//
+//===----------------------------------------------------------------------===//
+
+#include "DeviceBuild.h"
+
+#include "oxide/compiler/Build.h"
+#include "oxide/compiler/DeviceExternals.h"
+#include "oxide/compiler/Frontend.h"
+#include "oxide/compiler/KernelTable.h"
+#include "oxide/compiler/MlirStage.h"
+#include "oxide/compiler/NvptxBackend.h"
+#include "oxide/compiler/ReportedError.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/Support/Path.h"
+
+using namespace oxide;
+using namespace oxide::driver;
+
+namespace {
+
+/// What ptxas refused, from its log ("ptxas FILE, line N; error   : WHAT"): the first error and
+/// the kernel (or device function) of the PTX whose body holds that line.
+struct PtxasRefusal {
+  std::string what;     ///< e.g. "Modifier '.async' requires .target sm_90 or higher"
+  std::string function; ///< e.g. "kernel 'k(int)'"; empty when not found
+  std::string summary() const {
+    return "ptxas rejects " + (function.empty() ? std::string("the code") : function) + " there: " + what;
+  }
+};
+
+PtxasRefusal explainPtxasFailure(llvm::StringRef ptx, llvm::StringRef log) {
+  PtxasRefusal result;
+  unsigned line = 0;
+  llvm::SmallVector<llvm::StringRef> logLines;
+  log.split(logLines, '\n');
+  for (llvm::StringRef l : logLines) {
+    auto [where, what] = l.split("error");
+    if (what.empty())
+      continue;
+    result.what = what.ltrim(" :").trim().str();
+    if (size_t at = where.find(", line "); at != llvm::StringRef::npos)
+      where.drop_front(at + 7).take_while(llvm::isDigit).getAsInteger(10, line);
+    break;
+  }
+  if (result.what.empty())
+    result.what = logLines.empty() ? std::string("failed") : logLines.front().trim().str();
+  // The last .entry or .func that starts before the line.
+  unsigned number = 0;
+  for (llvm::StringRef l : llvm::split(ptx, '\n')) {
+    if (++number > line)
+      break;
+    l = l.trim();
+    l.consume_front(".visible ");
+    l.consume_front(".weak ");
+    const bool entry = l.consume_front(".entry ");
+    if (!entry && !l.consume_front(".func "))
+      continue;
+    if (l.starts_with("(")) // .func (.param ...) name(
+      l = l.drop_until([](char c) { return c == ')'; }).drop_front().ltrim();
+    const std::string name = l.take_until([](char c) { return c == '(' || c == ' ' || c == ';'; }).str();
+    result.function = (entry ? "kernel '" : "function '") + llvm::demangle(name) + "'";
+  }
+  return result;
+}
+
+} // namespace
+
+driver::Temps::Temps(const CompileOptions &opts) {
+  if (opts.tempsDir.empty())
+    return;
+  llvm::SmallString<256> p(opts.tempsDir);
+  llvm::sys::path::append(p, llvm::sys::path::stem(opts.input));
+  prefix = std::string(p);
+}
+
+llvm::Error driver::Temps::write(llvm::StringRef stage, llvm::StringRef bytes) const {
+  if (!enabled())
+    return llvm::Error::success();
+  return writeFileAtomically(prefix + "." + stage.str(), bytes);
+}
+
+llvm::Error driver::Temps::write(llvm::StringRef stage, const llvm::Module &module) const {
+  if (!enabled())
+    return llvm::Error::success();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os, nullptr);
+  return write(stage, text);
+}
+
+unsigned driver::newestDefaultArch() {
+  unsigned newest = 0;
+  for (const GpuArch &arch : defaultGpuArchs())
+    newest = std::max(newest, arch.number);
+  return newest;
+}
+llvm::Expected<detail::DeviceImage> driver::buildDeviceImage(const CompileOptions &opts, const Toolchain &tc,
+                                                             const GpuArch &arch, llvm::raw_ostream *stageOut,
+                                                             std::vector<std::string> *constants,
+                                                             llvm::raw_ostream &diagOut,
+                                                             llvm::raw_ostream &log) {
+  const Temps temps(opts);
+  const std::string stagePrefix = arch.smName() + ".";
+
+  llvm::LLVMContext ctx;
+  auto device = compileDevice(opts, tc, arch, ctx, diagOut, log);
+  if (!device)
+    return device.takeError();
+  if (auto err = temps.write(stagePrefix + "device.ll", **device))
+    return std::move(err);
+  if (auto err = checkDeviceExternals(**device, diagOut))
+    return std::move(err);
+
+  // --save-temps keeps the checked oxide dialect; --emit=mlir[-after=PASS] prints the module
+  // after the pass the user chose.
+  std::string raised;
+  llvm::raw_string_ostream raisedOs(raised);
+  MlirStageOptions mlirOpts;
+  mlirOpts.diagnostics = &diagOut;
+  mlirOpts.arch = arch.number;
+  mlirOpts.archName = arch.name();
+  mlirOpts.archChosen = opts.archsChosen();
+  if (temps.enabled())
+    mlirOpts.printAfter.push_back({kDefaultMlirPrintPass, &raisedOs});
+  if (opts.emit == EmitStage::MLIR)
+    mlirOpts.printAfter.push_back(
+        {opts.mlirPrintPass.empty() ? std::string(kDefaultMlirPrintPass) : opts.mlirPrintPass, stageOut});
+  auto lowered = runMlirStage(std::move(*device), ctx, mlirOpts);
+  if (!raised.empty())
+    if (auto err = temps.write(stagePrefix + "mlir", raised))
+      return std::move(err);
+  if (!lowered)
+    return lowered.takeError();
+  if (auto err = temps.write(stagePrefix + "lowered.ll", **lowered))
+    return std::move(err);
+  if (opts.emit == EmitStage::MLIR || opts.emit == EmitStage::Check)
+    return detail::DeviceImage{};
+
+  if (auto err = linkLibdevice(**lowered, tc.libdevice, opts.fastMath))
+    return std::move(err);
+  // -G: unoptimised device code, so that stepping follows the source.
+  const unsigned deviceOptLevel = opts.deviceDebug ? 0 : opts.optLevel;
+  std::string optimized;
+  llvm::raw_string_ostream optimizedOs(optimized);
+  llvm::raw_ostream *dumpOptimized = nullptr;
+  if (opts.emit == EmitStage::LLVM)
+    dumpOptimized = temps.enabled() ? &optimizedOs : stageOut;
+  else if (temps.enabled())
+    dumpOptimized = &optimizedOs;
+  auto ptx = generatePtx(**lowered, arch.smName(), deviceOptLevel, dumpOptimized);
+  if (!ptx)
+    return ptx.takeError();
+  if (temps.enabled()) {
+    if (auto err = temps.write(stagePrefix + "opt.ll", optimized))
+      return std::move(err);
+    if (opts.emit == EmitStage::LLVM)
+      *stageOut << optimized;
+    if (auto err = temps.write(stagePrefix + "ptx", *ptx))
+      return std::move(err);
+  }
+
+  detail::DeviceImage image;
+  image.kernels = collectKernels(**lowered);
+  if (constants)
+    *constants = collectConstants(**lowered);
+  if (opts.emit == EmitStage::PTX)
+    *stageOut << *ptx;
+  if (opts.emit == EmitStage::LLVM || opts.emit == EmitStage::PTX)
+    return image;
+
+  // Without ptxas, an architecture asked for as a cubin only gets its PTX instead.
+  if (arch.hasPtx() || tc.ptxas.empty())
+    image.code.push_back({detail::CodeKind::Ptx, arch.number, *ptx});
+  if (!arch.hasCubin())
+    return image;
+  if (tc.ptxas.empty()) {
+    if (opts.emit == EmitStage::Cubin)
+      return llvm::createStringError("--emit=cubin needs ptxas, which was not found (looked in " +
+                                     tc.cudaPath + "/bin and $OXIDE_PTXAS)");
+    return image; // the caller says once that the image holds PTX only
+  }
+  // -G: the debug information of the PTX goes into the cubin, with nvcc -G's ptxas flags (no
+  // merged blocks, a return at the end for a breakpoint); --lineinfo keeps the line tables only.
+  llvm::SmallVector<llvm::StringRef, 3> ptxasFlags;
+  if (opts.deviceDebug)
+    ptxasFlags.append({"-g", "--dont-merge-basicblocks", "--return-at-end"});
+  else if (opts.lineInfo)
+    ptxasFlags.push_back("-lineinfo");
+  auto cubin =
+      assembleCubin(tc.ptxas, *ptx, arch.smName(), deviceOptLevel, ptxasFlags, opts.verbose ? &log : nullptr);
+  if (!cubin) {
+    const std::string message = llvm::toString(cubin.takeError());
+    const PtxasRefusal refusal = explainPtxasFailure(*ptx, message);
+    // One of the older default architectures that ptxas refuses (an instruction the kernels use
+    // does not exist there) is left out rather than failing the build.
+    if (!opts.archsChosen() && arch.number < newestDefaultArch())
+      return llvm::make_error<UnsupportedArchError>(refusal.summary(), 0);
+    return llvm::createStringError(
+        "ptxas rejects the code" + (refusal.function.empty() ? std::string() : " of " + refusal.function) +
+        " for " + arch.smName() + ": " + refusal.what +
+        (opts.archsChosen() ? "; if it needs a newer GPU, remove " + arch.name() + " from --arch"
+                            : std::string()) +
+        "\n" + message);
+  }
+  if (auto err = temps.write(stagePrefix + "cubin", *cubin))
+    return std::move(err);
+  if (opts.emit == EmitStage::Cubin)
+    *stageOut << *cubin;
+  image.code.push_back({detail::CodeKind::Cubin, arch.number, std::move(*cubin)});
+  return image;
+}

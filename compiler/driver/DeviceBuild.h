@@ -1,0 +1,112 @@
+//===- DeviceBuild.h - the device half of a build ---------------*- C++ -*-===//
+//
+// Internal to compiler/driver: one architecture's device build, from the CUDA-device compile
+// to the code objects (DeviceBuild.cpp), and all architectures of a translation unit, built in
+// parallel and reported in order as one fat image (ArchBuilds.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef OXIDE_COMPILER_DRIVER_DEVICEBUILD_H
+#define OXIDE_COMPILER_DRIVER_DEVICEBUILD_H
+
+#include "oxide/compiler/CompileOptions.h"
+#include "oxide/compiler/Toolchain.h"
+#include "oxide/detail/device_image.hpp"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <future>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace oxide::driver {
+
+/// The intermediate files of one translation unit (--save-temps, $OXCC_DUMP_DIR), named
+/// DIR/<stem>.<stage>: e.g. vecadd.sm_90.ptx, vecadd.host.o.
+class Temps {
+public:
+  explicit Temps(const CompileOptions &opts);
+  bool enabled() const { return !prefix.empty(); }
+  llvm::Error write(llvm::StringRef stage, llvm::StringRef bytes) const;
+  llvm::Error write(llvm::StringRef stage, const llvm::Module &module) const;
+
+private:
+  std::string prefix;
+};
+
+/// The newest of the default architectures: the one that carries PTX, and never left out.
+unsigned newestDefaultArch();
+
+/// The device half for one architecture: everything from the CUDA-device compile to the code
+/// objects of the device image. `stageOut` receives the --emit stage; `constants` (if given)
+/// the oxide::constant variables that the device code reads. Diagnostics go to `diagOut`, the
+/// -v command lines to `log`: the architectures of a build compile in parallel, each into its
+/// own streams. A default architecture (no --arch) that the code cannot be built for fails with
+/// an UnsupportedArchError.
+llvm::Expected<detail::DeviceImage> buildDeviceImage(const CompileOptions &opts, const Toolchain &tc,
+                                                     const GpuArch &arch, llvm::raw_ostream *stageOut,
+                                                     std::vector<std::string> *constants,
+                                                     llvm::raw_ostream &diagOut, llvm::raw_ostream &log);
+
+/// The architectures to build: --arch's, or the defaults; several entries for one architecture
+/// merge (sm_90 and compute_90 are sm_90; 90-real and compute_90 too).
+std::vector<GpuArch> effectiveArchs(const CompileOptions &opts);
+
+/// One architecture's device build, and what it printed.
+struct ArchBuild {
+  GpuArch arch;
+  std::optional<llvm::Expected<detail::DeviceImage>> image;
+  std::vector<std::string> constants;
+  std::string log, diagnostics;
+};
+
+/// The device builds of `archs`, in parallel (up to opts.threads, or one per architecture up to
+/// the machine's cores), each printing into its own buffers. Nothing is printed yet.
+std::vector<ArchBuild> buildArchs(const CompileOptions &opts, const Toolchain &tc,
+                                  llvm::ArrayRef<GpuArch> archs);
+
+/// The device builds of a translation unit, started before its host compile so that the two
+/// run at the same time (with --threads=1, one after the other); nothing is printed until the
+/// host compile has printed its own diagnostics (plain C++ errors read better without the
+/// device wrapper's include noise).
+class EarlyDeviceBuilds {
+public:
+  EarlyDeviceBuilds(const CompileOptions &opts, const Toolchain &tc);
+  EarlyDeviceBuilds(const EarlyDeviceBuilds &) = delete;
+  EarlyDeviceBuilds &operator=(const EarlyDeviceBuilds &) = delete;
+  /// Waits for builds that were not taken: a translation unit's compiles end together.
+  ~EarlyDeviceBuilds();
+  std::vector<ArchBuild> take() { return builds.get(); }
+
+private:
+  bool concurrent;
+  std::future<std::vector<ArchBuild>> builds;
+};
+
+/// The code of one architecture that was built.
+struct BuiltArch {
+  GpuArch arch;
+  detail::DeviceImage image;
+  std::vector<std::string> constants;
+};
+
+/// Prints, in architecture order, what each of `builds` printed (the same diagnostics from
+/// several architectures once), as a serial build would. A default architecture the
+/// translation unit cannot be built for is left out, with a note under -v; the first other
+/// failure is returned.
+llvm::Expected<std::vector<BuiltArch>> reportArchBuilds(const CompileOptions &opts,
+                                                        std::vector<ArchBuild> builds);
+
+/// The device image of `builds` (one device compile per architecture): all code objects in one
+/// image. The runtime picks the cubin that matches the device (or an older one of its major
+/// version), else the newest PTX that is not newer than the device.
+llvm::Expected<detail::DeviceImage> buildFatImage(const CompileOptions &opts, const Toolchain &tc,
+                                                  std::vector<ArchBuild> builds,
+                                                  std::vector<std::string> &constants);
+
+} // namespace oxide::driver
+
+#endif

@@ -1,0 +1,403 @@
+//===- Options.cpp - the command line of build, run, check and compile ----===//
+//
+// Options.td declares the spellings and aliases; LLVM's OptTable splits the arguments into
+// options and values, and each option's case below checks its value and the verb. An argument
+// the table does not know goes to unknownArgument: `oxcc compile` (a build system's compile
+// command) ignores what the in-process clang decides on its own, and warns about other -f/-m
+// flags; every other command rejects it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Oxcc.h"
+
+#include "oxide/compiler/MlirStage.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Option/Arg.h"
+#include "llvm/Option/ArgList.h"
+#include "llvm/Option/OptTable.h"
+#include "llvm/Option/Option.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace oxcc;
+namespace fs = llvm::sys::fs;
+namespace path = llvm::sys::path;
+
+namespace {
+
+using namespace llvm::opt; // the generated tables name Options.td's kinds and flags unqualified
+
+enum OptionID {
+  OPT_INVALID = 0,
+#define OPTION(...) LLVM_MAKE_OPT_ID(__VA_ARGS__),
+#include "Options.inc"
+#undef OPTION
+};
+
+#define OPTTABLE_STR_TABLE_CODE
+#include "Options.inc"
+#undef OPTTABLE_STR_TABLE_CODE
+
+#define OPTTABLE_PREFIXES_TABLE_CODE
+#include "Options.inc"
+#undef OPTTABLE_PREFIXES_TABLE_CODE
+
+constexpr llvm::opt::OptTable::Info kOptionInfos[] = {
+#define OPTION(...) LLVM_CONSTRUCT_OPT_INFO(__VA_ARGS__),
+#include "Options.inc"
+#undef OPTION
+};
+
+class OxccOptTable : public llvm::opt::GenericOptTable {
+public:
+  OxccOptTable() : GenericOptTable(OptionStrTable, OptionPrefixesTable, kOptionInfos) {}
+};
+
+bool isLinkInput(llvm::StringRef file) {
+  llvm::StringRef name = path::filename(file);
+  return name.ends_with(".o") || name.ends_with(".a") || name.ends_with(".so") || name.contains(".so.");
+}
+
+/// Flags a C++ compile command may carry that make no difference to oxcc's output.
+bool isHarmlessCompilerFlag(llvm::StringRef arg) {
+  return arg.starts_with("-W") || arg == "-w" || arg == "-pedantic" || arg == "-pedantic-errors" ||
+         arg == "-pthread" || arg == "-pipe" || arg == "-m64" || arg == "-fPIC" || arg == "-fPIE" ||
+         arg == "-fpic" || arg == "-fpie" || arg == "-fno-pic" || arg == "-fno-pie" ||
+         arg == "-fcolor-diagnostics" || arg == "-fno-color-diagnostics" ||
+         arg.starts_with("-fdiagnostics-") || arg.starts_with("-fno-diagnostics-") ||
+         arg.starts_with("-fmessage-length") || arg == "-c";
+}
+
+/// -O's levels, as clang reads them; "fast" is -O3 with --fast-math.
+std::optional<unsigned> optimizationLevel(llvm::StringRef value) {
+  if (value.size() == 1 && value[0] >= '0' && value[0] <= '3')
+    return unsigned(value[0] - '0');
+  if (value == "s" || value == "z")
+    return 2;
+  if (value == "g" || value.empty())
+    return 1;
+  if (value == "fast")
+    return 3;
+  return std::nullopt;
+}
+
+/// One argument as the table read it: which option (OPT_INPUT, OPT_UNKNOWN or a declared one),
+/// its text as the user wrote it, and its value (none when it is missing at the end).
+struct Item {
+  unsigned id;
+  unsigned index; ///< position in the arguments
+  llvm::StringRef spelling;
+  std::optional<llvm::StringRef> value;
+};
+
+/// The arguments in order; an option whose value is missing (only the last can be) comes last,
+/// without a value.
+std::vector<Item> readArguments(const OxccOptTable &table, llvm::ArrayRef<const char *> args,
+                                llvm::opt::InputArgList &parsed) {
+  unsigned missingIndex = 0, missingCount = 0;
+  parsed = table.ParseArgs(args, missingIndex, missingCount);
+  std::vector<Item> items;
+  for (const llvm::opt::Arg *arg : parsed) {
+    Item item{arg->getOption().getID(), arg->getIndex(), args[arg->getIndex()], std::nullopt};
+    if (arg->getNumValues() > 0)
+      item.value = arg->getValue();
+    items.push_back(item);
+  }
+  if (missingCount > 0) {
+    // Which option it is: the same spelling with a value.
+    const char *withValue[] = {args[missingIndex], ""};
+    unsigned index = 0, count = 0;
+    llvm::opt::InputArgList probe = table.ParseArgs(withValue, index, count);
+    const unsigned id = probe.size() > 0 ? (*probe.begin())->getOption().getID() : unsigned(OPT_UNKNOWN);
+    items.push_back({id, missingIndex, args[missingIndex], std::nullopt});
+  }
+  return items;
+}
+
+} // namespace
+
+std::optional<int> oxcc::parseOptions(llvm::ArrayRef<const char *> args, Command &cmd) {
+  const llvm::StringRef verb = verbName(cmd.verb);
+  const bool compileVerb = cmd.verb == Verb::Compile;
+  const bool links = cmd.verb == Verb::Build || cmd.verb == Verb::Run;
+  const bool lenient = compileVerb;
+  llvm::StringSet<> warned;
+  std::vector<std::string> inputs;
+
+  // What the table does not know, or what this verb does not take.
+  auto unknownArgument = [&](llvm::StringRef arg) -> std::optional<int> {
+    if (lenient && isHarmlessCompilerFlag(arg))
+      return std::nullopt; // warnings and code-generation details the in-process clang decides on its own
+    if (lenient && (arg.starts_with("-f") || arg.starts_with("-m") || arg.starts_with("-U"))) {
+      if (warned.insert(arg).second)
+        llvm::WithColor::warning(llvm::errs(), "oxcc")
+            << "ignoring '" << arg << "': not supported for Oxide translation units\n";
+      return std::nullopt;
+    }
+    return usageError("unknown option '" + arg + "'", verb);
+  };
+
+  const OxccOptTable table;
+  llvm::opt::InputArgList parsed;
+  const std::vector<Item> items = readArguments(table, args, parsed);
+  std::optional<unsigned> compilerPath; // compile -- COMPILER ARGS: the first word is the compiler
+  bool programArgs = false;             // run -- PROGRAM-ARGS
+  for (const Item &item : items) {
+    if (programArgs)
+      break;
+    const llvm::StringRef arg = item.spelling;
+    const std::optional<llvm::StringRef> value = item.value;
+    if (compilerPath && item.index == *compilerPath)
+      continue;
+    switch (item.id) {
+    case OPT_INPUT:
+      inputs.push_back(arg.str());
+      break;
+    case OPT_UNKNOWN:
+      if (arg == "--") {
+        if (compileVerb) {
+          cmd.launcher = true;
+          compilerPath = item.index + 1;
+          // A compiler without -O does not optimise (CMake's Debug flags are just -g).
+          cmd.opts.optLevel = 0;
+          break;
+        }
+        if (cmd.verb != Verb::Run)
+          return usageError("'--' (program arguments) is only valid with 'oxcc run'", verb);
+        for (size_t i = item.index + 1; i < args.size(); ++i)
+          cmd.programArgs.push_back(args[i]);
+        programArgs = true;
+        break;
+      }
+      if (auto rc = unknownArgument(arg))
+        return rc;
+      break;
+    case OPT_help:
+      printCommandHelp(cmd.verb);
+      return 0;
+    case OPT_o:
+      if (cmd.verb == Verb::Check)
+        return usageError("'oxcc check' writes no output; drop '-o'", verb);
+      if (!value || value->empty())
+        return usageError("'-o' needs a file name", verb);
+      cmd.opts.output = value->str();
+      break;
+    case OPT_isystem:
+    case OPT_iquote:
+    case OPT_idirafter:
+    case OPT_I:
+      if (!value)
+        return usageError("'" + table.getOption(item.id).getPrefixedName() + "' needs a directory", verb);
+      cmd.opts.includeDirs.push_back(value->str());
+      break;
+    case OPT_D:
+      if (!value || value->empty())
+        return usageError("'-D' needs a macro name", verb);
+      cmd.opts.defines.push_back(value->str());
+      break;
+    case OPT_O: {
+      std::optional<unsigned> level = optimizationLevel(*value);
+      if (!level) {
+        if (auto rc = unknownArgument(arg))
+          return rc;
+        break;
+      }
+      cmd.opts.optLevel = *level;
+      if (*value == "fast")
+        cmd.opts.fastMath = true;
+      break;
+    }
+    case OPT_std_EQ: {
+      static constexpr llvm::StringLiteral standards[] = {"c++20", "gnu++20", "c++2a", "gnu++2a",
+                                                          "c++23", "gnu++23", "c++2b", "gnu++2b",
+                                                          "c++26", "gnu++26", "c++2c", "gnu++2c"};
+      if (!llvm::is_contained(standards, *value))
+        return usageError("unsupported language standard '" + *value + "'; use -std=c++20 or -std=c++23",
+                          verb);
+      cmd.opts.cxxStandard = value->str();
+      break;
+    }
+    case OPT_arch_EQ: {
+      const llvm::StringRef flag = arg.take_until([](char c) { return c == '='; });
+      if (!value)
+        return usageError("'" + flag + "' needs a value such as --arch=sm_90 or --arch=sm_80,sm_90", verb);
+      // An empty value (CMake's launcher without OXIDE_ARCHITECTURES) keeps the default.
+      if (!compileVerb || !value->empty())
+        if (auto err = oxide::parseGpuArchList(*value, cmd.opts.archs))
+          return reportError(std::move(err));
+      break;
+    }
+    case OPT_emit_EQ: {
+      if (cmd.verb != Verb::Build)
+        return usageError("--emit is only valid with 'oxcc build'", verb);
+      llvm::StringRef stage = *value;
+      if (stage == "llvm")
+        cmd.opts.emit = oxide::EmitStage::LLVM;
+      else if (stage == "mlir")
+        cmd.opts.emit = oxide::EmitStage::MLIR;
+      else if (stage == "ptx")
+        cmd.opts.emit = oxide::EmitStage::PTX;
+      else if (stage == "cubin")
+        cmd.opts.emit = oxide::EmitStage::Cubin;
+      else if (stage.consume_front("mlir-after=")) {
+        const std::vector<std::string> passes = oxide::mlirPassNames();
+        if (!llvm::is_contained(passes, stage)) {
+          std::string what = stage.empty()
+                                 ? "--emit=mlir-after= needs a pass name"
+                                 : "unknown pass '" + stage.str() + "' in --emit=mlir-after=" + stage.str();
+          return usageError(what + "; the MLIR stage's passes are " + llvm::join(passes, ", ") +
+                                " (in the order they run)",
+                            verb);
+        }
+        cmd.opts.emit = oxide::EmitStage::MLIR;
+        cmd.opts.mlirPrintPass = stage.str();
+      } else
+        return usageError(
+            "unknown stage '" + stage + "' for --emit; use llvm, mlir, mlir-after=PASS, ptx or cubin", verb);
+      break;
+    }
+    case OPT_v:
+      cmd.opts.verbose = true;
+      break;
+    case OPT_threads_EQ: {
+      unsigned n = 0;
+      if (!value || value->getAsInteger(10, n))
+        return usageError("'--threads' needs a number: how many architectures to compile at once (0: one "
+                          "per architecture, up to the number of cores)",
+                          verb);
+      cmd.opts.threads = n;
+      break;
+    }
+    case OPT_fast_math:
+      cmd.opts.fastMath = true;
+      break;
+    case OPT_no_fmad:
+      cmd.opts.fmad = false;
+      break;
+    case OPT_fmad:
+      cmd.opts.fmad = true;
+      break;
+    case OPT_g0:
+      cmd.opts.debug = false;
+      break;
+    case OPT_g:
+      cmd.opts.debug = true;
+      break;
+    case OPT_G:
+      cmd.opts.deviceDebug = true;
+      break;
+    case OPT_lineinfo:
+      cmd.opts.lineInfo = true;
+      break;
+    case OPT_fsanitize_EQ:
+      if (value->empty())
+        return usageError("'-fsanitize=' needs a sanitizer, e.g. -fsanitize=address", verb);
+      cmd.opts.sanitizers.push_back(value->str());
+      break;
+    case OPT_save_temps:
+      cmd.saveTemps = "";
+      break;
+    case OPT_save_temps_cwd:
+      cmd.saveTemps = ".";
+      break;
+    case OPT_save_temps_EQ:
+      if (value->empty())
+        return usageError("'--save-temps=' needs a directory", verb);
+      cmd.saveTemps = value->str();
+      break;
+    case OPT_no_cache:
+      cmd.noCache = true;
+      break;
+    case OPT_l:
+    case OPT_L:
+    case OPT_Wl_COMMA:
+      if (!links) {
+        if (auto rc = unknownArgument(arg))
+          return rc;
+        break;
+      }
+      if (!value)
+        return usageError("'" + arg + "' needs a value", verb);
+      // -l NAME and -lNAME alike; -Wl,ARGS as written.
+      cmd.opts.linkInputs.push_back(item.id == OPT_Wl_COMMA
+                                        ? arg.str()
+                                        : table.getOption(item.id).getPrefixedName().str() + value->str());
+      break;
+    case OPT_MD:
+    case OPT_MMD:
+      if (!compileVerb) {
+        if (auto rc = unknownArgument(arg))
+          return rc;
+        break;
+      }
+      cmd.depFile = true;
+      cmd.depSystem = item.id == OPT_MD;
+      break;
+    case OPT_MF:
+      if (!compileVerb) {
+        if (auto rc = unknownArgument(arg))
+          return rc;
+        break;
+      }
+      if (!value)
+        return usageError("'-MF' needs a file name", verb);
+      cmd.depFilePath = value->str();
+      break;
+    case OPT_MT:
+    case OPT_MQ:
+      if (!compileVerb) {
+        if (auto rc = unknownArgument(arg))
+          return rc;
+        break;
+      }
+      if (!value)
+        return usageError("'" + arg.take_front(3) + "' needs a target", verb);
+      cmd.depTargets.push_back(value->str());
+      break;
+    case OPT_x:
+      if (!compileVerb) {
+        if (auto rc = unknownArgument(arg))
+          return rc;
+        break;
+      }
+      if (!value || (*value != "c++" && *value != "cuda"))
+        return usageError("'-x' must be c++ for an Oxide translation unit", verb);
+      break;
+    case OPT_U:
+      // Only a compile command may carry it (ignored, with a warning).
+      if (auto rc = unknownArgument(arg))
+        return rc;
+      break;
+    default:
+      llvm_unreachable("an option of Options.td without a case");
+    }
+  }
+
+  if (inputs.empty())
+    return usageError("no input file", verb);
+  for (const std::string &input : inputs) {
+    if (isLinkInput(input)) {
+      if (!links)
+        return usageError("'" + input + "' is not a C++ source file; 'oxcc " + verb + "' compiles sources",
+                          verb);
+      cmd.opts.linkInputs.push_back(input);
+      continue;
+    }
+    llvm::SmallString<256> absolute(input);
+    fs::make_absolute(absolute);
+    path::remove_dots(absolute, /*remove_dot_dot=*/true);
+    cmd.opts.inputs.push_back(std::string(absolute));
+  }
+  if (cmd.opts.inputs.empty() && (cmd.opts.emit != oxide::EmitStage::Executable || compileVerb))
+    return usageError("no C++ source file among the inputs", verb);
+  if (compileVerb && cmd.opts.inputs.size() > 1)
+    return usageError("'oxcc compile' compiles one file, got " + llvm::Twine(cmd.opts.inputs.size()), verb);
+  if (!cmd.opts.inputs.empty())
+    cmd.opts.input = cmd.opts.inputs.front();
+  return std::nullopt;
+}

@@ -1,0 +1,77 @@
+// The options of oxcc build, run, check and compile (tools/oxcc/oxcc.cpp, parseOptions).
+// What users read is the help in oxcc.cpp; an option's checks and messages are in its case
+// there. Options a compile command may carry that oxcc does not need (the CMake launcher form
+// of `oxcc compile`) are not declared: they arrive as unknown and are ignored there.
+include "llvm/Option/OptParser.td"
+
+def help : Flag<["--"], "help">;
+def : Flag<["-"], "h">, Alias<help>;
+
+// Inputs and outputs.
+def o : JoinedOrSeparate<["-"], "o">;
+def I : JoinedOrSeparate<["-"], "I">;
+def isystem : JoinedOrSeparate<["-"], "isystem">;
+def iquote : JoinedOrSeparate<["-"], "iquote">;
+def idirafter : JoinedOrSeparate<["-"], "idirafter">;
+def D : JoinedOrSeparate<["-"], "D">;
+def U : JoinedOrSeparate<["-"], "U">; // compile only: ignored with a warning
+def x : Separate<["-"], "x">;         // compile only: c++ or cuda
+
+// The link (build and run).
+def l : JoinedOrSeparate<["-"], "l">;
+def L : JoinedOrSeparate<["-"], "L">;
+def Wl_COMMA : Joined<["-"], "Wl,">;
+
+// Depfiles (compile).
+def MD : Flag<["-"], "MD">;
+def MMD : Flag<["-"], "MMD">;
+def MF : JoinedOrSeparate<["-"], "MF">;
+def MT : JoinedOrSeparate<["-"], "MT">;
+def MQ : JoinedOrSeparate<["-"], "MQ">;
+
+// Code generation. -O takes 0-3, s, z, g, fast or nothing.
+def O : Joined<["-"], "O">;
+def std_EQ : Joined<["-"], "std=">;
+def arch_EQ : Joined<["--", "-"], "arch=">;
+def : Separate<["--", "-"], "arch">, Alias<arch_EQ>;
+def : Joined<["--"], "gpu-architecture=">, Alias<arch_EQ>;
+def : Separate<["--"], "gpu-architecture">, Alias<arch_EQ>;
+def : Joined<["--"], "cuda-gpu-arch=">, Alias<arch_EQ>;
+def : Separate<["--"], "cuda-gpu-arch">, Alias<arch_EQ>;
+def : Joined<["--"], "offload-arch=">, Alias<arch_EQ>;
+def : Separate<["--"], "offload-arch">, Alias<arch_EQ>;
+def emit_EQ : Joined<["--"], "emit=">;
+def threads_EQ : Joined<["--"], "threads=">;
+def : Separate<["--"], "threads">, Alias<threads_EQ>;
+
+def fast_math : Flag<["--"], "fast-math">;
+def : Flag<["--", "-"], "use_fast_math">, Alias<fast_math>;
+def : Flag<["-"], "ffast-math">, Alias<fast_math>;
+
+def no_fmad : Flag<["--"], "no-fmad">;
+def : Flag<["--", "-"], "fmad=false">, Alias<no_fmad>;
+def : Flag<["-"], "ffp-contract=off">, Alias<no_fmad>;
+def fmad : Flag<["--", "-"], "fmad=true">;
+def : Flag<["-"], "ffp-contract=fast">, Alias<fmad>;
+def : Flag<["-"], "ffp-contract=on">, Alias<fmad>;
+
+def g0 : Flag<["-"], "g0">;
+def g : Flag<["-"], "g">;
+def : Flag<["-"], "g1">, Alias<g>;
+def : Flag<["-"], "g2">, Alias<g>;
+def : Flag<["-"], "g3">, Alias<g>;
+def : Flag<["-"], "ggdb">, Alias<g>;
+def : Flag<["-"], "gline-tables-only">, Alias<g>;
+def G : Flag<["-"], "G">;
+def : Flag<["--"], "device-debug">, Alias<G>;
+def lineinfo : Flag<["--", "-"], "lineinfo">;
+def : Flag<["--"], "generate-line-info">, Alias<lineinfo>;
+def fsanitize_EQ : Joined<["-"], "fsanitize=">;
+
+// The driver itself.
+def v : Flag<["-"], "v">;
+def save_temps : Flag<["--", "-"], "save-temps">;
+def : Flag<["-"], "save-temps=obj">, Alias<save_temps>;
+def save_temps_cwd : Flag<["-"], "save-temps=cwd">;
+def save_temps_EQ : Joined<["--"], "save-temps=">;
+def no_cache : Flag<["--"], "no-cache">;
