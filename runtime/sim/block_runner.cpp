@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <exception>
 
+#include "oxide/detail/intrinsic_abi.hpp"
+
 namespace oxide::detail::sim {
 
 constinit thread_local SimThread *current_sim_thread __attribute__((tls_model("initial-exec"))) = nullptr;
@@ -552,14 +554,42 @@ std::string BlockRunner::describe_thread(std::uint32_t linear) const {
   return fmt::format("({},{},{})", linear % x, linear / x % y, linear / (x * y));
 }
 
+namespace {
+
+/// The oxide::warp function that asks for this mode.
+const char *operation_name(intrinsic::ShuffleMode mode) noexcept {
+  switch (mode) {
+  case intrinsic::ShuffleMode::idx:
+    return "shuffle";
+  case intrinsic::ShuffleMode::up:
+    return "shuffle_up";
+  case intrinsic::ShuffleMode::down:
+    return "shuffle_down";
+  case intrinsic::ShuffleMode::bfly:
+    return "shuffle_xor";
+  }
+  return "shuffle";
+}
+const char *operation_name(intrinsic::VoteMode mode) noexcept {
+  switch (mode) {
+  case intrinsic::VoteMode::all:
+    return "all";
+  case intrinsic::VoteMode::any:
+    return "any";
+  case intrinsic::VoteMode::ballot:
+    return "ballot";
+  }
+  return "vote";
+}
+
+} // namespace
+
 std::string BlockRunner::describe_warp_op(const WarpRequest &request) {
-  static constexpr const char *kShuffles[] = {"shuffle", "shuffle_up", "shuffle_down", "shuffle_xor"};
-  static constexpr const char *kVotes[] = {"all", "any", "ballot"};
   switch (request.kind) {
   case WarpOpKind::shuffle:
-    return request.mode < 4 ? kShuffles[request.mode] : "shuffle";
+    return operation_name(static_cast<intrinsic::ShuffleMode>(request.mode));
   case WarpOpKind::vote:
-    return request.mode < 3 ? kVotes[request.mode] : "vote";
+    return operation_name(static_cast<intrinsic::VoteMode>(request.mode));
   case WarpOpKind::sync:
     break;
   }

@@ -21,6 +21,7 @@ using oxide::detail::sim::GroupBarrier;
 using oxide::detail::sim::SimThread;
 using oxide::detail::sim::WarpOpKind;
 using oxide::detail::sim::WarpRequest;
+namespace intrinsic = oxide::intrinsic;
 
 [[noreturn]] __attribute__((cold)) void outside_launch() noexcept {
   // Kernel code called as a plain function: there is no thread to answer for, and inventing
@@ -52,10 +53,50 @@ BlockRunner &block(SimThread &thread) noexcept {
   block(t).fail(t, fmt::format("{} called with {} {}", intrinsic, what, value));
 }
 
-std::uint32_t component(const std::uint32_t (&values)[3], std::uint32_t dim, const char *intrinsic) noexcept {
-  if (dim > 2) [[unlikely]]
-    bad_argument(intrinsic, "dimension", dim);
+/// `values` indexed by an intrinsic::Dim code.
+std::uint32_t component(const std::uint32_t (&values)[3], std::uint32_t dim, const char *name) noexcept {
+  if (dim > intrinsic::code(intrinsic::Dim::z)) [[unlikely]]
+    bad_argument(name, "dimension", dim);
   return values[dim];
+}
+
+// Whether a code names an enumerator: a switch without a default, so that -Wswitch points here
+// when the catalog (oxide/detail/intrinsic_abi.hpp) gains one.
+bool known(intrinsic::Scope scope) noexcept {
+  switch (scope) {
+  case intrinsic::Scope::block:
+  case intrinsic::Scope::device:
+  case intrinsic::Scope::system:
+    return true;
+  }
+  return false;
+}
+bool known(intrinsic::ShuffleMode mode) noexcept {
+  switch (mode) {
+  case intrinsic::ShuffleMode::idx:
+  case intrinsic::ShuffleMode::up:
+  case intrinsic::ShuffleMode::down:
+  case intrinsic::ShuffleMode::bfly:
+    return true;
+  }
+  return false;
+}
+bool known(intrinsic::VoteMode mode) noexcept {
+  switch (mode) {
+  case intrinsic::VoteMode::all:
+  case intrinsic::VoteMode::any:
+  case intrinsic::VoteMode::ballot:
+    return true;
+  }
+  return false;
+}
+bool known(intrinsic::ClockKind kind) noexcept {
+  switch (kind) {
+  case intrinsic::ClockKind::clock64:
+  case intrinsic::ClockKind::globaltimer:
+    return true;
+  }
+  return false;
 }
 
 } // namespace
@@ -169,7 +210,7 @@ void __oxide_sync_threads() noexcept {
 
 void __oxide_fence(std::uint32_t scope) noexcept {
   (void)thread();
-  if (scope > 2) [[unlikely]]
+  if (!known(static_cast<intrinsic::Scope>(scope))) [[unlikely]]
     bad_argument("__oxide_fence", "scope", scope);
   // A block's threads share one host thread, but other blocks run on other host threads.
   std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -195,14 +236,14 @@ std::uint32_t __oxide_lane_id() noexcept { return thread().linear % oxide::detai
 std::uint32_t __oxide_warp_shuffle(std::uint32_t mask, std::uint32_t value, std::uint32_t arg,
                                    std::uint32_t mode) noexcept {
   SimThread &t = thread();
-  if (mode > 3) [[unlikely]]
+  if (!known(static_cast<intrinsic::ShuffleMode>(mode))) [[unlikely]]
     bad_argument("__oxide_warp_shuffle", "mode", mode);
   return block(t).warp_op(t, WarpRequest{WarpOpKind::shuffle, mode, mask, value, arg});
 }
 
 std::uint32_t __oxide_warp_vote(std::uint32_t mask, std::uint32_t predicate, std::uint32_t mode) noexcept {
   SimThread &t = thread();
-  if (mode > 2) [[unlikely]]
+  if (!known(static_cast<intrinsic::VoteMode>(mode))) [[unlikely]]
     bad_argument("__oxide_warp_vote", "mode", mode);
   return block(t).warp_op(t, WarpRequest{WarpOpKind::vote, mode, mask, predicate != 0 ? 1u : 0u, 0});
 }
@@ -214,7 +255,7 @@ void __oxide_warp_sync(std::uint32_t mask) noexcept {
 
 std::uint64_t __oxide_clock(std::uint32_t kind) noexcept {
   (void)thread();
-  if (kind > 1) [[unlikely]]
+  if (!known(static_cast<intrinsic::ClockKind>(kind))) [[unlikely]]
     bad_argument("__oxide_clock", "kind", kind);
   // Both run at one tick per nanosecond here: the simulator has no cycle counter to offer.
   return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -228,22 +269,22 @@ std::uint32_t __oxide_cluster_geometry(std::uint32_t kind, std::uint32_t dim) no
   const SimThread &t = thread();
   const BlockGeometry &g = *t.geometry;
   const std::uint32_t (&c)[3] = g.cluster_dim;
-  switch (kind) {
-  case 0: // rank, x fastest
+  using Kind = intrinsic::ClusterGeometryKind;
+  switch (static_cast<Kind>(kind)) {
+  case Kind::block_rank: // x fastest
     return g.block_idx[0] % c[0] + c[0] * (g.block_idx[1] % c[1] + c[1] * (g.block_idx[2] % c[2]));
-  case 1:
+  case Kind::block_count:
     return c[0] * c[1] * c[2];
-  case 2:
+  case Kind::block_idx:
     return component(g.block_idx, dim, "__oxide_cluster_geometry") % c[dim];
-  case 3:
+  case Kind::cluster_dim:
     return component(c, dim, "__oxide_cluster_geometry");
-  case 4:
+  case Kind::cluster_idx:
     return component(g.block_idx, dim, "__oxide_cluster_geometry") / c[dim];
-  case 5:
+  case Kind::grid_clusters:
     return component(g.grid_dim, dim, "__oxide_cluster_geometry") / c[dim];
-  default:
-    bad_argument("__oxide_cluster_geometry", "kind", kind);
   }
+  bad_argument("__oxide_cluster_geometry", "kind", kind);
 }
 
 void __oxide_cluster_sync() noexcept {

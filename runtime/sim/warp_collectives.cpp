@@ -8,27 +8,31 @@
 
 namespace {
 
-constexpr std::uint32_t kIdx = 0, kXor = 3;
+using oxide::intrinsic::code;
+constexpr std::uint32_t kIdx = code(oxide::intrinsic::ShuffleMode::idx);
+constexpr std::uint32_t kXor = code(oxide::intrinsic::ShuffleMode::bfly);
 
 std::uint32_t combine(std::uint32_t kind, std::uint32_t a, std::uint32_t b) noexcept {
-  switch (kind) {
-  case 0:
+  using Kind = oxide::intrinsic::ReduxKind;
+  switch (static_cast<Kind>(kind)) {
+  case Kind::add:
     return a + b;
-  case 1:
+  case Kind::min:
     return static_cast<std::int32_t>(b) < static_cast<std::int32_t>(a) ? b : a;
-  case 2:
+  case Kind::max:
     return static_cast<std::int32_t>(a) < static_cast<std::int32_t>(b) ? b : a;
-  case 3:
+  case Kind::umin:
     return b < a ? b : a;
-  case 4:
+  case Kind::umax:
     return a < b ? b : a;
-  case 5:
+  case Kind::and_:
     return a & b;
-  case 6:
+  case Kind::or_:
     return a | b;
-  default:
-    return a ^ b;
+  case Kind::xor_:
+    break;
   }
+  return a ^ b; // xor_, and codes no kind has (oxide-raise rejects them)
 }
 
 } // namespace
@@ -60,7 +64,7 @@ std::uint32_t __oxide_warp_match(std::uint32_t mask, std::uint32_t value, std::u
     if (__oxide_warp_shuffle(mask, value, lane, kIdx) == value)
       same |= 1u << lane;
   }
-  if (kind == 0)
+  if (kind == code(oxide::intrinsic::MatchKind::any))
     return same;
   return same == mask ? mask : 0; // every lane found all the others equal to itself
 }

@@ -1,22 +1,24 @@
 #include "sim/warp_ops.hpp"
 
+#include "oxide/detail/intrinsic_abi.hpp"
+
 namespace oxide::detail::sim {
 namespace {
 
 /// The lane a shuffle reads, or kWarpSize when it is outside the warp.
 std::uint32_t shuffle_source(std::uint32_t lane, std::uint32_t mode, std::uint32_t arg) noexcept {
-  switch (mode) {
-  case 0: // idx: the lane number is taken modulo the warp size, as shfl.sync.idx does
+  using Mode = intrinsic::ShuffleMode;
+  switch (static_cast<Mode>(mode)) {
+  case Mode::idx: // the lane number is taken modulo the warp size, as shfl.sync.idx does
     return arg % kWarpSize;
-  case 1: // up
+  case Mode::up:
     return arg <= lane ? lane - arg : kWarpSize;
-  case 2: // down
+  case Mode::down:
     return arg < kWarpSize - lane ? lane + arg : kWarpSize;
-  case 3: // xor
+  case Mode::bfly:
     return arg < kWarpSize ? lane ^ arg : kWarpSize;
-  default:
-    return kWarpSize;
   }
+  return kWarpSize;
 }
 
 } // namespace
@@ -33,14 +35,16 @@ std::uint32_t warp_result(std::uint32_t lane, const WarpRequest &request, std::u
     for (std::uint32_t l = 0; l < kWarpSize; ++l)
       if ((group >> l & 1u) && values[l] != 0)
         ballot |= 1u << l;
-    switch (request.mode) {
-    case 0:
+    using Mode = intrinsic::VoteMode;
+    switch (static_cast<Mode>(request.mode)) {
+    case Mode::all:
       return ballot == group ? 1u : 0u;
-    case 1:
+    case Mode::any:
       return ballot != 0 ? 1u : 0u;
-    default:
-      return ballot;
+    case Mode::ballot:
+      break;
     }
+    return ballot; // ballot, and codes no mode has
   }
   case WarpOpKind::sync:
     break;

@@ -13,7 +13,8 @@ inline constexpr std::uint32_t kWarpSize = 32;
 
 enum class WarpOpKind : std::uint8_t { shuffle, vote, sync };
 
-/// What one lane asked for; `mode` and `arg` as in __oxide_warp_shuffle / __oxide_warp_vote.
+/// What one lane asked for; `mode` and `arg` as in __oxide_warp_shuffle / __oxide_warp_vote
+/// (`mode` is an intrinsic::ShuffleMode or intrinsic::VoteMode code).
 struct WarpRequest {
   WarpOpKind kind = WarpOpKind::sync;
   std::uint32_t mode = 0;

@@ -71,4 +71,13 @@ inline void sync() noexcept { __oxide_grid_sync(); }
 
 } // namespace grid
 
+// The codes written as literals above are the catalog's (oxide/detail/intrinsic_abi.hpp): the
+// register kinds, and the dimensions 0, 1, 2 (see geometry.hpp).
+static_assert(intrinsic::code(intrinsic::ClusterGeometryKind::block_rank) == 0 &&
+              intrinsic::code(intrinsic::ClusterGeometryKind::block_count) == 1 &&
+              intrinsic::code(intrinsic::ClusterGeometryKind::block_idx) == 2 &&
+              intrinsic::code(intrinsic::ClusterGeometryKind::cluster_dim) == 3 &&
+              intrinsic::code(intrinsic::ClusterGeometryKind::cluster_idx) == 4 &&
+              intrinsic::code(intrinsic::ClusterGeometryKind::grid_clusters) == 5);
+
 } // namespace oxide

@@ -30,4 +30,9 @@ inline Dim3 block_dim() noexcept {
 /// Blocks per grid (gridDim).
 inline Dim3 grid_dim() noexcept { return {__oxide_grid_dim(0), __oxide_grid_dim(1), __oxide_grid_dim(2)}; }
 
+// The dimension operands above (and in thread.hpp and cluster.hpp) are the catalog's codes of
+// intrinsic::Dim (oxide/detail/intrinsic_abi.hpp), which are the indices of x, y and z.
+static_assert(intrinsic::code(intrinsic::Dim::x) == 0 && intrinsic::code(intrinsic::Dim::y) == 1 &&
+              intrinsic::code(intrinsic::Dim::z) == 2);
+
 } // namespace oxide

@@ -4,14 +4,18 @@
 // pass turns each call into an `oxide` dialect op and `oxide-to-nvvm` lowers the op to PTX. The
 // host runtime defines the same symbols for the CPU simulator, so one header serves both
 // compiles. Arguments documented as "constant" must fold to a constant after inlining; the
-// typed wrappers in oxide/device/ always pass literals. User code never calls these directly.
+// typed wrappers in oxide/device/ always pass literals, and the codes of the enumerated ones
+// (dimensions, scopes, modes and kinds) are the enums of oxide/detail/intrinsic_abi.hpp, passed
+// through oxide::intrinsic::code(). User code never calls these directly.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "oxide/detail/intrinsic_abi.hpp"
+
 extern "C" {
-// --- launch geometry; `dim` (constant) is 0 = x, 1 = y, 2 = z ------------------------------
+// --- launch geometry; `dim` (constant) is an intrinsic::Dim ---------------------------------
 std::uint32_t __oxide_thread_idx(std::uint32_t dim) noexcept;
 std::uint32_t __oxide_block_idx(std::uint32_t dim) noexcept;
 std::uint32_t __oxide_block_dim(std::uint32_t dim) noexcept;
@@ -57,7 +61,7 @@ void *__oxide_span_elem(void *data, std::size_t size, std::size_t elem_size, std
 // --- barriers and fences -------------------------------------------------------------------
 /// Block-wide barrier (__syncthreads): every thread of the block must reach it.
 void __oxide_sync_threads() noexcept;
-/// Memory fence; `scope` (constant) is 0 = block, 1 = device, 2 = system.
+/// Memory fence; `scope` (constant) is an intrinsic::Scope.
 void __oxide_fence(std::uint32_t scope) noexcept;
 
 // --- shared memory -------------------------------------------------------------------------
@@ -72,28 +76,27 @@ std::uint32_t __oxide_dynamic_shared_size() noexcept;
 
 // --- warps (32 lanes); `mask` names the participating lanes ---------------------------------
 std::uint32_t __oxide_lane_id() noexcept;
-/// `mode` (constant): 0 = from lane `arg`, 1 = up by `arg`, 2 = down by `arg`, 3 = xor `arg`.
-/// A lane whose source is outside the warp gets its own value back (as shfl.sync).
+/// `mode` (constant) is an intrinsic::ShuffleMode: from lane `arg`, up or down by `arg`, or xor
+/// `arg`. A lane whose source is outside the warp gets its own value back (as shfl.sync).
 std::uint32_t __oxide_warp_shuffle(std::uint32_t mask, std::uint32_t value, std::uint32_t arg,
                                    std::uint32_t mode) noexcept;
-/// `mode` (constant): 0 = all, 1 = any (both return 0/1), 2 = ballot (bit per lane).
+/// `mode` (constant) is an intrinsic::VoteMode: all and any return 0/1, ballot a bit per lane.
 std::uint32_t __oxide_warp_vote(std::uint32_t mask, std::uint32_t predicate, std::uint32_t mode) noexcept;
 void __oxide_warp_sync(std::uint32_t mask) noexcept;
-/// `kind` (constant): 0 = add, 1 = min, 2 = max (signed), 3 = umin, 4 = umax, 5 = and, 6 = or,
-/// 7 = xor of `value` over the lanes of `mask`; every lane gets the result (redux.sync).
+/// `kind` (constant) is an intrinsic::ReduxKind, combining `value` over the lanes of `mask`;
+/// every lane gets the result (redux.sync).
 std::uint32_t __oxide_warp_redux(std::uint32_t mask, std::uint32_t value, std::uint32_t kind) noexcept;
-/// `kind` (constant): 0 = the lanes of `mask` holding the caller's `value`; 1 = `mask` when all
-/// lanes of `mask` hold the same value, else 0 (match.sync).
+/// `kind` (constant) is an intrinsic::MatchKind: any = the lanes of `mask` holding the caller's
+/// `value`; all = `mask` when all lanes of `mask` hold the same value, else 0 (match.sync).
 std::uint32_t __oxide_warp_match(std::uint32_t mask, std::uint32_t value, std::uint32_t kind) noexcept;
 
 // --- time ------------------------------------------------------------------------------------
-/// `kind` (constant): 0 = the SM's cycle counter (clock64), 1 = the global nanosecond timer.
+/// `kind` (constant) is an intrinsic::ClockKind: the SM's cycle counter or the global timer (ns).
 std::uint64_t __oxide_clock(std::uint32_t kind) noexcept;
 
 // --- thread-block clusters (Hopper) and cooperative launches ----------------------------------
-/// `kind` (constant): 0 = block rank in the cluster, 1 = blocks per cluster, 2 = block index in
-/// the cluster along `dim`, 3 = cluster shape along `dim`, 4 = cluster index in the grid along
-/// `dim`, 5 = clusters in the grid along `dim`. `dim` (constant) is ignored by 0 and 1.
+/// `kind` (constant) is an intrinsic::ClusterGeometryKind, `dim` (constant) an intrinsic::Dim,
+/// which block_rank and block_count ignore.
 std::uint32_t __oxide_cluster_geometry(std::uint32_t kind, std::uint32_t dim) noexcept;
 /// Barrier across every thread of the cluster (barrier.cluster.arrive + wait).
 void __oxide_cluster_sync() noexcept;

@@ -21,4 +21,11 @@ template <Scope S = Scope::device> inline void thread_fence() noexcept {
   __oxide_fence(static_cast<std::uint32_t>(S));
 }
 
+// Scope is a type of its own because kernels' mangled names spell it (AtomicSpan<T, Scope::device>);
+// its values are the codes of intrinsic::Scope (oxide/detail/intrinsic_abi.hpp), which the fence
+// above passes on.
+static_assert(static_cast<std::uint32_t>(Scope::block) == intrinsic::code(intrinsic::Scope::block) &&
+              static_cast<std::uint32_t>(Scope::device) == intrinsic::code(intrinsic::Scope::device) &&
+              static_cast<std::uint32_t>(Scope::system) == intrinsic::code(intrinsic::Scope::system));
+
 } // namespace oxide

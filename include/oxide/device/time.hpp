@@ -15,4 +15,8 @@ namespace oxide {
 /// is about a microsecond on current GPUs. On the CPU simulator: the host's steady clock.
 [[nodiscard]] inline std::uint64_t global_timer_ns() noexcept { return __oxide_clock(1); }
 
+// The codes written as literals above are the catalog's (oxide/detail/intrinsic_abi.hpp).
+static_assert(intrinsic::code(intrinsic::ClockKind::clock64) == 0 &&
+              intrinsic::code(intrinsic::ClockKind::globaltimer) == 1);
+
 } // namespace oxide

@@ -21,14 +21,14 @@ inline constexpr std::uint32_t kFullMask = 0xffffffffu;
 inline std::uint32_t lane_id() noexcept { return __oxide_lane_id(); }
 
 namespace detail {
-enum class ShuffleMode : std::uint32_t { index = 0, up = 1, down = 2, xor_ = 3 };
+using intrinsic::ShuffleMode;
 
 template <class T>
 concept Shuffleable = std::is_trivially_copyable_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);
 
 template <ShuffleMode Mode, Shuffleable T>
 inline T shuffle(T value, std::uint32_t arg, std::uint32_t mask) noexcept {
-  constexpr auto mode = static_cast<std::uint32_t>(Mode);
+  constexpr std::uint32_t mode = intrinsic::code(Mode);
   if constexpr (sizeof(T) == 4) {
     return std::bit_cast<T>(__oxide_warp_shuffle(mask, std::bit_cast<std::uint32_t>(value), arg, mode));
   } else {
@@ -43,7 +43,7 @@ inline T shuffle(T value, std::uint32_t arg, std::uint32_t mask) noexcept {
 /// The value held by lane `src_lane` (mod 32).
 template <detail::Shuffleable T>
 inline T shuffle(T value, std::uint32_t src_lane, std::uint32_t mask = kFullMask) noexcept {
-  return detail::shuffle<detail::ShuffleMode::index>(value, src_lane, mask);
+  return detail::shuffle<detail::ShuffleMode::idx>(value, src_lane, mask);
 }
 /// The value of lane (lane_id - delta); lanes below `delta` keep their own value.
 template <detail::Shuffleable T>
@@ -58,20 +58,20 @@ inline T shuffle_down(T value, std::uint32_t delta, std::uint32_t mask = kFullMa
 /// The value of lane (lane_id ^ lane_mask).
 template <detail::Shuffleable T>
 inline T shuffle_xor(T value, std::uint32_t lane_mask, std::uint32_t mask = kFullMask) noexcept {
-  return detail::shuffle<detail::ShuffleMode::xor_>(value, lane_mask, mask);
+  return detail::shuffle<detail::ShuffleMode::bfly>(value, lane_mask, mask);
 }
 
 /// True when `predicate` holds on every lane of `mask`.
 inline bool all(bool predicate, std::uint32_t mask = kFullMask) noexcept {
-  return __oxide_warp_vote(mask, predicate, 0) != 0;
+  return __oxide_warp_vote(mask, predicate, intrinsic::code(intrinsic::VoteMode::all)) != 0;
 }
 /// True when `predicate` holds on some lane of `mask`.
 inline bool any(bool predicate, std::uint32_t mask = kFullMask) noexcept {
-  return __oxide_warp_vote(mask, predicate, 1) != 0;
+  return __oxide_warp_vote(mask, predicate, intrinsic::code(intrinsic::VoteMode::any)) != 0;
 }
 /// Bit i set when `predicate` holds on lane i.
 inline std::uint32_t ballot(bool predicate, std::uint32_t mask = kFullMask) noexcept {
-  return __oxide_warp_vote(mask, predicate, 2);
+  return __oxide_warp_vote(mask, predicate, intrinsic::code(intrinsic::VoteMode::ballot));
 }
 /// Waits for the lanes of `mask` (__syncwarp).
 inline void sync(std::uint32_t mask = kFullMask) noexcept { __oxide_warp_sync(mask); }
@@ -87,31 +87,31 @@ template <detail::Shuffleable T, class Op> inline T reduce(T value, Op op) noexc
 namespace detail {
 template <class T>
 concept Int32 = std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::uint32_t>;
-enum ReduxKind : std::uint32_t { kAdd, kMin, kMax, kUmin, kUmax, kAnd, kOr, kXor };
-template <std::uint32_t Kind, Int32 T> inline T redux(T value, std::uint32_t mask) noexcept {
-  return static_cast<T>(__oxide_warp_redux(mask, static_cast<std::uint32_t>(value), Kind));
+using intrinsic::code, intrinsic::MatchKind, intrinsic::ReduxKind;
+template <ReduxKind Kind, Int32 T> inline T redux(T value, std::uint32_t mask) noexcept {
+  return static_cast<T>(__oxide_warp_redux(mask, static_cast<std::uint32_t>(value), code(Kind)));
 }
 } // namespace detail
 
 /// 32-bit integer reductions over the lanes of `mask` in one instruction (redux.sync, sm_80+);
 /// every lane of the mask gets the result.
 template <detail::Int32 T> inline T reduce_add(T value, std::uint32_t mask = kFullMask) noexcept {
-  return detail::redux<detail::kAdd>(value, mask);
+  return detail::redux<detail::ReduxKind::add>(value, mask);
 }
 template <detail::Int32 T> inline T reduce_min(T value, std::uint32_t mask = kFullMask) noexcept {
-  return detail::redux<std::is_signed_v<T> ? detail::kMin : detail::kUmin>(value, mask);
+  return detail::redux<std::is_signed_v<T> ? detail::ReduxKind::min : detail::ReduxKind::umin>(value, mask);
 }
 template <detail::Int32 T> inline T reduce_max(T value, std::uint32_t mask = kFullMask) noexcept {
-  return detail::redux<std::is_signed_v<T> ? detail::kMax : detail::kUmax>(value, mask);
+  return detail::redux<std::is_signed_v<T> ? detail::ReduxKind::max : detail::ReduxKind::umax>(value, mask);
 }
 inline std::uint32_t reduce_and(std::uint32_t value, std::uint32_t mask = kFullMask) noexcept {
-  return detail::redux<detail::kAnd>(value, mask);
+  return detail::redux<detail::ReduxKind::and_>(value, mask);
 }
 inline std::uint32_t reduce_or(std::uint32_t value, std::uint32_t mask = kFullMask) noexcept {
-  return detail::redux<detail::kOr>(value, mask);
+  return detail::redux<detail::ReduxKind::or_>(value, mask);
 }
 inline std::uint32_t reduce_xor(std::uint32_t value, std::uint32_t mask = kFullMask) noexcept {
-  return detail::redux<detail::kXor>(value, mask);
+  return detail::redux<detail::ReduxKind::xor_>(value, mask);
 }
 
 /// The lanes of `mask` whose `value` equals the calling lane's (match.sync.any): e.g. to let one
@@ -119,13 +119,13 @@ inline std::uint32_t reduce_xor(std::uint32_t value, std::uint32_t mask = kFullM
 template <class T>
   requires(sizeof(T) == 4 && std::is_trivially_copyable_v<T>)
 inline std::uint32_t match_any(T value, std::uint32_t mask = kFullMask) noexcept {
-  return __oxide_warp_match(mask, std::bit_cast<std::uint32_t>(value), 0);
+  return __oxide_warp_match(mask, std::bit_cast<std::uint32_t>(value), detail::code(detail::MatchKind::any));
 }
 /// `mask` when every lane of `mask` holds the same `value`, else 0 (match.sync.all).
 template <class T>
   requires(sizeof(T) == 4 && std::is_trivially_copyable_v<T>)
 inline std::uint32_t match_all(T value, std::uint32_t mask = kFullMask) noexcept {
-  return __oxide_warp_match(mask, std::bit_cast<std::uint32_t>(value), 1);
+  return __oxide_warp_match(mask, std::bit_cast<std::uint32_t>(value), detail::code(detail::MatchKind::all));
 }
 
 /// Sum, maximum and minimum over the warp; 32-bit integers use redux.sync, others a butterfly.

@@ -2,16 +2,22 @@
 //
 // The C++ headers express kernel semantics as calls to undefined `__oxide_*` functions
 // (include/oxide/device/intrinsics.hpp); this pass turns them into oxide ops so later passes
-// reason about ops, not symbol names.
+// reason about ops, not symbol names. It takes each intrinsic's signature from that header's
+// declaration, and the range of each enumerated operand from the dialect's enums, whose cases
+// are the catalog's (include/oxide/detail/intrinsic_abi.hpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Oxide/IR/KernelContract.h"
 #include "Oxide/IR/OxideOps.h"
 #include "Oxide/Transforms/Passes.h"
+#include "oxide/device/intrinsics.hpp"
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+
+#include <array>
+#include <type_traits>
 
 namespace oxide {
 #define GEN_PASS_DEF_OXIDERAISE
@@ -24,193 +30,121 @@ namespace {
 
 constexpr llvm::StringLiteral kIntrinsicPrefix = "__oxide_";
 
+/// The IR types of an intrinsic's C signature, read from its declaration in
+/// oxide/device/intrinsics.hpp, so that the header is the one statement of each signature.
+enum class Abi : std::uint8_t { none, i32, i64, ptr };
+
+template <class T> constexpr Abi abiOf() {
+  if constexpr (std::is_void_v<T>)
+    return Abi::none;
+  else if constexpr (std::is_pointer_v<T>)
+    return Abi::ptr;
+  else {
+    static_assert(std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8),
+                  "intrinsic operands are 32- or 64-bit integers or pointers");
+    return sizeof(T) == 4 ? Abi::i32 : Abi::i64;
+  }
+}
+
+struct Signature {
+  static constexpr unsigned kMaxOperands = 10;
+  Abi result = Abi::none;
+  std::array<Abi, kMaxOperands> operands{};
+  unsigned numOperands = 0;
+};
+
+template <class F> struct SignatureOf;
+template <class R, class... A> struct SignatureOf<R(A...) noexcept> {
+  static_assert(sizeof...(A) <= Signature::kMaxOperands);
+  static constexpr Signature value{abiOf<R>(), {abiOf<A>()...}, sizeof...(A)};
+};
+
+/// Largest launch rank (the `rank` operand of __oxide_thread_index and __oxide_grid_stride_next).
+constexpr std::uint32_t kMaxRank = 3;
+
 /// One raised call: checks its operands and builds the replacement.
 class CallRaiser {
 public:
   CallRaiser(LLVM::CallOp call, IRRewriter &rewriter)
-      : call(call), rewriter(rewriter), name(*call.getCallee()) {
+      : call(call), rewriter(rewriter), name(*call.getCallee()), loc(call.getLoc()),
+        i32(rewriter.getI32Type()), i64(rewriter.getI64Type()),
+        ptr(LLVM::LLVMPointerType::get(call.getContext())) {
     rewriter.setInsertionPoint(call);
   }
 
   LogicalResult raise() {
-    Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type(),
-         ptr = LLVM::LLVMPointerType::get(call.getContext());
-    Location loc = call.getLoc();
-
-    if (name == "__oxide_index_1d")
-      return expect({}, i64,
-                    [&] { return oxide::ThreadIndexOp::create(rewriter, loc, i64, 1, oxide::Dim::x); });
-    if (name == "__oxide_thread_index")
-      return expect({i32, i32}, i64, [&]() -> Operation * {
-        auto rankDim = rankAndDimension(0);
-        if (!rankDim)
-          return nullptr;
-        return oxide::ThreadIndexOp::create(rewriter, loc, i64, rankDim->first, rankDim->second);
-      });
-    if (name == "__oxide_grid_stride_next")
-      return expect({i64, i32, i32}, i64, [&]() -> Operation * {
-        auto rankDim = rankAndDimension(1);
-        if (!rankDim)
-          return nullptr;
-        return oxide::GridStrideNextOp::create(rewriter, loc, i64, call.getOperand(0), rankDim->first,
-                                               rankDim->second);
-      });
-    if (name == "__oxide_disjoint_tile")
-      return expect({ptr, i64, i64, i64, i64, i64}, ptr, [&]() -> Operation * {
-        APInt elemSize, tile;
-        if (!matchPattern(call.getOperand(2), m_ConstantInt(&elemSize)) ||
-            !matchPattern(call.getOperand(3), m_ConstantInt(&tile)) || elemSize.isZero() || tile.isZero()) {
-          call.emitError() << "the element size and tile length of oxide intrinsic '" << name
-                           << "' must be non-zero constants";
-          return nullptr;
-        }
-        auto op = oxide::DisjointGetOp::create(rewriter, loc, ptr, call.getOperand(0),
-                                               ValueRange{call.getOperand(1)}, ValueRange{call.getOperand(4)},
-                                               ValueRange{call.getOperand(5)},
-                                               rewriter.getI64IntegerAttr(elemSize.getZExtValue()));
-        op.setTile(tile.getZExtValue());
-        return op;
-      });
-    if (name == "__oxide_disjoint_tile_2d")
-      return expect({ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64}, ptr, [&]() -> Operation * {
-        APInt elemSize, cols, rows;
-        if (!matchPattern(call.getOperand(3), m_ConstantInt(&elemSize)) ||
-            !matchPattern(call.getOperand(4), m_ConstantInt(&cols)) ||
-            !matchPattern(call.getOperand(5), m_ConstantInt(&rows)) || elemSize.isZero() || cols.isZero() ||
-            rows.isZero()) {
-          call.emitError() << "the element size and tile extents of oxide intrinsic '" << name
-                           << "' must be non-zero constants";
-          return nullptr;
-        }
-        auto op = oxide::DisjointGetOp::create(rewriter, loc, ptr, call.getOperand(0),
-                                               ValueRange{call.getOperand(1), call.getOperand(2)},
-                                               ValueRange{call.getOperand(6), call.getOperand(7)},
-                                               ValueRange{call.getOperand(8), call.getOperand(9)},
-                                               rewriter.getI64IntegerAttr(elemSize.getZExtValue()));
-        op.setTile(cols.getZExtValue());
-        op.setTileRows(rows.getZExtValue());
-        return op;
-      });
-    if (name == "__oxide_span_elem")
-      return expect({ptr, i64, i64, i64}, ptr, [&]() -> Operation * {
-        APInt elemSize;
-        if (!matchPattern(call.getOperand(2), m_ConstantInt(&elemSize)) || elemSize.isZero()) {
-          call.emitError() << "the element size of oxide intrinsic '" << name
-                           << "' must be a non-zero constant";
-          return nullptr;
-        }
-        return oxide::SpanElemOp::create(rewriter, loc, ptr, call.getOperand(0), call.getOperand(1),
-                                         call.getOperand(3),
-                                         rewriter.getI64IntegerAttr(elemSize.getZExtValue()));
-      });
-    if (name == "__oxide_disjoint_get")
-      return expect({ptr, i64, i64, i64}, ptr, [&] { return raiseDisjointGet(ptr, 1); });
-    if (name == "__oxide_disjoint_get_2d")
-      return expect({ptr, i64, i64, i64, i64, i64}, ptr, [&] { return raiseDisjointGet(ptr, 2); });
-    if (name == "__oxide_disjoint_get_3d")
-      return expect({ptr, i64, i64, i64, i64, i64, i64, i64}, ptr, [&] { return raiseDisjointGet(ptr, 3); });
-    if (auto kind = geometryKind(); kind)
-      return expect({i32}, i32, [&]() -> Operation * {
-        auto dim = constantOperand(0, 2);
-        if (!dim)
-          return nullptr;
-        return oxide::GeometryOp::create(rewriter, loc, i32, *kind, static_cast<oxide::Dim>(*dim));
-      });
-    if (name == "__oxide_sync_threads")
-      return expect({}, nullptr, [&] { return oxide::BarrierOp::create(rewriter, loc); });
-    if (name == "__oxide_fence")
-      return expect({i32}, nullptr, [&]() -> Operation * {
-        auto scope = constantOperand(0, 2);
-        if (!scope)
-          return nullptr;
-        return oxide::FenceOp::create(rewriter, loc, static_cast<oxide::Scope>(*scope));
-      });
-    if (name == "__oxide_shared_alloc")
-      return expect({i64, i64, ptr}, ptr, [&]() -> Operation * { return raiseSharedAlloc(ptr); });
-    if (name == "__oxide_dynamic_shared")
-      return expect({}, ptr, [&] { return oxide::DynamicSharedOp::create(rewriter, loc, ptr); });
-    if (name == "__oxide_dynamic_shared_size")
-      return expect({}, i32, [&] { return oxide::DynamicSharedSizeOp::create(rewriter, loc, i32); });
-    if (name == "__oxide_lane_id")
-      return expect({}, i32, [&] { return oxide::LaneIdOp::create(rewriter, loc, i32); });
-    if (name == "__oxide_warp_shuffle")
-      return expect({i32, i32, i32, i32}, i32, [&]() -> Operation * {
-        auto mode = constantOperand(3, 3);
-        if (!mode)
-          return nullptr;
-        return oxide::WarpShuffleOp::create(rewriter, loc, i32, static_cast<oxide::ShuffleMode>(*mode),
-                                            call.getOperand(0), call.getOperand(1), call.getOperand(2));
-      });
-    if (name == "__oxide_warp_vote")
-      return expect({i32, i32, i32}, i32, [&]() -> Operation * {
-        auto mode = constantOperand(2, 2);
-        if (!mode)
-          return nullptr;
-        return oxide::WarpVoteOp::create(rewriter, loc, i32, static_cast<oxide::VoteMode>(*mode),
-                                         call.getOperand(0), call.getOperand(1));
-      });
-    if (name == "__oxide_warp_sync")
-      return expect({i32}, nullptr,
-                    [&] { return oxide::WarpSyncOp::create(rewriter, loc, call.getOperand(0)); });
-    if (name == "__oxide_bounds_fail")
-      return expect({i64, i64}, nullptr, [&] {
-        return oxide::BoundsFailOp::create(rewriter, loc, call.getOperand(0), call.getOperand(1));
-      });
-    if (name == "__oxide_warp_redux")
-      return expect({i32, i32, i32}, i32, [&]() -> Operation * {
-        auto kind = constantOperand(2, 7);
-        if (!kind)
-          return nullptr;
-        return oxide::WarpReduxOp::create(rewriter, loc, i32, static_cast<oxide::ReduxKind>(*kind),
-                                          call.getOperand(0), call.getOperand(1));
-      });
-    if (name == "__oxide_warp_match")
-      return expect({i32, i32, i32}, i32, [&]() -> Operation * {
-        auto kind = constantOperand(2, 1);
-        if (!kind)
-          return nullptr;
-        return oxide::WarpMatchOp::create(rewriter, loc, i32, static_cast<oxide::MatchKind>(*kind),
-                                          call.getOperand(0), call.getOperand(1));
-      });
-    if (name == "__oxide_clock")
-      return expect({i32}, i64, [&]() -> Operation * {
-        auto kind = constantOperand(0, 1);
-        if (!kind)
-          return nullptr;
-        return oxide::ClockOp::create(rewriter, loc, i64, static_cast<oxide::ClockKind>(*kind));
-      });
-    if (name == "__oxide_cluster_geometry")
-      return expect({i32, i32}, i32, [&]() -> Operation * {
-        auto kind = constantOperand(0, 5);
-        auto dim = kind ? constantOperand(1, 2) : std::nullopt;
-        if (!kind || !dim)
-          return nullptr;
-        return oxide::ClusterGeometryOp::create(rewriter, loc, i32,
-                                                static_cast<oxide::ClusterGeometryKind>(*kind),
-                                                static_cast<oxide::Dim>(*dim));
-      });
-    if (name == "__oxide_cluster_sync")
-      return expect({}, nullptr, [&] { return oxide::ClusterSyncOp::create(rewriter, loc); });
-    if (name == "__oxide_cluster_map_shared")
-      return expect({ptr, i32}, ptr, [&] {
-        return oxide::MapSharedOp::create(rewriter, loc, ptr, call.getOperand(0), call.getOperand(1));
-      });
-    if (name == "__oxide_grid_sync")
-      return expect({}, nullptr, [&] { return oxide::GridSyncOp::create(rewriter, loc); });
-    if (name == "__oxide_trap")
-      return expect({ptr}, nullptr, [&] { return oxide::TrapOp::create(rewriter, loc, call.getOperand(0)); });
-    return call.emitError() << "unknown oxide intrinsic '" << name
-                            << "': the oxide headers and the compiler are from different versions";
+    auto table = intrinsics();
+    const auto *entry = llvm::find_if(table, [&](const Intrinsic &i) { return i.name == name; });
+    if (entry == table.end())
+      return call.emitError() << "unknown oxide intrinsic '" << name
+                              << "': the oxide headers and the compiler are from different versions";
+    SmallVector<Type> operands;
+    for (unsigned i = 0; i < entry->signature.numOperands; ++i)
+      operands.push_back(type(entry->signature.operands[i]));
+    return expect(operands, type(entry->signature.result), [&] { return (this->*entry->raise)(); });
   }
 
 private:
-  std::optional<oxide::GeometryKind> geometryKind() const {
-    return llvm::StringSwitch<std::optional<oxide::GeometryKind>>(name)
-        .Case("__oxide_thread_idx", oxide::GeometryKind::thread_idx)
-        .Case("__oxide_block_idx", oxide::GeometryKind::block_idx)
-        .Case("__oxide_block_dim", oxide::GeometryKind::block_dim)
-        .Case("__oxide_grid_dim", oxide::GeometryKind::grid_dim)
-        .Default(std::nullopt);
+  /// An intrinsic: its name, the signature its declaration gives, and what replaces a call.
+  struct Intrinsic {
+    llvm::StringLiteral name;
+    Signature signature;
+    Operation *(CallRaiser::*raise)();
+  };
+
+  static ArrayRef<Intrinsic> intrinsics() {
+    // The name and the signature both come from the declaration of __oxide_NAME.
+#define OXIDE_INTRINSIC(NAME, RAISE)                                                                         \
+  Intrinsic { "__oxide_" #NAME, SignatureOf<decltype(__oxide_##NAME)>::value, &CallRaiser::RAISE }
+    static constexpr Intrinsic kIntrinsics[] = {
+        OXIDE_INTRINSIC(index_1d, index1d),
+        OXIDE_INTRINSIC(thread_index, threadIndex),
+        OXIDE_INTRINSIC(grid_stride_next, gridStrideNext),
+        OXIDE_INTRINSIC(disjoint_tile, disjointTile),
+        OXIDE_INTRINSIC(disjoint_tile_2d, disjointTile2D),
+        OXIDE_INTRINSIC(span_elem, spanElem),
+        OXIDE_INTRINSIC(disjoint_get, disjointGet<1>),
+        OXIDE_INTRINSIC(disjoint_get_2d, disjointGet<2>),
+        OXIDE_INTRINSIC(disjoint_get_3d, disjointGet<3>),
+        OXIDE_INTRINSIC(thread_idx, geometry<oxide::GeometryKind::thread_idx>),
+        OXIDE_INTRINSIC(block_idx, geometry<oxide::GeometryKind::block_idx>),
+        OXIDE_INTRINSIC(block_dim, geometry<oxide::GeometryKind::block_dim>),
+        OXIDE_INTRINSIC(grid_dim, geometry<oxide::GeometryKind::grid_dim>),
+        OXIDE_INTRINSIC(sync_threads, syncThreads),
+        OXIDE_INTRINSIC(fence, fence),
+        OXIDE_INTRINSIC(shared_alloc, sharedAlloc),
+        OXIDE_INTRINSIC(dynamic_shared, dynamicShared),
+        OXIDE_INTRINSIC(dynamic_shared_size, dynamicSharedSize),
+        OXIDE_INTRINSIC(lane_id, laneId),
+        OXIDE_INTRINSIC(warp_shuffle, warpShuffle),
+        OXIDE_INTRINSIC(warp_vote, warpVote),
+        OXIDE_INTRINSIC(warp_sync, warpSync),
+        OXIDE_INTRINSIC(bounds_fail, boundsFail),
+        OXIDE_INTRINSIC(warp_redux, warpRedux),
+        OXIDE_INTRINSIC(warp_match, warpMatch),
+        OXIDE_INTRINSIC(clock, clock),
+        OXIDE_INTRINSIC(cluster_geometry, clusterGeometry),
+        OXIDE_INTRINSIC(cluster_sync, clusterSync),
+        OXIDE_INTRINSIC(cluster_map_shared, mapShared),
+        OXIDE_INTRINSIC(grid_sync, gridSync),
+        OXIDE_INTRINSIC(trap, trap),
+    };
+#undef OXIDE_INTRINSIC
+    return kIntrinsics;
+  }
+
+  Type type(Abi abi) const {
+    switch (abi) {
+    case Abi::none:
+      break;
+    case Abi::i32:
+      return i32;
+    case Abi::i64:
+      return i64;
+    case Abi::ptr:
+      return ptr;
+    }
+    return nullptr;
   }
 
   /// Checks the call against the intrinsic's declared signature (a mismatch means the headers
@@ -228,10 +162,192 @@ private:
     return success();
   }
 
-  /// Operands `first` and `first + 1`: a launch rank (1..3) and one of its dimensions.
+  // --- the intrinsics, in the order of oxide/device/intrinsics.hpp ----------------------------
+
+  template <oxide::GeometryKind Kind> Operation *geometry() {
+    auto dim = enumOperand<oxide::Dim>(0, oxide::getMaxEnumValForDim());
+    if (!dim)
+      return nullptr;
+    return oxide::GeometryOp::create(rewriter, loc, i32, Kind, *dim);
+  }
+
+  Operation *index1d() { return oxide::ThreadIndexOp::create(rewriter, loc, i64, 1, oxide::Dim::x); }
+
+  Operation *threadIndex() {
+    auto rankDim = rankAndDimension(0);
+    if (!rankDim)
+      return nullptr;
+    return oxide::ThreadIndexOp::create(rewriter, loc, i64, rankDim->first, rankDim->second);
+  }
+
+  Operation *gridStrideNext() {
+    auto rankDim = rankAndDimension(1);
+    if (!rankDim)
+      return nullptr;
+    return oxide::GridStrideNextOp::create(rewriter, loc, i64, call.getOperand(0), rankDim->first,
+                                           rankDim->second);
+  }
+
+  /// Operands: data, `Rank` extents, the element size, `Rank` coordinates.
+  template <unsigned Rank> Operation *disjointGet() {
+    APInt elemSize;
+    if (!matchPattern(call.getOperand(1 + Rank), m_ConstantInt(&elemSize)) || elemSize.isZero()) {
+      call.emitError() << "the element size of oxide intrinsic '" << name << "' must be a non-zero constant";
+      return nullptr;
+    }
+    auto operands = call.getOperands();
+    return oxide::DisjointGetOp::create(rewriter, loc, ptr, operands[0], operands.slice(1, Rank),
+                                        operands.slice(2 + Rank, Rank), ValueRange{},
+                                        rewriter.getI64IntegerAttr(elemSize.getZExtValue()));
+  }
+
+  Operation *disjointTile() {
+    APInt elemSize, tile;
+    if (!matchPattern(call.getOperand(2), m_ConstantInt(&elemSize)) ||
+        !matchPattern(call.getOperand(3), m_ConstantInt(&tile)) || elemSize.isZero() || tile.isZero()) {
+      call.emitError() << "the element size and tile length of oxide intrinsic '" << name
+                       << "' must be non-zero constants";
+      return nullptr;
+    }
+    auto op =
+        oxide::DisjointGetOp::create(rewriter, loc, ptr, call.getOperand(0), ValueRange{call.getOperand(1)},
+                                     ValueRange{call.getOperand(4)}, ValueRange{call.getOperand(5)},
+                                     rewriter.getI64IntegerAttr(elemSize.getZExtValue()));
+    op.setTile(tile.getZExtValue());
+    return op;
+  }
+
+  Operation *disjointTile2D() {
+    APInt elemSize, cols, rows;
+    if (!matchPattern(call.getOperand(3), m_ConstantInt(&elemSize)) ||
+        !matchPattern(call.getOperand(4), m_ConstantInt(&cols)) ||
+        !matchPattern(call.getOperand(5), m_ConstantInt(&rows)) || elemSize.isZero() || cols.isZero() ||
+        rows.isZero()) {
+      call.emitError() << "the element size and tile extents of oxide intrinsic '" << name
+                       << "' must be non-zero constants";
+      return nullptr;
+    }
+    auto op = oxide::DisjointGetOp::create(rewriter, loc, ptr, call.getOperand(0),
+                                           ValueRange{call.getOperand(1), call.getOperand(2)},
+                                           ValueRange{call.getOperand(6), call.getOperand(7)},
+                                           ValueRange{call.getOperand(8), call.getOperand(9)},
+                                           rewriter.getI64IntegerAttr(elemSize.getZExtValue()));
+    op.setTile(cols.getZExtValue());
+    op.setTileRows(rows.getZExtValue());
+    return op;
+  }
+
+  Operation *spanElem() {
+    APInt elemSize;
+    if (!matchPattern(call.getOperand(2), m_ConstantInt(&elemSize)) || elemSize.isZero()) {
+      call.emitError() << "the element size of oxide intrinsic '" << name << "' must be a non-zero constant";
+      return nullptr;
+    }
+    return oxide::SpanElemOp::create(rewriter, loc, ptr, call.getOperand(0), call.getOperand(1),
+                                     call.getOperand(3), rewriter.getI64IntegerAttr(elemSize.getZExtValue()));
+  }
+
+  Operation *syncThreads() { return oxide::BarrierOp::create(rewriter, loc); }
+
+  Operation *fence() {
+    auto scope = enumOperand<oxide::Scope>(0, oxide::getMaxEnumValForScope());
+    if (!scope)
+      return nullptr;
+    return oxide::FenceOp::create(rewriter, loc, *scope);
+  }
+
+  Operation *sharedAlloc() {
+    APInt bytes, align;
+    if (!matchPattern(call.getOperand(0), m_ConstantInt(&bytes)) ||
+        !matchPattern(call.getOperand(1), m_ConstantInt(&align))) {
+      call.emitError() << "shared memory size and alignment must be compile-time constants; use "
+                          "oxide::dynamic_shared for sizes known at launch";
+      return nullptr;
+    }
+    // The site variable is a device constant (addrspace 4): its generic address is a cast.
+    Value siteAddress = call.getOperand(2);
+    if (auto cast = siteAddress.getDefiningOp<LLVM::AddrSpaceCastOp>())
+      siteAddress = cast.getArg();
+    auto site = siteAddress.getDefiningOp<LLVM::AddressOfOp>();
+    if (!site) {
+      call.emitError() << "shared memory site must be the address of a global; use oxide::shared_array";
+      return nullptr;
+    }
+    return oxide::SharedAllocOp::create(rewriter, loc, ptr, site.getGlobalNameAttr(),
+                                        rewriter.getI64IntegerAttr(bytes.getZExtValue()),
+                                        rewriter.getI64IntegerAttr(align.getZExtValue()));
+  }
+
+  Operation *dynamicShared() { return oxide::DynamicSharedOp::create(rewriter, loc, ptr); }
+  Operation *dynamicSharedSize() { return oxide::DynamicSharedSizeOp::create(rewriter, loc, i32); }
+  Operation *laneId() { return oxide::LaneIdOp::create(rewriter, loc, i32); }
+
+  Operation *warpShuffle() {
+    auto mode = enumOperand<oxide::ShuffleMode>(3, oxide::getMaxEnumValForShuffleMode());
+    if (!mode)
+      return nullptr;
+    return oxide::WarpShuffleOp::create(rewriter, loc, i32, *mode, call.getOperand(0), call.getOperand(1),
+                                        call.getOperand(2));
+  }
+
+  Operation *warpVote() {
+    auto mode = enumOperand<oxide::VoteMode>(2, oxide::getMaxEnumValForVoteMode());
+    if (!mode)
+      return nullptr;
+    return oxide::WarpVoteOp::create(rewriter, loc, i32, *mode, call.getOperand(0), call.getOperand(1));
+  }
+
+  Operation *warpSync() { return oxide::WarpSyncOp::create(rewriter, loc, call.getOperand(0)); }
+
+  Operation *warpRedux() {
+    auto kind = enumOperand<oxide::ReduxKind>(2, oxide::getMaxEnumValForReduxKind());
+    if (!kind)
+      return nullptr;
+    return oxide::WarpReduxOp::create(rewriter, loc, i32, *kind, call.getOperand(0), call.getOperand(1));
+  }
+
+  Operation *warpMatch() {
+    auto kind = enumOperand<oxide::MatchKind>(2, oxide::getMaxEnumValForMatchKind());
+    if (!kind)
+      return nullptr;
+    return oxide::WarpMatchOp::create(rewriter, loc, i32, *kind, call.getOperand(0), call.getOperand(1));
+  }
+
+  Operation *clock() {
+    auto kind = enumOperand<oxide::ClockKind>(0, oxide::getMaxEnumValForClockKind());
+    if (!kind)
+      return nullptr;
+    return oxide::ClockOp::create(rewriter, loc, i64, *kind);
+  }
+
+  Operation *clusterGeometry() {
+    auto kind = enumOperand<oxide::ClusterGeometryKind>(0, oxide::getMaxEnumValForClusterGeometryKind());
+    auto dim = kind ? enumOperand<oxide::Dim>(1, oxide::getMaxEnumValForDim()) : std::nullopt;
+    if (!kind || !dim)
+      return nullptr;
+    return oxide::ClusterGeometryOp::create(rewriter, loc, i32, *kind, *dim);
+  }
+
+  Operation *clusterSync() { return oxide::ClusterSyncOp::create(rewriter, loc); }
+
+  Operation *mapShared() {
+    return oxide::MapSharedOp::create(rewriter, loc, ptr, call.getOperand(0), call.getOperand(1));
+  }
+
+  Operation *gridSync() { return oxide::GridSyncOp::create(rewriter, loc); }
+
+  Operation *boundsFail() {
+    return oxide::BoundsFailOp::create(rewriter, loc, call.getOperand(0), call.getOperand(1));
+  }
+
+  Operation *trap() { return oxide::TrapOp::create(rewriter, loc, call.getOperand(0)); }
+
+  // --- operand checks --------------------------------------------------------------------------
+
+  /// Operands `first` and `first + 1`: a launch rank (1..kMaxRank) and one of its dimensions.
   std::optional<std::pair<std::uint32_t, oxide::Dim>> rankAndDimension(unsigned first) {
-    auto rank = constantOperand(first, 3);
-    auto dim = rank ? constantOperand(first + 1, 2) : std::nullopt;
+    auto rank = constantOperand(first, kMaxRank);
+    auto dim = rank ? constantOperand(first + 1, oxide::getMaxEnumValForDim()) : std::nullopt;
     if (!rank || !dim)
       return std::nullopt;
     if (*rank == 0 || *dim >= *rank) {
@@ -240,6 +356,15 @@ private:
       return std::nullopt;
     }
     return std::pair{*rank, static_cast<oxide::Dim>(*dim)};
+  }
+
+  /// Operand `index` as an `E`: a constant in [0, max], the largest code the catalog gives E
+  /// (oxide/detail/intrinsic_abi.hpp, from which OxideEnums.td takes its cases).
+  template <class E> std::optional<E> enumOperand(unsigned index, unsigned max) {
+    auto value = constantOperand(index, max);
+    if (!value)
+      return std::nullopt;
+    return static_cast<E>(*value);
   }
 
   /// The value of operand `index`, which must be a constant in [0, max].
@@ -258,44 +383,11 @@ private:
     return static_cast<std::uint32_t>(value.getZExtValue());
   }
 
-  /// Operands: data, `rank` extents, the element size, `rank` coordinates.
-  Operation *raiseDisjointGet(Type ptr, unsigned rank) {
-    APInt elemSize;
-    if (!matchPattern(call.getOperand(1 + rank), m_ConstantInt(&elemSize)) || elemSize.isZero()) {
-      call.emitError() << "the element size of oxide intrinsic '" << name << "' must be a non-zero constant";
-      return nullptr;
-    }
-    auto operands = call.getOperands();
-    return oxide::DisjointGetOp::create(rewriter, call.getLoc(), ptr, operands[0], operands.slice(1, rank),
-                                        operands.slice(2 + rank, rank), ValueRange{},
-                                        rewriter.getI64IntegerAttr(elemSize.getZExtValue()));
-  }
-
-  Operation *raiseSharedAlloc(Type ptr) {
-    APInt bytes, align;
-    if (!matchPattern(call.getOperand(0), m_ConstantInt(&bytes)) ||
-        !matchPattern(call.getOperand(1), m_ConstantInt(&align))) {
-      call.emitError() << "shared memory size and alignment must be compile-time constants; use "
-                          "oxide::dynamic_shared for sizes known at launch";
-      return nullptr;
-    }
-    // The site variable is a device constant (addrspace 4): its generic address is a cast.
-    Value siteAddress = call.getOperand(2);
-    if (auto cast = siteAddress.getDefiningOp<LLVM::AddrSpaceCastOp>())
-      siteAddress = cast.getArg();
-    auto site = siteAddress.getDefiningOp<LLVM::AddressOfOp>();
-    if (!site) {
-      call.emitError() << "shared memory site must be the address of a global; use oxide::shared_array";
-      return nullptr;
-    }
-    return oxide::SharedAllocOp::create(rewriter, call.getLoc(), ptr, site.getGlobalNameAttr(),
-                                        rewriter.getI64IntegerAttr(bytes.getZExtValue()),
-                                        rewriter.getI64IntegerAttr(align.getZExtValue()));
-  }
-
   LLVM::CallOp call;
   IRRewriter &rewriter;
   StringRef name;
+  Location loc;
+  Type i32, i64, ptr;
 };
 
 /// The frontend's "oxide.contract"/"oxide.params"/"oxide.launch_bounds" string function

@@ -1,0 +1,125 @@
+// The catalog of codes that cross the boundary between Oxide's device headers, the compiler and
+// the CPU simulator: each is defined here and only here.
+//
+// - The device headers (oxide/device/*.hpp) pass the enums below as the constant operands of the
+//   __oxide_* intrinsics (oxide/device/intrinsics.hpp), through code(); where a header still
+//   writes a code as a literal (the dimensions, clock and cluster kinds), a static_assert at its
+//   end checks the literal against this file.
+// - The simulator's definitions of the intrinsics (runtime/sim) switch on them.
+// - The dialect's enum attributes (dialects/oxide/include/Oxide/IR/OxideEnums.td) take their cases
+//   from them: dialects/oxide/catalog/abi_enums_to_td.py reads this file at build time and writes
+//   the case lists that OxideEnums.td includes, so an op's attribute and the code a header passes
+//   cannot disagree, and oxide-raise bounds each operand by the generated getMaxEnumValFor...().
+// - The compiler reads span parameters at the offsets of kSpanDataOffset and friends, which
+//   oxide/device/span.hpp and atomic.hpp static_assert against their classes.
+//
+// Why a C++ header and not a separate catalog file (cuda-oxide generates its intrinsic tables from
+// one catalog.json): every consumer but TableGen is C++, and the device headers must stay
+// includable from an installed tree without generated files, so the header itself is the catalog
+// and only TableGen's copy is generated. Parameter kinds, which only host code decodes, are in
+// oxide/detail/param_kind.hpp.
+//
+// For the generator: every `enum class Name : std::uint32_t` becomes `Oxide_NameCases`, one
+// `name = value,` per line. The dialect prints an enumerator by its name without a trailing
+// underscore (`and_` prints `and`), or by the word after a trailing `// printed:` comment.
+//
+// Dependency-free (<cstddef>, <cstdint>) and constexpr only: device code, host code and the
+// compiler include it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace oxide::intrinsic {
+
+/// A launch dimension: the `dim` operand of the geometry, thread-index and cluster intrinsics.
+enum class Dim : std::uint32_t {
+  x = 0,
+  y = 1,
+  z = 2,
+};
+
+/// The launch geometry register an intrinsic reads; chosen by the intrinsic's name
+/// (__oxide_thread_idx, __oxide_block_idx, __oxide_block_dim, __oxide_grid_dim), not an operand.
+enum class GeometryKind : std::uint32_t {
+  thread_idx = 0,
+  block_idx = 1,
+  block_dim = 2,
+  grid_dim = 3,
+};
+
+/// The memory scope of __oxide_fence.
+enum class Scope : std::uint32_t {
+  block = 0,
+  device = 1,
+  system = 2,
+};
+
+/// Where __oxide_warp_shuffle reads from (shfl.sync's modes).
+enum class ShuffleMode : std::uint32_t {
+  idx = 0,  // lane `arg`
+  up = 1,   // lane - `arg`
+  down = 2, // lane + `arg`
+  bfly = 3, // printed: xor
+};
+
+/// __oxide_warp_vote: all and any return 0/1, ballot a bit per lane.
+enum class VoteMode : std::uint32_t {
+  all = 0,
+  any = 1,
+  ballot = 2,
+};
+
+/// The operation of __oxide_warp_redux (redux.sync); min and max are signed.
+enum class ReduxKind : std::uint32_t {
+  add = 0,
+  min = 1,
+  max = 2,
+  umin = 3,
+  umax = 4,
+  and_ = 5,
+  or_ = 6,
+  xor_ = 7,
+};
+
+/// __oxide_warp_match (match.sync): any = the lanes holding the caller's value, all = the mask
+/// when every lane holds the same value, else 0.
+enum class MatchKind : std::uint32_t {
+  any = 0,
+  all = 1,
+};
+
+/// The time source of __oxide_clock: the SM's cycle counter or the global nanosecond timer.
+enum class ClockKind : std::uint32_t {
+  clock64 = 0,
+  globaltimer = 1,
+};
+
+/// The register __oxide_cluster_geometry reads: block_rank and block_count ignore `dim`.
+enum class ClusterGeometryKind : std::uint32_t {
+  block_rank = 0,    // the block's rank in its cluster
+  block_count = 1,   // blocks per cluster
+  block_idx = 2,     // the block's index in its cluster along `dim`
+  cluster_dim = 3,   // the cluster's shape along `dim`
+  cluster_idx = 4,   // the cluster's index in the grid along `dim`
+  grid_clusters = 5, // clusters in the grid along `dim`
+};
+
+/// The operand an intrinsic takes for `value`. consteval, so that it is a literal in the IR at
+/// every optimisation level (oxide-raise requires constants).
+template <class E> [[nodiscard]] consteval std::uint32_t code(E value) noexcept {
+  return static_cast<std::uint32_t>(value);
+}
+
+} // namespace oxide::intrinsic
+
+namespace oxide::detail {
+
+/// The layout of every span parameter (Span, DisjointSpan, DisjointSpan2D/3D, AtomicSpan): the data
+/// pointer, then its extents (size, or width, height[, depth]) as 64-bit integers. The compiler
+/// reads a parameter's extents at these byte offsets (oxide-optimize, for `requires`).
+inline constexpr std::size_t kSpanDataOffset = 0;
+inline constexpr std::size_t kSpanExtentOffset = 8;
+inline constexpr std::size_t kSpanExtentStride = 8;
+
+} // namespace oxide::detail
