@@ -1,10 +1,11 @@
-# lit configuration for Oxide: dialect tests through oxide-opt, compiler tests through oxcc.
+# lit configuration for Oxide: dialect tests through oxide-opt, LLVM pass tests through opt with
+# the OxidePasses plugin, compiler tests through oxcc.
 import os
 import lit.formats
 
 config.name = "Oxide"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".mlir", ".cpp", ".test"]
+config.suffixes = [".mlir", ".ll", ".cpp", ".test"]
 config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.oxide_obj_root, "tests", "lit")
@@ -22,6 +23,8 @@ config.environment["OXCC_CACHE_DIR"] = os.path.join(config.test_exec_root, "Outp
 config.environment["XDG_CACHE_HOME"] = os.path.join(config.test_exec_root, "Output", "xdg-cache")
 config.substitutions.append(("%examples", os.path.join(config.oxide_src_root, "examples")))
 config.substitutions.append(("%oxide_include", os.path.join(config.oxide_src_root, "include")))
+# The LLVM passes of compiler/passes/ for opt: -load-pass-plugin=%oxide_passes (tests/lit/passes).
+config.substitutions.append(("%oxide_passes", os.path.join(config.oxide_obj_root, "lib", "OxidePasses.so")))
 
 # Whether this machine has an NVIDIA driver decides what running a built program does.
 import ctypes

@@ -1,0 +1,28 @@
+//===- LLVMPasses.cpp - Oxide's LLVM IR passes by name --------------------===//
+
+#include "oxide/compiler/LLVMPasses.h"
+#include "oxide/compiler/HoistBoundsChecks.h"
+#include "oxide/compiler/KernelGeometryFacts.h"
+#include "oxide/compiler/ProveIndexBounds.h"
+
+#include "llvm/IR/PassInstrumentation.h"
+#include "llvm/Passes/PassBuilder.h"
+
+using namespace llvm;
+
+void oxide::registerOxideLLVMPasses(PassBuilder &builder) {
+  if (PassInstrumentationCallbacks *callbacks = builder.getPassInstrumentationCallbacks()) {
+#define OXIDE_FUNCTION_PASS(NAME, CLASS) callbacks->addClassToPassName(CLASS::name(), NAME);
+#include "PassRegistry.def"
+  }
+  builder.registerPipelineParsingCallback(
+      [](StringRef name, FunctionPassManager &passes, ArrayRef<PassBuilder::PipelineElement>) {
+#define OXIDE_FUNCTION_PASS(NAME, CLASS)                                                                     \
+  if (name == NAME) {                                                                                        \
+    passes.addPass(CLASS());                                                                                 \
+    return true;                                                                                             \
+  }
+#include "PassRegistry.def"
+        return false;
+      });
+}
