@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AttributeFamilies.h"
+#include "oxide/compiler/Diagnostics.h"
 #include "oxide/compiler/KernelAttributes.h"
 
 #include "clang/AST/ASTContext.h"
@@ -44,13 +46,7 @@ struct DeviceVariableAttrInfo : ParsedAttrInfo {
     if (!VD || !S.getLangOpts().CUDAIsDevice || !isOxideConstant(VD->getType()))
       return AttributeNotApplied;
     if (!VD->getDeclContext()->getRedeclContext()->isFileContext() || VD->getTLSKind() != VarDecl::TLS_None) {
-      auto &diags = S.getDiagnostics();
-      diags.Report(
-          VD->getLocation(),
-          diags.getCustomDiagID(DiagnosticsEngine::Error,
-                                "an oxide::constant must be a variable at namespace scope (not a "
-                                "local, static member or thread_local variable): kernels read it "
-                                "from constant memory and the host sets it with oxide::set_constant"));
+      oxide::report(S.getDiagnostics(), VD->getLocation(), oxide::Diag::ConstantNotAtNamespaceScope);
       return AttributeNotApplied;
     }
     // Not CreateImplicit: clang treats implicit __constant__ (constexpr variables) as compile-time
@@ -62,7 +58,7 @@ struct DeviceVariableAttrInfo : ParsedAttrInfo {
 
 } // namespace
 
-static ParsedAttrInfoRegistry::Add<DeviceVariableAttrInfo>
-    deviceVariableAttr("oxide-device-variable", "oxide::constant variables in constant memory");
-
-void oxide::linkConstantVariables() {}
+void oxide::ast::registerConstantVariables() {
+  static ParsedAttrInfoRegistry::Add<DeviceVariableAttrInfo> deviceVariable(
+      "oxide-device-variable", "oxide::constant variables in constant memory");
+}

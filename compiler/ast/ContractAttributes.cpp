@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AttributeFamilies.h"
+#include "oxide/compiler/Diagnostics.h"
 #include "oxide/compiler/KernelAttributes.h"
 #include "oxide/compiler/OxideTypes.h"
 #include "oxide/detail/contract.hpp"
@@ -24,11 +26,6 @@
 using namespace clang;
 
 namespace {
-
-void reportError(Sema &S, SourceLocation loc, const llvm::Twine &message) {
-  auto &diags = S.getDiagnostics();
-  diags.Report(loc, diags.getCustomDiagID(DiagnosticsEngine::Error, "%0")) << message.str();
-}
 
 /// The tokens between the parentheses after an attribute's name. Clang 22's parser does not
 /// parse the arguments of plugin attributes written [[scope::name(...)]] (it asks
@@ -107,7 +104,7 @@ integerArguments(Sema &S, const ParsedAttr &attr) {
 bool appliesToFunction(Sema &S, const ParsedAttr &attr, const Decl *D, llvm::StringRef spelling) {
   if (isa<FunctionDecl>(D))
     return true;
-  reportError(S, attr.getLoc(), "'" + spelling + "' applies only to [[kernel]] functions");
+  oxide::report(S.getDiagnostics(), attr.getLoc(), oxide::Diag::AttributeNotOnFunction) << spelling;
   return false;
 }
 
@@ -147,9 +144,7 @@ struct LaunchContractAttrInfo : ParsedAttrInfo {
     auto *FD = cast<FunctionDecl>(D);
     StringLiteral *literal = stringArgument(S, attr);
     if (!literal || !literal->isOrdinary()) {
-      reportError(
-          S, attr.getLoc(),
-          "launch_contract takes one string literal, e.g. [[oxide::launch_contract(\"domain = 1\")]]");
+      oxide::report(S.getDiagnostics(), attr.getLoc(), oxide::Diag::ContractNotAString);
       return AttributeNotApplied;
     }
     auto resolve = [&](std::string_view name) -> std::optional<oxide::detail::ContractParam> {
@@ -184,7 +179,7 @@ struct LaunchContractAttrInfo : ParsedAttrInfo {
       SourceLocation loc =
           literal->getLocationOfByte(static_cast<unsigned>(error->offset), S.getSourceManager(),
                                      S.getLangOpts(), S.Context.getTargetInfo());
-      reportError(S, loc, "invalid launch contract: " + error->message);
+      oxide::report(S.getDiagnostics(), loc, oxide::Diag::ContractInvalid) << error->message;
       return AttributeNotApplied;
     }
     const auto &contract = std::get<oxide::detail::Contract>(parsed);
@@ -218,14 +213,13 @@ struct LaunchBoundsAttrInfo : ParsedAttrInfo {
   AttrHandling handleDeclAttribute(Sema &S, Decl *D, const ParsedAttr &attr) const override {
     auto args = integerArguments(S, attr);
     if (!args || args->empty() || args->size() > 2) {
-      reportError(S, attr.getLoc(),
-                  "launch_bounds takes one or two integer literals: (max_threads[, min_blocks_per_sm])");
+      oxide::report(S.getDiagnostics(), attr.getLoc(), oxide::Diag::BoundsNotIntegers);
       return AttributeNotApplied;
     }
     std::uint64_t values[2] = {(*args)[0].first, args->size() > 1 ? (*args)[1].first : 0};
     if (values[0] < 1 || values[0] > 1024) {
-      reportError(S, (*args)[0].second,
-                  "launch_bounds max_threads must be between 1 and 1024, not " + llvm::Twine(values[0]));
+      oxide::report(S.getDiagnostics(), (*args)[0].second, oxide::Diag::BoundsMaxThreadsRange)
+          << std::to_string(values[0]);
       return AttributeNotApplied;
     }
     D->addAttr(AnnotateAttr::Create(S.Context,
@@ -238,8 +232,8 @@ struct LaunchBoundsAttrInfo : ParsedAttrInfo {
 
 } // namespace
 
-static ParsedAttrInfoRegistry::Add<LaunchContractAttrInfo> contractAttr("oxide-launch-contract",
-                                                                        "launch contracts");
-static ParsedAttrInfoRegistry::Add<LaunchBoundsAttrInfo> boundsAttr("oxide-launch-bounds", "launch bounds");
-
-void oxide::linkContractAttributes() {}
+void oxide::ast::registerContractAttributes() {
+  static ParsedAttrInfoRegistry::Add<LaunchContractAttrInfo> contract("oxide-launch-contract",
+                                                                      "launch contracts");
+  static ParsedAttrInfoRegistry::Add<LaunchBoundsAttrInfo> bounds("oxide-launch-bounds", "launch bounds");
+}

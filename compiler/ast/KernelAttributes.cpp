@@ -13,10 +13,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "oxide/compiler/KernelAttributes.h"
+#include "AttributeFamilies.h"
+#include "oxide/compiler/Diagnostics.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/Basic/ParsedAttrInfo.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Sema/ParsedAttr.h"
 #include "clang/Sema/Sema.h"
@@ -47,11 +50,6 @@ bool isInHostOnlyHeader(Sema &S, const FunctionDecl *FD) {
   return sm.getFilename(sm.getSpellingLoc(FD->getLocation())).starts_with(dir);
 }
 
-void reportError(Sema &S, SourceLocation loc, llvm::StringRef message) {
-  auto &diags = S.getDiagnostics();
-  diags.Report(loc, diags.getCustomDiagID(DiagnosticsEngine::Error, "%0")) << message;
-}
-
 struct KernelAttrInfo : ParsedAttrInfo {
   KernelAttrInfo() {
     static constexpr Spelling spellings[] = {{ParsedAttr::AS_CXX11, "kernel"},
@@ -63,30 +61,27 @@ struct KernelAttrInfo : ParsedAttrInfo {
   bool diagAppertainsToDecl(Sema &S, const ParsedAttr &attr, const Decl *D) const override {
     if (isa<FunctionDecl>(D))
       return true;
-    reportError(S, attr.getLoc(),
-                "'[[kernel]]' applies only to functions; put it on a void function at namespace scope");
+    oxide::report(S.getDiagnostics(), attr.getLoc(), oxide::Diag::KernelNotAFunction);
     return false;
   }
 
   AttrHandling handleDeclAttribute(Sema &S, Decl *D, const ParsedAttr &attr) const override {
     auto *FD = cast<FunctionDecl>(D);
     if (isa<CXXMethodDecl>(FD)) {
-      reportError(S, attr.getLoc(),
-                  "a '[[kernel]]' cannot be a member function; make it a free function that takes the "
-                  "object as a parameter");
+      oxide::report(S.getDiagnostics(), attr.getLoc(), oxide::Diag::KernelMemberFunction);
       return AttributeNotApplied;
     }
     QualType ret = FD->getReturnType();
     if (!ret->isVoidType() && !ret->isUndeducedType()) {
-      reportError(S,
-                  FD->getReturnTypeSourceRange().isValid() ? FD->getReturnTypeSourceRange().getBegin()
-                                                           : attr.getLoc(),
-                  "a '[[kernel]]' must return void (it returns '" + ret.getAsString() +
-                      "'); write results through a DisjointSpan parameter");
+      oxide::report(S.getDiagnostics(),
+                    FD->getReturnTypeSourceRange().isValid() ? FD->getReturnTypeSourceRange().getBegin()
+                                                             : attr.getLoc(),
+                    oxide::Diag::KernelReturnsValue)
+          << ret.getAsString();
       return AttributeNotApplied;
     }
     if (FD->isMain()) {
-      reportError(S, attr.getLoc(), "'main' cannot be a '[[kernel]]'");
+      oxide::report(S.getDiagnostics(), attr.getLoc(), oxide::Diag::KernelIsMain);
       return AttributeNotApplied;
     }
     FD->addAttr(AnnotateAttr::Create(S.Context, oxide::kKernelAnnotation, nullptr, 0, attr.getRange()));
@@ -130,11 +125,19 @@ struct ImplicitDeviceAttrInfo : ParsedAttrInfo {
 
 } // namespace
 
-static ParsedAttrInfoRegistry::Add<KernelAttrInfo> kernelAttr("oxide-kernel", "[[kernel]] entry points");
-static ParsedAttrInfoRegistry::Add<ImplicitDeviceAttrInfo>
-    implicitDeviceAttr("oxide-implicit-device", "implicit host+device functions");
-
-void oxide::linkKernelAttributes() {}
+void oxide::registerOxideAttributes() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    static ParsedAttrInfoRegistry::Add<KernelAttrInfo> kernel("oxide-kernel", "[[kernel]] entry points");
+    static ParsedAttrInfoRegistry::Add<ImplicitDeviceAttrInfo> implicitDevice(
+        "oxide-implicit-device", "implicit host+device functions");
+    oxide::ast::registerContractAttributes();
+    oxide::ast::registerConstantVariables();
+    // Clang fills its list of plugin attributes on first use, without a lock (compiles run in
+    // parallel): fill it here, under the once, so every compile only reads it.
+    (void)getAttributePluginInstances();
+  });
+}
 
 void oxide::setHostOnlyHeaderDirectory(std::string directory) {
   std::lock_guard<std::mutex> lock(hostOnlyHeaderMutex);

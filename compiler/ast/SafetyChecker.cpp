@@ -1,6 +1,7 @@
 //===- SafetyChecker.cpp - AST checks of the safety model -----------------===//
 
 #include "oxide/compiler/SafetyChecker.h"
+#include "oxide/compiler/Diagnostics.h"
 #include "oxide/compiler/KernelAttributes.h"
 #include "oxide/compiler/OxideTypes.h"
 
@@ -18,6 +19,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 using namespace clang;
+using oxide::Diag;
 
 namespace {
 
@@ -47,20 +49,6 @@ bool involvesSafeType(QualType type) {
       return false;
   }
 }
-
-class Reporter {
-public:
-  explicit Reporter(DiagnosticsEngine &diags) : diags(diags) {}
-  void error(SourceLocation loc, const llvm::Twine &message) {
-    diags.Report(loc, diags.getCustomDiagID(DiagnosticsEngine::Error, "%0")) << message.str();
-  }
-  void note(SourceLocation loc, const llvm::Twine &message) {
-    diags.Report(loc, diags.getCustomDiagID(DiagnosticsEngine::Note, "%0")) << message.str();
-  }
-
-private:
-  DiagnosticsEngine &diags;
-};
 
 /// Which files are Oxide's own headers: those under the `oxide/` directory that holds the
 /// header declaring oxide::detail::SpanAccess (the include directory oxcc passes), found by
@@ -164,32 +152,28 @@ std::string recordName(const CXXRecordDecl *record, const ASTContext &context) {
 /// spans, std::span, `mutable` members; inside the elements of a span, no pointers at all.
 class ParameterTypeChecker {
 public:
-  ParameterTypeChecker(ASTContext &context, Reporter &report, OxideHeaders &headers,
-                       const FunctionDecl *kernel, const ParmVarDecl *param)
-      : context(context), report(report), headers(headers), kernel(kernel), param(param) {}
+  ParameterTypeChecker(ASTContext &context, OxideHeaders &headers, const FunctionDecl *kernel,
+                       const ParmVarDecl *param)
+      : context(context), diags(context.getDiagnostics()), headers(headers), kernel(kernel), param(param) {}
 
   void check() {
     QualType type = param->getType();
     const std::string name = paramName();
-    std::string fix;
+    // The %select of Diag::ParameterUnsafe.
+    int unsafe = -1;
     if (type->isPointerType())
-      fix = "is a raw pointer; take oxide::Span<const T> for inputs or oxide::DisjointSpan<T> for outputs";
+      unsafe = 0;
     else if (type->isReferenceType())
-      fix = "is a reference; kernel parameters are copied to the GPU, pass it by value";
+      unsafe = 1;
     else if (type->isMemberPointerType())
-      fix = "is a member pointer; a contracted kernel's parameters may hold pointers only inside "
-            "oxide::Span<const T> and oxide::DisjointSpan<T>";
+      unsafe = 2;
     else if (oxide::isMutableSpan(type))
-      fix = "is a mutable oxide::Span, which every thread may write; use oxide::DisjointSpan<T> for outputs "
-            "or oxide::Span<const T> for inputs";
+      unsafe = 3;
     else if (oxide::isStdSpan(type) && !oxide::firstTemplateTypeArgument(type).isConstQualified())
-      fix = "is a mutable std::span, which every thread may write; use oxide::DisjointSpan<T> for outputs "
-            "or oxide::Span<const T> for inputs";
-    if (!fix.empty()) {
-      report.error(param->getLocation(), "parameter '" + name + "' of contracted kernel '" +
-                                             kernel->getName() + "' " + fix +
-                                             " (or drop the contract and launch with oxide::unsafe_launch)"
-                                             " [safety rule: parameter-type]");
+      unsafe = 4;
+    if (unsafe >= 0) {
+      oxide::report(diags, param->getLocation(), Diag::ParameterUnsafe)
+          << name << kernel->getName() << unsafe;
       return;
     }
     if (oxide::isStdSpan(type)) { // std::span<const T>, bound by the runtime like Span<const T>
@@ -231,9 +215,9 @@ private:
     if (oxide::isPointerHoldingSpan(type) && headers.contains(record->getLocation())) {
       const std::string spanName = typeName(type.getUnqualifiedType(), context);
       if (mode != Mode::Parameter)
-        return pointerLike(("an " + spanName + " (which holds a pointer)").c_str(), path, member, mode);
+        return pointerLike("an " + spanName + " (which holds a pointer)", path, member, mode);
       if (oxide::isMutableSpan(type))
-        return spanError("a mutable oxide::Span", ", which every thread may write", path, member);
+        return spanError(HeldSpan::MutableSpan, path, member);
       if (oxide::isOxideSpan(type))
         walkElements(type, path, oxide::isDisjointSpan(type) ? Mode::Output : Mode::Input);
       return; // AtomicSpan<T, S>: T is an atomic scalar
@@ -242,9 +226,8 @@ private:
       if (mode != Mode::Parameter)
         return pointerLike("a std::span (which holds a pointer)", path, member, mode);
       if (!oxide::firstTemplateTypeArgument(type).isConstQualified())
-        return spanError("a mutable std::span", ", which every thread may write", path, member);
-      return spanError("a std::span", ", whose memory the runtime cannot check against the kernel's outputs",
-                       path, member);
+        return spanError(HeldSpan::MutableStdSpan, path, member);
+      return spanError(HeldSpan::StdSpan, path, member);
     }
     if (!visited.insert({record, static_cast<int>(mode)}).second)
       return;
@@ -307,9 +290,6 @@ private:
     currentSpan = saved;
   }
 
-  std::string prefix() const {
-    return "parameter '" + paramName() + "' of contracted kernel '" + kernel->getName().str() + "' ";
-  }
   /// The parameter's name, "#2" for an unnamed second parameter.
   std::string paramName() const {
     if (!param->getName().empty())
@@ -323,55 +303,36 @@ private:
     return mode == Mode::Parameter ? "" : " inside the elements of its '" + currentSpan + "'";
   }
 
-  void pointerLike(const char *what, const std::string &path, const Member &member, Mode mode) {
-    std::string fix;
-    if (mode == Mode::Input)
-      fix = "the elements of an input span may hold no pointers or references, since a kernel could write "
-            "through them: store indices into another span parameter instead";
-    else if (mode == Mode::Output)
-      fix = "the elements of an output span may hold no pointers or references, since another thread or "
-            "kernel could follow them: store indices instead";
-    else if (llvm::StringRef(what) == "a reference")
-      fix = "kernel parameters are copied to the GPU: hold the value itself (a lambda captures by copy), or "
-            "pass the memory as a span parameter";
-    else
-      fix = "a contracted kernel's parameters may hold pointers only inside oxide::Span<const T> and "
-            "oxide::DisjointSpan<T>: pass the memory as a span parameter";
-    report.error(param->getLocation(), prefix() + "holds " + what + " " + at(path, member) + inside(mode) +
-                                           "; " + fix +
-                                           " (or drop the contract and launch with oxide::unsafe_launch)"
-                                           " [safety rule: parameter-type]");
+  void pointerLike(const std::string &what, const std::string &path, const Member &member, Mode mode) {
+    // The %select of Diag::ParameterHoldsPointer: what to do instead.
+    const int fix = mode == Mode::Input ? 2 : mode == Mode::Output ? 3 : what == "a reference" ? 1 : 0;
+    oxide::report(diags, param->getLocation(), Diag::ParameterHoldsPointer)
+        << paramName() << kernel->getName() << what << at(path, member) << inside(mode) << fix;
     noteDeclaration(member);
   }
 
-  void spanError(const char *what, const char *why, const std::string &path, const Member &member) {
-    report.error(
-        param->getLocation(),
-        prefix() + "holds " + what + " " + at(path, member) + why +
-            "; use oxide::DisjointSpan<T> for outputs or oxide::Span<const T> for inputs (or drop the "
-            "contract and launch with oxide::unsafe_launch) [safety rule: parameter-type]");
+  /// A span that a parameter may not hold, by the %select of Diag::ParameterHoldsSpan.
+  enum class HeldSpan { MutableSpan, MutableStdSpan, StdSpan };
+  void spanError(HeldSpan span, const std::string &path, const Member &member) {
+    oxide::report(diags, param->getLocation(), Diag::ParameterHoldsSpan)
+        << paramName() << kernel->getName() << static_cast<int>(span) << at(path, member);
     noteDeclaration(member);
   }
 
   void mutableMember(const std::string &path, const Member &member, Mode mode) {
-    const std::string why = mode == Mode::Input ? "a kernel could write an input through its const view"
-                                                : "a contracted kernel's parameters are read-only values";
-    report.error(param->getLocation(), prefix() + "has a mutable member " + at(path, member) + inside(mode) +
-                                           "; " + why +
-                                           ": remove 'mutable' (or drop the contract and launch with "
-                                           "oxide::unsafe_launch) [safety rule: mutable-member]");
+    oxide::report(diags, param->getLocation(), Diag::ParameterMutableMember)
+        << paramName() << kernel->getName() << at(path, member) << inside(mode) << (mode == Mode::Input);
     noteDeclaration(member);
   }
 
   void noteDeclaration(const Member &member) {
     if (member.name.empty() || !headers.isUserCode(member.declared))
       return;
-    report.note(member.declared,
-                "'" + member.name + "' is " + (member.captured ? "captured" : "declared") + " here");
+    oxide::report(diags, member.declared, Diag::NoteMemberDeclared) << member.name << member.captured;
   }
 
   ASTContext &context;
-  Reporter &report;
+  DiagnosticsEngine &diags;
   OxideHeaders &headers;
   const FunctionDecl *kernel;
   const ParmVarDecl *param;
@@ -383,8 +344,8 @@ private:
 /// reference to it written outside Oxide's headers is an error, in host and device code alike.
 class DetailApiChecker : public RecursiveASTVisitor<DetailApiChecker> {
 public:
-  DetailApiChecker(ASTContext &context, Reporter &report, OxideHeaders &headers)
-      : context(context), sm(context.getSourceManager()), report(report), headers(headers) {}
+  DetailApiChecker(ASTContext &context, OxideHeaders &headers)
+      : context(context), sm(context.getSourceManager()), headers(headers) {}
 
   bool shouldVisitTemplateInstantiations() const { return true; }
 
@@ -410,7 +371,7 @@ public:
           drop[i] = true;
     for (size_t i = 0; i < findings.size(); ++i)
       if (!drop[i])
-        report.error(findings[i].loc, findings[i].message);
+        oxide::report(context.getDiagnostics(), findings[i].loc, findings[i].id) << findings[i].name;
   }
 
   bool VisitDeclRefExpr(DeclRefExpr *ref) {
@@ -504,11 +465,8 @@ public:
     const bool outOfLine =
         !isa<NamespaceDecl>(decl) && !oxide::isInOxideDetail(cast<Decl>(decl->getLexicalDeclContext()));
     if (reopens || outOfLine)
-      add(decl->getLocation(), decl->getSourceRange(),
-          "'" + decl->getQualifiedNameAsString() +
-              "' is declared in Oxide's internal namespace: user code may not declare anything in "
-              "oxide::detail (it could reach the internals that make spans over any memory); declare it in "
-              "your own namespace [safety rule: detail-api]");
+      add(decl->getLocation(), decl->getSourceRange(), Diag::DetailDeclared,
+          decl->getQualifiedNameAsString());
     return true;
   }
 
@@ -516,7 +474,8 @@ private:
   struct Finding {
     SourceLocation loc;
     SourceRange range;
-    std::string message;
+    Diag id;
+    std::string name; // the declaration's qualified name
   };
 
   void useTemplate(TemplateName name, SourceLocation loc, SourceRange range) {
@@ -536,24 +495,25 @@ private:
     std::string name = "oxide::detail";
     if (const auto *named = dyn_cast<NamedDecl>(decl))
       name = named->getQualifiedNameAsString();
-    add(nameLoc, range,
-        "'" + name +
-            "' is Oxide's internal API: user code may not use oxide::detail (it can make spans over any "
-            "memory); use the public types: DeviceBuffer binds to oxide::Span<const T> and "
-            "oxide::DisjointSpan<T> parameters at a launch, and oxide::shared_array / oxide::dynamic_shared "
-            "give shared memory [safety rule: detail-api]");
+    add(nameLoc, range, Diag::DetailUsed, std::move(name));
   }
 
   bool isDeviceInternal(const Decl *decl) const {
+    // A namespace is opened in several headers: it is the device side's when any of them is.
+    if (const auto *ns = dyn_cast<NamespaceDecl>(decl))
+      return llvm::any_of(ns->redecls(), [&](const NamespaceDecl *d) { return isInDeviceHeader(d); });
+    return isInDeviceHeader(decl);
+  }
+  bool isInDeviceHeader(const Decl *decl) const {
     const SourceManager &sm = context.getSourceManager();
     const auto file = sm.getFileEntryRefForID(sm.getFileID(sm.getFileLoc(decl->getLocation())));
     return !file || file->getName().contains("oxide/device/");
   }
 
-  void add(SourceLocation loc, SourceRange range, std::string message) {
+  void add(SourceLocation loc, SourceRange range, Diag id, std::string name) {
     if (range.isInvalid())
       range = SourceRange(loc, loc);
-    findings.push_back({loc, range, std::move(message)});
+    findings.push_back({loc, range, id, std::move(name)});
   }
 
   /// Whether `outer` contains `inner` (spelled in the same file).
@@ -567,7 +527,6 @@ private:
 
   ASTContext &context;
   SourceManager &sm;
-  Reporter &report;
   OxideHeaders &headers;
   std::vector<Finding> findings;
 };
@@ -575,20 +534,16 @@ private:
 /// Scans one contracted kernel's body for escapes from the safety model.
 class KernelBodyChecker : public RecursiveASTVisitor<KernelBodyChecker> {
 public:
-  KernelBodyChecker(Reporter &report, llvm::StringRef kernel) : report(report), kernel(kernel) {}
+  KernelBodyChecker(DiagnosticsEngine &diags, llvm::StringRef kernel) : diags(diags), kernel(kernel) {}
 
   bool VisitCXXConstCastExpr(CXXConstCastExpr *cast) {
     if (involvesSafeType(cast->getType()) || involvesSafeType(cast->getSubExprAsWritten()->getType()))
-      report.error(cast->getBeginLoc(),
-                   "const_cast on a span or thread-index witness in contracted kernel '" + kernel +
-                       "' would bypass the safety model; remove the cast");
+      castError(cast, 0);
     return true;
   }
   bool VisitCXXReinterpretCastExpr(CXXReinterpretCastExpr *cast) {
     if (involvesSafeType(cast->getType()) || involvesSafeType(cast->getSubExprAsWritten()->getType()))
-      report.error(cast->getBeginLoc(),
-                   "reinterpret_cast on a span or thread-index witness in contracted kernel '" + kernel +
-                       "' would bypass the safety model; remove the cast");
+      castError(cast, 1);
     return true;
   }
   bool VisitCStyleCastExpr(CStyleCastExpr *cast) {
@@ -596,28 +551,28 @@ public:
     if (cast->getCastKind() == CK_ToVoid)
       return true;
     if (involvesSafeType(cast->getType()) || involvesSafeType(cast->getSubExprAsWritten()->getType()))
-      report.error(cast->getBeginLoc(),
-                   "C-style cast on a span or thread-index witness in contracted kernel '" + kernel +
-                       "' would bypass the safety model; remove the cast");
+      castError(cast, 2);
     return true;
   }
   bool VisitAsmStmt(AsmStmt *stmt) {
-    report.error(stmt->getAsmLoc(),
-                 "inline assembly in contracted kernel '" + kernel +
-                     "' cannot be checked: it may write any memory; use Oxide's device API, or drop the "
-                     "contract and launch with oxide::unsafe_launch [safety rule: opaque-code]");
+    oxide::report(diags, stmt->getAsmLoc(), Diag::AsmInContractedKernel) << kernel;
     return true;
   }
 
 private:
-  Reporter &report;
+  /// `which` is the %select of Diag::CastInContractedKernel: const_cast, reinterpret_cast, C-style.
+  void castError(const CastExpr *cast, int which) {
+    oxide::report(diags, cast->getBeginLoc(), Diag::CastInContractedKernel) << which << kernel;
+  }
+
+  DiagnosticsEngine &diags;
   llvm::StringRef kernel;
 };
 
 class SafetyVisitor : public RecursiveASTVisitor<SafetyVisitor> {
 public:
-  SafetyVisitor(ASTContext &context, Reporter &report, OxideHeaders &headers)
-      : context(context), report(report), headers(headers) {}
+  SafetyVisitor(ASTContext &context, OxideHeaders &headers)
+      : context(context), diags(context.getDiagnostics()), headers(headers) {}
 
   bool shouldVisitTemplateInstantiations() const { return true; }
 
@@ -628,9 +583,7 @@ public:
     auto bounds = annotation(FD, oxide::kLaunchBoundsAnnotation);
     if (!isKernel(FD)) {
       if (contract || bounds)
-        report.error(FD->getLocation(),
-                     "'" + FD->getName() + "' has a launch " + (contract ? "contract" : "bounds") +
-                         " but is not a [[kernel]]; add [[kernel]] or remove the attribute");
+        oxide::report(diags, FD->getLocation(), Diag::ContractOnNonKernel) << FD->getName() << !contract;
       return true;
     }
     if (!contract || FD->isDependentContext())
@@ -639,7 +592,7 @@ public:
     if (bounds)
       checkBlockWithinBounds(FD, *contract, *bounds);
     if (Stmt *body = FD->getBody())
-      KernelBodyChecker(report, FD->getName()).TraverseStmt(body);
+      KernelBodyChecker(diags, FD->getName()).TraverseStmt(body);
     return true;
   }
 
@@ -656,7 +609,7 @@ public:
 private:
   void checkParameters(const FunctionDecl *FD) {
     for (const ParmVarDecl *param : FD->parameters())
-      ParameterTypeChecker(context, report, headers, FD, param).check();
+      ParameterTypeChecker(context, headers, FD, param).check();
   }
 
   void checkBlockWithinBounds(const FunctionDecl *FD, llvm::StringRef contract, llvm::StringRef bounds) {
@@ -675,10 +628,8 @@ private:
     if (bounds.consumeInteger(10, maxThreads))
       return;
     if (threads > maxThreads)
-      report.error(FD->getLocation(), "the contract's exact block of " + llvm::Twine(threads) +
-                                          " threads exceeds launch_bounds(" + llvm::Twine(maxThreads) +
-                                          ") of kernel '" + FD->getName() +
-                                          "'; raise the bound or shrink the block");
+      oxide::report(diags, FD->getLocation(), Diag::BlockExceedsBounds)
+          << std::to_string(threads) << std::to_string(maxThreads) << FD->getName();
   }
 
   /// The variable an argument names, looking through implicit conversions and parentheses.
@@ -711,17 +662,15 @@ private:
       for (unsigned j = 0; j < params.size(); ++j) {
         if (j == i || namedBuffer(call->getArg(j + 2)) != buffer)
           continue;
-        report.error(call->getArg(j + 2)->getBeginLoc(),
-                     "'" + buffer->getName() + "' is passed as argument " + llvm::Twine(j + 1) +
-                         " and also as the DisjointSpan output argument " + llvm::Twine(i + 1) +
-                         "; a kernel's output must not alias its other arguments: use a separate buffer");
-        report.note(output->getBeginLoc(), "output argument is here");
+        oxide::report(diags, call->getArg(j + 2)->getBeginLoc(), Diag::OutputAliased)
+            << buffer->getName() << (j + 1) << (i + 1);
+        oxide::report(diags, output->getBeginLoc(), Diag::NoteOutputArgument);
       }
     }
   }
 
   ASTContext &context;
-  Reporter &report;
+  DiagnosticsEngine &diags;
   OxideHeaders &headers;
 };
 
@@ -752,7 +701,7 @@ public:
   };
   struct Construct {
     SourceLocation loc;
-    std::string message;
+    Diag id;
   };
 
   explicit DeviceBodyScanner(ASTContext &context) : context(context) {}
@@ -826,9 +775,7 @@ public:
   }
   bool VisitCXXTypeidExpr(CXXTypeidExpr *expr) {
     if (!construct)
-      construct =
-          Construct{expr->getBeginLoc(), "device code uses typeid, which needs run-time type information "
-                                         "(RTTI is not available in device code)"};
+      construct = Construct{expr->getBeginLoc(), Diag::DeviceTypeid};
     return true;
   }
   bool VisitExpr(Expr *expr) {
@@ -867,10 +814,7 @@ private:
   }
   void flagLongDouble(SourceLocation loc) {
     if (!construct)
-      construct =
-          Construct{loc, "device code uses 'long double', which the GPU does not have: it would be computed "
-                         "as 'double' there but in 80-bit precision on the host and the CPU simulator; "
-                         "use 'double'"};
+      construct = Construct{loc, Diag::DeviceLongDouble};
   }
 
   ASTContext &context;
@@ -882,7 +826,7 @@ private:
 /// diagnostics print it (`note: called by 'f'` at each call site).
 class DeviceConstructChecker : public RecursiveASTVisitor<DeviceConstructChecker> {
 public:
-  DeviceConstructChecker(ASTContext &context, Reporter &report) : context(context), report(report) {}
+  explicit DeviceConstructChecker(ASTContext &context) : context(context) {}
 
   bool shouldVisitTemplateInstantiations() const { return true; }
   bool VisitFunctionDecl(FunctionDecl *FD) {
@@ -916,20 +860,18 @@ private:
   };
 
   void reportWithChain(const DeviceBodyScanner::Construct &construct, const FunctionDecl *function) {
-    report.error(construct.loc, construct.message);
     DiagnosticsEngine &diags = context.getDiagnostics();
-    const unsigned calledBy = diags.getCustomDiagID(DiagnosticsEngine::Note, "called by %0");
+    oxide::report(diags, construct.loc, construct.id);
     for (const FunctionDecl *f = function;;) {
       const Link link = parent.lookup(f->getCanonicalDecl());
       if (!link.caller)
         break;
-      diags.Report(link.site, calledBy) << link.caller;
+      oxide::report(diags, link.site, Diag::NoteCalledBy) << link.caller;
       f = link.caller;
     }
   }
 
   ASTContext &context;
-  Reporter &report;
   llvm::DenseMap<const FunctionDecl *, Link> parent;
   std::vector<const FunctionDecl *> queue;
 };
@@ -937,12 +879,11 @@ private:
 class SafetyConsumer : public ASTConsumer {
 public:
   void HandleTranslationUnit(ASTContext &context) override {
-    Reporter report(context.getDiagnostics());
     OxideHeaders headers(context);
-    DetailApiChecker(context, report, headers).run();
-    SafetyVisitor(context, report, headers).TraverseDecl(context.getTranslationUnitDecl());
+    DetailApiChecker(context, headers).run();
+    SafetyVisitor(context, headers).TraverseDecl(context.getTranslationUnitDecl());
     if (context.getLangOpts().CUDAIsDevice)
-      DeviceConstructChecker(context, report).run();
+      DeviceConstructChecker(context).run();
   }
 };
 

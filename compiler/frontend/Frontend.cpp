@@ -301,9 +301,7 @@ std::vector<std::string> oxide::deviceCompileArgs(const CompileOptions &opts, co
 
 llvm::Expected<std::unique_ptr<llvm::Module>>
 oxide::compileHost(const CompileOptions &opts, const Toolchain &tc, llvm::LLVMContext &ctx) {
-  linkKernelAttributes();
-  linkContractAttributes();
-  linkConstantVariables();
+  registerOxideAttributes();
   if (auto err = checkInput(opts))
     return std::move(err);
   PrecompiledPrefix prefix;
@@ -319,9 +317,7 @@ oxide::compileHost(const CompileOptions &opts, const Toolchain &tc, llvm::LLVMCo
 llvm::Expected<std::unique_ptr<llvm::Module>>
 oxide::compileDevice(const CompileOptions &opts, const Toolchain &tc, const GpuArch &arch,
                      llvm::LLVMContext &ctx, llvm::raw_ostream &diagOut, llvm::raw_ostream &log) {
-  linkKernelAttributes();
-  linkContractAttributes();
-  linkConstantVariables();
+  registerOxideAttributes();
   if (auto err = checkInput(opts))
     return std::move(err);
   setHostOnlyHeaderDirectory(tc.oxideIncludeDir + "/oxide/host/");

@@ -23,11 +23,10 @@ inline constexpr const char kDeviceVariableAttr[] = "oxide_device_variable";
 /// in the device compile: a kernel that calls the host API is then a clang error at the call.
 void setHostOnlyHeaderDirectory(std::string directory);
 
-/// The attributes register themselves from static constructors; calling this keeps the linker
-/// from dropping them from a static link.
-void linkKernelAttributes();
-void linkContractAttributes();
-void linkConstantVariables();
+/// Registers Oxide's clang attributes ([[kernel]], launch_contract, launch_bounds,
+/// oxide_implicit_device, oxide_device_variable) and fills clang's list of plugin attributes.
+/// Runs once, from any thread; every compile calls it before it starts.
+void registerOxideAttributes();
 
 } // namespace oxide
 
