@@ -29,50 +29,72 @@ public:
   }
 
   /// Whether `value` is, on every path, the calling thread's `oxide.thread_index rank dim`.
+  /// A worklist, not a recursion: a chain of grid-stride steps or phis may be as long as the
+  /// program, and the stack is not.
   bool isWitness(Value value, unsigned rank, oxide::Dim dim) {
-    if (auto index = value.getDefiningOp<oxide::ThreadIndexOp>())
-      return index.getRank() == rank && index.getDim() == dim;
-    // A grid-stride step keeps a thread inside its own residue class of indices.
-    if (auto next = value.getDefiningOp<oxide::GridStrideNextOp>())
-      return next.getRank() == rank && next.getDim() == dim && isWitness(next.getIndex(), rank, dim);
-    auto arg = dyn_cast<BlockArgument>(value);
-    if (!arg)
-      return false;
-    Block *block = arg.getOwner();
-    if (!visiting.insert({value, rank * 4 + static_cast<unsigned>(dim)}).second)
-      return true; // a cycle adds no new source of values
-    auto func = dyn_cast<LLVM::LLVMFuncOp>(block->getParentOp());
-    if (!func)
-      return false;
-    if (block->isEntryBlock()) {
-      // A function argument: every call must pass a witness. Kernels are called by the host.
-      auto it = callers.find(func.getSymNameAttr());
-      if (func->hasAttr(oxide::OxideDialect::getKernelAttrName()) || it == callers.end())
-        return false;
-      return llvm::all_of(it->second, [&](LLVM::CallOp call) {
-        return arg.getArgNumber() < call.getArgOperands().size() &&
-               isWitness(call.getArgOperands()[arg.getArgNumber()], rank, dim);
-      });
-    }
-    // A block argument (phi): every incoming value must be a witness.
-    for (Block *pred : block->getPredecessors()) {
-      auto branch = dyn_cast<BranchOpInterface>(pred->getTerminator());
-      if (!branch)
-        return false;
-      for (unsigned s = 0; s < branch->getNumSuccessors(); ++s) {
-        if (branch->getSuccessor(s) != block)
-          continue;
-        Value incoming = branch.getSuccessorOperands(s)[arg.getArgNumber()];
-        if (!incoming || !isWitness(incoming, rank, dim))
+    const unsigned key = rank * 4 + static_cast<unsigned>(dim);
+    llvm::DenseSet<Value> seen;
+    SmallVector<Value> work = {value};
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      if (proven.contains({v, key}) || !seen.insert(v).second)
+        continue; // a cycle adds no new source of values
+      if (auto index = v.getDefiningOp<oxide::ThreadIndexOp>()) {
+        if (index.getRank() != rank || index.getDim() != dim)
           return false;
+        continue;
+      }
+      // A grid-stride step keeps a thread inside its own residue class of indices.
+      if (auto next = v.getDefiningOp<oxide::GridStrideNextOp>()) {
+        if (next.getRank() != rank || next.getDim() != dim)
+          return false;
+        work.push_back(next.getIndex());
+        continue;
+      }
+      auto arg = dyn_cast<BlockArgument>(v);
+      if (!arg)
+        return false;
+      Block *block = arg.getOwner();
+      auto func = dyn_cast<LLVM::LLVMFuncOp>(block->getParentOp());
+      if (!func)
+        return false;
+      if (block->isEntryBlock()) {
+        // A function argument: every call must pass a witness. Kernels are called by the host.
+        auto it = callers.find(func.getSymNameAttr());
+        if (func->hasAttr(oxide::OxideDialect::getKernelAttrName()) || it == callers.end())
+          return false;
+        for (LLVM::CallOp call : it->second) {
+          if (arg.getArgNumber() >= call.getArgOperands().size())
+            return false;
+          work.push_back(call.getArgOperands()[arg.getArgNumber()]);
+        }
+        continue;
+      }
+      // A block argument (phi): every incoming value must be a witness.
+      for (Block *pred : block->getPredecessors()) {
+        auto branch = dyn_cast<BranchOpInterface>(pred->getTerminator());
+        if (!branch)
+          return false;
+        for (unsigned s = 0; s < branch->getNumSuccessors(); ++s) {
+          if (branch->getSuccessor(s) != block)
+            continue;
+          Value incoming = branch.getSuccessorOperands(s)[arg.getArgNumber()];
+          if (!incoming)
+            return false;
+          work.push_back(incoming);
+        }
       }
     }
+    // Every value reached is a witness: later queries through them stop there.
+    for (Value v : seen)
+      proven.insert({v, key});
     return true;
   }
 
 private:
   llvm::DenseMap<StringAttr, SmallVector<LLVM::CallOp>> callers;
-  llvm::DenseSet<std::pair<Value, unsigned>> visiting;
+  /// (value, rank * 4 + dim) already shown to be a witness.
+  llvm::DenseSet<std::pair<Value, unsigned>> proven;
 };
 
 struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySafetyPass> {
