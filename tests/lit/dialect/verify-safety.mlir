@@ -83,3 +83,46 @@ llvm.func @stride_wrong_dim(%p: !llvm.ptr, %w: i64, %h: i64) attributes {oxide.k
   %e = oxide.disjoint_get %p [%w, %h] at [%x2, %y] elem 4 : !llvm.ptr
   llvm.return
 }
+
+// -----
+
+// A grid barrier anywhere a kernel reaches needs a cooperative launch.
+llvm.func @sync_helper() {
+  // expected-error @+1 {{kernel 'not_cooperative' synchronises the whole grid, which needs a cooperative launch; add 'cooperative = true' to its launch contract}}
+  oxide.grid_sync
+  llvm.return
+}
+llvm.func @not_cooperative() attributes {oxide.kernel} {
+  llvm.call @sync_helper() : () -> ()
+  llvm.return
+}
+
+// -----
+
+llvm.func @cooperative() attributes {oxide.kernel, oxide.params = "", oxide.contract = "domain = 1, cooperative = true"} {
+  oxide.grid_sync
+  llvm.return
+}
+
+// -----
+
+// The cluster barrier and distributed shared memory need a kernel launched in clusters.
+llvm.func @not_clustered(%rank: i32) attributes {oxide.kernel, oxide.params = "", oxide.contract = "domain = 1"} {
+  // expected-error @+1 {{kernel 'not_clustered' uses thread-block cluster operations but is not launched in clusters; add 'cluster = (x, y, z)' to its launch contract}}
+  oxide.cluster_sync
+  %s = oxide.shared_alloc @tile size 64 align 4 : !llvm.ptr
+  // expected-error @+1 {{kernel 'not_clustered' uses thread-block cluster operations}}
+  %remote = oxide.map_shared %s, %rank : !llvm.ptr
+  // Reading the cluster registers needs no cluster: outside one, every block is its own.
+  %r = oxide.cluster_geometry block_rank x : i32
+  llvm.return
+}
+
+// -----
+
+llvm.func @clustered(%rank: i32) attributes {oxide.kernel, oxide.params = "r=u", oxide.contract = "domain = 1, cluster = (2, 1, 1)"} {
+  oxide.cluster_sync
+  %s = oxide.shared_alloc @tile size 64 align 4 : !llvm.ptr
+  %remote = oxide.map_shared %s, %rank : !llvm.ptr
+  llvm.return
+}
