@@ -65,12 +65,6 @@ struct DeviceWork {
 } // namespace
 
 int main(int argc, char **argv) try {
-  const std::size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : std::size_t{1} << 28;
-  if (n == 0) {
-    std::fprintf(stderr, "usage: multi_gpu [elements > 0]\n");
-    return 2;
-  }
-
   // Every GPU, unless OXIDE_DEVICE picks one device (or the simulator) or there is none.
   std::vector<oxide::Context> contexts;
   if (const int gpus = oxide::Device::count(); gpus > 0 && !std::getenv("OXIDE_DEVICE"))
@@ -80,6 +74,14 @@ int main(int argc, char **argv) try {
     contexts.push_back(oxide::Context::create());
   const std::size_t devices = contexts.size();
   const bool simulator = contexts.front().is_simulator();
+  // 1 GiB per vector on GPUs; the simulator's threads are fibers on a few cores, so it gets a
+  // size it runs in about a second.
+  const std::size_t n =
+      argc > 1 ? std::strtoull(argv[1], nullptr, 10) : std::size_t{1} << (simulator ? 20 : 28);
+  if (n == 0) {
+    std::fprintf(stderr, "usage: multi_gpu [elements > 0]\n");
+    return 2;
+  }
   const int reps = simulator ? 1 : 10; // timed launches per measurement
 
   std::vector<float> ha(n), hb(n);
