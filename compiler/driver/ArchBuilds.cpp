@@ -48,8 +48,9 @@ std::vector<GpuArch> driver::effectiveArchs(const CompileOptions &opts) {
   return result;
 }
 
-std::vector<ArchBuild> driver::buildArchs(const CompileOptions &opts, const Toolchain &tc,
+std::vector<ArchBuild> driver::buildArchs(const TranslationUnit &tu, const Toolchain &tc,
                                           llvm::ArrayRef<GpuArch> archs) {
+  const CompileOptions &opts = tu.opts;
   std::vector<ArchBuild> builds(archs.size());
   const bool colors = llvm::errs().has_colors();
   auto build = [&](size_t i) {
@@ -57,7 +58,7 @@ std::vector<ArchBuild> driver::buildArchs(const CompileOptions &opts, const Tool
     b.arch = archs[i];
     llvm::raw_string_ostream log(b.log), diagOut(b.diagnostics);
     diagOut.enable_colors(colors);
-    b.image.emplace(buildDeviceImage(opts, tc, b.arch, nullptr, &b.constants, diagOut, log));
+    b.image.emplace(buildDeviceImage(tu, tc, b.arch, nullptr, &b.constants, diagOut, log));
   };
   const unsigned threads = opts.threads ? std::min<unsigned>(opts.threads, archs.size()) : archs.size();
   if (threads <= 1) {
@@ -79,11 +80,11 @@ std::vector<ArchBuild> driver::buildArchs(const CompileOptions &opts, const Tool
   return builds;
 }
 
-driver::EarlyDeviceBuilds::EarlyDeviceBuilds(const CompileOptions &opts, const Toolchain &tc)
-    : concurrent(opts.threads != 1) {
+driver::EarlyDeviceBuilds::EarlyDeviceBuilds(const TranslationUnit &tu, const Toolchain &tc)
+    : concurrent(tu.opts.threads != 1) {
   initializeTargets(); // before any compile, so that none registers them while another runs
   builds = std::async(concurrent ? std::launch::async : std::launch::deferred,
-                      [&opts, &tc] { return buildArchs(opts, tc, effectiveArchs(opts)); });
+                      [&tu, &tc] { return buildArchs(tu, tc, effectiveArchs(tu.opts)); });
 }
 
 driver::EarlyDeviceBuilds::~EarlyDeviceBuilds() {
@@ -93,8 +94,9 @@ driver::EarlyDeviceBuilds::~EarlyDeviceBuilds() {
   }
 }
 
-llvm::Expected<std::vector<BuiltArch>> driver::reportArchBuilds(const CompileOptions &opts,
+llvm::Expected<std::vector<BuiltArch>> driver::reportArchBuilds(const TranslationUnit &tu,
                                                                 std::vector<ArchBuild> builds) {
+  const CompileOptions &opts = tu.opts;
   std::vector<BuiltArch> built;
   std::vector<std::string> printed; // diagnostics already shown, without the architecture
   std::vector<std::pair<std::string, std::vector<std::string>>> leftOut; // reason -> architectures
@@ -131,19 +133,20 @@ llvm::Expected<std::vector<BuiltArch>> driver::reportArchBuilds(const CompileOpt
   if (opts.verbose)
     for (const auto &[reason, names] : leftOut)
       llvm::errs() << kLeavingOutNote << llvm::join(names, ", ") << " (of the default architectures) for "
-                   << opts.input << ": " << reason << "\n";
+                   << tu.input << ": " << reason << "\n";
   if (built.empty() && !leftOut.empty())
     return llvm::createStringError(
-        "none of the default architectures can run the kernels of '" + opts.input +
+        "none of the default architectures can run the kernels of '" + tu.input +
         "': " + leftOut.back().first + "; choose architectures with --arch" +
         (minArch ? " (e.g. --arch=sm_" + std::to_string(minArch) + ")" : std::string()));
   return std::move(built);
 }
 
-llvm::Expected<detail::DeviceImage> driver::buildFatImage(const CompileOptions &opts, const Toolchain &tc,
+llvm::Expected<detail::DeviceImage> driver::buildFatImage(const TranslationUnit &tu, const Toolchain &tc,
                                                           std::vector<ArchBuild> builds,
                                                           std::vector<std::string> &constants) {
-  auto built = reportArchBuilds(opts, std::move(builds));
+  const CompileOptions &opts = tu.opts;
+  auto built = reportArchBuilds(tu, std::move(builds));
   if (!built)
     return built.takeError();
   detail::DeviceImage fat;
@@ -162,8 +165,8 @@ llvm::Expected<detail::DeviceImage> driver::buildFatImage(const CompileOptions &
       for (const auto &k : b.image.kernels)
         same = same && names.contains(k.name);
       if (!same)
-        return llvm::createStringError("'" + opts.input + "' defines different kernels for " +
-                                       b.arch.smName() + " than for " + built->front().arch.smName() +
+        return llvm::createStringError("'" + tu.input + "' defines different kernels for " + b.arch.smName() +
+                                       " than for " + built->front().arch.smName() +
                                        "; kernels must not depend on __CUDA_ARCH__");
     }
     for (auto &code : b.image.code)

@@ -21,6 +21,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <cassert>
 #include <optional>
 
 using namespace oxide;
@@ -40,42 +41,35 @@ llvm::Expected<std::unique_ptr<llvm::ToolOutputFile>> openStageOutput(const std:
   return out;
 }
 
-/// The options of compileObject's host compile: -G debugs the host code too.
-CompileOptions objectHostOptions(const CompileOptions &opts) {
-  CompileOptions hostOpts = opts;
-  hostOpts.debug = opts.debug || opts.deviceDebug;
-  return hostOpts;
-}
-
 } // namespace
 
-CompileCommands oxide::compileCommands(const CompileOptions &opts, const Toolchain &tc) {
+CompileCommands oxide::compileCommands(const TranslationUnit &tu, const Toolchain &tc) {
   CompileCommands commands;
-  commands.host = hostCompileArgs(objectHostOptions(opts), tc);
-  for (const GpuArch &arch : effectiveArchs(opts))
-    commands.device.push_back(deviceCompileArgs(opts, tc, arch));
+  commands.host = hostCompileArgs(tu, tc);
+  for (const GpuArch &arch : effectiveArchs(tu.opts))
+    commands.device.push_back(deviceCompileArgs(tu, tc, arch));
   return commands;
 }
 
-llvm::Expected<std::string> oxide::compileObject(const CompileOptions &opts, const Toolchain &tc) {
-  const CompileOptions hostOpts = objectHostOptions(opts);
-  const Temps temps(opts);
+llvm::Expected<std::string> oxide::compileObject(const TranslationUnit &tu, const Toolchain &tc) {
+  const CompileOptions &opts = tu.opts;
+  const Temps temps(tu);
 
   // A file that mentions kernels starts its device compiles with its host compile; others
   // (no kernels, or only in headers) wait for the host compile to find kernels, so a file
   // without them costs no device compile.
   std::optional<EarlyDeviceBuilds> early;
-  if (mentionsKernels(opts.input))
-    early.emplace(opts, tc);
+  if (mentionsKernels(tu.input))
+    early.emplace(tu, tc);
   llvm::LLVMContext hostCtx;
-  auto host = compileHost(hostOpts, tc, hostCtx);
+  auto host = compileHost(tu, tc, hostCtx);
   if (!host)
     return host.takeError();
   // Without kernels there is no image to embed.
   if (!findHostKernels(**host).empty()) {
     std::vector<std::string> constants;
-    auto image = buildFatImage(opts, tc, early ? early->take() : buildArchs(opts, tc, effectiveArchs(opts)),
-                               constants);
+    auto image =
+        buildFatImage(tu, tc, early ? early->take() : buildArchs(tu, tc, effectiveArchs(opts)), constants);
     if (!image)
       return image.takeError();
     if (auto err = embedDeviceImage(**host, *image, constants))
@@ -98,18 +92,18 @@ llvm::Expected<std::string> oxide::compileObject(const CompileOptions &opts, con
   return object;
 }
 
-llvm::Error oxide::checkTranslationUnit(const CompileOptions &opts, const Toolchain &tc) {
-  CompileOptions checkOpts = opts;
-  checkOpts.emit = EmitStage::Check;
-  EarlyDeviceBuilds device(checkOpts, tc);
+llvm::Error oxide::checkTranslationUnit(const TranslationUnit &tu, const Toolchain &tc) {
+  assert(tu.opts.emit == EmitStage::Check && "the device builds stop after the checks");
+  EarlyDeviceBuilds device(tu, tc);
   llvm::LLVMContext hostCtx;
-  auto host = compileHost(checkOpts, tc, hostCtx);
+  auto host = compileHost(tu, tc, hostCtx);
   if (!host)
     return host.takeError();
-  return reportArchBuilds(checkOpts, device.take()).takeError();
+  return reportArchBuilds(tu, device.take()).takeError();
 }
 
-llvm::Error oxide::emitDeviceStage(const CompileOptions &opts, const Toolchain &tc) {
+llvm::Error oxide::emitDeviceStage(const TranslationUnit &tu, const Toolchain &tc) {
+  const CompileOptions &opts = tu.opts;
   // Without --arch: the newest default architecture (the one whose PTX a default build embeds).
   std::vector<GpuArch> archs =
       opts.archsChosen() ? effectiveArchs(opts) : std::vector<GpuArch>{GpuArch{newestDefaultArch()}};
@@ -123,7 +117,7 @@ llvm::Error oxide::emitDeviceStage(const CompileOptions &opts, const Toolchain &
   auto out = openStageOutput(opts.output, opts.emit == EmitStage::Cubin);
   if (!out)
     return out.takeError();
-  auto image = buildDeviceImage(opts, tc, archs.front(), &(*out)->os(), nullptr, llvm::errs(), llvm::errs());
+  auto image = buildDeviceImage(tu, tc, archs.front(), &(*out)->os(), nullptr, llvm::errs(), llvm::errs());
   // What was printed before a later stage failed stays (--emit=mlir-after=oxide-raise shows
   // the module that the safety checks then rejected).
   if (image || (*out)->os().tell() > 0)

@@ -71,11 +71,12 @@ PtxasRefusal explainPtxasFailure(llvm::StringRef ptx, llvm::StringRef log) {
 
 } // namespace
 
-driver::Temps::Temps(const CompileOptions &opts) {
+driver::Temps::Temps(const TranslationUnit &tu) {
+  const CompileOptions &opts = tu.opts;
   if (opts.tempsDir.empty())
     return;
   llvm::SmallString<256> p(opts.tempsDir);
-  llvm::sys::path::append(p, llvm::sys::path::stem(opts.input));
+  llvm::sys::path::append(p, llvm::sys::path::stem(tu.input));
   prefix = std::string(p);
 }
 
@@ -100,16 +101,18 @@ unsigned driver::newestDefaultArch() {
     newest = std::max(newest, arch.number);
   return newest;
 }
-llvm::Expected<detail::DeviceImage> driver::buildDeviceImage(const CompileOptions &opts, const Toolchain &tc,
+
+llvm::Expected<detail::DeviceImage> driver::buildDeviceImage(const TranslationUnit &tu, const Toolchain &tc,
                                                              const GpuArch &arch, llvm::raw_ostream *stageOut,
                                                              std::vector<std::string> *constants,
                                                              llvm::raw_ostream &diagOut,
                                                              llvm::raw_ostream &log) {
-  const Temps temps(opts);
+  const CompileOptions &opts = tu.opts;
+  const Temps temps(tu);
   const std::string stagePrefix = arch.smName() + ".";
 
   llvm::LLVMContext ctx;
-  auto device = compileDevice(opts, tc, arch, ctx, diagOut, log);
+  auto device = compileDevice(tu, tc, arch, ctx, diagOut, log);
   if (!device)
     return device.takeError();
   if (auto err = temps.write(stagePrefix + "device.ll", **device))

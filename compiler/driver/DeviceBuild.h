@@ -28,7 +28,7 @@ namespace oxide::driver {
 /// DIR/<stem>.<stage>: e.g. vecadd.sm_90.ptx, vecadd.host.o.
 class Temps {
 public:
-  explicit Temps(const CompileOptions &opts);
+  explicit Temps(const TranslationUnit &tu);
   bool enabled() const { return !prefix.empty(); }
   llvm::Error write(llvm::StringRef stage, llvm::StringRef bytes) const;
   llvm::Error write(llvm::StringRef stage, const llvm::Module &module) const;
@@ -46,7 +46,7 @@ unsigned newestDefaultArch();
 /// -v command lines to `log`: the architectures of a build compile in parallel, each into its
 /// own streams. A default architecture (no --arch) that the code cannot be built for fails with
 /// an UnsupportedArchError.
-llvm::Expected<detail::DeviceImage> buildDeviceImage(const CompileOptions &opts, const Toolchain &tc,
+llvm::Expected<detail::DeviceImage> buildDeviceImage(const TranslationUnit &tu, const Toolchain &tc,
                                                      const GpuArch &arch, llvm::raw_ostream *stageOut,
                                                      std::vector<std::string> *constants,
                                                      llvm::raw_ostream &diagOut, llvm::raw_ostream &log);
@@ -65,7 +65,7 @@ struct ArchBuild {
 
 /// The device builds of `archs`, in parallel (up to opts.threads, or one per architecture up to
 /// the machine's cores), each printing into its own buffers. Nothing is printed yet.
-std::vector<ArchBuild> buildArchs(const CompileOptions &opts, const Toolchain &tc,
+std::vector<ArchBuild> buildArchs(const TranslationUnit &tu, const Toolchain &tc,
                                   llvm::ArrayRef<GpuArch> archs);
 
 /// The device builds of a translation unit, started before its host compile so that the two
@@ -74,7 +74,7 @@ std::vector<ArchBuild> buildArchs(const CompileOptions &opts, const Toolchain &t
 /// device wrapper's include noise).
 class EarlyDeviceBuilds {
 public:
-  EarlyDeviceBuilds(const CompileOptions &opts, const Toolchain &tc);
+  EarlyDeviceBuilds(const TranslationUnit &tu, const Toolchain &tc);
   EarlyDeviceBuilds(const EarlyDeviceBuilds &) = delete;
   EarlyDeviceBuilds &operator=(const EarlyDeviceBuilds &) = delete;
   /// Waits for builds that were not taken: a translation unit's compiles end together.
@@ -97,13 +97,13 @@ struct BuiltArch {
 /// several architectures once), as a serial build would. A default architecture the
 /// translation unit cannot be built for is left out, with a note under -v; the first other
 /// failure is returned.
-llvm::Expected<std::vector<BuiltArch>> reportArchBuilds(const CompileOptions &opts,
+llvm::Expected<std::vector<BuiltArch>> reportArchBuilds(const TranslationUnit &tu,
                                                         std::vector<ArchBuild> builds);
 
 /// The device image of `builds` (one device compile per architecture): all code objects in one
 /// image. The runtime picks the cubin that matches the device (or an older one of its major
 /// version), else the newest PTX that is not newer than the device.
-llvm::Expected<detail::DeviceImage> buildFatImage(const CompileOptions &opts, const Toolchain &tc,
+llvm::Expected<detail::DeviceImage> buildFatImage(const TranslationUnit &tu, const Toolchain &tc,
                                                   std::vector<ArchBuild> builds,
                                                   std::vector<std::string> &constants);
 

@@ -26,12 +26,6 @@ std::vector<GpuArch> oxide::defaultGpuArchs() {
 
 std::vector<GpuArch> CompileOptions::targetArchs() const { return archs.empty() ? defaultGpuArchs() : archs; }
 
-std::vector<std::string> CompileOptions::translationUnits() const {
-  if (!inputs.empty() || input.empty())
-    return inputs;
-  return {input};
-}
-
 llvm::Expected<GpuArch> oxide::parseGpuArch(llvm::StringRef arch) {
   GpuArch result;
   llvm::StringRef digits = arch.trim();

@@ -158,11 +158,11 @@ enum class FrontendOptimization {
   TargetIndependent, // optimizeTargetIndependent (the device)
 };
 
-/// Whether a compile of `opts.input` starts from precompiled headers: when oxcc keeps them
-/// and the file's text mentions kernels (a file with kernels includes Oxide's headers; a
-/// host-only file of a project may not, and must not see them).
-bool usePrecompiledHeaders(const CompileOptions &opts) {
-  return !opts.pchDirectory.empty() && mentionsKernels(opts.input);
+/// Whether a compile of `tu` starts from precompiled headers: when oxcc keeps them and the
+/// file's text mentions kernels (a file with kernels includes Oxide's headers; a host-only
+/// file of a project may not, and must not see them).
+bool usePrecompiledHeaders(const TranslationUnit &tu) {
+  return !tu.opts.pchDirectory.empty() && mentionsKernels(tu.input);
 }
 
 /// Runs clang on `args`; its diagnostics go to `diagOut`, the command line (with `verbose`) to
@@ -227,10 +227,10 @@ runClang(const std::vector<std::string> &args, llvm::LLVMContext &ctx,
   return module;
 }
 
-llvm::Error checkInput(const CompileOptions &opts) {
-  auto buffer = llvm::MemoryBuffer::getFile(opts.input);
+llvm::Error checkInput(const TranslationUnit &tu) {
+  auto buffer = llvm::MemoryBuffer::getFile(tu.input);
   if (!buffer)
-    return llvm::createStringError("cannot read '" + opts.input + "': " + buffer.getError().message());
+    return llvm::createStringError("cannot read '" + tu.input + "': " + buffer.getError().message());
   return llvm::Error::success();
 }
 
@@ -241,12 +241,13 @@ bool oxide::mentionsKernels(llvm::StringRef file) {
   return buffer && (*buffer)->getBuffer().contains("kernel");
 }
 
-std::vector<std::string> oxide::hostCompileArgs(const CompileOptions &opts, const Toolchain &tc) {
+std::vector<std::string> oxide::hostCompileArgs(const TranslationUnit &tu, const Toolchain &tc) {
+  const CompileOptions &opts = tu.opts;
   std::vector<std::string> args = {tc.clangDriver, "-x", "c++"};
   addCommonArgs(args, opts, tc, opts.optLevel, opts.debug);
   for (const auto &sanitizer : opts.sanitizers)
     args.push_back("-fsanitize=" + sanitizer);
-  args.push_back(opts.input);
+  args.push_back(tu.input);
   return args;
 }
 
@@ -262,8 +263,9 @@ llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> oxide::deviceFileSystem(llvm::St
   return overlay;
 }
 
-std::vector<std::string> oxide::deviceCompileArgs(const CompileOptions &opts, const Toolchain &tc,
+std::vector<std::string> oxide::deviceCompileArgs(const TranslationUnit &tu, const Toolchain &tc,
                                                   const GpuArch &arch) {
+  const CompileOptions &opts = tu.opts;
   std::vector<std::string> args = {tc.clangDriver,
                                    "-x",
                                    "cuda",
@@ -295,39 +297,43 @@ std::vector<std::string> oxide::deviceCompileArgs(const CompileOptions &opts, co
     args.push_back("-ffast-math");
     args.push_back("-fgpu-flush-denormals-to-zero");
   }
-  args.push_back(deviceWrapperPath(opts.input));
+  args.push_back(deviceWrapperPath(tu.input));
   return args;
 }
 
 llvm::Expected<std::unique_ptr<llvm::Module>>
-oxide::compileHost(const CompileOptions &opts, const Toolchain &tc, llvm::LLVMContext &ctx) {
-  registerOxideAttributes();
-  if (auto err = checkInput(opts))
+oxide::compileHost(const TranslationUnit &tu, const Toolchain &tc, llvm::LLVMContext &ctx) {
+  linkKernelAttributes();
+  linkContractAttributes();
+  linkConstantVariables();
+  if (auto err = checkInput(tu))
     return std::move(err);
   PrecompiledPrefix prefix;
-  prefix.directory = opts.pchDirectory;
+  prefix.directory = tu.opts.pchDirectory;
   prefix.includeDir = tc.oxideIncludeDir;
   prefix.text = "#include <oxide/oxide.hpp>\n";
   prefix.extraConsumer = [] { return std::make_unique<HostLambdaNumbering>(); };
-  return runClang(hostCompileArgs(opts, tc), ctx, llvm::vfs::getRealFileSystem(), "host",
-                  FrontendOptimization::Clang, usePrecompiledHeaders(opts) ? &prefix : nullptr, opts.verbose,
+  return runClang(hostCompileArgs(tu, tc), ctx, llvm::vfs::getRealFileSystem(), "host",
+                  FrontendOptimization::Clang, usePrecompiledHeaders(tu) ? &prefix : nullptr, tu.opts.verbose,
                   llvm::errs(), llvm::errs());
 }
 
 llvm::Expected<std::unique_ptr<llvm::Module>>
-oxide::compileDevice(const CompileOptions &opts, const Toolchain &tc, const GpuArch &arch,
+oxide::compileDevice(const TranslationUnit &tu, const Toolchain &tc, const GpuArch &arch,
                      llvm::LLVMContext &ctx, llvm::raw_ostream &diagOut, llvm::raw_ostream &log) {
-  registerOxideAttributes();
-  if (auto err = checkInput(opts))
+  linkKernelAttributes();
+  linkContractAttributes();
+  linkConstantVariables();
+  if (auto err = checkInput(tu))
     return std::move(err);
   setHostOnlyHeaderDirectory(tc.oxideIncludeDir + "/oxide/host/");
   // The precompiled prefix is the wrapper around Oxide's headers: they are parsed as they would
   // be in the user's file, their functions implicitly host and device.
   PrecompiledPrefix prefix;
-  prefix.directory = opts.pchDirectory;
+  prefix.directory = tu.opts.pchDirectory;
   prefix.includeDir = tc.oxideIncludeDir;
   prefix.text = wrapperAround("<oxide/oxide.hpp>");
-  return runClang(deviceCompileArgs(opts, tc, arch), ctx, deviceFileSystem(opts.input), "device",
-                  FrontendOptimization::TargetIndependent, usePrecompiledHeaders(opts) ? &prefix : nullptr,
-                  opts.verbose, diagOut, log);
+  return runClang(deviceCompileArgs(tu, tc, arch), ctx, deviceFileSystem(tu.input), "device",
+                  FrontendOptimization::TargetIndependent, usePrecompiledHeaders(tu) ? &prefix : nullptr,
+                  tu.opts.verbose, diagOut, log);
 }

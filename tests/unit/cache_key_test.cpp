@@ -23,10 +23,11 @@ oxide::Toolchain fakeToolchain() {
 
 oxide::CompileOptions sampleOptions() {
   oxide::CompileOptions opts;
-  opts.input = "/src/vecadd.cpp";
   opts.archs = {oxide::GpuArch{80}, oxide::GpuArch{90}};
   return opts;
 }
+
+constexpr const char *kInput = "/src/vecadd.cpp";
 
 bool contains(const std::vector<std::string> &args, const std::string &arg) {
   return std::find(args.begin(), args.end(), arg) != args.end();
@@ -35,41 +36,42 @@ bool contains(const std::vector<std::string> &args, const std::string &arg) {
 TEST(CacheKey, CommandLinesAreTheFrontends) {
   const oxide::Toolchain tc = fakeToolchain();
   const oxide::CompileOptions opts = sampleOptions();
-  const oxide::CompileCommands commands = oxide::compileCommands(opts, tc);
-  EXPECT_EQ(commands.host, oxide::hostCompileArgs(opts, tc));
+  const oxide::TranslationUnit tu{opts, kInput};
+  const oxide::CompileCommands commands = oxide::compileCommands(tu, tc);
+  EXPECT_EQ(commands.host, oxide::hostCompileArgs(tu, tc));
   ASSERT_EQ(commands.device.size(), 2u);
-  EXPECT_EQ(commands.device[0], oxide::deviceCompileArgs(opts, tc, oxide::GpuArch{80}));
-  EXPECT_EQ(commands.device[1], oxide::deviceCompileArgs(opts, tc, oxide::GpuArch{90}));
+  EXPECT_EQ(commands.device[0], oxide::deviceCompileArgs(tu, tc, oxide::GpuArch{80}));
+  EXPECT_EQ(commands.device[1], oxide::deviceCompileArgs(tu, tc, oxide::GpuArch{90}));
   // What the dependency scan's old copy lacked: the wrapper and the device-only flags.
-  EXPECT_EQ(commands.device[1].back(), oxide::deviceWrapperPath(opts.input));
+  EXPECT_EQ(commands.device[1].back(), oxide::deviceWrapperPath(kInput));
   EXPECT_TRUE(contains(commands.device[1], "-fcuda-short-ptr"));
   EXPECT_TRUE(contains(commands.device[1], "-O3"));
-  // -G debugs the host code too, as compileObject compiles it.
   oxide::CompileOptions deviceDebug = opts;
   deviceDebug.deviceDebug = true;
-  EXPECT_TRUE(contains(oxide::compileCommands(deviceDebug, tc).host, "-g"));
-  EXPECT_TRUE(contains(oxide::compileCommands(deviceDebug, tc).device[0], "--cuda-noopt-device-debug"));
+  EXPECT_TRUE(
+      contains(oxide::compileCommands({deviceDebug, kInput}, tc).device[0], "--cuda-noopt-device-debug"));
 }
 
 TEST(CacheKey, OneChangedFlagChangesTheKey) {
   const oxide::Toolchain tc = fakeToolchain();
   const oxide::CompileOptions opts = sampleOptions();
-  const oxide::CompileCommands commands = oxide::compileCommands(opts, tc);
-  const std::string key = oxcc::cacheKeyMaterial(opts, tc, commands);
-  EXPECT_EQ(key, oxcc::cacheKeyMaterial(opts, tc, oxide::compileCommands(opts, tc)));
+  const oxide::TranslationUnit tu{opts, kInput};
+  const oxide::CompileCommands commands = oxide::compileCommands(tu, tc);
+  const std::string key = oxcc::cacheKeyMaterial(tu, tc, commands);
+  EXPECT_EQ(key, oxcc::cacheKeyMaterial(tu, tc, oxide::compileCommands(tu, tc)));
 
   // The same options, one flag of a device command line gone: only the command lines differ.
   oxide::CompileCommands withoutShortPtr = commands;
   std::erase(withoutShortPtr.device[1], "-fcuda-short-ptr");
   ASSERT_NE(withoutShortPtr.device[1], commands.device[1]);
-  EXPECT_NE(key, oxcc::cacheKeyMaterial(opts, tc, withoutShortPtr));
+  EXPECT_NE(key, oxcc::cacheKeyMaterial(tu, tc, withoutShortPtr));
 
   // One flag of the host command line changed.
   oxide::CompileCommands hostChanged = commands;
   std::replace(hostChanged.host.begin(), hostChanged.host.end(), std::string("-gline-tables-only"),
                std::string("-g"));
   ASSERT_NE(hostChanged.host, commands.host);
-  EXPECT_NE(key, oxcc::cacheKeyMaterial(opts, tc, hostChanged));
+  EXPECT_NE(key, oxcc::cacheKeyMaterial(tu, tc, hostChanged));
 
   // And every argument of every compile is in the key.
   for (const auto &args : {commands.host, commands.device[0], commands.device[1]})

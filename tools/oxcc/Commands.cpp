@@ -33,7 +33,7 @@ namespace {
 
 /// The same message the compile would give for an unreadable input, before any work.
 llvm::Error checkInputs(const oxide::CompileOptions &opts) {
-  for (const std::string &input : opts.translationUnits()) {
+  for (const std::string &input : opts.inputs) {
     auto buffer = llvm::MemoryBuffer::getFile(input);
     if (!buffer)
       return llvm::createStringError("cannot read '" + input + "': " + buffer.getError().message());
@@ -144,10 +144,8 @@ llvm::Error buildExecutable(const Command &cmd, const oxide::Toolchain &tc) {
   const CacheConfig cache = CacheConfig::fromEnvironment(cmd.noCache);
   std::vector<std::string> objectPaths;
   std::list<llvm::FileRemover> removers;
-  for (const std::string &input : cmd.opts.translationUnits()) {
-    oxide::CompileOptions tuOpts = cmd.opts;
-    tuOpts.input = input;
-    auto object = compileWithCache(tuOpts, tc, cache, /*wantDependencies=*/false);
+  for (const std::string &input : cmd.opts.inputs) {
+    auto object = compileWithCache({cmd.opts, input}, tc, cache, /*wantDependencies=*/false);
     if (!object)
       return object.takeError();
     llvm::SmallString<128> objectPath;
@@ -162,16 +160,15 @@ llvm::Error buildExecutable(const Command &cmd, const oxide::Toolchain &tc) {
 }
 
 llvm::Error compileOne(const Command &cmd, const oxide::Toolchain &tc) {
-  oxide::CompileOptions opts = cmd.opts;
-  if (opts.output.empty())
-    opts.output = (path::stem(opts.input) + ".o").str();
-  if (auto err = oxide::checkWritableOutput(opts.output))
+  const oxide::TranslationUnit tu{cmd.opts, cmd.opts.inputs.front()};
+  const std::string output = cmd.opts.output.empty() ? (path::stem(tu.input) + ".o").str() : cmd.opts.output;
+  if (auto err = oxide::checkWritableOutput(output))
     return err;
   const CacheConfig cache = CacheConfig::fromEnvironment(cmd.noCache);
-  auto object = compileWithCache(opts, tc, cache, cmd.depFile);
+  auto object = compileWithCache(tu, tc, cache, cmd.depFile);
   if (!object)
     return object.takeError();
-  if (auto err = oxide::writeFileAtomically(opts.output, object->bytes))
+  if (auto err = oxide::writeFileAtomically(output, object->bytes))
     return err;
   if (!cmd.depFile)
     return llvm::Error::success();
@@ -184,9 +181,9 @@ llvm::Error compileOne(const Command &cmd, const oxide::Toolchain &tc) {
       continue;
     deps.push_back(dep);
   }
-  std::string depPath = cmd.depFilePath.empty() ? opts.output + ".d" : cmd.depFilePath;
+  std::string depPath = cmd.depFilePath.empty() ? output + ".d" : cmd.depFilePath;
   std::vector<std::string> targets =
-      cmd.depTargets.empty() ? std::vector<std::string>{opts.output} : cmd.depTargets;
+      cmd.depTargets.empty() ? std::vector<std::string>{output} : cmd.depTargets;
   return oxide::writeFileAtomically(depPath, makeDepfile(targets, deps));
 }
 
@@ -221,13 +218,16 @@ int oxcc::runCommand(Command &cmd, const char *argv0) {
   if (cmd.verb == Verb::Build && cmd.opts.output.empty() && cmd.opts.emit == oxide::EmitStage::Executable)
     return usageError("no output file; use -o OUTPUT", verbName(cmd.verb));
   if (cmd.opts.emit != oxide::EmitStage::Executable) {
-    if (cmd.opts.translationUnits().size() != 1)
+    if (cmd.opts.inputs.size() != 1)
       return usageError("--emit writes one file's device code; give a single input file", verbName(cmd.verb));
     if (!cmd.opts.linkInputs.empty())
       return usageError("--emit does not link; drop the objects and -l/-L/-Wl flags", verbName(cmd.verb));
   }
   if (cmd.opts.deviceDebug && cmd.opts.lineInfo)
     cmd.opts.lineInfo = false; // -G already keeps line information
+  // -G debugs the host code too; `check` makes no code, and its host compile keeps line tables.
+  if (cmd.opts.deviceDebug && cmd.verb != Verb::Check)
+    cmd.opts.debug = true;
   if (cmd.verb == Verb::Check)
     cmd.opts.emit = oxide::EmitStage::Check;
   if (cmd.verb == Verb::Run && cmd.opts.output.empty())
@@ -245,19 +245,16 @@ int oxcc::runCommand(Command &cmd, const char *argv0) {
   if (cmd.verb == Verb::Check) {
     // Every file is checked, even after one fails, as a compiler reports every file.
     int rc = 0;
-    for (const std::string &input : cmd.opts.translationUnits()) {
-      oxide::CompileOptions tuOpts = cmd.opts;
-      tuOpts.input = input;
-      if (auto err = oxide::checkTranslationUnit(tuOpts, *toolchain))
+    for (const std::string &input : cmd.opts.inputs)
+      if (auto err = oxide::checkTranslationUnit({cmd.opts, input}, *toolchain))
         rc = reportError(std::move(err));
-    }
     return rc;
   }
   llvm::Error err = llvm::Error::success();
   if (cmd.verb == Verb::Compile)
     err = compileOne(cmd, *toolchain);
   else if (cmd.opts.emit != oxide::EmitStage::Executable)
-    err = oxide::emitDeviceStage(cmd.opts, *toolchain); // one stage of one file
+    err = oxide::emitDeviceStage({cmd.opts, cmd.opts.inputs.front()}, *toolchain); // one stage of one file
   else
     err = buildExecutable(cmd, *toolchain);
   if (err)

@@ -183,23 +183,23 @@ bool preprocess(std::vector<std::string> args, llvm::IntrusiveRefCntPtr<llvm::vf
 
 } // namespace
 
-llvm::Expected<Dependencies> oxcc::scanDependencies(const oxide::CompileOptions &opts,
+llvm::Expected<Dependencies> oxcc::scanDependencies(const oxide::TranslationUnit &tu,
                                                     const oxide::Toolchain &tc) {
   std::vector<std::string> searchDirs = {normalize(tc.oxideIncludeDir)};
-  for (const auto &dir : opts.includeDirs)
+  for (const auto &dir : tu.opts.includeDirs)
     searchDirs.push_back(normalize(dir));
 
   Recorder out;
-  out.file(opts.input);
+  out.file(tu.input);
 
-  const oxide::CompileCommands commands = oxide::compileCommands(opts, tc);
+  const oxide::CompileCommands commands = oxide::compileCommands(tu, tc);
   if (!preprocess(commands.host, llvm::vfs::getRealFileSystem(), out, searchDirs))
-    return llvm::createStringError("the dependency scan of '" + opts.input + "' failed");
+    return llvm::createStringError("the dependency scan of '" + tu.input + "' failed");
 
-  out.wrapper = normalize(oxide::deviceWrapperPath(opts.input));
+  out.wrapper = normalize(oxide::deviceWrapperPath(tu.input));
   for (const std::vector<std::string> &device : commands.device)
-    if (!preprocess(device, oxide::deviceFileSystem(opts.input), out, searchDirs))
-      return llvm::createStringError("the device dependency scan of '" + opts.input + "' failed");
+    if (!preprocess(device, oxide::deviceFileSystem(tu.input), out, searchDirs))
+      return llvm::createStringError("the device dependency scan of '" + tu.input + "' failed");
 
   // The frontend may include any of Oxide's headers on its own (the device wrapper does).
   std::error_code ec;

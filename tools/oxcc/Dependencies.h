@@ -18,10 +18,10 @@ struct Dependencies {
   std::vector<std::string> absent;
 };
 
-/// Preprocesses `opts.input` in-process as the host compile and as each device compile do
+/// Preprocesses `tu` in-process as the host compile and as each device compile do
 /// (same include paths, macros, language and CUDA mode) and records every file read.
 /// Oxide's own headers are always included, whether or not the file reaches them.
-llvm::Expected<Dependencies> scanDependencies(const oxide::CompileOptions &opts, const oxide::Toolchain &tc);
+llvm::Expected<Dependencies> scanDependencies(const oxide::TranslationUnit &tu, const oxide::Toolchain &tc);
 
 } // namespace oxcc
 

@@ -70,8 +70,9 @@ std::optional<std::string> readFile(llvm::StringRef p) {
 
 } // namespace
 
-std::string oxcc::cacheKeyMaterial(const oxide::CompileOptions &opts, const oxide::Toolchain &tc,
+std::string oxcc::cacheKeyMaterial(const oxide::TranslationUnit &tu, const oxide::Toolchain &tc,
                                    const oxide::CompileCommands &commands) {
+  const oxide::CompileOptions &opts = tu.opts;
   std::string s;
   llvm::raw_string_ostream os(s);
   os << "oxcc-cache-1\noxide " << OXIDE_VERSION << " llvm " << LLVM_VERSION_STRING << "\n";
@@ -83,7 +84,7 @@ std::string oxcc::cacheKeyMaterial(const oxide::CompileOptions &opts, const oxid
   os << "include " << tc.oxideIncludeDir << "\n";
   llvm::SmallString<256> cwd;
   fs::current_path(cwd);
-  os << "cwd " << cwd << "\ninput " << opts.input << "\n";
+  os << "cwd " << cwd << "\ninput " << tu.input << "\n";
   for (const auto &arch : opts.targetArchs())
     os << "arch " << arch.name() << "\n";
   os << "O " << opts.optLevel << "\nstd " << opts.cxxStandard << "\nfast-math " << opts.fastMath << "\nfmad "
@@ -320,19 +321,20 @@ CacheConfig CacheConfig::fromEnvironment(bool noCacheFlag) {
   return config;
 }
 
-llvm::Expected<CompiledObject> oxcc::compileWithCache(const oxide::CompileOptions &opts,
+llvm::Expected<CompiledObject> oxcc::compileWithCache(const oxide::TranslationUnit &tu,
                                                       const oxide::Toolchain &tc, const CacheConfig &cache,
                                                       bool wantDependencies) {
+  const oxide::CompileOptions &opts = tu.opts;
   CompiledObject result;
   auto plainCompile = [&]() -> llvm::Expected<CompiledObject> {
     if (wantDependencies) {
-      auto deps = scanDependencies(opts, tc);
+      auto deps = scanDependencies(tu, tc);
       if (!deps)
         llvm::consumeError(deps.takeError()); // the compile reports the real problem
       else
         result.dependencies = std::move(deps->files);
     }
-    auto object = oxide::compileObject(opts, tc);
+    auto object = oxide::compileObject(tu, tc);
     if (!object)
       return object.takeError();
     result.bytes = std::move(*object);
@@ -341,11 +343,11 @@ llvm::Expected<CompiledObject> oxcc::compileWithCache(const oxide::CompileOption
   if (!cache.enabled || !opts.tempsDir.empty())
     return plainCompile();
 
-  auto source = readFile(opts.input);
+  auto source = readFile(tu.input);
   if (!source)
     return plainCompile(); // the compile reports why it cannot be read
   const std::string primary =
-      hashHex(cacheKeyMaterial(opts, tc, oxide::compileCommands(opts, tc)) + "\nsource " + hashHex(*source));
+      hashHex(cacheKeyMaterial(tu, tc, oxide::compileCommands(tu, tc)) + "\nsource " + hashHex(*source));
   llvm::SmallString<256> manifestPath(cache.dir);
   path::append(manifestPath, "llvmcache-m-" + primary);
 
@@ -374,7 +376,7 @@ llvm::Expected<CompiledObject> oxcc::compileWithCache(const oxide::CompileOption
       continue;
     }
     if (opts.verbose)
-      llvm::errs() << "oxcc: " << opts.input << ": reusing the cached object " << entryPath << "\n";
+      llvm::errs() << "oxcc: " << tu.input << ": reusing the cached object " << entryPath << "\n";
     replay(rest.take_front(diagSize));
     ::utimensat(AT_FDCWD, entryPath.c_str(), nullptr, 0); // recently used: pruned last
     result.bytes = rest.drop_front(diagSize).str();
@@ -385,8 +387,8 @@ llvm::Expected<CompiledObject> oxcc::compileWithCache(const oxide::CompileOption
 
   // A miss: record what the compile will read before it reads it.
   if (opts.verbose)
-    llvm::errs() << "oxcc: " << opts.input << ": compiling (cache miss: " << why << ")\n";
-  auto deps = scanDependencies(opts, tc);
+    llvm::errs() << "oxcc: " << tu.input << ": compiling (cache miss: " << why << ")\n";
+  auto deps = scanDependencies(tu, tc);
   if (!deps) {
     llvm::consumeError(deps.takeError());
     return plainCompile(); // not cacheable; the compile shows the errors
@@ -396,7 +398,7 @@ llvm::Expected<CompiledObject> oxcc::compileWithCache(const oxide::CompileOption
 
   StderrCapture capture;
   const bool captured = capture.active(); // without the diagnostics, a hit could not replay them
-  auto object = oxide::compileObject(opts, tc);
+  auto object = oxide::compileObject(tu, tc);
   std::string diagnostics = capture.finish();
   replay(diagnostics);
   diagnostics = withoutCommandLines(diagnostics);

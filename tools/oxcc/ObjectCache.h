@@ -27,20 +27,20 @@ struct CompiledObject {
   bool fromCache = false;
 };
 
-/// Compiles `opts.input` with oxide::compileObject, or returns the object a previous compile
+/// Compiles `tu` with oxide::compileObject, or returns the object a previous compile
 /// stored for the same inputs. The key covers oxcc itself (version and binary), the toolchain
 /// it found (clang, CUDA, ptxas, libdevice), every option that reaches the compile, the working
 /// directory, the contents of the source and of every file it includes, and the absence of
 /// files that would shadow an included header; the diagnostics of the compile are stored and
 /// printed again on a hit. A translation unit whose compile failed is never stored.
 /// `wantDependencies` fills CompiledObject::dependencies even with the cache off.
-llvm::Expected<CompiledObject> compileWithCache(const oxide::CompileOptions &opts, const oxide::Toolchain &tc,
+llvm::Expected<CompiledObject> compileWithCache(const oxide::TranslationUnit &tu, const oxide::Toolchain &tc,
                                                 const CacheConfig &cache, bool wantDependencies);
 
-/// Everything besides file contents that decides what compileObject produces for `opts`, whose
+/// Everything besides file contents that decides what compileObject produces for `tu`, whose
 /// clang command lines are `commands` (oxide::compileCommands): the cache key before the source
 /// and the files it reads are hashed in.
-std::string cacheKeyMaterial(const oxide::CompileOptions &opts, const oxide::Toolchain &tc,
+std::string cacheKeyMaterial(const oxide::TranslationUnit &tu, const oxide::Toolchain &tc,
                              const oxide::CompileCommands &commands);
 
 /// The cache directory's size and number of entries, or removes them all (`oxcc cache`).

@@ -397,7 +397,5 @@ std::optional<int> oxcc::parseOptions(llvm::ArrayRef<const char *> args, Command
     return usageError("no C++ source file among the inputs", verb);
   if (compileVerb && cmd.opts.inputs.size() > 1)
     return usageError("'oxcc compile' compiles one file, got " + llvm::Twine(cmd.opts.inputs.size()), verb);
-  if (!cmd.opts.inputs.empty())
-    cmd.opts.input = cmd.opts.inputs.front();
   return std::nullopt;
 }

@@ -1,4 +1,4 @@
-// The options of oxcc build, run, check and compile (tools/oxcc/oxcc.cpp, parseOptions).
+// The options of oxcc build, run, check and compile (parsed in Options.cpp, parseOptions).
 // What users read is the help in oxcc.cpp; an option's checks and messages are in its case
 // there. Options a compile command may carry that oxcc does not need (the CMake launcher form
 // of `oxcc compile`) are not declared: they arrive as unknown and are ignored there.

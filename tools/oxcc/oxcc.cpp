@@ -6,6 +6,9 @@
 //   oxcc compile -c FILE -o OBJ [options]  one translation unit -> object (build systems)
 //   oxcc new NAME | doctor | cache          projects, the toolchain's health, the object cache
 //
+// This file holds the commands and their help; Options.td and Options.cpp the command line
+// of the compiling commands, Commands.cpp what they do.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Oxcc.h"

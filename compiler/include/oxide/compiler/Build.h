@@ -13,27 +13,28 @@
 
 namespace oxide {
 
-/// Compiles the translation unit `opts.input` (host and device, one device compile per
-/// architecture of opts.targetArchs()) into a relocatable x86-64 object that embeds its device
+/// Compiles the translation unit `tu` (host and device, one device compile per architecture
+/// of its options' targetArchs()) into a relocatable x86-64 object that embeds its device
 /// image and registers it at start-up. A file without kernels skips the device compile.
 /// With `opts.tempsDir` set, the intermediate files are written there too.
-llvm::Expected<std::string> compileObject(const CompileOptions &opts, const Toolchain &tc);
+llvm::Expected<std::string> compileObject(const TranslationUnit &tu, const Toolchain &tc);
 
-/// The clang command lines compileObject runs for `opts.input`: the host compile's, then one
+/// The clang command lines compileObject runs for `tu`: the host compile's, then one
 /// per device architecture it builds (hostCompileArgs and deviceCompileArgs of Frontend.h).
 /// The dependency scan and the object cache's key take them from here.
 struct CompileCommands {
   std::vector<std::string> host;
   std::vector<std::vector<std::string>> device;
 };
-CompileCommands compileCommands(const CompileOptions &opts, const Toolchain &tc);
+CompileCommands compileCommands(const TranslationUnit &tu, const Toolchain &tc);
 
-/// Runs both frontends and the oxide dialect's checks on `opts.input`, for every architecture.
-llvm::Error checkTranslationUnit(const CompileOptions &opts, const Toolchain &tc);
+/// Runs both frontends and the oxide dialect's checks on `tu`, for every architecture; its
+/// options' `emit` is EmitStage::Check.
+llvm::Error checkTranslationUnit(const TranslationUnit &tu, const Toolchain &tc);
 
-/// Writes the device stage `opts.emit` (LLVM, MLIR, PTX or Cubin) of `opts.input` to
-/// `opts.output` ("-" or empty: stdout). Needs a single --arch; without one, sm_90.
-llvm::Error emitDeviceStage(const CompileOptions &opts, const Toolchain &tc);
+/// Writes the device stage `emit` (LLVM, MLIR, PTX or Cubin) of `tu` to `output` ("-" or
+/// empty: stdout). Needs a single --arch; without one, sm_90.
+llvm::Error emitDeviceStage(const TranslationUnit &tu, const Toolchain &tc);
 
 /// The start of the -v note that names the default architectures a translation unit leaves out
 /// (a kernel needs a newer GPU): "oxcc: note: leaving out sm_80, sm_86 (of the default

@@ -48,7 +48,6 @@ struct GpuArch {
 std::vector<GpuArch> defaultGpuArchs();
 
 struct CompileOptions {
-  std::string input;                    ///< absolute path of the translation unit being compiled
   std::string output;                   ///< executable (or stage dump) path; "-" for stdout
   std::vector<std::string> includeDirs; ///< -I
   std::vector<std::string> defines;     ///< -D (NAME or NAME=VALUE)
@@ -72,8 +71,9 @@ struct CompileOptions {
   /// -g: full debug information for host code (device code always carries line tables).
   bool debug = false;
   /// -G: debuggable device code: full device debug information (variables too) through the
-  /// MLIR stage into the PTX and the cubin, the NVPTX back end and ptxas at -O0, and host debug
-  /// information (-g). The device frontend still optimises (the safety checks need SSA values).
+  /// MLIR stage into the PTX and the cubin, the NVPTX back end and ptxas at -O0 (oxcc also sets
+  /// `debug` for the host code). The device frontend still optimises (the safety checks need
+  /// SSA values).
   bool deviceDebug = false;
   /// --lineinfo: keep source line information in the cubin (ptxas -lineinfo), for profilers
   /// and compute-sanitizer reports.
@@ -88,8 +88,9 @@ struct CompileOptions {
   /// compiler/frontend/PrecompiledHeader.h); empty: every compile parses them.
   std::string pchDirectory;
 
-  /// The translation units of a build (oxcc build a.cpp b.cpp); empty means just `input`.
-  /// Each is compiled on its own, host and device, into an object with its own device image.
+  /// The translation units of a build (oxcc build a.cpp b.cpp), absolute paths; none for a
+  /// link of objects only. Each is compiled on its own, host and device, into an object with
+  /// its own device image (see TranslationUnit).
   std::vector<std::string> inputs;
   /// Extra link inputs, in order: object files, archives, -lNAME, -LDIR, -Wl,... flags.
   std::vector<std::string> linkInputs;
@@ -100,9 +101,13 @@ struct CompileOptions {
   /// them is an error; the default architectures instead leave out those a translation unit's
   /// kernels cannot run on (and say so under -v).
   bool archsChosen() const { return !archs.empty(); }
-  /// The translation units to build: `inputs`, or `input` alone when `inputs` is empty (none
-  /// when both are: a link of objects only).
-  std::vector<std::string> translationUnits() const;
+};
+
+/// One file of a build, with the options of the whole build: what its compiles, host and
+/// device, and the object cache take. Each architecture's device compile takes its GpuArch.
+struct TranslationUnit {
+  const CompileOptions &opts;
+  std::string input; ///< absolute path
 };
 
 /// Parses one --arch entry: "sm_90", "compute_90", or as CMake's CUDA_ARCHITECTURES writes it,

@@ -20,14 +20,14 @@ namespace oxide {
 /// decides which files overlap their host and device compiles and use precompiled headers.
 bool mentionsKernels(llvm::StringRef file);
 
-/// The clang driver command line of the host compile of `opts.input` (the driver first, the
-/// input last): what compileHost runs, and what the dependency scan and the object cache's
-/// key take, so that none of them can drift from the others.
-std::vector<std::string> hostCompileArgs(const CompileOptions &opts, const Toolchain &tc);
+/// The clang driver command line of the host compile of `tu` (the driver first, the input
+/// last): what compileHost runs, and what the dependency scan and the object cache's key take,
+/// so that none of them can drift from the others.
+std::vector<std::string> hostCompileArgs(const TranslationUnit &tu, const Toolchain &tc);
 
-/// The clang driver command line of the device compile of `opts.input` for `arch`. Its input
-/// is the wrapper deviceWrapperPath(opts.input), which exists only in deviceFileSystem().
-std::vector<std::string> deviceCompileArgs(const CompileOptions &opts, const Toolchain &tc,
+/// The clang driver command line of the device compile of `tu` for `arch`. Its input is the
+/// wrapper deviceWrapperPath(tu.input), which exists only in deviceFileSystem().
+std::vector<std::string> deviceCompileArgs(const TranslationUnit &tu, const Toolchain &tc,
                                            const GpuArch &arch);
 
 /// The device compile's main file: an in-memory wrapper that includes `input` with every
@@ -40,7 +40,7 @@ llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> deviceFileSystem(llvm::StringRef
 /// Compiles the file as ordinary C++ for the host. Kernels stay host functions (the CPU
 /// simulator calls them) and carry an "oxide.kernel" annotation. Clang's diagnostics go to
 /// stderr; failure is a ReportedError.
-llvm::Expected<std::unique_ptr<llvm::Module>> compileHost(const CompileOptions &opts, const Toolchain &tc,
+llvm::Expected<std::unique_ptr<llvm::Module>> compileHost(const TranslationUnit &tu, const Toolchain &tc,
                                                           llvm::LLVMContext &ctx);
 
 /// Compiles the file in CUDA device mode for NVPTX (`arch`): kernels become __global__
@@ -48,7 +48,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> compileHost(const CompileOptions &
 /// reach are emitted. Returns clang's optimised device IR. Clang's diagnostics go to `diagOut`,
 /// the command line under -v to `log` (several device compiles may run at once, each with its
 /// own streams); failure is a ReportedError.
-llvm::Expected<std::unique_ptr<llvm::Module>> compileDevice(const CompileOptions &opts, const Toolchain &tc,
+llvm::Expected<std::unique_ptr<llvm::Module>> compileDevice(const TranslationUnit &tu, const Toolchain &tc,
                                                             const GpuArch &arch, llvm::LLVMContext &ctx,
                                                             llvm::raw_ostream &diagOut,
                                                             llvm::raw_ostream &log);
