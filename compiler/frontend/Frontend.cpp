@@ -303,9 +303,7 @@ std::vector<std::string> oxide::deviceCompileArgs(const TranslationUnit &tu, con
 
 llvm::Expected<std::unique_ptr<llvm::Module>>
 oxide::compileHost(const TranslationUnit &tu, const Toolchain &tc, llvm::LLVMContext &ctx) {
-  linkKernelAttributes();
-  linkContractAttributes();
-  linkConstantVariables();
+  registerOxideAttributes();
   if (auto err = checkInput(tu))
     return std::move(err);
   PrecompiledPrefix prefix;
@@ -321,9 +319,7 @@ oxide::compileHost(const TranslationUnit &tu, const Toolchain &tc, llvm::LLVMCon
 llvm::Expected<std::unique_ptr<llvm::Module>>
 oxide::compileDevice(const TranslationUnit &tu, const Toolchain &tc, const GpuArch &arch,
                      llvm::LLVMContext &ctx, llvm::raw_ostream &diagOut, llvm::raw_ostream &log) {
-  linkKernelAttributes();
-  linkContractAttributes();
-  linkConstantVariables();
+  registerOxideAttributes();
   if (auto err = checkInput(tu))
     return std::move(err);
   setHostOnlyHeaderDirectory(tc.oxideIncludeDir + "/oxide/host/");
