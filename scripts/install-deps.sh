@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(cmake ninja-build llvm-22-dev libclang-22-dev clang-22 libclang-rt-22-dev libmlir-22-dev mlir-22-tools
-          llvm-22-tools libfmt-dev libgtest-dev libboost-context-dev)
+          llvm-22-tools clang-format-22 clang-tidy-22 libfmt-dev libgtest-dev libboost-context-dev)
 
 missing=()
 for p in "${packages[@]}"; do
