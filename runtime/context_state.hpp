@@ -12,8 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "oxide/host/device.hpp"
 #include "oxide/detail/host/registry.hpp"
+#include "oxide/host/device.hpp"
 #include "sim/options.hpp"
 
 namespace oxide::detail {

@@ -20,7 +20,8 @@ __global__ void __launch_bounds__(256)
 __global__ void __launch_bounds__(256)
     reduce_sum_f4(const float4 *__restrict__ in, size_t n4, float *sums, unsigned slot) {
   float v = 0.0f;
-  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n4; i += size_t(gridDim.x) * blockDim.x) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n4;
+       i += size_t(gridDim.x) * blockDim.x) {
     const float4 x = in[i];
     v += (x.x + x.y) + (x.z + x.w);
   }

@@ -480,9 +480,8 @@ TEST_F(GpuRuntime, SimulatorAndGpuBuffersDoNotMix) {
   EXPECT_EQ(oxide_test::error_of([&] { (void)on_cpu.to_host(gpu_stream); }),
             "oxide: copy_to_host: the buffer belongs to the CPU simulator but the stream to device 0");
   EXPECT_EQ(
-      oxide_test::error_of([&] {
-        oxide::unsafe_launch(gpu_stream, gpu_geometry, oxide::LaunchConfig1D{1, 8}, on_cpu);
-      }),
+      oxide_test::error_of(
+          [&] { oxide::unsafe_launch(gpu_stream, gpu_geometry, oxide::LaunchConfig1D{1, 8}, on_cpu); }),
       "oxide: kernel 'oxide_test_geometry': argument 1 is a buffer of the CPU simulator, but the kernel was "
       "prepared for device 0");
   auto launch = oxide::prepare(gpu, gpu_vecadd, oxide::LaunchConfig1D{1, 8});

@@ -83,9 +83,7 @@ static_assert(!KernelArgument<BufferView2D<float>, DisjointSpan<float>>);
 static_assert(!KernelArgument<BufferView2D<float>, Span<float>>);
 // A view of a temporary buffer would dangle: view_2d is for lvalues only.
 template <class B>
-concept HasView2D = requires(B &&b) {
-  std::forward<B>(b).view_2d(1, 1);
-};
+concept HasView2D = requires(B &&b) { std::forward<B>(b).view_2d(1, 1); };
 static_assert(HasView2D<Floats &>);
 static_assert(!HasView2D<Floats>);
 static_assert(!HasView2D<const Floats &>);

@@ -74,16 +74,12 @@ TEST(LaunchConfig2D, ForElementsCoversBothExtents) {
 }
 
 TEST(LaunchConfig2D, RejectsShapesOutsideCudaLimits) {
-  EXPECT_EQ(error_of([] {
-              (void)LaunchConfig2D::for_elements(10, 10, {64, 32, 1});
-            }),
+  EXPECT_EQ(error_of([] { (void)LaunchConfig2D::for_elements(10, 10, {64, 32, 1}); }),
             "oxide: launch configuration: block (64,32,1) is outside CUDA's limits (each extent at least 1, "
             "at most "
             "(1024,1024,64), and at most 1024 threads in all)");
   EXPECT_THROW((void)LaunchConfig2D::for_elements(10, 10, {0, 4, 1}), oxide::Error);
-  EXPECT_EQ(error_of([] {
-              (void)LaunchConfig2D::for_elements(10, 10, {8, 8, 2});
-            }),
+  EXPECT_EQ(error_of([] { (void)LaunchConfig2D::for_elements(10, 10, {8, 8, 2}); }),
             "oxide: launch configuration: a 2-D launch has z = 1, but the grid is (1,1,1) and the block "
             "(8,8,2); use "
             "LaunchConfig3D");
@@ -91,9 +87,7 @@ TEST(LaunchConfig2D, RejectsShapesOutsideCudaLimits) {
       error_of([] { (void)LaunchConfig2D::for_elements(10, 65536u * 16 + 1); }),
       "oxide: launch configuration: 1048577 elements along y need 65537 blocks of 16 threads, more than the "
       "65535 a grid allows");
-  EXPECT_EQ(error_of([] {
-              LaunchConfig2D{{1, 70000, 1}, {1, 1, 1}, 0}.validate();
-            }),
+  EXPECT_EQ(error_of([] { LaunchConfig2D{{1, 70000, 1}, {1, 1, 1}, 0}.validate(); }),
             "oxide: launch configuration: grid (1,70000,1) exceeds CUDA's limits (2147483647,65535,65535)");
   EXPECT_THROW((LaunchConfig2D{{1, 1, 2}, {1, 1, 1}, 0}.validate()), oxide::Error);
 }

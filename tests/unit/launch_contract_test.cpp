@@ -449,9 +449,8 @@ TEST_F(LaunchContracts, EmptyBuffersBindAsNonNullPointers) {
 TEST_F(LaunchContracts, WhatRequiresPreventsIsAFaultInAnUnsafeLaunch) {
   // Unchecked, vecadd with a short input reads past its end: the simulator stops the kernel.
   auto a = floats(100), b = floats(50), c = floats(100);
-  const oxide::Error e = error_of([&] {
-    oxide::unsafe_launch(stream, vecadd, LaunchConfig1D{1, 256}, a, b, c);
-  });
+  const oxide::Error e =
+      error_of([&] { oxide::unsafe_launch(stream, vecadd, LaunchConfig1D{1, 256}, a, b, c); });
   EXPECT_EQ(e.kind(), ErrorKind::KernelFault);
   EXPECT_STREQ(e.what(),
                "oxide: kernel 'vecadd' block (0,0,0) thread (50,0,0): index 50 out of bounds for span "

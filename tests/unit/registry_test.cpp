@@ -5,10 +5,10 @@
 #include <array>
 #include <string>
 
+#include "oxide/detail/host/registry.hpp"
 #include "oxide/device/span.hpp"
 #include "oxide/host/error.hpp"
 #include "oxide/host/launch.hpp"
-#include "oxide/detail/host/registry.hpp"
 
 namespace {
 

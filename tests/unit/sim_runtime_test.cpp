@@ -299,9 +299,7 @@ TEST_F(SimRuntime, PrepareChecksLikeOnAGpu) {
               (void)oxide::prepare(ctx, never_registered, oxide::LaunchConfig1D{});
             }).find("is not a registered kernel; mark it [[kernel]] and build with oxcc"),
             std::string::npos);
-  EXPECT_EQ(error_of([&] {
-              (void)oxide::prepare(ctx, vecadd, oxide::LaunchConfig1D{1, 1025, 0});
-            }),
+  EXPECT_EQ(error_of([&] { (void)oxide::prepare(ctx, vecadd, oxide::LaunchConfig1D{1, 1025, 0}); }),
             "oxide: launch configuration: block size 1025 is outside 1..1024");
   auto out = DeviceBuffer<Coordinates>::zeroed(stream, 1);
   auto y = DeviceBuffer<float>::zeroed(stream, 1);

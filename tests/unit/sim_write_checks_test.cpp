@@ -283,9 +283,7 @@ TEST_F(SimWriteLaunches, ANeighboursElementFailsTheLaunch) {
   auto stream = ctx.default_stream();
   auto out = DeviceBuffer<float>::zeroed(stream, 100);
   EXPECT_EQ(
-      error_of([&] {
-        oxide::unsafe_launch(stream, next_neighbour, oxide::LaunchConfig1D{1, 128}, out);
-      }),
+      error_of([&] { oxide::unsafe_launch(stream, next_neighbour, oxide::LaunchConfig1D{1, 128}, out); }),
       "oxide: kernel 'next_neighbour' block (0,0,0) thread (0,0,0): wrote element 1 of output parameter "
       "'out', which it did not obtain through get_mut or tile_mut (at kernel.cpp:12:5)");
   EXPECT_EQ(__oxide_sim_checking, 0u);

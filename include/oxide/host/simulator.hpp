@@ -13,9 +13,9 @@
 #include <string_view>
 #include <type_traits>
 
+#include "oxide/detail/host/registry.hpp"
 #include "oxide/device/span.hpp"
 #include "oxide/host/kernel_argument.hpp"
-#include "oxide/detail/host/registry.hpp"
 
 namespace oxide::sim {
 

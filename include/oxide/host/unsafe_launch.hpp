@@ -49,9 +49,9 @@ void unsafe_launch(Stream &stream, void (*kernel)(P...), const LaunchConfig &con
 
 /// The same with a LaunchConfig1D, 2D or 3D (checked with that rank's rules).
 template <class Config, class... P, class... Args>
-requires(std::is_same_v<Config, LaunchConfig1D> || std::is_same_v<Config, LaunchConfig2D> ||
-         std::is_same_v<Config, LaunchConfig3D>) void unsafe_launch(Stream &stream, void (*kernel)(P...),
-                                                                    const Config &config, Args &&...args) {
+  requires(std::is_same_v<Config, LaunchConfig1D> || std::is_same_v<Config, LaunchConfig2D> ||
+           std::is_same_v<Config, LaunchConfig3D>)
+void unsafe_launch(Stream &stream, void (*kernel)(P...), const Config &config, Args &&...args) {
   detail::unsafe_launch(stream, kernel, config, std::forward<Args>(args)...);
 }
 

@@ -13,11 +13,11 @@
 #include <type_traits>
 #include <utility>
 
+#include "oxide/detail/host/registry.hpp"
 #include "oxide/host/buffer.hpp"
 #include "oxide/host/context.hpp"
 #include "oxide/host/kernel_argument.hpp"
 #include "oxide/host/launch_config.hpp"
-#include "oxide/detail/host/registry.hpp"
 #include "oxide/host/stream.hpp"
 
 namespace oxide::detail {
