@@ -110,12 +110,24 @@ def Oxide_BarrierOp : Oxide_Op<"barrier"> {
   let description = [{
     Every thread of the block waits here until all have arrived; shared and global memory
     writes before the barrier are visible to all threads of the block after it.
+
+    ```mlir
+    oxide.barrier
+    ```
   }];
   let assemblyFormat = "attr-dict";
 }
 
 def Oxide_FenceOp : Oxide_Op<"fence"> {
   let summary = "memory fence at a scope";
+  let description = [{
+    Orders the thread's memory accesses as seen by the threads of its block, the device or
+    the whole system (host included).
+
+    ```mlir
+    oxide.fence device
+    ```
+  }];
   let arguments = (ins Oxide_Scope:$scope);
   let assemblyFormat = "$scope attr-dict";
 }
@@ -154,12 +166,22 @@ def Oxide_DynamicSharedOp : Oxide_Op<"dynamic_shared", [Pure]> {
 
 def Oxide_DynamicSharedSizeOp : Oxide_Op<"dynamic_shared_size", [Pure]> {
   let summary = "size in bytes of the block's dynamic shared memory";
+  let description = [{
+    ```mlir
+    %bytes = oxide.dynamic_shared_size : i32
+    ```
+  }];
   let results = (outs I32:$bytes);
   let assemblyFormat = "attr-dict `:` type($bytes)";
 }
 
 def Oxide_LaneIdOp : Oxide_Op<"lane_id", [Pure]> {
   let summary = "the calling thread's lane within its warp (0..31)";
+  let description = [{
+    ```mlir
+    %lane = oxide.lane_id : i32
+    ```
+  }];
   let results = (outs I32:$lane);
   let assemblyFormat = "attr-dict `:` type($lane)";
 }
@@ -182,6 +204,14 @@ def Oxide_WarpShuffleOp : Oxide_Op<"warp_shuffle"> {
 
 def Oxide_WarpVoteOp : Oxide_Op<"warp_vote"> {
   let summary = "warp vote: all, any (0 or 1) or ballot (one bit per lane)";
+  let description = [{
+    Over the lanes of `mask`, whether `predicate` is non-zero in all of them, in any, or the
+    mask of those where it is.
+
+    ```mlir
+    %bits = oxide.warp_vote ballot %mask, %p : i32
+    ```
+  }];
   let arguments = (ins Oxide_VoteMode:$mode, I32:$mask, I32:$predicate);
   let results = (outs I32:$result);
   let assemblyFormat = "$mode $mask `,` $predicate attr-dict `:` type($result)";
@@ -189,6 +219,11 @@ def Oxide_WarpVoteOp : Oxide_Op<"warp_vote"> {
 
 def Oxide_WarpSyncOp : Oxide_Op<"warp_sync"> {
   let summary = "wait for the lanes of a mask (__syncwarp)";
+  let description = [{
+    ```mlir
+    oxide.warp_sync %mask
+    ```
+  }];
   let arguments = (ins I32:$mask);
   let assemblyFormat = "$mask attr-dict";
 }
@@ -213,6 +248,10 @@ def Oxide_WarpMatchOp : Oxide_Op<"warp_match"> {
   let description = [{
     `any`: the lanes of `mask` whose `value` equals the calling lane's. `all`: `mask` when every
     lane of `mask` holds the same value, else 0.
+
+    ```mlir
+    %same = oxide.warp_match any %mask, %v : i32
+    ```
   }];
   let arguments = (ins Oxide_MatchKind:$kind, I32:$mask, I32:$value);
   let results = (outs I32:$result);
@@ -289,6 +328,10 @@ def Oxide_ClusterSyncOp : Oxide_Op<"cluster_sync"> {
     Every thread of every block of the cluster arrives and waits; shared memory writes before
     it are visible cluster-wide after it. Requires a kernel launched in clusters
     (`cluster = (...)` in its contract; checked by `oxide-verify-safety`).
+
+    ```mlir
+    oxide.cluster_sync
+    ```
   }];
   let assemblyFormat = "attr-dict";
 }
@@ -316,6 +359,10 @@ def Oxide_GridSyncOp : Oxide_Op<"grid_sync"> {
     the whole grid after it. Only a cooperative launch (`cooperative = true` in the contract,
     checked by `oxide-verify-safety`) guarantees that all blocks are resident, so that the
     barrier cannot deadlock. Lowered to the CUDA driver's grid-barrier protocol.
+
+    ```mlir
+    oxide.grid_sync
+    ```
   }];
   let assemblyFormat = "attr-dict";
 }
