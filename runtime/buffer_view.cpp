@@ -25,4 +25,12 @@ void check_view_shape(const char *operation, std::size_t size, std::size_t width
                             call, elements, size));
 }
 
+void check_slice_range(std::size_t size, std::size_t offset, std::size_t count) {
+  if (offset > size || count > size - offset)
+    throw Error(ErrorKind::SliceOutOfRange,
+                fmt::format("slice({}, {}) of a buffer of {} elements reaches past its end; a slice needs "
+                            "offset + count <= size",
+                            offset, count, size));
+}
+
 } // namespace oxide::detail

@@ -46,6 +46,7 @@ std::string_view to_string(ErrorKind kind) noexcept {
     OXIDE_ERROR_KIND(GraphCapture)
     OXIDE_ERROR_KIND(HostCallbackFailed)
     OXIDE_ERROR_KIND(InvalidEvent)
+    OXIDE_ERROR_KIND(SliceOutOfRange)
 #undef OXIDE_ERROR_KIND
   }
   return "Unknown";

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include "oxide/host/launch.hpp"
@@ -64,6 +65,31 @@ static_assert(KernelArgument<Mode, Mode>);
 static_assert(!KernelArgument<int, Mode>);
 static_assert(!KernelArgument<float *, float *>);
 static_assert(!KernelArgument<Floats &, float *>);
+
+// Slices bind like their buffer: a writable slice to every 1-D span, a read-only one (from a
+// const buffer) only to Span<const T>; never to 2-D/3-D spans or another element type.
+using oxide::AtomicSpan;
+using oxide::BufferSlice;
+static_assert(KernelArgument<BufferSlice<float>, Span<const float>>);
+static_assert(KernelArgument<BufferSlice<float> &, Span<float>>);
+static_assert(KernelArgument<BufferSlice<float>, DisjointSpan<float>>);
+static_assert(KernelArgument<BufferSlice<float>, AtomicSpan<float>>);
+static_assert(KernelArgument<BufferSlice<const float>, Span<const float>>);
+static_assert(!KernelArgument<BufferSlice<const float>, Span<float>>);
+static_assert(!KernelArgument<BufferSlice<const float>, DisjointSpan<float>>);
+static_assert(!KernelArgument<BufferSlice<const float>, AtomicSpan<float>>);
+static_assert(!KernelArgument<BufferSlice<float>, DisjointSpan<double>>);
+static_assert(!KernelArgument<BufferSlice<float>, oxide::DisjointSpan2D<float>>);
+static_assert(std::is_same_v<decltype(std::declval<const Floats &>().slice(0, 1)), BufferSlice<const float>>);
+static_assert(std::is_same_v<decltype(std::declval<Floats &>().slice(0, 1)), BufferSlice<float>>);
+// No slice of a temporary buffer, which would be freed before the launch.
+template <class B>
+concept CanSlice = requires(B &&b) { std::forward<B>(b).slice(0, 1); };
+static_assert(CanSlice<Floats &>);
+static_assert(!CanSlice<Floats>);
+static_assert(oxide::UnsafeKernelArgument<BufferSlice<float>, float *>);
+static_assert(oxide::UnsafeKernelArgument<BufferSlice<const float>, const float *>);
+static_assert(!oxide::UnsafeKernelArgument<BufferSlice<const float>, float *>);
 
 // 2-D and 3-D outputs take views of a buffer, which also read as flat inputs.
 using oxide::BufferView2D;

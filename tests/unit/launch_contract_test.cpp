@@ -392,6 +392,63 @@ TEST_F(LaunchContracts, ViewsOverlapTheirBuffer) {
       "and the kernel may write argument 4 (out); pass distinct buffers");
 }
 
+TEST_F(LaunchContracts, SlicesOfOneBufferBindAsTheirOwnSpans) {
+  // An arena: a = [0, 256), b = [256, 512), c = [512, 768) of one allocation.
+  constexpr std::size_t n = 256;
+  std::vector<float> host(3 * n);
+  std::iota(host.begin(), host.end(), 0.0f);
+  auto arena = DeviceBuffer<float>::from_host(stream, host);
+  auto launch = oxide::prepare(ctx, vecadd, LaunchConfig1D{1, 256});
+  launch(stream, arena.slice(0, n), arena.slice(n, n), arena.slice(2 * n, n));
+  const std::vector<float> result = arena.to_host(stream);
+  for (std::size_t i = 0; i < n; ++i) {
+    EXPECT_EQ(result[i], host[i]); // inputs untouched
+    EXPECT_EQ(result[n + i], host[n + i]);
+    EXPECT_EQ(result[2 * n + i], host[i] + host[n + i]) << i;
+  }
+  // A slice of a slice, and a read-only slice of a const buffer, as inputs.
+  const DeviceBuffer<float> &readonly = arena;
+  auto sums = floats(n);
+  launch(stream, readonly.slice(0, n), arena.slice(n, 2 * n).slice(n, n), sums);
+  EXPECT_EQ(sums.to_host(stream)[1], host[1] + host[1] + host[n + 1]);
+}
+
+TEST_F(LaunchContracts, OverlappingSlicesAreCaughtAtLaunch) {
+  constexpr std::size_t n = 256;
+  auto launch = oxide::prepare(ctx, vecadd, LaunchConfig1D{1, 256});
+  auto arena = floats(4 * n);
+  EXPECT_ERROR(launch(stream, arena.slice(0, n), arena.slice(n, n), arena.slice(n + 100, n)),
+               ErrorKind::OverlappingArguments,
+               "oxide: kernel 'vecadd': argument 2 (b) and argument 3 (c) refer to overlapping device memory "
+               "and the kernel may write argument 3 (c); pass distinct buffers");
+  EXPECT_ERROR(launch(stream, arena.slice(0, n), arena.slice(n, n), arena.slice(n - 1, n)),
+               ErrorKind::OverlappingArguments,
+               "oxide: kernel 'vecadd': argument 1 (a) and argument 3 (c) refer to overlapping device memory "
+               "and the kernel may write argument 3 (c); pass distinct buffers");
+  // Adjacent slices share no byte; an input may be read twice.
+  launch(stream, arena.slice(0, n), arena.slice(0, n), arena.slice(n, n));
+}
+
+TEST_F(LaunchContracts, SlicesMustLieInTheirBuffer) {
+  auto data = floats(24);
+  EXPECT_ERROR((void)data.slice(20, 5), ErrorKind::SliceOutOfRange,
+               "oxide: slice(20, 5) of a buffer of 24 elements reaches past its end; a slice needs offset + "
+               "count <= size");
+  EXPECT_ERROR((void)data.slice(25, 0), ErrorKind::SliceOutOfRange,
+               "oxide: slice(25, 0) of a buffer of 24 elements reaches past its end; a slice needs offset + "
+               "count <= size");
+  EXPECT_ERROR(
+      (void)data.slice(1, SIZE_MAX), ErrorKind::SliceOutOfRange,
+      "oxide: slice(1, 18446744073709551615) of a buffer of 24 elements reaches past its end; a slice "
+      "needs offset + count <= size");
+  EXPECT_ERROR((void)data.slice(8, 8).slice(4, 5), ErrorKind::SliceOutOfRange,
+               "oxide: slice(4, 5) of a buffer of 8 elements reaches past its end; a slice needs offset + "
+               "count <= size");
+  const auto slice = data.slice(24, 0); // an empty slice at the end is fine
+  EXPECT_EQ(slice.size(), 0u);
+  EXPECT_EQ(data.slice(4, 8).slice(2, 3).offset(), 6u);
+}
+
 TEST_F(LaunchContracts, ViewsMustCoverTheirBuffer) {
   auto data = floats(24);
   EXPECT_ERROR(

@@ -241,6 +241,19 @@ public:
   void view_2d(size_type, size_type) && = delete;
   void view_3d(size_type, size_type, size_type) && = delete;
 
+  /// Elements [offset, offset + count) of the buffer, to pass to span parameters (see
+  /// BufferSlice). Throws oxide::Error (SliceOutOfRange) past the end of the buffer.
+  [[nodiscard]] BufferSlice<T> slice(size_type offset, size_type count) & {
+    detail::check_slice_range(size_, offset, count);
+    return {*this, offset, count};
+  }
+  /// A read-only slice, which binds only to Span<const T>.
+  [[nodiscard]] BufferSlice<const T> slice(size_type offset, size_type count) const & {
+    detail::check_slice_range(size_, offset, count);
+    return {*this, offset, count};
+  }
+  void slice(size_type, size_type) && = delete;
+
   [[nodiscard]] size_type size() const noexcept { return size_; }
   [[nodiscard]] size_type size_bytes() const noexcept { return size_ * sizeof(T); }
   [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
@@ -285,5 +298,14 @@ struct BufferAccess {
   }
 };
 } // namespace detail
+
+template <class T> std::uint64_t BufferSlice<T>::device_ptr() const noexcept {
+  return buffer_->device_ptr() + offset_ * sizeof(T);
+}
+
+template <class T> BufferSlice<T> BufferSlice<T>::slice(std::size_t offset, std::size_t count) const {
+  detail::check_slice_range(size_, offset, count);
+  return {*buffer_, offset_ + offset, count};
+}
 
 } // namespace oxide

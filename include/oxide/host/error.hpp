@@ -56,6 +56,8 @@ enum class ErrorKind : std::uint8_t {
   GraphCapture,       ///< an operation not allowed while a stream is captured, or a failed capture
   HostCallbackFailed, ///< a Stream::then callback threw; reported by the stream's next synchronize/query
   InvalidEvent,       ///< elapsed_ms of an event never recorded, or created without timing
+  // --- buffers ---
+  SliceOutOfRange, ///< buffer.slice(offset, count) past the end of the buffer
 };
 
 /// The enumerator's name, e.g. "RequiresViolated".

@@ -1,13 +1,13 @@
 // How host values bind to kernel parameters, decided at compile time.
 //
 //   kernel parameter    accepted arguments
-//   Span<const T>       any DeviceBuffer<T> lvalue (const or not), its view_2d/view_3d, Span<const T>,
-//                       Span<T>
-//   Span<T>             a non-const DeviceBuffer<T> lvalue, Span<T>
-//   DisjointSpan<T>     a non-const DeviceBuffer<T> lvalue, DisjointSpan<T>
+//   Span<const T>       any DeviceBuffer<T> lvalue (const or not), its view_2d/view_3d, any slice of
+//                       it, Span<const T>, Span<T>
+//   Span<T>             a non-const DeviceBuffer<T> lvalue or its slice(offset, count), Span<T>
+//   DisjointSpan<T>     a non-const DeviceBuffer<T> lvalue or its slice, DisjointSpan<T>
 //   DisjointSpan2D<T>   buffer.view_2d(width, height) of a non-const DeviceBuffer<T>, DisjointSpan2D<T>
 //   DisjointSpan3D<T>   buffer.view_3d(width, height, depth), DisjointSpan3D<T>
-//   AtomicSpan<T, S>    a non-const DeviceBuffer<T> lvalue
+//   AtomicSpan<T, S>    a non-const DeviceBuffer<T> lvalue or its slice
 //   arithmetic S        an arithmetic value that converts to S without narrowing
 //   other by-value P    a P (enums, trivially copyable structs); never a pointer
 //   T* / const T*       oxide::unsafe_launch only: a DeviceBuffer<T> lvalue (non-const for T*),
@@ -58,6 +58,17 @@ template <class T, unsigned R> inline constexpr bool is_buffer_view_v<BufferView
 template <class Arg, class T, unsigned R>
 concept ViewOf = std::same_as<std::remove_cvref_t<Arg>, BufferView<T, R>>;
 
+template <class T> inline constexpr bool is_buffer_slice_v = false;
+template <class T> inline constexpr bool is_buffer_slice_v<BufferSlice<T>> = true;
+
+/// A writable slice of a DeviceBuffer<T>, in any value category (slices do not own memory).
+template <class Arg, class T>
+concept MutableSliceOf = std::same_as<std::remove_cvref_t<Arg>, BufferSlice<T>>;
+
+/// Any slice of a DeviceBuffer<T>, read-only or not.
+template <class Arg, class T>
+concept SliceOf = MutableSliceOf<Arg, T> || std::same_as<std::remove_cvref_t<Arg>, BufferSlice<const T>>;
+
 /// A null data pointer becomes this: non-null, aligned for T, never dereferenced (size 0).
 template <class T> T *non_null(T *data) noexcept {
   return data ? data : reinterpret_cast<T *>(static_cast<std::uintptr_t>(alignof(T)));
@@ -66,6 +77,11 @@ template <class T> T *non_null(T *data) noexcept {
 /// The pointer a span parameter gets for `buffer`: never null, even for an empty buffer.
 template <class T> T *span_pointer(const DeviceBuffer<std::remove_const_t<T>> &buffer) noexcept {
   return non_null(reinterpret_cast<T *>(static_cast<std::uintptr_t>(buffer.device_ptr())));
+}
+
+/// The same for a slice: its first element (never null: an empty buffer's slices are empty).
+template <class T, class U> T *span_pointer(const BufferSlice<U> &slice) noexcept {
+  return non_null(reinterpret_cast<T *>(static_cast<std::uintptr_t>(slice.device_ptr())));
 }
 
 /// Binder<Param>::accepts<Arg> says whether an argument of type Arg (as forwarded: `X&` for
@@ -88,11 +104,15 @@ struct Binder<Param> {
 
 template <class T> struct Binder<Span<const T>> {
   template <class Arg>
-  static constexpr bool accepts = BufferLvalue<Arg, T> || ViewOf<Arg, T, 2> || ViewOf<Arg, T, 3> ||
-                                  std::is_same_v<std::remove_cvref_t<Arg>, Span<const T>> ||
-                                  std::is_same_v<std::remove_cvref_t<Arg>, Span<T>>;
+  static constexpr bool accepts =
+      BufferLvalue<Arg, T> || ViewOf<Arg, T, 2> || ViewOf<Arg, T, 3> || SliceOf<Arg, T> ||
+      std::is_same_v<std::remove_cvref_t<Arg>, Span<const T>> ||
+      std::is_same_v<std::remove_cvref_t<Arg>, Span<T>>;
   static Span<const T> bind(const DeviceBuffer<T> &buffer) noexcept {
     return SpanAccess::make_span(span_pointer<const T>(buffer), buffer.size());
+  }
+  template <class U> static Span<const T> bind(const BufferSlice<U> &slice) noexcept {
+    return SpanAccess::make_span(span_pointer<const T>(slice), slice.size());
   }
   template <unsigned R> static Span<const T> bind(const BufferView<T, R> &view) noexcept {
     return bind(view.buffer());
@@ -107,10 +127,13 @@ template <class T> struct Binder<Span<const T>> {
 
 template <class T> struct Binder<Span<T>> { // T is not const here: Span<const T> is matched above
   template <class Arg>
-  static constexpr bool accepts =
-      MutableBufferLvalue<Arg, T> || std::is_same_v<std::remove_cvref_t<Arg>, Span<T>>;
+  static constexpr bool accepts = MutableBufferLvalue<Arg, T> || MutableSliceOf<Arg, T> ||
+                                  std::is_same_v<std::remove_cvref_t<Arg>, Span<T>>;
   static Span<T> bind(DeviceBuffer<T> &buffer) noexcept {
     return SpanAccess::make_span(span_pointer<T>(buffer), buffer.size());
+  }
+  static Span<T> bind(const BufferSlice<T> &slice) noexcept {
+    return SpanAccess::make_span(span_pointer<T>(slice), slice.size());
   }
   static Span<T> bind(Span<T> span) noexcept {
     return SpanAccess::make_span(non_null(span.data()), span.size());
@@ -119,10 +142,13 @@ template <class T> struct Binder<Span<T>> { // T is not const here: Span<const T
 
 template <class T> struct Binder<DisjointSpan<T>> {
   template <class Arg>
-  static constexpr bool accepts =
-      MutableBufferLvalue<Arg, T> || std::is_same_v<std::remove_cvref_t<Arg>, DisjointSpan<T>>;
+  static constexpr bool accepts = MutableBufferLvalue<Arg, T> || MutableSliceOf<Arg, T> ||
+                                  std::is_same_v<std::remove_cvref_t<Arg>, DisjointSpan<T>>;
   static DisjointSpan<T> bind(DeviceBuffer<T> &buffer) noexcept {
     return SpanAccess::make_disjoint(span_pointer<T>(buffer), buffer.size());
+  }
+  static DisjointSpan<T> bind(const BufferSlice<T> &slice) noexcept {
+    return SpanAccess::make_disjoint(span_pointer<T>(slice), slice.size());
   }
   static DisjointSpan<T> bind(DisjointSpan<T> span) noexcept {
     // Only an empty span can come from user code (SpanAccess is the runtime's).
@@ -131,9 +157,12 @@ template <class T> struct Binder<DisjointSpan<T>> {
 };
 
 template <class T, Scope S> struct Binder<AtomicSpan<T, S>> {
-  template <class Arg> static constexpr bool accepts = MutableBufferLvalue<Arg, T>;
+  template <class Arg> static constexpr bool accepts = MutableBufferLvalue<Arg, T> || MutableSliceOf<Arg, T>;
   static AtomicSpan<T, S> bind(DeviceBuffer<T> &buffer) noexcept {
     return SpanAccess::make_atomic<AtomicSpan<T, S>>(span_pointer<T>(buffer), buffer.size());
+  }
+  static AtomicSpan<T, S> bind(const BufferSlice<T> &slice) noexcept {
+    return SpanAccess::make_atomic<AtomicSpan<T, S>>(span_pointer<T>(slice), slice.size());
   }
 };
 
@@ -172,11 +201,16 @@ template <class T> struct UnsafeBinder<T *> {
   using Element = std::remove_cv_t<T>;
   template <class Arg>
   static constexpr bool accepts =
-      (std::is_const_v<T> ? BufferLvalue<Arg, Element> : MutableBufferLvalue<Arg, Element>) ||
-      (!is_device_buffer_v<std::remove_cvref_t<Arg>> && std::is_convertible_v<Arg, T *>);
+      (std::is_const_v<T> ? BufferLvalue<Arg, Element> || SliceOf<Arg, Element>
+                          : MutableBufferLvalue<Arg, Element> || MutableSliceOf<Arg, Element>) ||
+      (!is_device_buffer_v<std::remove_cvref_t<Arg>> && !is_buffer_slice_v<std::remove_cvref_t<Arg>> &&
+       std::is_convertible_v<Arg, T *>);
   /// The buffer's device pointer as it is: null for an empty buffer (a pointer kernel may test it).
   static T *bind(const DeviceBuffer<Element> &buffer) noexcept {
     return reinterpret_cast<T *>(static_cast<std::uintptr_t>(buffer.device_ptr()));
+  }
+  template <class U> static T *bind(const BufferSlice<U> &slice) noexcept {
+    return reinterpret_cast<T *>(static_cast<std::uintptr_t>(slice.device_ptr()));
   }
   static T *bind(T *pointer) noexcept { return pointer; }
 };

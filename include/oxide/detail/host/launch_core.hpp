@@ -116,6 +116,9 @@ template <class Param, class Arg> ArgumentMemory argument_memory(const Arg &arg)
     return {BufferAccess::context(arg), arg.device_ptr(), arg.size_bytes(), writes_through_v<Param>, true};
   else if constexpr (is_buffer_view_v<A>)
     return argument_memory<Param>(arg.buffer());
+  else if constexpr (is_buffer_slice_v<A>) // only the slice's own bytes
+    return {BufferAccess::context(arg.buffer()), arg.device_ptr(), arg.size_bytes(), writes_through_v<Param>,
+            true};
   else if constexpr (is_span_v<A>)
     return {nullptr, reinterpret_cast<std::uintptr_t>(arg.data()),
             arg.size() * sizeof(typename A::element_type), writes_through_v<Param>, true};
