@@ -42,7 +42,7 @@ std::unique_ptr<const KernelContract> parse(const RegisteredKernel &kernel) {
     throw invalid(fmt::format("parameter list '{}' for {} parameters", info.param_kinds, info.params.size()));
   std::vector<bool> is_span;
   for (char kind : params->kinds)
-    is_span.push_back(is_span_kind(kind));
+    is_span.push_back(is_span_letter(kind));
   auto parsed = parse_canonical_contract(info.contract, is_span);
   if (const auto *error = std::get_if<ContractError>(&parsed))
     throw invalid(fmt::format("'{}' at byte {}: {}", info.contract, error->offset, error->message));

@@ -7,6 +7,7 @@
 
 #include "oxide/detail/contract.hpp"
 #include "oxide/detail/host/registry.hpp"
+#include "oxide/detail/param_kind.hpp"
 
 namespace oxide::detail {
 
@@ -35,13 +36,14 @@ private:
 /// when it is malformed.
 struct ParamKinds {
   std::vector<std::string> names;
-  std::string kinds; ///< one letter per parameter (see KernelInfo)
+  std::string kinds; ///< one letter per parameter (oxide/detail/param_kind.hpp)
 };
 [[nodiscard]] std::optional<ParamKinds> parse_param_kinds(std::string_view text);
 
-/// Whether a parameter of this kind has a `.size()` in `requires`.
-[[nodiscard]] constexpr bool is_span_kind(char kind) noexcept {
-  return kind == 'i' || kind == 'm' || kind == 'o' || kind == '2' || kind == '3' || kind == 'a';
+/// Whether a parameter of the kind `letter` encodes has a `.size()` in `requires`.
+[[nodiscard]] constexpr bool is_span_letter(char letter) noexcept {
+  const std::optional<ParamKind> kind = param_kind(letter);
+  return kind && is_span(*kind);
 }
 
 } // namespace oxide::detail

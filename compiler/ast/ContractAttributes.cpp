@@ -14,6 +14,7 @@
 #include "oxide/compiler/KernelAttributes.h"
 #include "oxide/compiler/OxideTypes.h"
 #include "oxide/detail/contract.hpp"
+#include "oxide/detail/param_kind.hpp"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -108,24 +109,24 @@ bool appliesToFunction(Sema &S, const ParsedAttr &attr, const Decl *D, llvm::Str
   return false;
 }
 
-/// One letter per parameter, for the compiler's contract optimisations and the runtime:
-/// i = Span<const T> input, m = mutable Span<T>, o = DisjointSpan<T>, 2/3 = DisjointSpan2D/3D,
-/// a = AtomicSpan<T>, u = unsigned integer (usable in requires), x = anything else.
-char paramKind(QualType type) {
+/// What a parameter is, for the compiler's contract optimisations and the runtime (written as
+/// the letters of oxide/detail/param_kind.hpp). Pointers are `other` here.
+oxide::detail::ParamKind paramKind(QualType type) {
+  using oxide::detail::ParamKind;
   llvm::StringRef name = oxide::oxideClassName(type);
   if (name == "Span")
-    return oxide::isMutableSpan(type) ? 'm' : 'i';
+    return oxide::isMutableSpan(type) ? ParamKind::mutable_span : ParamKind::input;
   if (name == "DisjointSpan")
-    return 'o';
+    return ParamKind::output;
   if (name == "DisjointSpan2D")
-    return '2';
+    return ParamKind::output_2d;
   if (name == "DisjointSpan3D")
-    return '3';
+    return ParamKind::output_3d;
   if (name == "AtomicSpan")
-    return 'a';
+    return ParamKind::atomic;
   if (type->isUnsignedIntegerType() && !type->isBooleanType())
-    return 'u';
-  return 'x';
+    return ParamKind::unsigned_integer;
+  return ParamKind::other;
 }
 
 struct LaunchContractAttrInfo : ParsedAttrInfo {
@@ -152,23 +153,12 @@ struct LaunchContractAttrInfo : ParsedAttrInfo {
         const ParmVarDecl *param = FD->getParamDecl(i);
         if (param->getName() != llvm::StringRef(name.data(), name.size()))
           continue;
-        oxide::detail::ContractParam result{i, false, {}};
-        switch (paramKind(param->getType())) {
-        case 'i':
-        case 'm':
-        case 'o':
-        case '2':
-        case '3':
-        case 'a':
-          result.is_span = true;
-          break;
-        case 'u':
-          break;
-        default:
+        const oxide::detail::ParamKind kind = paramKind(param->getType());
+        oxide::detail::ContractParam result{i, oxide::detail::is_span(kind), {}};
+        if (!result.is_span && kind != oxide::detail::ParamKind::unsigned_integer)
           result.unusable_reason = "'" + std::string(name) + "' has type '" + param->getType().getAsString() +
                                    "'; requires relations use span sizes and unsigned integer parameters "
                                    "(e.g. std::uint32_t, std::size_t)";
-        }
         return result;
       }
       return std::nullopt;
@@ -188,7 +178,7 @@ struct LaunchContractAttrInfo : ParsedAttrInfo {
       const ParmVarDecl *param = FD->getParamDecl(i);
       if (i)
         params += ',';
-      params += param->getName().str() + "=" + paramKind(param->getType());
+      params += param->getName().str() + "=" + oxide::detail::param_kind_letter(paramKind(param->getType()));
     }
     FD->addAttr(AnnotateAttr::Create(
         S.Context, std::string(oxide::kContractAnnotation) + oxide::detail::canonical_contract(contract),

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "context_state.hpp"
+#include "oxide/detail/param_kind.hpp"
 #include "oxide/host/error.hpp"
 #include "sim/block_runner.hpp"
 #include "sim/launch_plan.hpp"
@@ -89,7 +90,8 @@ void launch(const PreparedKernel &kernel, void *const *arguments) {
     // encodes the block index in 54 bits).
     if (writes && plan.block_count < (std::uint64_t{1} << 53))
       for (const WriteRange &range : writes->ranges())
-        if (range.kind == 'o' || range.kind == '2' || range.kind == '3')
+        if (const auto kind = oxide::detail::param_kind(range.kind);
+            kind && oxide::detail::is_disjoint(*kind))
           (void)claims->add_span(reinterpret_cast<const void *>(range.begin),
                                  (range.end - range.begin) / range.element_size);
   }

@@ -23,8 +23,9 @@ void describe_contract(KernelInfo &info, const ContractSpec &spec) {
     for (std::size_t i = 0; i < spec.names.size(); ++i) {
       if (spec.names[i] != name)
         continue;
-      ContractParam param{static_cast<std::uint32_t>(i), oxide::detail::is_span_kind(spec.kinds[i]), {}};
-      if (!param.is_span && spec.kinds[i] != 'u')
+      ContractParam param{static_cast<std::uint32_t>(i), oxide::detail::is_span_letter(spec.kinds[i]), {}};
+      if (!param.is_span &&
+          oxide::detail::param_kind(spec.kinds[i]) != oxide::detail::ParamKind::unsigned_integer)
         param.unusable_reason =
             "'" + std::string(name) +
             "' is not a span or an unsigned integer; requires relations use span sizes and "

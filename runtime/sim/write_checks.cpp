@@ -11,6 +11,8 @@
 #include <shared_mutex>
 #include <unordered_map>
 
+#include "oxide/detail/intrinsic_abi.hpp"
+#include "oxide/detail/param_kind.hpp"
 #include "sim/block_runner.hpp"
 #include "sim/sim_thread.hpp"
 
@@ -33,7 +35,10 @@ DescriptionTable &descriptions() {
   return *table;
 }
 
-bool known_kind(char kind) { return std::strchr("o23imacpux", kind) != nullptr && kind != '\0'; }
+using oxide::detail::ParamKind;
+
+/// The kind a description's letter encodes (parse_param_descriptions accepts no other letters).
+ParamKind kind_of(char letter) { return oxide::detail::param_kind(letter).value_or(ParamKind::other); }
 
 // --- simulator allocations ---------------------------------------------------------------------
 
@@ -66,6 +71,11 @@ std::optional<std::pair<std::uintptr_t, Allocation>> allocation_of(std::uintptr_
 }
 
 // --- reading parameter values --------------------------------------------------------------------
+
+// The span layout (oxide/detail/intrinsic_abi.hpp) is one word per field.
+static_assert(oxide::detail::kSpanDataOffset == 0 &&
+              oxide::detail::kSpanExtentOffset == sizeof(std::uint64_t) &&
+              oxide::detail::kSpanExtentStride == sizeof(std::uint64_t));
 
 /// Word `index` of a parameter value: spans are {T *data; size_t extents...} (see the layout
 /// test in tests/unit/sim_write_checks_test.cpp).
@@ -102,18 +112,18 @@ std::string element_name(const WriteRange &range, std::uint64_t e) {
 }
 
 const char *role(char kind) {
-  switch (kind) {
-  case 'o':
-  case '2':
-  case '3':
+  switch (kind_of(kind)) {
+  case ParamKind::output:
+  case ParamKind::output_2d:
+  case ParamKind::output_3d:
     return "output";
-  case 'i':
+  case ParamKind::input:
     return "input";
-  case 'm':
+  case ParamKind::mutable_span:
     return "mutable span";
-  case 'a':
+  case ParamKind::atomic:
     return "atomic";
-  case 'c':
+  case ParamKind::const_pointer:
     return "read-only pointer";
   default:
     return "pointer";
@@ -135,7 +145,7 @@ std::optional<std::vector<ParamDescription>> parse_param_descriptions(std::strin
     ParamDescription param;
     param.name = std::string(entry.substr(0, equals));
     param.kind = entry[equals + 1];
-    if (!known_kind(param.kind))
+    if (!oxide::detail::param_kind(param.kind))
       return std::nullopt;
     const std::string_view size = entry.substr(equals + 2);
     const auto [end, error] = std::from_chars(size.data(), size.data() + size.size(), param.element_size);
@@ -194,20 +204,21 @@ std::unique_ptr<WriteChecks> WriteChecks::from(std::vector<ParamDescription> par
     range.kind = param.kind;
     range.element_size = std::max<std::uint64_t>(param.element_size, 1);
     std::optional<std::uint64_t> count;
-    switch (param.kind) {
-    case 'o':
-    case 'i':
-    case 'm':
-    case 'a':
+    const ParamKind kind = kind_of(param.kind);
+    switch (kind) {
+    case ParamKind::output:
+    case ParamKind::input:
+    case ParamKind::mutable_span:
+    case ParamKind::atomic:
       count = word(value, 1);
       break;
-    case '2':
+    case ParamKind::output_2d:
       range.rank = 2;
       range.width = word(value, 1);
       range.height = word(value, 2);
       count = product(range.width, range.height);
       break;
-    case '3': {
+    case ParamKind::output_3d: {
       range.rank = 3;
       range.width = word(value, 1);
       range.height = word(value, 2);
@@ -215,15 +226,15 @@ std::unique_ptr<WriteChecks> WriteChecks::from(std::vector<ParamDescription> par
       count = area ? product(*area, word(value, 3)) : std::nullopt;
       break;
     }
-    case 'c':
-    case 'p':
+    case ParamKind::const_pointer:
+    case ParamKind::pointer:
       break;
     default:
       continue; // values: no memory
     }
     range.begin = static_cast<std::uintptr_t>(word(value, 0));
     std::optional<std::pair<std::uintptr_t, Allocation>> allocation;
-    if (param.kind == 'c' || param.kind == 'p') {
+    if (oxide::detail::is_pointer(kind)) {
       // A raw pointer: from where it points to the end of the simulator buffer it points into.
       allocation = range.begin != 0 ? allocation_of(range.begin) : std::nullopt;
       if (!allocation)
@@ -259,20 +270,20 @@ std::optional<std::string> WriteChecks::piece_violation(const WriteRange &range,
                                                         const DisjointClaims &claims,
                                                         const LaunchGeometry &geometry) const {
   const std::uint64_t first = (from - range.begin) / range.element_size;
-  switch (range.kind) {
-  case 'm':
-  case 'p':
+  switch (kind_of(range.kind)) {
+  case ParamKind::mutable_span:
+  case ParamKind::pointer:
     return std::nullopt;
-  case 'a':
+  case ParamKind::atomic:
     if (atomic)
       return std::nullopt;
     return fmt::format("wrote element {} of {} with a plain store; an AtomicSpan is written only through its "
                        "atomic operations",
                        first, param_label(range));
-  case 'i':
+  case ParamKind::input:
     return fmt::format("wrote element {} of {}, a Span<const T>, which kernels only read", first,
                        param_label(range));
-  case 'c':
+  case ParamKind::const_pointer:
     return fmt::format("wrote through {} (a pointer to const), byte offset {} from the pointer",
                        param_label(range), from - range.begin);
   default:
@@ -355,7 +366,7 @@ std::optional<std::string> WriteChecks::check(const Writer &writer, std::uintptr
       continue;
     const WriteRange &range = *piece.range;
     const std::uint64_t size = range.end - range.begin;
-    if (range.kind == 'c' || range.kind == 'p')
+    if (oxide::detail::is_pointer(kind_of(range.kind)))
       return fmt::format("wrote past the end of the buffer of {} (byte offset {} from the pointer; the "
                          "buffer ends {} bytes after it)",
                          param_label(range), piece.from - range.begin, size);

@@ -39,9 +39,9 @@ struct ParamLayout {
 
 /// A kernel entry point: its mangled (PTX) name, the byte layout of its parameters, and what
 /// the launch checks need: its launch contract in canonical form (empty when it has none, see
-/// oxide/detail/contract.hpp), its parameters as "name=kind,..." (kinds: i = Span<const T>,
-/// m = Span<T>, o/2/3 = DisjointSpan of rank 1/2/3, u = unsigned integer, x = other; empty when
-/// there is no contract) and its launch bounds (0 when absent).
+/// oxide/detail/contract.hpp), its parameters as "name=kind,..." (the letters of
+/// oxide/detail/param_kind.hpp; empty when there is no contract) and its launch bounds (0 when
+/// absent).
 struct KernelInfo {
   std::string name;
   std::vector<ParamLayout> params;

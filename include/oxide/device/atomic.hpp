@@ -140,4 +140,6 @@ private:
   size_type size_ = 0;
 };
 
+static_assert(detail::SpanAccess::has_compiler_layout<AtomicSpan<unsigned>>());
+
 } // namespace oxide

@@ -287,7 +287,26 @@ struct SpanAccess {
   static constexpr AtomicSpanT make_atomic(T *data, std::size_t size) noexcept {
     return {data, size};
   }
+
+  /// Whether span type S has the layout whose offsets the compiler reads a parameter's fields at
+  /// (kSpanDataOffset, kSpanExtentOffset, kSpanExtentStride in oxide/detail/intrinsic_abi.hpp):
+  /// the data pointer, then the size, or the width, height and depth.
+  template <class S> static constexpr bool has_compiler_layout() noexcept {
+    if constexpr (requires { &S::size_; })
+      return offsetof(S, data_) == kSpanDataOffset && offsetof(S, size_) == kSpanExtentOffset;
+    else if constexpr (requires { &S::depth_; })
+      return offsetof(S, data_) == kSpanDataOffset && offsetof(S, width_) == kSpanExtentOffset &&
+             offsetof(S, height_) == kSpanExtentOffset + kSpanExtentStride &&
+             offsetof(S, depth_) == kSpanExtentOffset + 2 * kSpanExtentStride;
+    else
+      return offsetof(S, data_) == kSpanDataOffset && offsetof(S, width_) == kSpanExtentOffset &&
+             offsetof(S, height_) == kSpanExtentOffset + kSpanExtentStride;
+  }
 };
+static_assert(SpanAccess::has_compiler_layout<Span<const char>>() &&
+              SpanAccess::has_compiler_layout<DisjointSpan<char>>() &&
+              SpanAccess::has_compiler_layout<DisjointSpan2D<char>>() &&
+              SpanAccess::has_compiler_layout<DisjointSpan3D<char>>());
 } // namespace detail
 
 } // namespace oxide

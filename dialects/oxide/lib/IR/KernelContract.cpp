@@ -11,10 +11,12 @@ std::optional<std::vector<oxide::KernelParam>> oxide::parseKernelParams(llvm::St
   llvm::SmallVector<llvm::StringRef> items;
   text.split(items, ',');
   for (llvm::StringRef item : items) {
-    auto [name, kind] = item.split('=');
-    if (name.empty() || kind.size() != 1 || !llvm::StringRef("imo23aux").contains(kind[0]))
+    auto [name, letter] = item.split('=');
+    // Pointers are `x` here; their own kinds are for the simulator's descriptions.
+    auto kind = letter.size() == 1 ? detail::param_kind(letter[0]) : std::nullopt;
+    if (name.empty() || !kind || detail::is_pointer(*kind))
       return std::nullopt;
-    params.push_back({name.str(), kind[0]});
+    params.push_back({name.str(), *kind});
   }
   return params;
 }

@@ -3,6 +3,7 @@
 #include "Oxide/IR/KernelContract.h"
 #include "Oxide/IR/OxideOps.h"
 #include "Oxide/Transforms/Passes.h"
+#include "oxide/detail/intrinsic_abi.hpp"
 
 #include "mlir/IR/Matchers.h"
 
@@ -16,10 +17,6 @@ namespace oxide {
 using namespace mlir;
 
 namespace {
-
-/// Offsets of the size fields in the span layouts of include/oxide/device/span.hpp:
-/// {T *data; size_t size} and {T *data; size_t width, height[, depth]}.
-constexpr int64_t kSizeOffset = 8;
 
 class RequiresLowering {
 public:
@@ -64,10 +61,12 @@ private:
 
   Value spanSize(unsigned index) {
     const oxide::KernelParam &param = kc.params[index];
-    int extents = param.kind == '2' ? 2 : param.kind == '3' ? 3 : 1;
+    // The layout of include/oxide/device/span.hpp, which static_asserts these offsets.
+    const unsigned extents = oxide::detail::span_extents(param.kind);
     Value size;
-    for (int e = 0; e < extents; ++e) {
-      Value extent = loadField(index, kSizeOffset * (e + 1));
+    for (unsigned e = 0; e < extents; ++e) {
+      Value extent = loadField(index, static_cast<int64_t>(oxide::detail::kSpanExtentOffset +
+                                                           e * oxide::detail::kSpanExtentStride));
       if (!extent)
         return {};
       size = size ? LLVM::MulOp::create(b, loc, size, extent, LLVM::IntegerOverflowFlags::nuw).getResult()
@@ -257,7 +256,7 @@ struct OxideOptimizePass : oxide::impl::OxideOptimizeBase<OxideOptimizePass> {
       for (unsigned i = 0; i < contract.params.size() && i < func.getNumArguments(); ++i) {
         if (contract.params[i].isSpan())
           assumeDataNonNull(func, i, b);
-        if (contract.params[i].kind == 'i')
+        if (contract.params[i].kind == oxide::detail::ParamKind::input)
           markInputLoadsInvariant(func, i);
       }
     }

@@ -3,7 +3,7 @@
 // The frontend attaches a kernel's contract to its llvm.func as discardable string attributes
 // (moved there by oxide-raise from the function's passthrough attributes):
 //   oxide.contract       canonical contract text (include/oxide/detail/contract.hpp)
-//   oxide.params         "name=kind,..." with kinds i, m, o, 2, 3, u, x
+//   oxide.params         "name=kind,..." with the kind letters of include/oxide/detail/param_kind.hpp
 //   oxide.launch_bounds  "max_threads,min_blocks"
 //
 //===----------------------------------------------------------------------===//
@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "oxide/detail/contract.hpp"
+#include "oxide/detail/param_kind.hpp"
 
 #include <optional>
 #include <string>
@@ -25,10 +26,8 @@ inline constexpr llvm::StringLiteral kLaunchBoundsAttr = "oxide.launch_bounds";
 
 struct KernelParam {
   std::string name;
-  char kind = 'x';
-  bool isSpan() const {
-    return kind == 'i' || kind == 'm' || kind == 'o' || kind == '2' || kind == '3' || kind == 'a';
-  }
+  detail::ParamKind kind = detail::ParamKind::other;
+  bool isSpan() const { return detail::is_span(kind); }
 };
 
 struct KernelContract {

@@ -1,0 +1,77 @@
+// What the compiler records about each kernel parameter: one letter per parameter, in the
+// oxide.params annotation and the device image's KernelInfo::param_kinds ("a=i,b=o,n=u"), and in
+// the simulator's write-check descriptions ("a=i4,p=c4"). This is the one definition of the
+// letters: the frontend encodes them (compiler/ast/ContractAttributes.cpp), the dialect
+// (Oxide/IR/KernelContract.h), the runtime and the simulator decode them here.
+#pragma once
+
+#include <optional>
+
+namespace oxide::detail {
+
+enum class ParamKind : char {
+  input = 'i',            ///< Span<const T>
+  mutable_span = 'm',     ///< Span<T>
+  output = 'o',           ///< DisjointSpan<T>
+  output_2d = '2',        ///< DisjointSpan2D<T>
+  output_3d = '3',        ///< DisjointSpan3D<T>
+  atomic = 'a',           ///< AtomicSpan<T>
+  unsigned_integer = 'u', ///< an unsigned integer, usable in `requires`
+  other = 'x',            ///< anything else
+  const_pointer = 'c',    ///< const T *, in the simulator's descriptions only (oxide.params says x)
+  pointer = 'p',          ///< T *, likewise
+};
+
+inline constexpr ParamKind kParamKinds[] = {
+    ParamKind::input,         ParamKind::mutable_span, ParamKind::output,           ParamKind::output_2d,
+    ParamKind::output_3d,     ParamKind::atomic,       ParamKind::unsigned_integer, ParamKind::other,
+    ParamKind::const_pointer, ParamKind::pointer,
+};
+
+/// The letter that encodes `kind`.
+[[nodiscard]] constexpr char param_kind_letter(ParamKind kind) noexcept { return static_cast<char>(kind); }
+
+/// The kind `letter` encodes; std::nullopt for a letter that encodes none.
+[[nodiscard]] constexpr std::optional<ParamKind> param_kind(char letter) noexcept {
+  for (ParamKind kind : kParamKinds)
+    if (param_kind_letter(kind) == letter)
+      return kind;
+  return std::nullopt;
+}
+
+/// The number of extents of a span parameter's layout (oxide/detail/intrinsic_abi.hpp,
+/// kSpanExtentOffset): 1 for a size, 2 or 3 for width, height[, depth]; 0 for a non-span.
+[[nodiscard]] constexpr unsigned span_extents(ParamKind kind) noexcept {
+  switch (kind) {
+  case ParamKind::input:
+  case ParamKind::mutable_span:
+  case ParamKind::output:
+  case ParamKind::atomic:
+    return 1;
+  case ParamKind::output_2d:
+    return 2;
+  case ParamKind::output_3d:
+    return 3;
+  case ParamKind::unsigned_integer:
+  case ParamKind::other:
+  case ParamKind::const_pointer:
+  case ParamKind::pointer:
+    break;
+  }
+  return 0;
+}
+
+/// Whether the parameter is a span: it has a `.size()` in `requires`.
+[[nodiscard]] constexpr bool is_span(ParamKind kind) noexcept { return span_extents(kind) != 0; }
+
+/// Whether the parameter is a DisjointSpan of any rank.
+[[nodiscard]] constexpr bool is_disjoint(ParamKind kind) noexcept {
+  return kind == ParamKind::output || kind == ParamKind::output_2d || kind == ParamKind::output_3d;
+}
+
+/// Whether the parameter is a raw pointer (the simulator's descriptions only).
+[[nodiscard]] constexpr bool is_pointer(ParamKind kind) noexcept {
+  return kind == ParamKind::const_pointer || kind == ParamKind::pointer;
+}
+
+} // namespace oxide::detail
