@@ -58,16 +58,10 @@ def main():
         lines.append("];")
         lines.append("")
     lines.append("#endif // OXIDE_ABI_ENUMS")
-    text = "\n".join(lines) + "\n"
-    # Rewrite only on change, so that TableGen reruns only when the catalog's enums change.
-    try:
-        with open(output, encoding="utf-8") as f:
-            if f.read() == text:
-                return
-    except FileNotFoundError:
-        pass
+    # Always written, so that the output is newer than the header; TableGen's own outputs are
+    # rewritten only when they change, so nothing downstream rebuilds for a comment.
     with open(output, "w", encoding="utf-8") as f:
-        f.write(text)
+        f.write("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":
