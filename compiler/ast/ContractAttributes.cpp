@@ -212,6 +212,11 @@ struct LaunchBoundsAttrInfo : ParsedAttrInfo {
           << std::to_string(values[0]);
       return AttributeNotApplied;
     }
+    if (values[1] > UINT32_MAX) {
+      oxide::report(S.getDiagnostics(), (*args)[1].second, oxide::Diag::BoundsMinBlocksRange)
+          << std::to_string(values[1]);
+      return AttributeNotApplied;
+    }
     D->addAttr(AnnotateAttr::Create(S.Context,
                                     std::string(oxide::kLaunchBoundsAnnotation) + std::to_string(values[0]) +
                                         "," + std::to_string(values[1]),

@@ -50,6 +50,44 @@ bool isInHostOnlyHeader(Sema &S, const FunctionDecl *FD) {
   return sm.getFilename(sm.getSpellingLoc(FD->getLocation())).starts_with(dir);
 }
 
+bool hasKernelAnnotation(const FunctionDecl *FD) {
+  return llvm::any_of(FD->specific_attrs<AnnotateAttr>(),
+                      [](const AnnotateAttr *a) { return a->getAnnotation() == oxide::kKernelAnnotation; });
+}
+
+/// Whether `FD` is a declaration of a kernel declared earlier in the same scope (`void k(...);`
+/// after `[[kernel]] void k(...) {...}`, or the definition after a `[[kernel]]` declaration in a
+/// header): a function of the same type, or for a template, a function template of the same
+/// name. Clang links redeclarations only after the attributes, so it is looked up here.
+bool redeclaresKernel(Sema &S, const FunctionDecl *FD) {
+  if (!FD->getDeclName().isIdentifier() || !FD->getDeclContext()->getRedeclContext()->isFileContext())
+    return false;
+  for (const NamedDecl *earlier : FD->getDeclContext()->getRedeclContext()->lookup(FD->getDeclName())) {
+    if (const auto *tmpl = dyn_cast<FunctionTemplateDecl>(earlier)) {
+      if (FD->getDescribedFunctionTemplate() && hasKernelAnnotation(tmpl->getTemplatedDecl()))
+        return true;
+    } else if (const auto *fn = dyn_cast<FunctionDecl>(earlier)) {
+      if (!FD->getDescribedFunctionTemplate() && hasKernelAnnotation(fn) &&
+          S.Context.hasSameType(fn->getType(), FD->getType()))
+        return true;
+    }
+  }
+  return false;
+}
+
+/// A kernel template is host+device in the device compile, and each instantiation becomes the
+/// __global__ kernel (finishKernelInstantiation): clang matches an explicit instantiation
+/// (`template void k<float>(...);`, written without CUDA's __global__) to a template of the
+/// same CUDA target only, and implicit host+device attributes are not counted.
+void makeDeviceKernel(Sema &S, FunctionDecl *FD, SourceRange range) {
+  if (FD->getDescribedFunctionTemplate()) {
+    FD->addAttr(CUDAHostAttr::CreateImplicit(S.Context, range));
+    FD->addAttr(CUDADeviceAttr::CreateImplicit(S.Context, range));
+  } else {
+    FD->addAttr(CUDAGlobalAttr::CreateImplicit(S.Context, range));
+  }
+}
+
 struct KernelAttrInfo : ParsedAttrInfo {
   KernelAttrInfo() {
     static constexpr Spelling spellings[] = {{ParsedAttr::AS_CXX11, "kernel"},
@@ -84,9 +122,13 @@ struct KernelAttrInfo : ParsedAttrInfo {
       oxide::report(S.getDiagnostics(), attr.getLoc(), oxide::Diag::KernelIsMain);
       return AttributeNotApplied;
     }
+    if (FD->isVariadic()) {
+      oxide::report(S.getDiagnostics(), FD->getLocation(), oxide::Diag::KernelVariadic);
+      return AttributeNotApplied;
+    }
     FD->addAttr(AnnotateAttr::Create(S.Context, oxide::kKernelAnnotation, nullptr, 0, attr.getRange()));
     if (S.getLangOpts().CUDAIsDevice)
-      FD->addAttr(CUDAGlobalAttr::CreateImplicit(S.Context, attr.getRange()));
+      makeDeviceKernel(S, FD, attr.getRange());
     return AttributeApplied;
   }
 };
@@ -113,6 +155,12 @@ struct ImplicitDeviceAttrInfo : ParsedAttrInfo {
     if (FD->isMain() || isa<CXXDeductionGuideDecl>(FD) || FD->hasAttr<CUDAGlobalAttr>() ||
         FD->hasAttr<CUDADeviceAttr>() || FD->hasAttr<CUDAHostAttr>())
       return AttributeNotApplied;
+    // A redeclaration of a kernel without [[kernel]] is the same kernel, not a host+device
+    // overload of it (which CUDA rejects).
+    if (S.getLangOpts().CUDAIsDevice && redeclaresKernel(S, FD)) {
+      makeDeviceKernel(S, FD, FD->getSourceRange());
+      return AttributeApplied;
+    }
     FD->addAttr(CUDAHostAttr::CreateImplicit(S.Context));
     FD->addAttr(CUDADeviceAttr::CreateImplicit(S.Context));
     // extern "C" declarations are the __oxide_* intrinsics and C library functions: they must
@@ -137,6 +185,15 @@ void oxide::registerOxideAttributes() {
     // parallel): fill it here, under the once, so every compile only reads it.
     (void)getAttributePluginInstances();
   });
+}
+
+void oxide::finishKernelInstantiation(ASTContext &context, FunctionDecl &FD) {
+  if (!context.getLangOpts().CUDAIsDevice || FD.hasAttr<CUDAGlobalAttr>() ||
+      !FD.getTemplateInstantiationPattern() || !hasKernelAnnotation(&FD))
+    return;
+  FD.dropAttr<CUDAHostAttr>();
+  FD.dropAttr<CUDADeviceAttr>();
+  FD.addAttr(CUDAGlobalAttr::CreateImplicit(context, FD.getSourceRange()));
 }
 
 void oxide::setHostOnlyHeaderDirectory(std::string directory) {

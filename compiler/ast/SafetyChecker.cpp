@@ -577,6 +577,8 @@ public:
   bool shouldVisitTemplateInstantiations() const { return true; }
 
   bool VisitFunctionDecl(FunctionDecl *FD) {
+    checkSameOnEveryDeclaration(FD, oxide::kContractAnnotation, 0);
+    checkSameOnEveryDeclaration(FD, oxide::kLaunchBoundsAnnotation, 1);
     if (!FD->doesThisDeclarationHaveABody() && !FD->isThisDeclarationADefinition())
       return true;
     auto contract = annotation(FD, oxide::kContractAnnotation);
@@ -607,6 +609,20 @@ public:
   }
 
 private:
+  /// A declaration's own launch contract (or bounds, `which` = 1) and one it inherits from an
+  /// earlier declaration must be the same: otherwise one of them would silently win.
+  void checkSameOnEveryDeclaration(const FunctionDecl *FD, llvm::StringRef prefix, int which) {
+    const AnnotateAttr *own = nullptr, *earlier = nullptr;
+    for (const auto *attr : FD->specific_attrs<AnnotateAttr>())
+      if (attr->getAnnotation().starts_with(prefix))
+        (attr->isInherited() ? earlier : own) = attr;
+    if (!own || !earlier || own->getAnnotation() == earlier->getAnnotation() ||
+        !conflictsReported.insert(FD->getCanonicalDecl()).second)
+      return;
+    oxide::report(diags, own->getLocation(), Diag::ConflictingContracts) << which << FD->getName();
+    oxide::report(diags, earlier->getLocation(), Diag::NoteEarlierContract) << which;
+  }
+
   void checkParameters(const FunctionDecl *FD) {
     for (const ParmVarDecl *param : FD->parameters())
       ParameterTypeChecker(context, headers, FD, param).check();
@@ -672,6 +688,7 @@ private:
   ASTContext &context;
   DiagnosticsEngine &diags;
   OxideHeaders &headers;
+  llvm::DenseSet<const Decl *> conflictsReported;
 };
 
 //===----------------------------------------------------------------------===//
@@ -876,8 +893,91 @@ private:
   std::vector<const FunctionDecl *> queue;
 };
 
+/// Numbers the contract of an instantiation of a kernel template with a function parameter pack
+/// by the instantiation's parameters: the pack expands to any number of them, so the template's
+/// `$2` can be the instantiation's `$3`. The pattern's oxide.contract and oxide.params, which
+/// the instantiation inherits, are rewritten before code generation emits them; a parameter the
+/// contract names that the instantiation does not have exactly once is an error.
+void renumberContract(ASTContext &context, FunctionDecl &FD) {
+  const FunctionDecl *pattern = FD.getTemplateInstantiationPattern();
+  if (!pattern ||
+      llvm::none_of(pattern->parameters(), [](const ParmVarDecl *p) { return p->isParameterPack(); }))
+    return;
+  AnnotateAttr *contract = nullptr, *params = nullptr;
+  for (AnnotateAttr *attr : FD.specific_attrs<AnnotateAttr>()) {
+    if (attr->getAnnotation().starts_with(oxide::kContractAnnotation))
+      contract = attr;
+    else if (attr->getAnnotation().starts_with(oxide::kParamsAnnotation))
+      params = attr;
+  }
+  if (!contract || !params)
+    return;
+  // The pattern's "name=kind" entries, one per parameter of the template.
+  llvm::SmallVector<llvm::StringRef> entries;
+  params->getAnnotation().drop_front(llvm::StringRef(oxide::kParamsAnnotation).size()).split(entries, ',');
+  if (entries.size() != pattern->getNumParams())
+    return;
+  auto kindOf = [&](llvm::StringRef name) -> llvm::StringRef {
+    for (unsigned i = 0; i < pattern->getNumParams(); ++i)
+      if (!name.empty() && pattern->getParamDecl(i)->getName() == name)
+        return entries[i].split('=').second; // a pack's elements carry the pack's name
+    return "x";
+  };
+  std::string newParams;
+  for (unsigned j = 0; j < FD.getNumParams(); ++j) {
+    const llvm::StringRef name = FD.getParamDecl(j)->getName();
+    newParams += (j ? "," : "") + name.str() + "=" + kindOf(name).str();
+  }
+  // "$i" in the canonical text is the template's parameter i.
+  const llvm::StringRef text = contract->getAnnotation();
+  std::string newText;
+  for (size_t pos = 0; pos < text.size();) {
+    if (text[pos] != '$') {
+      newText += text[pos++];
+      continue;
+    }
+    size_t end = pos + 1;
+    while (end < text.size() && llvm::isDigit(text[end]))
+      ++end;
+    unsigned index = 0;
+    if (text.substr(pos + 1, end - pos - 1).getAsInteger(10, index) || index >= pattern->getNumParams())
+      return;
+    const ParmVarDecl *named = pattern->getParamDecl(index);
+    llvm::SmallVector<unsigned> matches;
+    for (unsigned j = 0; j < FD.getNumParams(); ++j)
+      if (!named->isParameterPack() && FD.getParamDecl(j)->getName() == named->getName())
+        matches.push_back(j);
+    if (matches.size() != 1) {
+      std::string instantiation;
+      llvm::raw_string_ostream os(instantiation);
+      FD.getNameForDiagnostic(os, context.getPrintingPolicy(), /*Qualified=*/false);
+      oxide::report(context.getDiagnostics(), contract->getLocation(), Diag::ContractParameterUnmapped)
+          << FD.getName() << named->getName() << instantiation;
+      return;
+    }
+    newText += "$" + std::to_string(matches.front());
+    pos = end;
+  }
+  contract->setAnnotation(context, newText);
+  params->setAnnotation(context, std::string(oxide::kParamsAnnotation) + newParams);
+}
+
 class SafetyConsumer : public ASTConsumer {
 public:
+  void Initialize(ASTContext &ctx) override { context = &ctx; }
+
+  /// Runs before code generation sees each declaration (the consumer comes first in
+  /// Frontend.cpp's MultiplexConsumer), instantiations of templates included.
+  bool HandleTopLevelDecl(DeclGroupRef group) override {
+    for (Decl *D : group)
+      if (auto *FD = dyn_cast<FunctionDecl>(D);
+          FD && FD->isTemplateInstantiation() && prepared.insert(FD).second) {
+        oxide::finishKernelInstantiation(*context, *FD);
+        renumberContract(*context, *FD);
+      }
+    return true;
+  }
+
   void HandleTranslationUnit(ASTContext &context) override {
     OxideHeaders headers(context);
     DetailApiChecker(context, headers).run();
@@ -885,6 +985,10 @@ public:
     if (context.getLangOpts().CUDAIsDevice)
       DeviceConstructChecker(context).run();
   }
+
+private:
+  ASTContext *context = nullptr;
+  llvm::DenseSet<const FunctionDecl *> prepared;
 };
 
 } // namespace

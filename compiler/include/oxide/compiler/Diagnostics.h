@@ -28,7 +28,7 @@ enum class Diag : unsigned {
   ContractNotAString,
   ContractInvalid,
   ConflictingContracts,
-  NotePreviousContract,
+  NoteEarlierContract,
   BoundsNotIntegers,
   BoundsMaxThreadsRange,
   BoundsMinBlocksRange,
@@ -36,7 +36,7 @@ enum class Diag : unsigned {
   ConstantNotAtNamespaceScope,
   // the safety model's AST checks (SafetyChecker.cpp)
   ContractOnNonKernel,
-  ContractParameterMoved,
+  ContractParameterUnmapped,
   BlockExceedsBounds,
   ParameterUnsafe,
   ParameterHoldsPointer,
@@ -79,17 +79,18 @@ inline constexpr DiagInfo kDiagnostics[] = {
      "launch_contract takes one string literal, e.g. [[oxide::launch_contract(\"domain = 1\")]]"},
     {Diag::ContractInvalid, clang::DiagnosticIDs::Error, "invalid launch contract: %0"},
     {Diag::ConflictingContracts, clang::DiagnosticIDs::Error,
-     "%select{launch contract|launch bounds}0 of '%1' differ from those of its earlier declaration; "
-     "write the same %select{launch_contract|launch_bounds}0 on every declaration, or only on one"},
-    {Diag::NotePreviousContract, clang::DiagnosticIDs::Note,
-     "earlier declaration with %select{launch contract|launch bounds}0 '%1'"},
+     "%select{the launch contract of '%1' differs from the one|the launch bounds of '%1' differ from those}0 "
+     "of its earlier declaration; write the same %select{launch_contract|launch_bounds}0 on every "
+     "declaration of a kernel, or on only one of them"},
+    {Diag::NoteEarlierContract, clang::DiagnosticIDs::Note,
+     "the earlier declaration's %select{launch contract|launch bounds}0 is here"},
     {Diag::BoundsNotIntegers, clang::DiagnosticIDs::Error,
      "launch_bounds takes one or two integer literals: (max_threads[, min_blocks_per_sm])"},
     {Diag::BoundsMaxThreadsRange, clang::DiagnosticIDs::Error,
      "launch_bounds max_threads must be between 1 and 1024, not %0"},
     {Diag::BoundsMinBlocksRange, clang::DiagnosticIDs::Error,
-     "launch_bounds min_blocks_per_sm must be at most 4294967295 (a 32-bit count), not %0; "
-     "a multiprocessor holds at most a few dozen blocks"},
+     "launch_bounds min_blocks_per_sm must fit in 32 bits (at most 4294967295), not %0; it is the number of "
+     "blocks to keep resident on one multiprocessor: a small count, such as 2"},
 
     {Diag::ConstantNotAtNamespaceScope, clang::DiagnosticIDs::Error,
      "an oxide::constant must be a variable at namespace scope (not a local, static member or thread_local "
@@ -98,10 +99,10 @@ inline constexpr DiagInfo kDiagnostics[] = {
     {Diag::ContractOnNonKernel, clang::DiagnosticIDs::Error,
      "'%0' has a launch %select{contract|bounds}1 but is not a [[kernel]]; add [[kernel]] or remove the "
      "attribute"},
-    {Diag::ContractParameterMoved, clang::DiagnosticIDs::Error,
-     "the launch contract of '%0' names parameter '%1', which is parameter %2 of the template but "
-     "parameter %3 of its instantiation %4, after a parameter pack; the contract would check the wrong "
-     "argument: declare the parameters the contract names before the pack"},
+    {Diag::ContractParameterUnmapped, clang::DiagnosticIDs::Error,
+     "the launch contract of '%0' names parameter '%1', which its instantiation '%2' does not have as "
+     "exactly one parameter, so the contract would check another argument; name in a contract only "
+     "parameters declared outside parameter packs"},
     {Diag::BlockExceedsBounds, clang::DiagnosticIDs::Error,
      "the contract's exact block of %0 threads exceeds launch_bounds(%1) of kernel '%2'; raise the bound or "
      "shrink the block"},

@@ -4,6 +4,11 @@
 
 #include <string>
 
+namespace clang {
+class ASTContext;
+class FunctionDecl;
+} // namespace clang
+
 namespace oxide {
 
 /// The annotation string that marks kernels in the host module (llvm.global.annotations).
@@ -22,6 +27,11 @@ inline constexpr const char kDeviceVariableAttr[] = "oxide_device_variable";
 /// Functions declared under this directory (the runtime's oxide/host/ headers) stay host-only
 /// in the device compile: a kernel that calls the host API is then a clang error at the call.
 void setHostOnlyHeaderDirectory(std::string directory);
+
+/// In the device compile, makes an instantiation of a kernel template (host+device until then,
+/// see KernelAttributes.cpp) the __global__ kernel. The safety checker's AST consumer calls it
+/// for every function before code generation sees it.
+void finishKernelInstantiation(clang::ASTContext &context, clang::FunctionDecl &FD);
 
 /// Registers Oxide's clang attributes ([[kernel]], launch_contract, launch_bounds,
 /// oxide_implicit_device, oxide_device_variable) and fills clang's list of plugin attributes.
