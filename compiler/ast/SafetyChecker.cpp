@@ -427,17 +427,10 @@ public:
     use(ref->getNamedConcept(), ref->getConceptNameLoc(), ref->getSourceRange());
     return true;
   }
-  bool TraverseNestedNameSpecifierLoc(NestedNameSpecifierLoc qualifier) {
-    if (qualifier && qualifier.getNestedNameSpecifier().getKind() == NestedNameSpecifier::Kind::Namespace) {
-      const NamespaceBaseDecl *ns = qualifier.castAsNamespaceAndPrefix().Namespace;
-      // A namespace alias names its namespace.
-      if (const auto *alias = dyn_cast<NamespaceAliasDecl>(ns))
-        use(alias->getNamespace(), qualifier.getLocalBeginLoc(), qualifier.getSourceRange());
-      else
-        use(ns, qualifier.getLocalBeginLoc(), qualifier.getSourceRange());
-    }
-    return RecursiveASTVisitor::TraverseNestedNameSpecifierLoc(qualifier);
-  }
+  // A namespace qualifier (`oxide::detail::`) is judged by the name it qualifies: the host
+  // runtime's declarations there (the registry, the device image) may be read by tools, the
+  // device side's may not, and both are visited as the names they are. Types in a qualifier
+  // (`oxide::detail::SpanAccess::`) are visited as type locations.
   bool VisitUsingDecl(UsingDecl *decl) {
     for (const UsingShadowDecl *shadow : decl->shadows()) {
       use(shadow->getTargetDecl(), decl->getLocation(), decl->getSourceRange());
