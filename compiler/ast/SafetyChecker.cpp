@@ -714,7 +714,7 @@ public:
     Diag id;
   };
 
-  explicit DeviceBodyScanner(ASTContext &context) : context(context) {}
+  DeviceBodyScanner() = default;
 
   // Each lambda's call operator and each local class's member function is scanned as its own
   // function, when something calls it.
@@ -827,7 +827,6 @@ private:
       construct = Construct{loc, Diag::DeviceLongDouble};
   }
 
-  ASTContext &context;
   FunctionDecl *root = nullptr;
 };
 
@@ -853,7 +852,7 @@ public:
       const FunctionDecl *definition = nullptr;
       if (!function->hasBody(definition) || definition->isDependentContext())
         continue;
-      DeviceBodyScanner scanner(context);
+      DeviceBodyScanner scanner;
       scanner.scan(const_cast<FunctionDecl *>(definition));
       if (scanner.construct)
         reportWithChain(*scanner.construct, function);

@@ -145,7 +145,6 @@ llvm::Expected<std::vector<BuiltArch>> driver::reportArchBuilds(const Translatio
 llvm::Expected<detail::DeviceImage> driver::buildFatImage(const TranslationUnit &tu, const Toolchain &tc,
                                                           std::vector<ArchBuild> builds,
                                                           std::vector<std::string> &constants) {
-  const CompileOptions &opts = tu.opts;
   auto built = reportArchBuilds(tu, std::move(builds));
   if (!built)
     return built.takeError();

@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "oxide/detail/host/registry.hpp"
+#include "oxide/detail/param_kind.hpp"
 #include "oxide/device/span.hpp"
 #include "oxide/host/kernel_argument.hpp"
 
@@ -34,14 +35,23 @@ struct ContractSpec {
 void register_host_kernel(const void *host_address, std::string_view name,
                           std::span<const oxide::detail::HostParam> params, const ContractSpec *spec);
 
+// The letters of oxide/detail/param_kind.hpp, as the compiler writes them for these types.
+using oxide::detail::param_kind_letter;
+using oxide::detail::ParamKind;
 template <class T>
 inline constexpr char param_kind_v =
-    std::is_integral_v<T> && std::is_unsigned_v<T> && !std::is_same_v<T, bool> ? 'u' : 'x';
-template <class T> inline constexpr char param_kind_v<Span<const T>> = 'i';
-template <class T> inline constexpr char param_kind_v<Span<T>> = std::is_const_v<T> ? 'i' : 'm';
-template <class T> inline constexpr char param_kind_v<DisjointSpan<T>> = 'o';
-template <class T> inline constexpr char param_kind_v<DisjointSpan2D<T>> = '2';
-template <class T> inline constexpr char param_kind_v<DisjointSpan3D<T>> = '3';
+    param_kind_letter(std::is_integral_v<T> && std::is_unsigned_v<T> && !std::is_same_v<T, bool>
+                          ? ParamKind::unsigned_integer
+                          : ParamKind::other);
+template <class T> inline constexpr char param_kind_v<Span<const T>> = param_kind_letter(ParamKind::input);
+template <class T>
+inline constexpr char param_kind_v<Span<T>> =
+    param_kind_letter(std::is_const_v<T> ? ParamKind::input : ParamKind::mutable_span);
+template <class T> inline constexpr char param_kind_v<DisjointSpan<T>> = param_kind_letter(ParamKind::output);
+template <class T>
+inline constexpr char param_kind_v<DisjointSpan2D<T>> = param_kind_letter(ParamKind::output_2d);
+template <class T>
+inline constexpr char param_kind_v<DisjointSpan3D<T>> = param_kind_letter(ParamKind::output_3d);
 
 template <class... P> constexpr std::array<oxide::detail::HostParam, sizeof...(P)> host_params() noexcept {
   static_assert((std::is_trivially_copyable_v<P> && ...),
@@ -72,9 +82,10 @@ void register_kernel(void (*kernel)(P...), std::string_view name, std::string_vi
                      const std::array<std::string_view, sizeof...(P)> &param_names,
                      std::uint32_t max_threads = 0) {
   // What the compiler refuses in a contracted kernel (docs/safety.md).
-  static_assert(((detail::param_kind_v<P> != 'm') && ...),
-                "oxide: a kernel with a launch contract cannot take a mutable oxide::Span<T>; use "
-                "DisjointSpan<T> for outputs or Span<const T> for inputs, or register it without a contract");
+  static_assert(
+      ((detail::param_kind_v<P> != detail::param_kind_letter(detail::ParamKind::mutable_span)) && ...),
+      "oxide: a kernel with a launch contract cannot take a mutable oxide::Span<T>; use "
+      "DisjointSpan<T> for outputs or Span<const T> for inputs, or register it without a contract");
   static_assert(
       (!std::is_pointer_v<P> && ...),
       "oxide: a kernel with a launch contract cannot take raw pointers; register it without a contract "

@@ -125,7 +125,7 @@ struct SmallCopy {
   ArrayAttr argAttrs;
 
   static std::optional<SmallCopy> match(Operation *op) {
-    Value dst, src, len, isVolatile;
+    Value dst, src, len;
     ArrayAttr attrs;
     if (auto copy = dyn_cast<LLVM::MemcpyOp>(op)) {
       if (copy.getIsVolatile())

@@ -14,6 +14,8 @@
 #include "Oxide/IR/OxideOps.h"
 #include "Oxide/IR/UserLocation.h"
 
+#include "oxide/detail/intrinsic_abi.hpp"
+
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
@@ -29,9 +31,13 @@ namespace {
 /// Address spaces of NVPTX.
 constexpr unsigned kGeneric = 0, kShared = 3, kConstant = 4, kLocal = 5;
 
-/// Byte offsets of the fields of oxide's span types (include/oxide/device/span.hpp): the data
-/// pointer, then the extents (size, or width, height[, depth]).
-constexpr int64_t kSpanDataOffset = 0, kSpanExtentStride = 8;
+/// Byte offsets of the fields of oxide's span types: the data pointer, then the extents (size, or
+/// width, height[, depth]); defined by the catalog, which span.hpp checks its classes against.
+constexpr int64_t kSpanDataOffset = oxide::detail::kSpanDataOffset;
+constexpr int64_t kSpanExtentStride = oxide::detail::kSpanExtentStride;
+static_assert(oxide::detail::kSpanExtentOffset ==
+                  oxide::detail::kSpanDataOffset + oxide::detail::kSpanExtentStride,
+              "the extents follow the data pointer: extent d is at data + stride * (d + 1)");
 
 constexpr llvm::StringLiteral kRuleStoreTarget = " [safety rule: store-target]";
 constexpr llvm::StringLiteral kRuleInputWrite = " [safety rule: input-write]";
