@@ -376,6 +376,8 @@ void BlockRunner::complete_warp_op(const BlockState &block, std::uint32_t warp, 
                               request.mask));
     values[lane] = request.value;
   }
+  if (check_ && reference.kind == WarpOpKind::shuffle)
+    check_shuffle_sources(warp, group, base);
   for (std::uint32_t lanes = group; lanes != 0; lanes &= lanes - 1) {
     const std::uint32_t lane = static_cast<std::uint32_t>(std::countr_zero(lanes));
     ThreadState &state = threads_[base + lane];
@@ -388,6 +390,27 @@ void BlockRunner::complete_warp_op(const BlockState &block, std::uint32_t warp, 
     }
   }
   warp_pending_[block.first_warp + warp] &= ~group;
+}
+
+void BlockRunner::check_shuffle_sources(std::uint32_t warp, std::uint32_t group, std::uint32_t base) {
+  // On the GPU a lane that reads a lane outside the group (not in the mask, or not there at
+  // all) gets an undefined value; here it gets its own (warp_result), which hides the bug.
+  const std::uint32_t existing = lanes_of_warp(warp);
+  for (std::uint32_t lanes = group; lanes != 0; lanes &= lanes - 1) {
+    const std::uint32_t lane = static_cast<std::uint32_t>(std::countr_zero(lanes));
+    const WarpRequest &request = threads_[base + lane].warp;
+    const std::uint32_t source = shuffle_source(lane, request.mode, request.arg);
+    if (source >= kWarpSize || (group >> source & 1u))
+      continue;
+    const std::string why = existing >> source & 1u
+                                ? std::string("which is not in the mask")
+                                : fmt::format("which does not exist (the block's last warp has {} lanes)",
+                                              std::popcount(existing));
+    fail_thread(base + lane,
+                fmt::format("warp {} (mask 0x{:08x}): lane {} reads lane {}, {}; on the GPU the value it "
+                            "gets is undefined (here: its own)",
+                            describe_warp_op(request), request.mask, lane, source, why));
+  }
 }
 
 // --- shared memory and checks ---------------------------------------------------------------
@@ -570,6 +593,34 @@ const char *operation_name(intrinsic::ShuffleMode mode) noexcept {
   }
   return "shuffle";
 }
+const char *operation_name(intrinsic::ReduxKind kind) noexcept {
+  switch (kind) {
+  case intrinsic::ReduxKind::add:
+    return "reduce_add";
+  case intrinsic::ReduxKind::min:
+  case intrinsic::ReduxKind::umin:
+    return "reduce_min";
+  case intrinsic::ReduxKind::max:
+  case intrinsic::ReduxKind::umax:
+    return "reduce_max";
+  case intrinsic::ReduxKind::and_:
+    return "reduce_and";
+  case intrinsic::ReduxKind::or_:
+    return "reduce_or";
+  case intrinsic::ReduxKind::xor_:
+    return "reduce_xor";
+  }
+  return "reduce";
+}
+const char *operation_name(intrinsic::MatchKind kind) noexcept {
+  switch (kind) {
+  case intrinsic::MatchKind::any:
+    return "match_any";
+  case intrinsic::MatchKind::all:
+    return "match_all";
+  }
+  return "match";
+}
 const char *operation_name(intrinsic::VoteMode mode) noexcept {
   switch (mode) {
   case intrinsic::VoteMode::all:
@@ -590,6 +641,10 @@ std::string BlockRunner::describe_warp_op(const WarpRequest &request) {
     return operation_name(static_cast<intrinsic::ShuffleMode>(request.mode));
   case WarpOpKind::vote:
     return operation_name(static_cast<intrinsic::VoteMode>(request.mode));
+  case WarpOpKind::redux:
+    return operation_name(static_cast<intrinsic::ReduxKind>(request.mode));
+  case WarpOpKind::match:
+    return operation_name(static_cast<intrinsic::MatchKind>(request.mode));
   case WarpOpKind::sync:
     break;
   }

@@ -128,6 +128,9 @@ private:
   [[nodiscard]] std::uint32_t lanes_of_warp(std::uint32_t warp) const noexcept;
   void complete_warp_op(const BlockState &block, std::uint32_t warp, std::uint32_t group,
                         std::uint32_t current);
+  /// Checking mode: fails the first lane of `group` (warp `warp`, whose lane 0 is slot `base`)
+  /// whose shuffle reads a lane outside the group.
+  void check_shuffle_sources(std::uint32_t warp, std::uint32_t group, std::uint32_t base);
   void claim_checked(SimThread &thread, const void *data, std::size_t element,
                      const std::array<std::size_t, 3> &coordinates, unsigned rank);
   void diagnose_stall();

@@ -1,38 +1,29 @@
 // Host definitions of the warp reductions and matches (redux.sync, match.sync) for the CPU
-// simulator, built from the simulator's warp shuffles: every lane of the mask runs the same
-// sequence of shuffles, so the lanes meet in each one as on the GPU.
-#include <bit>
+// simulator: one warp operation each, like a shuffle or a vote, so that every lane of the group
+// meets the others once and the result sees exactly the lanes of the group (warp_result). Built
+// from shuffles instead, a full mask in a partial warp would read lanes that do not exist.
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 
 #include "oxide/device/intrinsics.hpp"
+#include "sim/block_runner.hpp"
+#include "sim/sim_thread.hpp"
 
 namespace {
 
-using oxide::intrinsic::code;
-constexpr std::uint32_t kIdx = code(oxide::intrinsic::ShuffleMode::idx);
-constexpr std::uint32_t kXor = code(oxide::intrinsic::ShuffleMode::bfly);
+using oxide::detail::sim::WarpOpKind;
+using oxide::detail::sim::WarpRequest;
 
-std::uint32_t combine(std::uint32_t kind, std::uint32_t a, std::uint32_t b) noexcept {
-  using Kind = oxide::intrinsic::ReduxKind;
-  switch (static_cast<Kind>(kind)) {
-  case Kind::add:
-    return a + b;
-  case Kind::min:
-    return static_cast<std::int32_t>(b) < static_cast<std::int32_t>(a) ? b : a;
-  case Kind::max:
-    return static_cast<std::int32_t>(a) < static_cast<std::int32_t>(b) ? b : a;
-  case Kind::umin:
-    return b < a ? b : a;
-  case Kind::umax:
-    return a < b ? b : a;
-  case Kind::and_:
-    return a & b;
-  case Kind::or_:
-    return a | b;
-  case Kind::xor_:
-    break;
+std::uint32_t collective(WarpRequest request) noexcept {
+  // __oxide_lane_id aborts, with the simulator's message, when kernel code runs outside a launch.
+  (void)__oxide_lane_id();
+  oxide::detail::sim::SimThread &thread = *oxide::detail::sim::current_sim_thread;
+  if (!thread.block) [[unlikely]] {
+    std::fputs("oxide: a warp operation outside a simulated block\n", stderr);
+    std::abort();
   }
-  return a ^ b; // xor_, and codes no kind has (oxide-raise rejects them)
+  return thread.block->warp_op(thread, request);
 }
 
 } // namespace
@@ -40,33 +31,11 @@ std::uint32_t combine(std::uint32_t kind, std::uint32_t a, std::uint32_t b) noex
 extern "C" {
 
 std::uint32_t __oxide_warp_redux(std::uint32_t mask, std::uint32_t value, std::uint32_t kind) noexcept {
-  // The whole warp: a butterfly of five xor-shuffles (integer operations: the order is free).
-  if (mask == ~0u) {
-    for (std::uint32_t offset = 16; offset > 0; offset /= 2)
-      value = combine(kind, value, __oxide_warp_shuffle(mask, value, offset, kXor));
-    return value;
-  }
-  // Part of it: every lane reads every lane of the mask, lowest first, and folds in that order.
-  std::uint32_t result = 0;
-  bool first = true;
-  for (std::uint32_t lanes = mask; lanes != 0; lanes &= lanes - 1) {
-    const std::uint32_t other = __oxide_warp_shuffle(mask, value, std::countr_zero(lanes), kIdx);
-    result = first ? other : combine(kind, result, other);
-    first = false;
-  }
-  return result;
+  return collective(WarpRequest{WarpOpKind::redux, kind, mask, value, 0});
 }
 
 std::uint32_t __oxide_warp_match(std::uint32_t mask, std::uint32_t value, std::uint32_t kind) noexcept {
-  std::uint32_t same = 0;
-  for (std::uint32_t lanes = mask; lanes != 0; lanes &= lanes - 1) {
-    const std::uint32_t lane = static_cast<std::uint32_t>(std::countr_zero(lanes));
-    if (__oxide_warp_shuffle(mask, value, lane, kIdx) == value)
-      same |= 1u << lane;
-  }
-  if (kind == code(oxide::intrinsic::MatchKind::any))
-    return same;
-  return same == mask ? mask : 0; // every lane found all the others equal to itself
+  return collective(WarpRequest{WarpOpKind::match, kind, mask, value, 0});
 }
 
 } // extern "C"

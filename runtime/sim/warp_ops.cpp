@@ -1,11 +1,37 @@
 #include "sim/warp_ops.hpp"
 
+#include <bit>
+
 #include "oxide/detail/intrinsic_abi.hpp"
 
 namespace oxide::detail::sim {
 namespace {
 
-/// The lane a shuffle reads, or kWarpSize when it is outside the warp.
+std::uint32_t combine(std::uint32_t kind, std::uint32_t a, std::uint32_t b) noexcept {
+  using Kind = intrinsic::ReduxKind;
+  switch (static_cast<Kind>(kind)) {
+  case Kind::add:
+    return a + b;
+  case Kind::min:
+    return static_cast<std::int32_t>(b) < static_cast<std::int32_t>(a) ? b : a;
+  case Kind::max:
+    return static_cast<std::int32_t>(a) < static_cast<std::int32_t>(b) ? b : a;
+  case Kind::umin:
+    return b < a ? b : a;
+  case Kind::umax:
+    return a < b ? b : a;
+  case Kind::and_:
+    return a & b;
+  case Kind::or_:
+    return a | b;
+  case Kind::xor_:
+    break;
+  }
+  return a ^ b; // xor_, and codes no kind has (oxide-raise rejects them)
+}
+
+} // namespace
+
 std::uint32_t shuffle_source(std::uint32_t lane, std::uint32_t mode, std::uint32_t arg) noexcept {
   using Mode = intrinsic::ShuffleMode;
   switch (static_cast<Mode>(mode)) {
@@ -20,8 +46,6 @@ std::uint32_t shuffle_source(std::uint32_t lane, std::uint32_t mode, std::uint32
   }
   return kWarpSize;
 }
-
-} // namespace
 
 std::uint32_t warp_result(std::uint32_t lane, const WarpRequest &request, std::uint32_t group,
                           const std::array<std::uint32_t, kWarpSize> &values) noexcept {
@@ -46,6 +70,23 @@ std::uint32_t warp_result(std::uint32_t lane, const WarpRequest &request, std::u
     }
     return ballot; // ballot, and codes no mode has
   }
+  case WarpOpKind::redux: {
+    // Integer operations: the order is free; lowest lane first.
+    std::uint32_t lanes = group;
+    std::uint32_t result = values[static_cast<std::uint32_t>(std::countr_zero(lanes))];
+    for (lanes &= lanes - 1; lanes != 0; lanes &= lanes - 1)
+      result = combine(request.mode, result, values[static_cast<std::uint32_t>(std::countr_zero(lanes))]);
+    return result;
+  }
+  case WarpOpKind::match: {
+    std::uint32_t same = 0;
+    for (std::uint32_t l = 0; l < kWarpSize; ++l)
+      if ((group >> l & 1u) && values[l] == values[lane])
+        same |= 1u << l;
+    if (request.mode == intrinsic::code(intrinsic::MatchKind::any))
+      return same;
+    return same == group ? group : 0u; // all: every lane of the group holds the caller's value
+  }
   case WarpOpKind::sync:
     break;
   }
@@ -60,6 +101,10 @@ const char *warp_op_name(WarpOpKind kind) noexcept {
     return "vote";
   case WarpOpKind::sync:
     return "sync";
+  case WarpOpKind::redux:
+    return "reduce";
+  case WarpOpKind::match:
+    return "match";
   }
   return "?";
 }

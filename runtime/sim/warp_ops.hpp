@@ -11,10 +11,11 @@ namespace oxide::detail::sim {
 
 inline constexpr std::uint32_t kWarpSize = 32;
 
-enum class WarpOpKind : std::uint8_t { shuffle, vote, sync };
+enum class WarpOpKind : std::uint8_t { shuffle, vote, sync, redux, match };
 
-/// What one lane asked for; `mode` and `arg` as in __oxide_warp_shuffle / __oxide_warp_vote
-/// (`mode` is an intrinsic::ShuffleMode or intrinsic::VoteMode code).
+/// What one lane asked for; `mode` and `arg` as in __oxide_warp_shuffle / __oxide_warp_vote /
+/// __oxide_warp_redux / __oxide_warp_match (`mode` is an intrinsic::ShuffleMode, VoteMode,
+/// ReduxKind or MatchKind code).
 struct WarpRequest {
   WarpOpKind kind = WarpOpKind::sync;
   std::uint32_t mode = 0;
@@ -23,13 +24,20 @@ struct WarpRequest {
   std::uint32_t arg = 0;   ///< source lane, delta or xor mask
 };
 
+/// The lane a shuffle of `mode` by `lane` with operand `arg` reads, or kWarpSize when that is
+/// outside the warp (the lane then gets its own value back, as shfl.sync defines).
+[[nodiscard]] std::uint32_t shuffle_source(std::uint32_t lane, std::uint32_t mode,
+                                           std::uint32_t arg) noexcept;
+
 /// The result for `lane` once the lanes of `group` (a bit per lane, `lane` among them) have
 /// arrived with `values` (indexed by lane). A shuffle whose source lane is outside the warp or
-/// not in `group` returns the lane's own value; votes count only the lanes of `group`.
+/// not in `group` returns the lane's own value (on the GPU a lane outside the group gives an
+/// undefined value: the checking mode reports it, see BlockRunner); votes, reductions and
+/// matches see only the lanes of `group`.
 [[nodiscard]] std::uint32_t warp_result(std::uint32_t lane, const WarpRequest &request, std::uint32_t group,
                                         const std::array<std::uint32_t, kWarpSize> &values) noexcept;
 
-/// "shuffle", "vote" or "sync", for messages.
+/// "shuffle", "vote", "sync", "reduce" or "match", for messages.
 [[nodiscard]] const char *warp_op_name(WarpOpKind kind) noexcept;
 
 } // namespace oxide::detail::sim

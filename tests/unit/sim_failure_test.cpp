@@ -284,7 +284,7 @@ TEST_F(SimFailures, WarpOperationWaitingForAnExitedLane) {
     auto out = DeviceBuffer<std::uint32_t>::zeroed(stream, 32);
     EXPECT_EQ(
         launch_error(ctx, warp_after_exit, oxide::LaunchConfig1D{1, 32}, out),
-        "oxide: kernel 'warp_after_exit' block (0,0,0) thread (0,0,0): warp shuffle_xor (mask 0xffffffff) "
+        "oxide: kernel 'warp_after_exit' block (0,0,0) thread (0,0,0): warp reduce_add (mask 0xffffffff) "
         "waits for lane 16, which has exited");
   }
 }
