@@ -1,5 +1,7 @@
 #include "sim/block_runner.hpp"
 
+#include <signal.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -19,6 +21,7 @@ BlockRunner &BlockRunner::for_this_thread() {
 }
 
 std::optional<Failure> BlockRunner::run(LaunchPlan &plan, std::uint64_t group) {
+  prepare_kernel_fault_handling();
   plan_ = &plan;
   stacks_ = &StackPool::for_this_thread();
   const LaunchGeometry &g = plan.geometry;
@@ -115,7 +118,9 @@ std::optional<SwitchTarget> BlockRunner::next_target() {
 
 void BlockRunner::switch_to(const SwitchTarget &target, Event event) {
   event_ = event;
-  arrived(FiberSwitch::jump(target, this, event.kind == Event::fiber_done || event.kind == Event::failed));
+  arrived(FiberSwitch::jump(target, this,
+                            event.kind == Event::fiber_done || event.kind == Event::failed ||
+                                event.kind == Event::faulted));
 }
 
 void BlockRunner::arrived(transfer_t transfer) {
@@ -131,7 +136,10 @@ void BlockRunner::arrived(transfer_t transfer) {
     stacks_->release(event_.stack);
     break;
   case Event::failed:
-    break; // the fiber is abandoned; its stack is released with the others
+    break;             // the fiber is abandoned; its stack is released with the others
+  case Event::faulted: // the same, from a signal handler, which could not make the message
+    failure_ = failure_of(event_.thread, describe_fault(fault_, plan_->options.stack_bytes));
+    break;
   }
 }
 
@@ -251,6 +259,35 @@ void BlockRunner::fail(const SimThread &thread, std::string message) {
 void BlockRunner::fail_thread(std::uint32_t slot, std::string message) {
   failure_ = failure_of(slot, std::move(message));
   leave_fiber({Event::failed, slot, nullptr});
+}
+
+void BlockRunner::escape_fault(KernelFault fault, std::uintptr_t stack_pointer) noexcept {
+  const SimThread *thread = current_sim_thread;
+  if (!thread || thread->slot >= threads_.size() || !host_)
+    return;
+  const FiberStack *stack = threads_[thread->slot].stack;
+  if (!stack)
+    return;
+  const auto guard = reinterpret_cast<std::uintptr_t>(stack->guard());
+  const auto bottom = reinterpret_cast<std::uintptr_t>(stack->bottom());
+  const std::uintptr_t top = bottom + stack->size();
+  // On the fiber, in its guard page, or below it by less than a stack: a frame too large for
+  // what was left (the fault then hits whatever lies below). Anything else is not the kernel's:
+  // the runner's own code runs on the host stack.
+  const bool in_guard = fault.address >= guard && fault.address < bottom;
+  const bool on_fiber = stack_pointer >= guard && stack_pointer <= top;
+  const bool below = stack_pointer < guard && guard - stack_pointer <= stack->size();
+  if (!in_guard && !on_fiber && !below)
+    return;
+  fault.stack_overflow = in_guard || stack_pointer < bottom;
+  fault_ = fault;
+  // The handler never returns, so the kernel never unblocks the signal it blocked for it.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, fault.signal);
+  pthread_sigmask(SIG_UNBLOCK, &signals, nullptr);
+  switch_to(FiberSwitch::host(host_), {Event::faulted, thread->slot, nullptr});
+  std::abort(); // a faulted fiber is never switched back to
 }
 
 Failure BlockRunner::failure_of(std::uint32_t slot, std::string message) const {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "sim/fiber.hpp"
+#include "sim/kernel_faults.hpp"
 #include "sim/launch_plan.hpp"
 #include "sim/shared_memory.hpp"
 #include "sim/sim_thread.hpp"
@@ -83,6 +84,11 @@ public:
   [[nodiscard]] const LaunchPlan &plan() const noexcept { return *plan_; }
   /// Stops the group: records the failure of `thread` and abandons every fiber.
   [[noreturn]] void fail(const SimThread &thread, std::string message);
+  /// Called by the signal handler of a fault (sim/kernel_faults.hpp) whose stack pointer was
+  /// `stack_pointer`: when the fault is on the running thread's fiber (or its stack overflowed),
+  /// fails that thread and switches straight to the host stack, never returning; else returns.
+  /// Async-signal-safe: the failure's message is made on the host stack.
+  void escape_fault(KernelFault fault, std::uintptr_t stack_pointer) noexcept;
 
 private:
   enum class Status : std::uint8_t { running, ready, at_barrier, at_group_barrier, in_warp_op, exited };
@@ -98,7 +104,7 @@ private:
 
   /// What the side that switched away was doing, for the side that is switched to.
   struct Event {
-    enum Kind : std::uint8_t { from_host, suspended, fiber_done, failed } kind = from_host;
+    enum Kind : std::uint8_t { from_host, suspended, fiber_done, failed, faulted } kind = from_host;
     std::uint32_t thread = 0;    ///< suspended: the thread's slot, to resume later
     FiberStack *stack = nullptr; ///< fiber_done: the stack, free again
   };
@@ -168,6 +174,7 @@ private:
   FiberStack *starting_stack_ = nullptr; ///< for the fiber being started
   fcontext_t host_ = nullptr;            ///< the host stack, where fibers switch back to
   Event event_;
+  KernelFault fault_; ///< of the thread of a `faulted` event
   std::optional<Failure> failure_;
 };
 

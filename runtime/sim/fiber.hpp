@@ -30,6 +30,8 @@ public:
   [[nodiscard]] void *bottom() const noexcept { return usable_; }
   [[nodiscard]] void *top() const noexcept { return static_cast<char *>(usable_) + size_ - offset_; }
   [[nodiscard]] std::size_t size() const noexcept { return size_ - offset_; }
+  /// The guard page's first byte: [guard(), bottom()) faults on any access.
+  [[nodiscard]] const void *guard() const noexcept { return mapping_; }
 
 private:
   void *mapping_ = nullptr;
