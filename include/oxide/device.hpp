@@ -7,6 +7,7 @@
 #include "oxide/device/cluster.hpp"
 #include "oxide/device/constant.hpp"
 #include "oxide/device/geometry.hpp"
+#include "oxide/device/group.hpp"
 #include "oxide/device/half.hpp"
 #include "oxide/device/intrinsics.hpp"
 #include "oxide/device/print.hpp"

@@ -203,6 +203,159 @@ void *__oxide_disjoint_get_3d(void *data, std::size_t width, std::size_t height,
   return static_cast<char *>(data) + element * elem_size;
 }
 
+namespace {
+
+/// The linear block index (x fastest) and the grid's block count.
+std::size_t block_in_grid(const BlockGeometry &g) noexcept {
+  return (std::size_t{g.block_idx[2]} * g.grid_dim[1] + g.block_idx[1]) * g.grid_dim[0] + g.block_idx[0];
+}
+std::size_t grid_blocks(const BlockGeometry &g) noexcept {
+  return std::size_t{g.grid_dim[0]} * g.grid_dim[1] * g.grid_dim[2];
+}
+std::size_t block_threads(const BlockGeometry &g) noexcept {
+  return std::size_t{g.block_dim[0]} * g.block_dim[1] * g.block_dim[2];
+}
+std::size_t warps_per_block(const BlockGeometry &g) noexcept {
+  return (block_threads(g) + oxide::detail::kWarpSize - 1) / oxide::detail::kWarpSize;
+}
+/// The cluster's linear index in the grid and the grid's cluster count (every block is a
+/// cluster of one without clusters, as on the GPU).
+std::size_t cluster_in_grid(const BlockGeometry &g) noexcept {
+  const std::uint32_t(&c)[3] = g.cluster_dim;
+  const std::size_t x = g.block_idx[0] / c[0], y = g.block_idx[1] / c[1], z = g.block_idx[2] / c[2];
+  return (z * (g.grid_dim[1] / c[1]) + y) * (g.grid_dim[0] / c[0]) + x;
+}
+std::size_t grid_clusters(const BlockGeometry &g) noexcept {
+  const std::uint32_t(&c)[3] = g.cluster_dim;
+  return std::size_t{g.grid_dim[0] / c[0]} * (g.grid_dim[1] / c[1]) * (g.grid_dim[2] / c[2]);
+}
+std::uint32_t rank_in_cluster(const BlockGeometry &g) noexcept {
+  const std::uint32_t(&c)[3] = g.cluster_dim;
+  return ((g.block_idx[2] % c[2]) * c[1] + g.block_idx[1] % c[1]) * c[0] + g.block_idx[0] % c[0];
+}
+
+intrinsic::Group group_operand(std::uint32_t code, const char *name) noexcept {
+  const auto group = static_cast<intrinsic::Group>(code);
+  switch (group) {
+  case intrinsic::Group::warp:
+  case intrinsic::Group::block:
+  case intrinsic::Group::cluster:
+    return group;
+  }
+  bad_argument(name, "group", code);
+}
+
+/// Claims element `element` of the output (checking mode) and returns its address.
+void *owned(SimThread &t, void *data, std::size_t element, std::size_t elem_size, std::size_t x, std::size_t y,
+            std::size_t z, unsigned rank) noexcept {
+  block(t).claim(t, data, element, {x, y, z}, rank);
+  return static_cast<char *>(data) + element * elem_size;
+}
+
+} // namespace
+
+std::size_t __oxide_group_index(std::uint32_t group) noexcept {
+  const SimThread &t = thread();
+  const BlockGeometry &g = *t.geometry;
+  switch (group_operand(group, "__oxide_group_index")) {
+  case intrinsic::Group::warp:
+    return block_in_grid(g) * warps_per_block(g) + t.linear / oxide::detail::kWarpSize;
+  case intrinsic::Group::block:
+    return block_in_grid(g);
+  case intrinsic::Group::cluster:
+    return cluster_in_grid(g);
+  }
+  return 0;
+}
+
+std::size_t __oxide_group_stride_next(std::size_t index, std::uint32_t group) noexcept {
+  const BlockGeometry &g = *thread().geometry;
+  switch (group_operand(group, "__oxide_group_stride_next")) {
+  case intrinsic::Group::warp:
+    return index + grid_blocks(g) * warps_per_block(g);
+  case intrinsic::Group::block:
+    return index + grid_blocks(g);
+  case intrinsic::Group::cluster:
+    return index + grid_clusters(g);
+  }
+  return index;
+}
+
+// The sets of intrinsic::Ownership, as OxideToNVVM.cpp computes them; each comparison is made
+// before the arithmetic it guards could wrap.
+void *__oxide_owned_elem(void *data, std::size_t width, std::size_t height, std::size_t depth,
+                         std::size_t elem_size, std::uint32_t shape, std::size_t param, std::size_t owner_x,
+                         std::size_t owner_y, std::size_t j) noexcept {
+  SimThread &t = thread();
+  const BlockGeometry &g = *t.geometry;
+  constexpr std::size_t kWarp = oxide::detail::kWarpSize;
+  using intrinsic::Ownership;
+  // Row `row`, column `first + step * j` of a 2-D output.
+  auto row_column = [&](std::size_t row, std::size_t first, std::size_t step) -> void * {
+    if (row >= height || j >= width)
+      return nullptr;
+    const std::size_t column = first + step * j;
+    if (column >= width)
+      return nullptr;
+    return owned(t, data, row * width + column, elem_size, column, row, 0, 2);
+  };
+  switch (static_cast<Ownership>(shape)) {
+  case Ownership::warp_leader:
+    if (t.linear % kWarp != 0 || owner_x >= width)
+      return nullptr;
+    return owned(t, data, owner_x, elem_size, owner_x, 0, 0, 1);
+  case Ownership::warp_lanes:
+    return row_column(owner_x, t.linear % kWarp, kWarp);
+  case Ownership::block_leader:
+    if (t.linear != 0 || owner_x >= width)
+      return nullptr;
+    return owned(t, data, owner_x, elem_size, owner_x, 0, 0, 1);
+  case Ownership::block_threads:
+    return row_column(owner_x, t.linear, block_threads(g));
+  case Ownership::cluster_leader:
+    if (t.linear != 0 || rank_in_cluster(g) != 0 || owner_x >= width)
+      return nullptr;
+    return owned(t, data, owner_x, elem_size, owner_x, 0, 0, 1);
+  case Ownership::launch_strided: {
+    const std::size_t threads = std::size_t{g.grid_dim[0]} * g.block_dim[0];
+    std::size_t offset = 0;
+    if (__builtin_mul_overflow(threads, j, &offset) || offset >= width || owner_x >= width - offset)
+      return nullptr;
+    return owned(t, data, owner_x + offset, elem_size, owner_x + offset, 0, 0, 1);
+  }
+  case Ownership::block_strided: {
+    if (param == 0 || j >= param)
+      return nullptr;
+    const std::size_t element = (std::size_t{g.block_idx[0]} * param + j) * g.block_dim[0] + t.thread_idx[0];
+    if (element >= width)
+      return nullptr;
+    return owned(t, data, element, elem_size, element, 0, 0, 1);
+  }
+  case Ownership::strided_rows: {
+    if (param == 0 || j >= param || owner_x >= width)
+      return nullptr;
+    const std::size_t row = (std::size_t{g.block_idx[1]} * param + j) * g.block_dim[1] + t.thread_idx[1];
+    if (row >= height)
+      return nullptr;
+    return owned(t, data, row * width + owner_x, elem_size, owner_x, row, 0, 2);
+  }
+  case Ownership::pair: {
+    const std::size_t h = param;
+    if (h == 0 || h >= width || j >= 2)
+      return nullptr;
+    const std::size_t lo = owner_x / h * h + owner_x; // (i / h) 2h + i % h
+    if (lo >= width || lo + h * j >= width)
+      return nullptr;
+    return owned(t, data, lo + h * j, elem_size, lo + h * j, 0, 0, 1);
+  }
+  case Ownership::z_column:
+    if (owner_x >= width || owner_y >= height || j >= depth)
+      return nullptr;
+    return owned(t, data, (j * height + owner_y) * width + owner_x, elem_size, owner_x, owner_y, j, 3);
+  }
+  bad_argument("__oxide_owned_elem", "shape", shape);
+}
+
 void __oxide_sync_threads() noexcept {
   SimThread &t = thread();
   block(t).sync_threads(t);

@@ -105,6 +105,31 @@ enum class ClusterGeometryKind : std::uint32_t {
   grid_clusters = 5, // clusters in the grid along `dim`
 };
 
+/// The thread groups that own outputs together (__oxide_group_index): a warp is 32 threads of a
+/// block by linear thread index (threadIdx.x fastest), as the hardware groups them.
+enum class Group : std::uint32_t {
+  warp = 0,    // blockLinear * ceil(blockThreads / 32) + linearTid / 32
+  block = 1,   // the block's linear index in the grid (x fastest)
+  cluster = 2, // the cluster's linear index in the grid (x fastest)
+};
+
+/// The write sets of __oxide_owned_elem: for each shape, the set of elements an owner (a thread or
+/// a group, by its witness) may write, and which member of a group writes each. Different owners'
+/// sets never meet, which is why the compiler accepts writes through them; `j` names one element
+/// of the set. B is the block's thread count along x, T the launch's (gridDim.x * blockDim.x).
+enum class Ownership : std::uint32_t {
+  warp_leader = 0,    // 1-D, warp w: element w, written by lane 0
+  warp_lanes = 1,     // 2-D, warp w: row w; lane l writes columns l + 32 j
+  block_leader = 2,   // 1-D, block b: element b, written by the block's thread 0
+  block_threads = 3,  // 2-D, block b: row b; thread t (linear) writes columns t + blockThreads * j
+  cluster_leader = 4, // 1-D, cluster c: element c, written by thread 0 of the cluster's block rank 0
+  launch_strided = 5, // 1-D, thread i: elements i + T j
+  block_strided = 6,  // 1-D, thread i = b B + t (`count` K): elements b B K + t + B j, j < K
+  strided_rows = 7,   // 2-D, thread (x, y), y = b By + t (`count` K): column x, rows b By K + t + By j, j < K
+  pair = 8,           // 1-D, thread i, distance h (uniform): elements (i / h) 2h + i % h + h j, j < 2
+  z_column = 9,       // 3-D, thread (x, y) of a 2-D launch: elements [j][y][x]
+};
+
 /// The operand an intrinsic takes for `value`. consteval, so that it is a literal in the IR at
 /// every optimisation level (oxide-raise requires constants).
 template <class E> [[nodiscard]] consteval std::uint32_t code(E value) noexcept {
@@ -121,5 +146,13 @@ namespace oxide::detail {
 inline constexpr std::size_t kSpanDataOffset = 0;
 inline constexpr std::size_t kSpanExtentOffset = 8;
 inline constexpr std::size_t kSpanExtentStride = 8;
+
+/// Threads per warp: the lanes of the warp shapes of intrinsic::Ownership.
+inline constexpr std::uint32_t kWarpSize = 32;
+
+/// The most elements a strided shape of intrinsic::Ownership (block_strided, strided_rows) gives
+/// one thread: the compiler's arithmetic on (blockIdx * K + j) * blockDim then stays below 2^64
+/// (2^31 blocks, 2^10 threads, 2^16 elements), so no element index can wrap.
+inline constexpr std::uint64_t kMaxStridedCount = 65536;
 
 } // namespace oxide::detail

@@ -53,6 +53,22 @@ void *__oxide_disjoint_tile_2d(void *data, std::size_t width, std::size_t height
 void *__oxide_disjoint_get_3d(void *data, std::size_t width, std::size_t height, std::size_t depth,
                               std::size_t elem_size, std::size_t x, std::size_t y, std::size_t z) noexcept;
 
+/// The calling thread's group's index; `group` (constant) is an intrinsic::Group. The witnesses
+/// of oxide::warp::index(), oxide::block::index() and oxide::cluster::index().
+std::size_t __oxide_group_index(std::uint32_t group) noexcept;
+/// `index` advanced by the number of such groups in the launch: the group's next index in a
+/// group-stride loop (warp-stride, block-stride), which no other group ever sees.
+std::size_t __oxide_group_stride_next(std::size_t index, std::uint32_t group) noexcept;
+/// Element `j` of the set that `shape` (constant, an intrinsic::Ownership) gives the owner whose
+/// witness coordinates are (owner_x, owner_y), in an output of width x height x depth elements of
+/// `elem_size` (constant) bytes at `data`; nullptr when `j` is outside the set, the element is
+/// outside the output, or the calling thread is not the member of its group that writes it.
+/// `param` is the shape's constant K (block_strided, strided_rows) or its uniform distance
+/// (pair); 0 otherwise. Extents and owner coordinates a shape does not use are passed as 1 and 0.
+void *__oxide_owned_elem(void *data, std::size_t width, std::size_t height, std::size_t depth,
+                         std::size_t elem_size, std::uint32_t shape, std::size_t param, std::size_t owner_x,
+                         std::size_t owner_y, std::size_t j) noexcept;
+
 /// Element `i` of a span of `size` elements of `elem_size` (constant) bytes at `data`, or nullptr
 /// when `i >= size`: any thread may name any element (AtomicSpan, whose elements are written by
 /// atomic operations only; the compiler checks that).

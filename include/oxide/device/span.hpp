@@ -9,6 +9,7 @@
 #include <iterator>
 #include <type_traits>
 
+#include "oxide/device/group.hpp"
 #include "oxide/device/intrinsics.hpp"
 #include "oxide/device/thread.hpp"
 
@@ -119,6 +120,58 @@ private:
   size_type span_size_, index_, count_;
 };
 
+/// The elements of an output that one owner may write beyond its single element: a thread's
+/// strided elements, pair or z-column, or its lane's (thread's) part of its warp's (block's) row.
+/// Element `j` is get_mut(j) for j < size(), nullptr where the set leaves the output. Each call
+/// names one element from the owner's witness, so the compiler checks every write; the sets of
+/// different owners never meet (intrinsic::Ownership says how each shape makes sure).
+template <class T, intrinsic::Ownership Shape> class OwnedElements {
+public:
+  using size_type = std::size_t;
+
+  /// The bound of `j`: how many elements the set names (some may be past the output's edge).
+  [[nodiscard]] constexpr size_type size() const noexcept { return count_; }
+  [[nodiscard]] constexpr bool empty() const noexcept { return count_ == 0; }
+  /// Element `j` of the set, or nullptr when `j >= size()` or the element is outside the output.
+  [[nodiscard]] T *get_mut(size_type j) const noexcept {
+    return static_cast<T *>(__oxide_owned_elem(data_, width_, height_, depth_, sizeof(T),
+                                               intrinsic::code(Shape), param_, x_, y_, j));
+  }
+  /// Element `j`, which must be inside the output (checked: stops the kernel otherwise).
+  T &operator[](size_type j) const noexcept {
+    T *element = get_mut(j);
+    if (!element) [[unlikely]]
+      __oxide_bounds_fail(j, count_);
+    return *element;
+  }
+
+private:
+  template <class> friend class DisjointSpan;
+  template <class> friend class DisjointSpan2D;
+  template <class> friend class DisjointSpan3D;
+  constexpr OwnedElements(T *data, size_type width, size_type height, size_type depth, size_type param,
+                          size_type x, size_type y, size_type count) noexcept
+      : data_(data), width_(width), height_(height), depth_(depth), param_(param), x_(x), y_(y),
+        count_(count) {}
+  // Only what names the elements: the shape is the type's, so it is a constant in the IR.
+  T *data_;
+  size_type width_, height_, depth_, param_, x_, y_, count_;
+};
+
+namespace detail {
+/// The calling thread's index in its block, x fastest (its warp is this / 32).
+inline std::size_t thread_in_block() noexcept {
+  return (std::size_t{__oxide_thread_idx(2)} * __oxide_block_dim(1) + __oxide_thread_idx(1)) *
+             __oxide_block_dim(0) +
+         __oxide_thread_idx(0);
+}
+/// ceil((extent - first) / step) when first < extent, else 0: how many of first, first + step...
+/// are below extent.
+constexpr std::size_t strided_count(std::size_t extent, std::size_t first, std::size_t step) noexcept {
+  return first < extent && step != 0 ? (extent - first - 1) / step + 1 : 0;
+}
+} // namespace detail
+
 /// An output that each thread may write only at its own index.
 template <class T> class DisjointSpan {
   static_assert(!std::is_const_v<T>, "a DisjointSpan is an output; use Span<const T> for inputs");
@@ -147,9 +200,53 @@ public:
     return {data_, size_, x, count};
   }
 
+  /// Element `w` for warp `w`'s lane 0 (nullptr on the other lanes and past the end): where a
+  /// warp writes its one result, after reducing it across its lanes.
+  [[nodiscard]] T *get_mut(const warp::WarpIndex &w) const noexcept {
+    return leader<intrinsic::Ownership::warp_leader>(w.get());
+  }
+  /// Element `b` for block `b`'s thread 0 (nullptr for the others): a block's partial result.
+  [[nodiscard]] T *get_mut(const block::BlockIndex &b) const noexcept {
+    return leader<intrinsic::Ownership::block_leader>(b.get());
+  }
+  /// Element `c` for thread 0 of cluster `c`'s block of rank 0: a cluster's result.
+  [[nodiscard]] T *get_mut(const cluster::ClusterIndex &c) const noexcept {
+    return leader<intrinsic::Ownership::cluster_leader>(c.get());
+  }
+
+  /// The calling thread's elements i, i + T, i + 2T... (T = gridDim.x * blockDim.x, the launch's
+  /// threads): a grid-stride loop's elements, named by their step j.
+  [[nodiscard]] OwnedElements<T, intrinsic::Ownership::launch_strided>
+  strided_mut(const thread::ThreadIndex1D &index) const noexcept {
+    const size_type threads = size_type{__oxide_grid_dim(0)} * __oxide_block_dim(0);
+    return {data_, size_, 1, 1, 0, index.get(), 0, detail::strided_count(size_, index.get(), threads)};
+  }
+  /// Coarsening with coalesced writes: block b's K * B elements from b * B * K, thread t of the
+  /// block writing t, t + B, ... t + (K - 1) B of them (B = blockDim.x). Launch ceil(size() / K)
+  /// threads; the thread's own index itself, not a grid-stride step.
+  template <std::size_t K>
+  [[nodiscard]] OwnedElements<T, intrinsic::Ownership::block_strided>
+  block_strided_mut(const thread::ThreadIndex1D &index) const noexcept {
+    static_assert(K > 0 && K <= detail::kMaxStridedCount,
+                  "block_strided_mut takes 1 to 65536 elements per thread");
+    return {data_, size_, 1, 1, K, index.get(), 0, K};
+  }
+  /// The pair of a sorting network or butterfly: thread i owns elements lo and lo + distance, with
+  /// lo = (i / distance) * 2 * distance + i % distance (for i < distance: i and i + distance).
+  /// Launch size() / 2 threads. `distance` must be the same for every thread: a constant or a
+  /// kernel parameter (the compiler checks); get_mut(0) is lo, get_mut(1) lo + distance.
+  [[nodiscard]] OwnedElements<T, intrinsic::Ownership::pair> pair_mut(const thread::ThreadIndex1D &index,
+                                                                      size_type distance) const noexcept {
+    return {data_, size_, 1, 1, distance, index.get(), 0, 2};
+  }
+
 private:
   friend struct detail::SpanAccess;
   constexpr DisjointSpan(T *data, size_type size) noexcept : data_(data), size_(size) {}
+  template <intrinsic::Ownership Shape> T *leader(size_type owner) const noexcept {
+    return static_cast<T *>(
+        __oxide_owned_elem(data_, size_, 1, 1, sizeof(T), intrinsic::code(Shape), 0, owner, 0, 0));
+  }
   T *data_ = nullptr;
   size_type size_ = 0;
 };
@@ -221,7 +318,38 @@ public:
     return {data_, width_, height_, index.x(), index.y()};
   }
 
+  /// Row `w` for warp `w`: its lane l writes columns l, l + 32, l + 64... (j-th: l + 32 j).
+  /// One warp per row along grid x, so any number of rows fits (no gridDim.y limit).
+  [[nodiscard]] OwnedElements<T, intrinsic::Ownership::warp_lanes>
+  row_mut(const warp::WarpIndex &w) const noexcept {
+    const size_type lane = __oxide_lane_id();
+    return {data_, width_,  height_, 1,
+            0,     w.get(), 0,       w.get() < height_ ? detail::strided_count(width_, lane, kWarpSize) : 0};
+  }
+  /// Row `b` for block `b`: its thread t (linear in the block) writes columns t, t + B...
+  /// (B = the block's threads).
+  [[nodiscard]] OwnedElements<T, intrinsic::Ownership::block_threads>
+  row_mut(const block::BlockIndex &b) const noexcept {
+    const size_type threads = size_type{__oxide_block_dim(0)} * __oxide_block_dim(1) * __oxide_block_dim(2);
+    return {
+        data_,   width_,
+        height_, 1,
+        0,       b.get(),
+        0,       b.get() < height_ ? detail::strided_count(width_, detail::thread_in_block(), threads) : 0};
+  }
+  /// Column x, and K rows strided by the block's height: thread (x, y) of block row b
+  /// (y = b * By + t, By = blockDim.y) writes rows b * By * K + t + By * j, j < K. The tiles of a
+  /// 32 x 8 block covering 32 x 32 outputs (rows ty, ty + 8, ty + 16, ty + 24). Launch
+  /// ceil(height / K) rows of threads; the thread's own index itself, not a grid-stride step.
+  template <std::size_t K>
+  [[nodiscard]] OwnedElements<T, intrinsic::Ownership::strided_rows>
+  strided_rows_mut(const thread::ThreadIndex2D &index) const noexcept {
+    static_assert(K > 0 && K <= detail::kMaxStridedCount, "strided_rows_mut takes 1 to 65536 rows");
+    return {data_, width_, height_, 1, K, index.x(), index.y(), K};
+  }
+
 private:
+  static constexpr size_type kWarpSize = detail::kWarpSize;
   friend struct detail::SpanAccess;
   constexpr DisjointSpan2D(T *data, size_type width, size_type height) noexcept
       : data_(data), width_(width), height_(height) {}
@@ -250,6 +378,13 @@ public:
   [[nodiscard]] T *get_mut(const thread::ThreadIndex3D &index) const noexcept {
     return static_cast<T *>(
         __oxide_disjoint_get_3d(data_, width_, height_, depth_, sizeof(T), index.x(), index.y(), index.z()));
+  }
+
+  /// The z-column of thread (x, y) of a 2-D launch (`domain = 2`): elements [j][y][x] for every
+  /// j < depth(), for kernels that march along z (2.5-D stencils).
+  [[nodiscard]] OwnedElements<T, intrinsic::Ownership::z_column>
+  column_mut(const thread::ThreadIndex2D &index) const noexcept {
+    return {data_, width_, height_, depth_, 0, index.x(), index.y(), depth_};
   }
 
 private:

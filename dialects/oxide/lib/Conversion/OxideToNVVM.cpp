@@ -5,6 +5,7 @@
 #include "Oxide/IR/OxideOps.h"
 #include "Oxide/IR/UserLocation.h"
 
+#include "oxide/detail/intrinsic_abi.hpp"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -21,6 +22,8 @@ namespace {
 
 constexpr unsigned kSharedAddressSpace = 3;
 constexpr llvm::StringLiteral kDynamicSharedName = "__oxide_dynamic_shared";
+constexpr std::int64_t kWarpSize = oxide::detail::kWarpSize, kWarpShift = 5;
+static_assert(kWarpSize == std::int64_t{1} << kWarpShift);
 
 Value i32Constant(OpBuilder &b, Location loc, std::int32_t v) {
   return LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(v));
@@ -585,6 +588,211 @@ struct ClusterGeometryLowering : OpConversionPattern<oxide::ClusterGeometryOp> {
 };
 
 struct ClusterSyncLowering : OpConversionPattern<oxide::ClusterSyncOp> {
+/// The launch quantities the group and ownership shapes are written in, as i64, for the function
+/// that contains `op`: with a 1-D contract (`domain = 1`, whose launches are 1-D) only the x
+/// registers, else the linear forms over x, y and z (x fastest, as the hardware numbers threads).
+class LaunchQuantities {
+public:
+  LaunchQuantities(Operation *op, OpBuilder &b)
+      : b(b), loc(op->getLoc()), block(exactBlock(op)), oneDimensional(isOneDimensional(op)) {}
+
+  Value constant(std::int64_t v) { return LLVM::ConstantOp::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(v)); }
+  Value read(oxide::GeometryKind kind, oxide::Dim dim) { return widen(b, loc, readGeometry(b, loc, kind, dim, block)); }
+  Value sreg(StringRef name) {
+    return widen(b, loc, readSpecialRegister(b, loc, b.getI32Type(), ("llvm.nvvm.read.ptx.sreg." + name).str()));
+  }
+  Value add(Value x, Value y) { return LLVM::AddOp::create(b, loc, x, y, LLVM::IntegerOverflowFlags::nuw); }
+  Value mul(Value x, Value y) { return LLVM::MulOp::create(b, loc, x, y, LLVM::IntegerOverflowFlags::nuw); }
+  Value ult(Value x, Value y) { return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, x, y); }
+  Value eq(Value x, Value y) { return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, x, y); }
+  Value both(Value x, Value y) { return LLVM::AndOp::create(b, loc, x, y); }
+
+  /// x + n.x * (y + n.y * z) over the registers of `index` sized by those of `extent`.
+  Value linear(oxide::GeometryKind index, oxide::GeometryKind extent) {
+    Value x = read(index, oxide::Dim::x);
+    if (oneDimensional)
+      return x;
+    Value yz = add(read(index, oxide::Dim::y), mul(read(extent, oxide::Dim::y), read(index, oxide::Dim::z)));
+    return add(x, mul(read(extent, oxide::Dim::x), yz));
+  }
+  Value product(oxide::GeometryKind extent) {
+    Value x = read(extent, oxide::Dim::x);
+    if (oneDimensional)
+      return x;
+    return mul(x, mul(read(extent, oxide::Dim::y), read(extent, oxide::Dim::z)));
+  }
+  Value threadInBlock() { return linear(oxide::GeometryKind::thread_idx, oxide::GeometryKind::block_dim); }
+  Value blockThreads() { return product(oxide::GeometryKind::block_dim); }
+  Value blockInGrid() { return linear(oxide::GeometryKind::block_idx, oxide::GeometryKind::grid_dim); }
+  Value gridBlocks() { return product(oxide::GeometryKind::grid_dim); }
+  Value warpsPerBlock() {
+    return LLVM::LShrOp::create(b, loc, add(blockThreads(), constant(kWarpSize - 1)), constant(kWarpShift));
+  }
+  Value clusterInGrid() {
+    Value yz = add(sreg("clusterid.y"), mul(sreg("nclusterid.y"), sreg("clusterid.z")));
+    return add(sreg("clusterid.x"), mul(sreg("nclusterid.x"), yz));
+  }
+  Value gridClusters() { return mul(sreg("nclusterid.x"), mul(sreg("nclusterid.y"), sreg("nclusterid.z"))); }
+
+  /// The group's index (oxide.group_index) and the number of such groups in the launch.
+  Value groupIndex(oxide::Group group) {
+    switch (group) {
+    case oxide::Group::warp:
+      return add(mul(blockInGrid(), warpsPerBlock()),
+                 LLVM::LShrOp::create(b, loc, threadInBlock(), constant(kWarpShift)));
+    case oxide::Group::block:
+      return blockInGrid();
+    case oxide::Group::cluster:
+      return clusterInGrid();
+    }
+    llvm_unreachable("bad group");
+  }
+  Value groupCount(oxide::Group group) {
+    switch (group) {
+    case oxide::Group::warp:
+      return mul(gridBlocks(), warpsPerBlock());
+    case oxide::Group::block:
+      return gridBlocks();
+    case oxide::Group::cluster:
+      return gridClusters();
+    }
+    llvm_unreachable("bad group");
+  }
+
+private:
+  /// Whether the kernel that contains `op` has a 1-D contract: the runtime then launches it only
+  /// with 1-D configurations (check_domain), so y and z are 0 and their extents 1.
+  static bool isOneDimensional(Operation *op) {
+    auto func = op->getParentOfType<LLVM::LLVMFuncOp>();
+    if (!func || !func->hasAttr(oxide::OxideDialect::getKernelAttrName()))
+      return false;
+    auto contract = oxide::getKernelContract(func);
+    return succeeded(contract) && *contract && (*contract)->contract.domain == 1;
+  }
+
+  OpBuilder &b;
+  Location loc;
+  std::optional<std::array<std::int32_t, 3>> block;
+  bool oneDimensional;
+};
+
+struct GroupIndexLowering : OpConversionPattern<oxide::GroupIndexOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::GroupIndexOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, LaunchQuantities(op, rewriter).groupIndex(op.getGroup()));
+    return success();
+  }
+};
+
+struct GroupStrideNextLowering : OpConversionPattern<oxide::GroupStrideNextOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::GroupStrideNextOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    LaunchQuantities launch(op, rewriter);
+    rewriter.replaceOpWithNewOp<LLVM::AddOp>(op, adaptor.getIndex(), launch.groupCount(op.getGroup()));
+    return success();
+  }
+};
+
+struct OwnedElemLowering : OpConversionPattern<oxide::OwnedElemOp> {
+  using OpConversionPattern::OpConversionPattern;
+  /// Each shape's element and the condition that the caller writes it, as in the Ownership enum.
+  /// Every comparison is made before the arithmetic it guards could wrap: a wrapped index could
+  /// name another owner's element.
+  LogicalResult matchAndRewrite(oxide::OwnedElemOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    LaunchQuantities q(op, rewriter);
+    Location loc = op.getLoc();
+    auto extents = adaptor.getExtents();
+    auto owners = adaptor.getOwners();
+    Value j = adaptor.getJ(), width = extents[0], owner = owners[0];
+    Value zero = q.constant(0), element, ok;
+    auto lane = [&] { return widen(rewriter, loc, NVVM::LaneIdOp::create(rewriter, loc, rewriter.getI32Type())); };
+    // Row `row` of a 2-D output, column `first + step * j`, with j < width so that it cannot wrap.
+    auto rowColumn = [&](Value row, Value first, Value step) {
+      Value column = q.add(first, q.mul(step, j));
+      ok = q.both(q.both(q.ult(row, extents[1]), q.ult(j, width)), q.ult(column, width));
+      element = q.add(q.mul(row, width), column);
+    };
+    switch (op.getShape()) {
+    case oxide::Ownership::warp_leader:
+      ok = q.both(q.eq(lane(), zero), q.ult(owner, width));
+      element = owner;
+      break;
+    case oxide::Ownership::warp_lanes:
+      rowColumn(owner, lane(), q.constant(kWarpSize));
+      break;
+    case oxide::Ownership::block_leader:
+      ok = q.both(q.eq(q.threadInBlock(), zero), q.ult(owner, width));
+      element = owner;
+      break;
+    case oxide::Ownership::block_threads:
+      rowColumn(owner, q.threadInBlock(), q.blockThreads());
+      break;
+    case oxide::Ownership::cluster_leader:
+      ok = q.both(q.both(q.eq(q.sreg("cluster.ctarank"), zero), q.eq(q.threadInBlock(), zero)),
+                  q.ult(owner, width));
+      element = owner;
+      break;
+    case oxide::Ownership::launch_strided: {
+      // owner + T * j, in bounds only if the product does not wrap and the sum stays below width.
+      Value threads = LLVM::MulOp::create(rewriter, loc, q.read(oxide::GeometryKind::grid_dim, oxide::Dim::x),
+                                          q.read(oxide::GeometryKind::block_dim, oxide::Dim::x),
+                                          LLVM::IntegerOverflowFlags::nuw);
+      auto i1 = rewriter.getI1Type(), i64 = rewriter.getI64Type();
+      auto pair = LLVM::LLVMStructType::getLiteral(rewriter.getContext(), {i64, i1});
+      Value mul = LLVM::UMulWithOverflowOp::create(rewriter, loc, pair, threads, j);
+      Value offset = LLVM::ExtractValueOp::create(rewriter, loc, mul, 0);
+      Value wrapped = LLVM::ExtractValueOp::create(rewriter, loc, mul, 1);
+      Value fits = LLVM::XOrOp::create(rewriter, loc, wrapped,
+                                       LLVM::ConstantOp::create(rewriter, loc, i1, rewriter.getBoolAttr(true)));
+      Value room = LLVM::SubOp::create(rewriter, loc, width, offset); // used only when offset < width
+      ok = q.both(q.both(fits, q.ult(offset, width)), q.ult(owner, room));
+      element = LLVM::AddOp::create(rewriter, loc, owner, offset);
+      break;
+    }
+    case oxide::Ownership::block_strided: {
+      // (b K + j) B + t; K <= 2^16 (the verifier), so with j < K nothing wraps.
+      Value k = q.constant(op.getCount());
+      Value chunk = q.add(q.mul(q.read(oxide::GeometryKind::block_idx, oxide::Dim::x), k), j);
+      element = q.add(q.mul(chunk, q.read(oxide::GeometryKind::block_dim, oxide::Dim::x)),
+                      q.read(oxide::GeometryKind::thread_idx, oxide::Dim::x));
+      ok = q.both(q.ult(j, k), q.ult(element, width));
+      break;
+    }
+    case oxide::Ownership::strided_rows: {
+      Value k = q.constant(op.getCount());
+      Value chunk = q.add(q.mul(q.read(oxide::GeometryKind::block_idx, oxide::Dim::y), k), j);
+      Value row = q.add(q.mul(chunk, q.read(oxide::GeometryKind::block_dim, oxide::Dim::y)),
+                        q.read(oxide::GeometryKind::thread_idx, oxide::Dim::y));
+      ok = q.both(q.both(q.ult(j, k), q.ult(owner, width)), q.ult(row, extents[1]));
+      element = q.add(q.mul(row, width), owner);
+      break;
+    }
+    case oxide::Ownership::pair: {
+      // element lo + h j with lo = (i / h) 2h + i % h; h < width and lo < width keep the sum from wrapping.
+      Value h = adaptor.getUniform();
+      Value one = q.constant(1);
+      Value safeH = LLVM::SelectOp::create(rewriter, loc, q.eq(h, zero), one, h); // no division by zero
+      Value quotient = LLVM::UDivOp::create(rewriter, loc, owner, safeH);
+      // (i / h) 2h + i % h == (i / h) h + i.
+      Value lo = LLVM::AddOp::create(rewriter, loc, LLVM::MulOp::create(rewriter, loc, quotient, safeH), owner);
+      Value valid = q.both(q.both(q.ult(zero, h), q.ult(h, width)), q.both(q.ult(j, q.constant(2)), q.ult(lo, width)));
+      element = LLVM::AddOp::create(rewriter, loc, lo, LLVM::MulOp::create(rewriter, loc, h, j));
+      ok = q.both(valid, q.ult(element, width));
+      break;
+    }
+    case oxide::Ownership::z_column:
+      ok = q.both(q.both(q.ult(owner, width), q.ult(owners[1], extents[1])), q.ult(j, extents[2]));
+      element = q.add(q.mul(q.add(q.mul(j, extents[1]), owners[1]), width), owner);
+      break;
+    }
+    replaceWithCheckedElement(rewriter, op, adaptor.getData(), element, op.getElemSize(), ok);
+    return success();
+  }
+};
+
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(oxide::ClusterSyncOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
@@ -712,6 +920,7 @@ struct OxideToNVVMPass : oxide::impl::OxideToNVVMBase<OxideToNVVMPass> {
     patterns
         .add<ThreadIndexLowering, GridStrideNextLowering, DisjointGetLowering, SpanElemLowering,
              GeometryLowering, BarrierLowering, FenceLowering, SharedAllocLowering, DynamicSharedLowering,
+             GroupIndexLowering, GroupStrideNextLowering, OwnedElemLowering,
              DynamicSharedSizeLowering, LaneIdLowering, WarpShuffleLowering, WarpVoteLowering,
              WarpSyncLowering, TrapLowering, BoundsFailLowering, ClockLowering, ClusterGeometryLowering,
              ClusterSyncLowering, MapSharedLowering, GridSyncLowering, WarpReduxLowering, WarpMatchLowering>(

@@ -34,6 +34,13 @@ std::pair<unsigned, const char *> opRequirement(Operation *op) {
     return {90, "uses distributed shared memory (oxide::cluster::map_shared)"};
   if (isa<oxide::ClusterGeometryOp>(op))
     return {90, "uses thread-block clusters (oxide::cluster::block_rank, block_count...)"};
+  auto group = dyn_cast<oxide::GroupIndexOp>(op);
+  auto stride = dyn_cast<oxide::GroupStrideNextOp>(op);
+  auto owned = dyn_cast<oxide::OwnedElemOp>(op);
+  if ((group && group.getGroup() == oxide::Group::cluster) ||
+      (stride && stride.getGroup() == oxide::Group::cluster) ||
+      (owned && owned.getShape() == oxide::Ownership::cluster_leader))
+    return {90, "uses a cluster witness (oxide::cluster::index)"};
   if (isa<oxide::WarpReduxOp>(op))
     return {80, "uses a one-instruction warp reduction (oxide::warp::reduce_*, redux.sync)"};
   return {0, nullptr};

@@ -1,6 +1,7 @@
 //===- OxideOps.cpp - oxide dialect operations ----------------------------===//
 
 #include "Oxide/IR/OxideOps.h"
+#include "oxide/detail/intrinsic_abi.hpp"
 
 using namespace mlir;
 using namespace oxide;
@@ -41,6 +42,64 @@ LogicalResult DisjointGetOp::verify() {
                          << " coordinates";
   if (!getWithin().empty() && getTile() == 1 && getTileRows() == 1)
     return emitOpError() << "names an element 'within' a tile but has no tile";
+  return success();
+}
+
+LogicalResult GroupIndexOp::verify() {
+  if (!(*this)->getParentOfType<LLVM::LLVMFuncOp>())
+    return emitOpError("must be inside an llvm.func");
+  return success();
+}
+
+unsigned OwnedElemOp::outputRank(Ownership shape) {
+  switch (shape) {
+  case Ownership::warp_lanes:
+  case Ownership::block_threads:
+  case Ownership::strided_rows:
+    return 2;
+  case Ownership::z_column:
+    return 3;
+  default:
+    return 1;
+  }
+}
+
+unsigned OwnedElemOp::ownerRank(Ownership shape) {
+  return shape == Ownership::strided_rows || shape == Ownership::z_column ? 2 : 1;
+}
+
+std::optional<Group> OwnedElemOp::owningGroup(Ownership shape) {
+  switch (shape) {
+  case Ownership::warp_leader:
+  case Ownership::warp_lanes:
+    return Group::warp;
+  case Ownership::block_leader:
+  case Ownership::block_threads:
+    return Group::block;
+  case Ownership::cluster_leader:
+    return Group::cluster;
+  default:
+    return std::nullopt;
+  }
+}
+
+LogicalResult OwnedElemOp::verify() {
+  const Ownership shape = getShape();
+  if (getExtents().size() != outputRank(shape))
+    return emitOpError() << "shape " << stringifyOwnership(shape) << " writes a rank-" << outputRank(shape)
+                         << " output but has " << getExtents().size() << " extents";
+  if (getOwners().size() != ownerRank(shape))
+    return emitOpError() << "shape " << stringifyOwnership(shape) << " takes " << ownerRank(shape)
+                         << " owner coordinates, not " << getOwners().size();
+  if (static_cast<bool>(getUniform()) != (shape == Ownership::pair))
+    return emitOpError() << (shape == Ownership::pair ? "shape pair needs its distance as 'uniform'"
+                                                      : "only shape pair takes a 'uniform' operand");
+  const bool counted = shape == Ownership::block_strided || shape == Ownership::strided_rows;
+  if (!counted && getCount() != 1)
+    return emitOpError() << "only shapes block_strided and strided_rows take a 'count'";
+  if (getCount() > static_cast<std::int64_t>(detail::kMaxStridedCount))
+    return emitOpError() << "count " << getCount() << " is above " << detail::kMaxStridedCount
+                         << ", past which the element index could wrap";
   return success();
 }
 

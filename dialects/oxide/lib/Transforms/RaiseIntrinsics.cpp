@@ -59,6 +59,8 @@ template <class R, class... A> struct SignatureOf<R(A...) noexcept> {
   static constexpr Signature value{abiOf<R>(), {abiOf<A>()...}, sizeof...(A)};
 };
 
+constexpr std::uint64_t kMaxStridedCount = oxide::detail::kMaxStridedCount;
+
 /// Largest launch rank (the `rank` operand of __oxide_thread_index and __oxide_grid_stride_next).
 constexpr std::uint32_t kMaxRank = 3;
 
@@ -102,6 +104,9 @@ private:
         OXIDE_INTRINSIC(grid_stride_next, gridStrideNext),
         OXIDE_INTRINSIC(disjoint_tile, disjointTile),
         OXIDE_INTRINSIC(disjoint_tile_2d, disjointTile2D),
+        OXIDE_INTRINSIC(group_index, groupIndex),
+        OXIDE_INTRINSIC(group_stride_next, groupStrideNext),
+        OXIDE_INTRINSIC(owned_elem, ownedElem),
         OXIDE_INTRINSIC(span_elem, spanElem),
         OXIDE_INTRINSIC(disjoint_get, disjointGet<1>),
         OXIDE_INTRINSIC(disjoint_get_2d, disjointGet<2>),
@@ -245,6 +250,53 @@ private:
     }
     return oxide::SpanElemOp::create(rewriter, loc, ptr, call.getOperand(0), call.getOperand(1),
                                      call.getOperand(3), rewriter.getI64IntegerAttr(elemSize.getZExtValue()));
+  Operation *groupIndex() {
+    auto group = enumOperand<oxide::Group>(0, oxide::getMaxEnumValForGroup());
+    if (!group)
+      return nullptr;
+    return oxide::GroupIndexOp::create(rewriter, loc, i64, *group);
+  }
+
+  Operation *groupStrideNext() {
+    auto group = enumOperand<oxide::Group>(1, oxide::getMaxEnumValForGroup());
+    if (!group)
+      return nullptr;
+    return oxide::GroupStrideNextOp::create(rewriter, loc, i64, call.getOperand(0), *group);
+  }
+
+  /// Operands: data, width, height, depth, the element size, the shape, its parameter, the owner's
+  /// x and y, j. The shape decides how many extents and owner coordinates the op keeps.
+  Operation *ownedElem() {
+    APInt elemSize;
+    if (!matchPattern(call.getOperand(4), m_ConstantInt(&elemSize)) || elemSize.isZero()) {
+      call.emitError() << "the element size of oxide intrinsic '" << name << "' must be a non-zero constant";
+      return nullptr;
+    }
+    auto shape = enumOperand<oxide::Ownership>(5, oxide::getMaxEnumValForOwnership());
+    if (!shape)
+      return nullptr;
+    const unsigned rank = oxide::OwnedElemOp::outputRank(*shape);
+    const unsigned owners = oxide::OwnedElemOp::ownerRank(*shape);
+    Value param = call.getOperand(6), uniform;
+    std::int64_t count = 1;
+    if (*shape == oxide::Ownership::pair) {
+      uniform = param;
+    } else if (*shape == oxide::Ownership::block_strided || *shape == oxide::Ownership::strided_rows) {
+      APInt k;
+      if (!matchPattern(param, m_ConstantInt(&k)) || k.isZero() || k.ugt(kMaxStridedCount)) {
+        call.emitError() << "the element count of oxide intrinsic '" << name
+                         << "' must be a constant between 1 and " << kMaxStridedCount;
+        return nullptr;
+      }
+      count = k.getZExtValue();
+    }
+    auto operands = call.getOperands();
+    auto op = oxide::OwnedElemOp::create(rewriter, loc, ptr, operands[0], operands.slice(1, rank),
+                                         operands.slice(7, owners), operands[9], uniform,
+                                         elemSize.getZExtValue(), *shape, count);
+    return op;
+  }
+
   }
 
   Operation *syncThreads() { return oxide::BarrierOp::create(rewriter, loc); }

@@ -7,6 +7,7 @@
 #include "Oxide/Transforms/Passes.h"
 #include "Oxide/Transforms/VerifyWrites.h"
 
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "llvm/Demangle/Demangle.h"
 
@@ -28,32 +29,83 @@ public:
     });
   }
 
-  /// Whether `value` is, on every path, the calling thread's `oxide.thread_index rank dim`.
-  /// A worklist, not a recursion: a chain of grid-stride steps or phis may be as long as the
-  /// program, and the stack is not.
-  bool isWitness(Value value, unsigned rank, oxide::Dim dim) {
-    const unsigned key = rank * 4 + static_cast<unsigned>(dim);
+  /// Whether `value` is, on every path, the calling thread's `oxide.thread_index rank dim`, or
+  /// (with `strides`) a grid-stride step of it.
+  bool isWitness(Value value, unsigned rank, oxide::Dim dim, bool strides = true) {
+    const unsigned key = (rank * 4 + static_cast<unsigned>(dim)) * 2 + (strides ? 1 : 0);
+    return traces(value, key, [&](Operation *op) -> Source {
+      if (auto index = dyn_cast<oxide::ThreadIndexOp>(op))
+        return index.getRank() == rank && index.getDim() == dim ? Source::witness() : Source::reject();
+      // A grid-stride step keeps a thread inside its own residue class of indices.
+      if (auto next = dyn_cast<oxide::GridStrideNextOp>(op); next && strides)
+        return next.getRank() == rank && next.getDim() == dim ? Source::step(next.getIndex()) : Source::reject();
+      return Source::reject();
+    });
+  }
+
+  /// Whether `value` is, on every path, the calling thread's `oxide.group_index group`, or a
+  /// group-stride step of it.
+  bool isGroupWitness(Value value, oxide::Group group) {
+    const unsigned key = 100 + static_cast<unsigned>(group);
+    return traces(value, key, [&](Operation *op) -> Source {
+      if (auto index = dyn_cast<oxide::GroupIndexOp>(op))
+        return index.getGroup() == group ? Source::witness() : Source::reject();
+      if (auto next = dyn_cast<oxide::GroupStrideNextOp>(op))
+        return next.getGroup() == group ? Source::step(next.getIndex()) : Source::reject();
+      return Source::reject();
+    });
+  }
+
+  /// Whether `value` is the same for every thread of the launch: a constant, a kernel's scalar
+  /// parameter (or a helper's argument that every call gives such a value), or arithmetic of such
+  /// values. Not a phi or a select: which value they give may depend on the thread.
+  static bool isUniform(Value value, unsigned depth = 0) {
+    if (depth > 64)
+      return false;
+    if (matchPattern(value, m_Constant()))
+      return true;
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      auto func = dyn_cast<LLVM::LLVMFuncOp>(arg.getOwner()->getParentOp());
+      return arg.getOwner()->isEntryBlock() && func &&
+             func->hasAttr(oxide::OxideDialect::getKernelAttrName()) && !isa<LLVM::LLVMPointerType>(arg.getType());
+    }
+    Operation *def = value.getDefiningOp();
+    if (!isa<LLVM::ZExtOp, LLVM::SExtOp, LLVM::TruncOp, LLVM::AddOp, LLVM::SubOp, LLVM::MulOp, LLVM::ShlOp,
+             LLVM::LShrOp, LLVM::AShrOp, LLVM::UDivOp, LLVM::AndOp, LLVM::OrOp, LLVM::XOrOp>(def))
+      return false;
+    return llvm::all_of(def->getOperands(), [&](Value v) { return isUniform(v, depth + 1); });
+  }
+
+private:
+  /// What a value's defining op contributes to a witness: it is one, it is one if its operand
+  /// is, or it is not one.
+  struct Source {
+    enum { Witness, Step, Reject } kind;
+    Value from;
+    static Source witness() { return {Witness, Value()}; }
+    static Source step(Value from) { return {Step, from}; }
+    static Source reject() { return {Reject, Value()}; }
+  };
+
+  /// Whether every value `value` may take comes from a source `classify` accepts, through
+  /// steps, phis and function arguments. A worklist, not a recursion: a chain of grid-stride
+  /// steps or phis may be as long as the program, and the stack is not.
+  bool traces(Value value, unsigned key, llvm::function_ref<Source(Operation *)> classify) {
     llvm::DenseSet<Value> seen;
     SmallVector<Value> work = {value};
     while (!work.empty()) {
       Value v = work.pop_back_val();
       if (proven.contains({v, key}) || !seen.insert(v).second)
         continue; // a cycle adds no new source of values
-      if (auto index = v.getDefiningOp<oxide::ThreadIndexOp>()) {
-        if (index.getRank() != rank || index.getDim() != dim)
+      if (Operation *def = v.getDefiningOp()) {
+        Source source = classify(def);
+        if (source.kind == Source::Reject)
           return false;
+        if (source.kind == Source::Step)
+          work.push_back(source.from);
         continue;
       }
-      // A grid-stride step keeps a thread inside its own residue class of indices.
-      if (auto next = v.getDefiningOp<oxide::GridStrideNextOp>()) {
-        if (next.getRank() != rank || next.getDim() != dim)
-          return false;
-        work.push_back(next.getIndex());
-        continue;
-      }
-      auto arg = dyn_cast<BlockArgument>(v);
-      if (!arg)
-        return false;
+      auto arg = cast<BlockArgument>(v);
       Block *block = arg.getOwner();
       auto func = dyn_cast<LLVM::LLVMFuncOp>(block->getParentOp());
       if (!func)
@@ -91,11 +143,77 @@ public:
     return true;
   }
 
-private:
   llvm::DenseMap<StringAttr, SmallVector<LLVM::CallOp>> callers;
-  /// (value, rank * 4 + dim) already shown to be a witness.
+  /// (value, key) already shown to be a witness of the kind `key` names.
   llvm::DenseSet<std::pair<Value, unsigned>> proven;
 };
+
+/// The C++ call that makes an owner's witness, for messages.
+std::string witnessSpelling(oxide::Ownership shape) {
+  switch (shape) {
+  case oxide::Ownership::warp_leader:
+  case oxide::Ownership::warp_lanes:
+    return "oxide::warp::index()";
+  case oxide::Ownership::block_leader:
+  case oxide::Ownership::block_threads:
+    return "oxide::block::index()";
+  case oxide::Ownership::cluster_leader:
+    return "oxide::cluster::index()";
+  case oxide::Ownership::strided_rows:
+  case oxide::Ownership::z_column:
+    return "oxide::thread::index_2d()";
+  default:
+    return "oxide::thread::index_1d()";
+  }
+}
+
+/// The owner coordinates of `owned` are its shape's witnesses, and a pair's distance is uniform.
+bool verifyOwners(oxide::OwnedElemOp owned, ProvenanceChecker &provenance) {
+  const oxide::Ownership shape = owned.getShape();
+  auto owners = owned.getOwners();
+  bool ok = true;
+  // Shapes that compute the thread's place in its block from the launch registers need the
+  // thread's own index itself, not a grid-stride step of it (whose set would be another's).
+  switch (shape) {
+  case oxide::Ownership::block_strided:
+    ok = provenance.isWitness(owners[0], 1, oxide::Dim::x, /*strides=*/false);
+    break;
+  case oxide::Ownership::launch_strided:
+  case oxide::Ownership::pair:
+    ok = provenance.isWitness(owners[0], 1, oxide::Dim::x);
+    break;
+  case oxide::Ownership::strided_rows:
+    ok = provenance.isWitness(owners[0], 2, oxide::Dim::x) &&
+         provenance.isWitness(owners[1], 2, oxide::Dim::y, /*strides=*/false);
+    break;
+  case oxide::Ownership::z_column:
+    ok = provenance.isWitness(owners[0], 2, oxide::Dim::x) && provenance.isWitness(owners[1], 2, oxide::Dim::y);
+    break;
+  default:
+    ok = provenance.isGroupWitness(owners[0], *oxide::OwnedElemOp::owningGroup(shape));
+    break;
+  }
+  if (!ok) {
+    emitError(oxide::userLocation(owned.getLoc()))
+        << "this output is written through a " << oxide::stringifyOwnership(shape)
+        << " set whose owner is not the calling thread's witness; pass the witness from "
+        << witnessSpelling(shape)
+        << " itself (a computed, stored or forged owner would let two threads write the same element)"
+        << (shape == oxide::Ownership::block_strided || shape == oxide::Ownership::strided_rows
+                ? ", and not a grid-stride step of it"
+                : "")
+        << " [safety rule: witness]";
+    return false;
+  }
+  if (shape == oxide::Ownership::pair && !ProvenanceChecker::isUniform(owned.getUniform())) {
+    emitError(oxide::userLocation(owned.getLoc()))
+        << "the distance of this pair is not the same for every thread: pairs of different threads "
+           "are disjoint only when they all use one distance; pass a constant or a kernel parameter "
+           "(not a value computed from the thread's index or loaded from memory) [safety rule: witness]";
+    return false;
+  }
+  return true;
+}
 
 struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySafetyPass> {
   void runOnOperation() override {
@@ -116,6 +234,11 @@ struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySaf
         failed = true;
         break;
       }
+    });
+
+    module.walk([&](oxide::OwnedElemOp owned) {
+      if (!verifyOwners(owned, provenance))
+        failed = true;
     });
 
     SymbolTable symbols(module);
@@ -141,7 +264,9 @@ struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySaf
                 << "launch; add 'cooperative = true' to its launch contract";
             failed = true;
           }
-          if (isa<oxide::ClusterSyncOp, oxide::MapSharedOp>(op) && !clustered) {
+          auto group = dyn_cast<oxide::GroupIndexOp>(op);
+          if ((isa<oxide::ClusterSyncOp, oxide::MapSharedOp>(op) || (group && group.getGroup() == oxide::Group::cluster)) &&
+              !clustered) {
             emitError(oxide::userLocation(op->getLoc()))
                 << "kernel '" << kernelName << "' uses thread-block cluster operations but is not launched "
                 << "in clusters; add 'cluster = (x, y, z)' to its launch contract";

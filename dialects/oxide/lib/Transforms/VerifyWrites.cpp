@@ -53,7 +53,7 @@ enum class RootKind : unsigned {
   Private,  ///< an alloca, or a function's byval copy of a parameter
   Shared,   ///< the block's shared memory
   Heap,     ///< a block from the device heap (malloc, new) of this thread
-  Element,  ///< one element: an oxide.disjoint_get or oxide.span_elem result
+  Element,  ///< one element: an oxide.disjoint_get, oxide.owned_elem or oxide.span_elem result
   Param,    ///< memory a kernel's span parameter points to (source: that kernel argument)
   Global,   ///< a device global variable
   Constant, ///< constant memory
@@ -311,7 +311,7 @@ private:
                                                                : RootKind::Global;
           add(result, {kind, result});
         })
-        .Case<oxide::DisjointGetOp, oxide::SpanElemOp>(
+        .Case<oxide::DisjointGetOp, oxide::OwnedElemOp, oxide::SpanElemOp>(
             [&](auto) { add(result, {RootKind::Element, result}); })
         .Case<oxide::SharedAllocOp, oxide::DynamicSharedOp, oxide::MapSharedOp>(
             [&](auto) { add(result, {RootKind::Shared, result}); })
@@ -767,6 +767,9 @@ private:
     if (auto get = dyn_cast<oxide::DisjointGetOp>(element)) {
       elemSize = get.getElemSize();
       what = "the thread's own element of output " + outputName(get);
+    } else if (auto owned = dyn_cast<oxide::OwnedElemOp>(element)) {
+      elemSize = owned.getElemSize();
+      what = "the thread's own element of output " + outputName(owned);
     } else {
       auto span = cast<oxide::SpanElemOp>(element);
       elemSize = span.getElemSize();
@@ -845,7 +848,7 @@ private:
 
   void checkEscape(Operation *op, Value value, llvm::StringRef how) {
     for (const Root &root : rootsOf(value))
-      if (root.kind == RootKind::Element && isa<oxide::DisjointGetOp>(root.source.getDefiningOp())) {
+      if (root.kind == RootKind::Element && isa<oxide::DisjointGetOp, oxide::OwnedElemOp>(root.source.getDefiningOp())) {
         report(op, kRuleEscape, [&](InFlightDiagnostic &d) {
           d << "the pointer to the thread's own element of output " << outputName(root.source.getDefiningOp())
             << " escapes: it is " << how
@@ -976,7 +979,7 @@ private:
               << "check; use Oxide's device API, or drop the contract and launch with oxide::unsafe_launch";
           });
         })
-        .Case<oxide::DisjointGetOp>([&](oxide::DisjointGetOp get) { checkSpanOrigin(get); })
+        .Case<oxide::DisjointGetOp, oxide::OwnedElemOp>([&](auto get) { checkSpanOrigin(get); })
         .Case<oxide::SpanElemOp>([&](oxide::SpanElemOp elem) {
           if (auto data = paramField(elem.getData()); data && data->second == kSpanDataOffset)
             recordElementSize(elem, data->first, elem.getElemSize());
@@ -1006,8 +1009,8 @@ private:
 
   /// A DisjointSpan element comes from a DisjointSpan parameter: its data and extents are that
   /// parameter's fields, so the runtime's binding and overlap checks hold for it.
-  void checkSpanOrigin(oxide::DisjointGetOp get) {
-    const unsigned rank = get.getCoords().size();
+  template <class ElementOp> void checkSpanOrigin(ElementOp get) {
+    const unsigned rank = get.getExtents().size();
     const char expected = rank == 1 ? 'o' : rank == 2 ? '2' : '3';
     auto data = paramField(get.getData());
     bool ok = data && data->second == kSpanDataOffset && paramKind(data->first) == expected;
@@ -1019,7 +1022,7 @@ private:
            field->second == kSpanDataOffset + kSpanExtentStride * static_cast<int64_t>(d + 1);
     }
     if (ok) {
-      shapes[data->first].push_back(get);
+      shapes[data->first].push_back(get.getOperation());
       recordElementSize(get, data->first, get.getElemSize());
       return;
     }
@@ -1070,28 +1073,55 @@ private:
     }
   }
 
-  /// Threads own an output's elements by one shape: single elements, or tiles of one size. Two
-  /// shapes on one output would give one element to two threads (element 1 of thread 1, and
-  /// element 1 of thread 0's tile of 2).
+  /// What a pair's distance is, for comparing two pairs: a constant's value, a kernel
+  /// parameter's position, or the value itself.
+  static std::string uniformKey(Value value) {
+    while (isa_and_nonnull<LLVM::ZExtOp, LLVM::SExtOp>(value.getDefiningOp()))
+      value = value.getDefiningOp()->getOperand(0);
+    APInt constant;
+    if (matchPattern(value, m_ConstantInt(&constant)))
+      return "distance " + std::to_string(constant.getZExtValue());
+    if (auto arg = dyn_cast<BlockArgument>(value); arg && arg.getOwner()->isEntryBlock())
+      return "the distance of kernel parameter " + std::to_string(arg.getArgNumber() + 1);
+    return "a distance computed at " + std::to_string(reinterpret_cast<std::uintptr_t>(value.getAsOpaquePointer()));
+  }
+
+  /// How the threads of `op` (an oxide.disjoint_get or oxide.owned_elem) own the output's
+  /// elements, in words: two element ops give each thread the same set only if these are equal.
+  static std::string shapeOf(Operation *op) {
+    if (auto get = dyn_cast<oxide::DisjointGetOp>(op)) {
+      if (get.getTile() == 1 && get.getTileRows() == 1)
+        return "single elements (get_mut)";
+      return "tiles of " + std::to_string(get.getTileRows()) + " x " + std::to_string(get.getTile()) +
+             " elements (tile_mut)";
+    }
+    auto owned = cast<oxide::OwnedElemOp>(op);
+    std::string text = oxide::stringifyOwnership(owned.getShape()).str() + " sets";
+    if (owned.getCount() != 1)
+      text += " of " + std::to_string(owned.getCount());
+    if (owned.getUniform())
+      text += " at " + uniformKey(owned.getUniform());
+    return text;
+  }
+
+  /// Threads own an output's elements by one shape: single elements, tiles of one size, or one
+  /// ownership set. Two shapes on one output would give one element to two threads (element 1 of
+  /// thread 1, and element 1 of thread 0's tile of 2; a warp's row and a thread's element).
   void checkTileShapes() {
-    for (auto &[param, gets] : shapes) {
-      oxide::DisjointGetOp first = gets.front();
-      for (oxide::DisjointGetOp get : gets)
-        if (get.getTile() != first.getTile() || get.getTileRows() != first.getTileRows()) {
-          auto shape = [](oxide::DisjointGetOp g) {
-            if (g.getTile() == 1 && g.getTileRows() == 1)
-              return std::string("single elements (get_mut)");
-            return "tiles of " + std::to_string(g.getTileRows()) + " x " + std::to_string(g.getTile()) +
-                   " elements (tile_mut)";
-          };
-          report(get, kRuleOwnElement, [&](InFlightDiagnostic &d) {
-            d << "output '" << paramName(param) << "' is written here as " << shape(get)
-              << " but elsewhere as " << shape(first)
-              << ": the threads' elements would overlap; use one shape for each output";
-            d.attachNote(oxide::userLocation(first.getLoc())) << "the other shape is used here";
-          });
-          break;
-        }
+    for (auto &[param, ops] : shapes) {
+      Operation *first = ops.front();
+      const std::string firstShape = shapeOf(first);
+      for (Operation *op : ops) {
+        const std::string shape = shapeOf(op);
+        if (shape == firstShape)
+          continue;
+        report(op, kRuleOwnElement, [&](InFlightDiagnostic &d) {
+          d << "output '" << paramName(param) << "' is written here as " << shape << " but elsewhere as "
+            << firstShape << ": the threads' elements would overlap; use one shape for each output";
+          d.attachNote(oxide::userLocation(first->getLoc())) << "the other shape is used here";
+        });
+        break;
+      }
     }
   }
 
@@ -1131,7 +1161,7 @@ private:
   llvm::DenseMap<LLVM::LLVMFuncOp, SmallVector<LLVM::CallOp>> callers;
   llvm::DenseMap<Value, KernelParam> paramOf;
   llvm::DenseMap<Value, RootSet> roots;
-  llvm::MapVector<Value, SmallVector<oxide::DisjointGetOp>> shapes;
+  llvm::MapVector<Value, SmallVector<Operation *>> shapes;
   llvm::DenseMap<Value, std::pair<int64_t, Operation *>> elementSizes;
   std::vector<Confinement> toConfine;
   llvm::DenseSet<std::pair<Location, llvm::StringRef>> reported;

@@ -51,4 +51,14 @@ def Oxide_ClusterGeometryKind : I32EnumAttr<"ClusterGeometryKind", "thread-block
   let cppNamespace = "::oxide";
 }
 
+def Oxide_Group : I32EnumAttr<"Group", "a group of threads that owns outputs together",
+    Oxide_GroupCases> {
+  let cppNamespace = "::oxide";
+}
+
+def Oxide_Ownership : I32EnumAttr<"Ownership", "the write set of an owner of output elements",
+    Oxide_OwnershipCases> {
+  let cppNamespace = "::oxide";
+}
+
 #endif // OXIDE_ENUMS

@@ -93,6 +93,86 @@ def Oxide_GridStrideNextOp : Oxide_Op<"grid_stride_next", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Oxide_GroupIndexOp : Oxide_Op<"group_index", [Pure]> {
+  let summary = "the calling thread's warp, block or cluster index (a group witness)";
+  let description = [{
+    The linear index of the calling thread's group in the launch: for a warp,
+    `blockLinear * ceil(blockThreads / 32) + linearTid / 32` (warps never span blocks); for a
+    block, `blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)`; for a cluster, the
+    same over cluster indices. Every `oxide::warp::index()`, `oxide::block::index()` and
+    `oxide::cluster::index()` witness originates here; `oxide.owned_elem` of a group shape
+    requires one. None depends on gridDim.y: a grid of 2^31 - 1 blocks along x has as many
+    block witnesses.
+
+    ```mlir
+    %w = oxide.group_index warp : i64
+    ```
+  }];
+  let arguments = (ins Oxide_Group:$group);
+  let results = (outs I64:$index);
+  let assemblyFormat = "$group attr-dict `:` type($index)";
+  let hasVerifier = 1;
+}
+
+def Oxide_GroupStrideNextOp : Oxide_Op<"group_stride_next", [Pure]> {
+  let summary = "the next index of a group-stride loop: index + the launch's number of groups";
+  let description = [{
+    Advances a group's index by the number of such groups in the launch (warps, blocks or
+    clusters), so a group's sequence never meets another's: the provenance check accepts the
+    result as a witness of the same group whenever `index` is one.
+
+    ```mlir
+    %next = oxide.group_stride_next %w warp : i64
+    ```
+  }];
+  let arguments = (ins I64:$index, Oxide_Group:$group);
+  let results = (outs I64:$next);
+  let assemblyFormat = "$index $group attr-dict `:` type($next)";
+}
+
+def Oxide_OwnedElemOp : Oxide_Op<"owned_elem", [Pure, AttrSizedOperandSegments, AllTypesMatch<["data", "element"]>]> {
+  let summary = "element `j` of an owner's write set in a disjoint output, or null";
+  let description = [{
+    The write sets beyond "thread i writes element i" (`oxide.disjoint_get`): a warp, block or
+    cluster that owns an element or a row, a thread that owns strided elements, strided rows,
+    a pair or a z-column. `shape` (see the Ownership enum of the intrinsic catalog) gives each
+    owner a set of elements; the sets of different owners are disjoint by construction, and
+    where a group owns the set, the shape also names the one member that writes each element
+    (the others get null). `owners` are the owner's witness coordinates: an
+    `oxide.group_index` of the shape's group for the group shapes, `oxide.thread_index`
+    values for the others (checked by `oxide-verify-safety`, with `data` and `extents` the
+    fields of one DisjointSpan parameter). `uniform` is the pair shape's distance, which must
+    be the same for every thread (a constant or a kernel parameter); `count` is the K of
+    block_strided and strided_rows. The result is null when `j` is outside the set, the
+    element outside the output, or the caller not the writing member.
+
+    ```mlir
+    %p = oxide.owned_elem %data [%size] owner [%w] at %j elem 4 shape warp_leader : !llvm.ptr
+    %q = oxide.owned_elem %data [%width, %height] owner [%x, %y] at %j elem 4 shape strided_rows count 4 : !llvm.ptr
+    %r = oxide.owned_elem %data [%size] owner [%i] at %j uniform %h elem 8 shape pair : !llvm.ptr
+    ```
+  }];
+  let arguments = (ins LLVM_AnyPointer:$data, Variadic<I64>:$extents, Variadic<I64>:$owners, I64:$j,
+                       Optional<I64>:$uniform,
+                       ConfinedAttr<I64Attr, [IntMinValue<1>]>:$elem_size,
+                       Oxide_Ownership:$shape,
+                       DefaultValuedAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>, "1">:$count);
+  let results = (outs LLVM_AnyPointer:$element);
+  let assemblyFormat = [{
+    $data `[` $extents `]` `owner` `[` $owners `]` `at` $j (`uniform` $uniform^)? `elem` $elem_size `shape` $shape (`count` $count^)?
+    attr-dict `:` qualified(type($element))
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The rank of the output this shape writes (its number of extents).
+    static unsigned outputRank(::oxide::Ownership shape);
+    /// The number of owner coordinates this shape takes.
+    static unsigned ownerRank(::oxide::Ownership shape);
+    /// The group that owns the set, or std::nullopt when a thread owns it.
+    static std::optional<::oxide::Group> owningGroup(::oxide::Ownership shape);
+  }];
+}
+
 def Oxide_GeometryOp : Oxide_Op<"geometry", [Pure]> {
   let summary = "a launch geometry register: threadIdx, blockIdx, blockDim or gridDim";
   let description = [{
