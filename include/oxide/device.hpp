@@ -1,6 +1,6 @@
 // Everything a kernel author needs: witnesses, spans, geometry, shared memory, barriers,
-// warp operations, atomics, 16-bit floats, printf and trap, constant memory, clusters, grid
-// sync and clocks.
+// warp operations, tensor cores (mma.sync, ldmatrix, cp.async), atomics, 16-bit floats, printf
+// and trap, constant memory, clusters, grid sync and clocks.
 #pragma once
 
 #include "oxide/device/atomic.hpp"
@@ -10,6 +10,7 @@
 #include "oxide/device/group.hpp"
 #include "oxide/device/half.hpp"
 #include "oxide/device/intrinsics.hpp"
+#include "oxide/device/mma.hpp"
 #include "oxide/device/print.hpp"
 #include "oxide/device/shared.hpp"
 #include "oxide/device/span.hpp"

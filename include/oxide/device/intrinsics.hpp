@@ -127,3 +127,32 @@ void __oxide_grid_sync() noexcept;
 /// Prints `message` and stops the kernel; the launch then fails on the host. Never returns.
 [[noreturn]] void __oxide_trap(const char *message) noexcept;
 }
+
+// --- tensor cores (sm_80+): mma.sync, ldmatrix, cp.async --------------------------------------
+// Warp-collective: every lane of the warp calls them together, with the fragments that
+// oxide/device/mma.hpp lays out. Fragments pass by address (the raise loads and stores them, so
+// they stay in registers); every fragment register is 32 bits.
+extern "C" {
+/// d = a * b + c over one m16n8k16 tile: `a` 4, `b` 2, `c` and `d` 4 registers per lane, A and
+/// B bf16 pairs, C and D f32.
+void __oxide_mma_m16n8k16_bf16(void *d, const void *a, const void *b, const void *c) noexcept;
+/// The same with f16 pairs in A and B.
+void __oxide_mma_m16n8k16_f16(void *d, const void *a, const void *b, const void *c) noexcept;
+/// m16n8k8 with tf32 A and B (one per register, f32 bits), f32 C and D.
+void __oxide_mma_m16n8k8_tf32(void *d, const void *a, const void *b, const void *c) noexcept;
+/// m16n8k32 with four s8 per register in A and B, s32 C and D (saturating).
+void __oxide_mma_m16n8k32_s8(void *d, const void *a, const void *b, const void *c) noexcept;
+/// `count` (constant: 1, 2 or 4) 8x8 matrices of 16-bit elements from shared memory into
+/// `fragment` (`count` registers); lane l gives the address of row l % 8 of matrix l / 8 (lanes
+/// past 8 * count give none). `transpose` (constant, 0 or 1) loads each matrix transposed.
+void __oxide_ldmatrix(void *fragment, const void *row, std::uint32_t count, std::uint32_t transpose) noexcept;
+/// Starts an asynchronous copy of `bytes` (constant: 4, 8 or 16) from global memory at `src` to
+/// shared memory at `dst`, both aligned to `bytes`; the first `src_bytes` (at most `bytes`) come
+/// from `src` and the rest are zeros. It lands once a cp_async_wait lets its group complete.
+void __oxide_cp_async(void *dst, const void *src, std::uint32_t bytes, std::uint32_t src_bytes) noexcept;
+/// Closes the group of the calling thread's copies started since the last commit.
+void __oxide_cp_async_commit() noexcept;
+/// Waits until at most `pending` (constant, 0..7) of the thread's committed groups are
+/// incomplete; the copies of the older groups have then landed.
+void __oxide_cp_async_wait(std::uint32_t pending) noexcept;
+}

@@ -1,6 +1,7 @@
 //===- OxideToNVVM.cpp - oxide ops to NVVM/LLVM ---------------------------===//
 
 #include "Oxide/Conversion/Passes.h"
+#include "Oxide/Conversion/TensorCoreToNVVM.h"
 #include "Oxide/IR/KernelContract.h"
 #include "Oxide/IR/OxideOps.h"
 #include "Oxide/IR/UserLocation.h"
@@ -925,6 +926,7 @@ struct OxideToNVVMPass : oxide::impl::OxideToNVVMBase<OxideToNVVMPass> {
              WarpSyncLowering, TrapLowering, BoundsFailLowering, ClockLowering, ClusterGeometryLowering,
              ClusterSyncLowering, MapSharedLowering, GridSyncLowering, WarpReduxLowering, WarpMatchLowering>(
             &getContext());
+    oxide::populateTensorCoreToNVVMPatterns(patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
 

@@ -43,6 +43,12 @@ std::pair<unsigned, const char *> opRequirement(Operation *op) {
     return {90, "uses a cluster witness (oxide::cluster::index)"};
   if (isa<oxide::WarpReduxOp>(op))
     return {80, "uses a one-instruction warp reduction (oxide::warp::reduce_*, redux.sync)"};
+  if (isa<oxide::MmaSyncOp>(op))
+    return {80, "uses the tensor cores (oxide::mma::mma_sync, mma.sync)"};
+  if (isa<oxide::LdMatrixOp>(op))
+    return {80, "uses a warp matrix load from shared memory (oxide::mma::ldmatrix)"};
+  if (isa<oxide::CpAsyncOp, oxide::CpAsyncCommitOp, oxide::CpAsyncWaitOp>(op))
+    return {80, "uses asynchronous copies to shared memory (oxide::cp_async)"};
   return {0, nullptr};
 }
 

@@ -133,6 +133,14 @@ private:
         OXIDE_INTRINSIC(cluster_map_shared, mapShared),
         OXIDE_INTRINSIC(grid_sync, gridSync),
         OXIDE_INTRINSIC(trap, trap),
+        OXIDE_INTRINSIC(mma_m16n8k16_bf16, mmaBf16),
+        OXIDE_INTRINSIC(mma_m16n8k16_f16, mmaF16),
+        OXIDE_INTRINSIC(mma_m16n8k8_tf32, mmaTf32),
+        OXIDE_INTRINSIC(mma_m16n8k32_s8, mmaS8),
+        OXIDE_INTRINSIC(ldmatrix, ldmatrix),
+        OXIDE_INTRINSIC(cp_async, cpAsync),
+        OXIDE_INTRINSIC(cp_async_commit, cpAsyncCommit),
+        OXIDE_INTRINSIC(cp_async_wait, cpAsyncWait),
     };
 #undef OXIDE_INTRINSIC
     return kIntrinsics;
@@ -393,6 +401,84 @@ private:
   }
 
   Operation *trap() { return oxide::TrapOp::create(rewriter, loc, call.getOperand(0)); }
+
+  // --- tensor cores: fragments pass by address; the ops take and give their registers -------
+
+  /// The `count` 32-bit registers of `type` of the fragment at `base`.
+  SmallVector<Value> loadRegisters(Value base, Type type, unsigned count) {
+    SmallVector<Value> values;
+    for (unsigned i = 0; i < count; ++i) {
+      Value at = LLVM::GEPOp::create(rewriter, loc, ptr, type, base,
+                                     ArrayRef<LLVM::GEPArg>{static_cast<std::int32_t>(i)});
+      values.push_back(LLVM::LoadOp::create(rewriter, loc, type, at, /*alignment=*/4));
+    }
+    return values;
+  }
+
+  /// Stores `values` as the registers of the fragment at `base`; the last store stands for the
+  /// call, which has no result.
+  Operation *storeRegisters(Value base, ValueRange values) {
+    Operation *last = nullptr;
+    for (auto [i, value] : llvm::enumerate(values)) {
+      Value at = LLVM::GEPOp::create(rewriter, loc, ptr, value.getType(), base,
+                                     ArrayRef<LLVM::GEPArg>{static_cast<std::int32_t>(i)});
+      last = LLVM::StoreOp::create(rewriter, loc, value, at, /*alignment=*/4);
+    }
+    return last;
+  }
+
+  /// Operands: d, a, b, c.
+  Operation *mma(Type multiplicand, Type accumulator) {
+    SmallVector<Value> a = loadRegisters(call.getOperand(1), i32, 4);
+    SmallVector<Value> b = loadRegisters(call.getOperand(2), i32, 2);
+    SmallVector<Value> c = loadRegisters(call.getOperand(3), accumulator, 4);
+    auto op = oxide::MmaSyncOp::create(rewriter, loc, SmallVector<Type>(4, accumulator),
+                                       TypeAttr::get(multiplicand), a, b, c);
+    return storeRegisters(call.getOperand(0), op.getD());
+  }
+  Operation *mmaBf16() { return mma(rewriter.getBF16Type(), rewriter.getF32Type()); }
+  Operation *mmaF16() { return mma(rewriter.getF16Type(), rewriter.getF32Type()); }
+  Operation *mmaTf32() { return mma(rewriter.getTF32Type(), rewriter.getF32Type()); }
+  Operation *mmaS8() { return mma(rewriter.getI8Type(), i32); }
+
+  /// Operands: fragment, row, count, transpose.
+  Operation *ldmatrix() {
+    auto count = constantOperand(2, 4);
+    auto transpose = count ? constantOperand(3, 1) : std::nullopt;
+    if (!count || !transpose)
+      return nullptr;
+    if (*count != 1 && *count != 2 && *count != 4) {
+      call.emitError() << "oxide intrinsic '" << name << "' loads 1, 2 or 4 matrices, not " << *count;
+      return nullptr;
+    }
+    auto op = oxide::LdMatrixOp::create(rewriter, loc, SmallVector<Type>(*count, i32), call.getOperand(1),
+                                        *count, *transpose != 0);
+    return storeRegisters(call.getOperand(0), op.getFragment());
+  }
+
+  /// Operands: dst, src, bytes, src_bytes (dropped when it is `bytes`: a whole copy).
+  Operation *cpAsync() {
+    auto bytes = constantOperand(2, 16);
+    if (!bytes)
+      return nullptr;
+    if (*bytes != 4 && *bytes != 8 && *bytes != 16) {
+      call.emitError() << "oxide intrinsic '" << name << "' copies 4, 8 or 16 bytes, not " << *bytes;
+      return nullptr;
+    }
+    Value srcBytes = call.getOperand(3);
+    if (APInt whole; matchPattern(srcBytes, m_ConstantInt(&whole)) && whole == *bytes)
+      srcBytes = nullptr;
+    return oxide::CpAsyncOp::create(rewriter, loc, call.getOperand(0), call.getOperand(1), *bytes, srcBytes);
+  }
+
+  Operation *cpAsyncCommit() { return oxide::CpAsyncCommitOp::create(rewriter, loc); }
+
+  Operation *cpAsyncWait() {
+    auto pending = constantOperand(0, 7);
+    if (!pending)
+      return nullptr;
+    return oxide::CpAsyncWaitOp::create(rewriter, loc, *pending);
+  }
 
   // --- operand checks --------------------------------------------------------------------------
 

@@ -980,6 +980,7 @@ private:
           });
         })
         .Case<oxide::DisjointGetOp, oxide::OwnedElemOp>([&](auto get) { checkSpanOrigin(get); })
+        .Case<oxide::CpAsyncOp>([&](oxide::CpAsyncOp copy) { checkAsyncCopy(copy); })
         .Case<oxide::SpanElemOp>([&](oxide::SpanElemOp elem) {
           if (auto data = paramField(elem.getData()); data && data->second == kSpanDataOffset)
             recordElementSize(elem, data->first, elem.getElemSize());
@@ -1005,6 +1006,38 @@ private:
               }
           }
         });
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Asynchronous copies (cp.async, oxide/device/mma.hpp)
+  //===--------------------------------------------------------------------===//
+
+  /// A cp.async writes its `bytes` into shared memory only (the write is then checked as any
+  /// other shared-memory write: in bounds, or confined to shared memory), and reads them from a
+  /// Span<const T> input, which no thread writes during the launch.
+  void checkAsyncCopy(oxide::CpAsyncOp copy) {
+    auto only = [&](Value pointer, RootKind kind) {
+      return !rootsOf(pointer).empty() && llvm::all_of(rootsOf(pointer), [&](const Root &r) {
+        return r.kind == RootKind::Null ||
+               (r.kind == kind && (kind != RootKind::Param || paramKind(r.source) == 'i'));
+      });
+    };
+    if (addressSpace(copy.getDst()) != kShared && !only(copy.getDst(), RootKind::Shared)) {
+      report(copy, kRuleStoreTarget, [&](InFlightDiagnostic &d) {
+        d << "this asynchronous copy (cp_async) writes memory that is not shared memory; its destination "
+             "must be a shared array (oxide::shared_array or oxide::dynamic_shared)";
+      });
+      return;
+    }
+    if (!only(copy.getSrc(), RootKind::Param)) {
+      report(copy, kRuleSpanOrigin, [&](InFlightDiagnostic &d) {
+        d << "this asynchronous copy (cp_async) reads memory that is not a Span<const T> input of kernel '"
+          << kernelName(copy)
+          << "'; copy from an input span (cp_async::copy(dst, input, i)), whose memory no thread writes";
+      });
+      return;
+    }
+    checkWrite(copy, copy.getDstMutable().getOperandNumber(), copy.getBytes(), false);
   }
 
   /// A DisjointSpan element comes from a DisjointSpan parameter: its data and extents are that

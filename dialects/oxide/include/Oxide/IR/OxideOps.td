@@ -447,4 +447,104 @@ def Oxide_GridSyncOp : Oxide_Op<"grid_sync"> {
   let assemblyFormat = "attr-dict";
 }
 
+//===----------------------------------------------------------------------===//
+// Tensor cores (sm_80+): mma.sync, ldmatrix, cp.async. Warp-collective; the fragment layouts are
+// those of include/oxide/device/mma.hpp (PTX's).
+//===----------------------------------------------------------------------===//
+
+def Oxide_MmaSyncOp : Oxide_Op<"mma_sync", [AttrSizedOperandSegments]> {
+  let summary = "warp-collective matrix multiply-accumulate on the tensor cores (mma.sync)";
+  let description = [{
+    `d = a * b + c` over one tile of the warp: A is 16 x K (row), B is K x 8 (col), C and D
+    16 x 8, each lane holding its fragment in 32-bit registers (4 of A, 2 of B, 4 of C and D).
+    The multiplicand type picks the shape: `bf16` and `f16` are m16n8k16 (two per register),
+    `tf32` m16n8k8 (one), `i8` (signed) m16n8k32 (four, saturating s32 accumulator). Floating
+    multiplicands accumulate in f32. Not pure: every lane of the warp must execute it together.
+
+    ```mlir
+    %d:4 = oxide.mma_sync bf16 [%a0, %a1, %a2, %a3], [%b0, %b1], [%c0, %c1, %c2, %c3]
+        : f32, f32, f32, f32 -> f32, f32, f32, f32
+    ```
+  }];
+  let arguments = (ins TypeAttr:$multiplicand, Variadic<I32>:$a, Variadic<I32>:$b,
+                       Variadic<AnyTypeOf<[F32, I32]>>:$c);
+  let results = (outs Variadic<AnyTypeOf<[F32, I32]>>:$d);
+  let assemblyFormat = [{
+    $multiplicand ` ` `[` $a `]` `,` `[` $b `]` `,` `[` $c `]` attr-dict `:` type($c) `->` type($d)
+  }];
+  let extraClassDeclaration = [{
+    /// K of the m16n8kK shape the multiplicand type gives (0 for a type mma.sync lacks).
+    static unsigned shapeK(mlir::Type multiplicand);
+  }];
+  let hasVerifier = 1;
+}
+
+def Oxide_LdMatrixOp : Oxide_Op<"ldmatrix"> {
+  let summary = "warp-collective load of 8x8 16-bit matrices from shared memory (ldmatrix)";
+  let description = [{
+    Loads `count` (1, 2 or 4) 8x8 matrices of 16-bit elements, one 32-bit register of each per
+    lane: lane l passes the address of row l % 8 of matrix l / 8 and gets row l / 4, columns
+    2 * (l % 4) and 2 * (l % 4) + 1 of every matrix (`trans`: column l / 4, rows 2 * (l % 4) and
+    2 * (l % 4) + 1). `row` is a generic or shared (addrspace 3) pointer into shared memory.
+
+    ```mlir
+    %r:4 = oxide.ldmatrix %row count 4 trans : !llvm.ptr -> i32, i32, i32, i32
+    ```
+  }];
+  let arguments = (ins Arg<LLVM_AnyPointer, "a row of a matrix in shared memory", [MemRead]>:$row,
+                       I32Attr:$count, UnitAttr:$trans);
+  let results = (outs Variadic<I32>:$fragment);
+  let assemblyFormat = [{
+    $row `count` $count (`trans` $trans^)? attr-dict `:` qualified(type($row)) `->` type($fragment)
+  }];
+  let hasVerifier = 1;
+}
+
+def Oxide_CpAsyncOp : Oxide_Op<"cp_async"> {
+  let summary = "start an asynchronous copy from global to shared memory (cp.async)";
+  let description = [{
+    Copies `bytes` (4, 8 or 16) from `src` (global memory, generic or addrspace 1) to `dst`
+    (shared memory, generic or addrspace 3), both aligned to `bytes`. With `src_bytes`, only
+    that many come from `src` and the rest are zeros. The copy belongs to the thread's next
+    `oxide.cp_async_commit` group and lands when an `oxide.cp_async_wait` completes it. It
+    writes shared memory only; `oxide-verify-safety` checks that `dst` is shared memory and, in
+    a contracted kernel, that `src` is a Span<const T> input's memory.
+
+    ```mlir
+    oxide.cp_async %dst, %src, 16 : !llvm.ptr, !llvm.ptr
+    oxide.cp_async %dst, %src, 16 src_bytes %n : !llvm.ptr, !llvm.ptr
+    ```
+  }];
+  let arguments = (ins Arg<LLVM_AnyPointer, "shared memory", [MemWrite]>:$dst,
+                       Arg<LLVM_AnyPointer, "global memory", [MemRead]>:$src,
+                       I32Attr:$bytes, Optional<I32>:$src_bytes);
+  let assemblyFormat = [{
+    $dst `,` $src `,` $bytes (`src_bytes` $src_bytes^)? attr-dict `:` qualified(type($dst)) `,` qualified(type($src))
+  }];
+  let hasVerifier = 1;
+}
+
+def Oxide_CpAsyncCommitOp : Oxide_Op<"cp_async_commit"> {
+  let summary = "close the thread's pending cp.async copies into a group";
+  let description = [{
+    ```mlir
+    oxide.cp_async_commit
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Oxide_CpAsyncWaitOp : Oxide_Op<"cp_async_wait"> {
+  let summary = "wait until at most `pending` of the thread's cp.async groups are in flight";
+  let description = [{
+    The copies of every older group have landed in shared memory when it returns.
+
+    ```mlir
+    oxide.cp_async_wait 1
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<7>]>:$pending);
+  let assemblyFormat = "$pending attr-dict";
+}
+
 #endif // OXIDE_OPS
