@@ -31,6 +31,11 @@ std::optional<Failure> BlockRunner::run(LaunchPlan &plan, std::uint64_t group) {
   warps_per_block_ = (count_ + kWarpSize - 1) / kWarpSize;
   one_dimensional_ = g.block.y == 1 && g.block.z == 1;
   check_ = plan.options.check;
+  random_ = plan.options.random_schedule;
+  if (random_) {
+    schedule_ = ScheduleRandom(mix64(plan.schedule_seed ^ mix64(group)));
+    start_order_ = Permutation(total_, schedule_.next());
+  }
   failure_.reset();
   try {
     while (blocks_.size() < members_)
@@ -90,7 +95,21 @@ void BlockRunner::start_block(BlockState &block, std::uint64_t index, std::uint3
 }
 
 std::optional<SwitchTarget> BlockRunner::next_target() {
-  if (ready_head_ < ready_.size()) {
+  // The random schedule picks among the ready threads and a new one; the ordered one resumes
+  // ready threads first, in the order they became ready.
+  bool resume = ready_head_ < ready_.size();
+  if (random_ && resume && next_unstarted_ < total_) {
+    const std::size_t ready = ready_.size() - ready_head_;
+    const std::size_t pick = schedule_.below(ready + 1);
+    if (pick < ready)
+      std::swap(ready_[ready_head_], ready_[ready_head_ + pick]);
+    else
+      resume = false;
+  } else if (random_ && resume) {
+    const std::size_t ready = ready_.size() - ready_head_;
+    std::swap(ready_[ready_head_], ready_[ready_head_ + schedule_.below(ready)]);
+  }
+  if (resume) {
     const std::uint32_t thread = ready_[ready_head_++];
     if (ready_head_ == ready_.size()) {
       ready_.clear();
@@ -161,7 +180,8 @@ void BlockRunner::fiber_main(transfer_t transfer) {
 
 void BlockRunner::run_threads(FiberStack *stack) {
   while (next_unstarted_ < total_) {
-    const std::uint32_t slot = next_unstarted_++;
+    const std::uint32_t slot =
+        random_ ? static_cast<std::uint32_t>(start_order_(next_unstarted_++)) : next_unstarted_++;
     start_thread(slot, stack);
     ThreadState &state = threads_[slot];
     current_sim_thread = &state.sim;
@@ -179,6 +199,9 @@ void BlockRunner::run_threads(FiberStack *stack) {
     if (!thrown.empty())
       fail_thread(slot, std::move(thrown));
     thread_exited(state);
+    // The random schedule may go on with a ready thread instead of starting the next.
+    if (random_ && ready_head_ < ready_.size() && schedule_.below(2) == 0)
+      break;
   }
   leave_fiber({Event::fiber_done, 0, stack});
 }
@@ -196,8 +219,10 @@ void BlockRunner::start_thread(std::uint32_t slot, FiberStack *stack) {
   ThreadState &state = threads_[slot];
   state.status = Status::running;
   state.stack = stack;
-  // Threads start in slot order: block after block.
-  if (slot == starting_block_end_) [[unlikely]] {
+  // Threads start in slot order, block after block, unless the schedule is random.
+  if (random_) {
+    starting_block_ = blocks_[slot / count_].get();
+  } else if (slot == starting_block_end_) [[unlikely]] {
     starting_block_ = blocks_[slot / count_].get();
     starting_block_end_ = slot + count_;
   }

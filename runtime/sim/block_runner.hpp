@@ -22,6 +22,7 @@
 #include "sim/fiber.hpp"
 #include "sim/kernel_faults.hpp"
 #include "sim/launch_plan.hpp"
+#include "sim/schedule.hpp"
 #include "sim/shared_memory.hpp"
 #include "sim/sim_thread.hpp"
 #include "sim/warp_ops.hpp"
@@ -160,6 +161,9 @@ private:
   std::uint32_t warps_per_block_ = 0;
   bool one_dimensional_ = true;                     ///< blockDim.y == blockDim.z == 1
   bool check_ = false;                              ///< the checking mode
+  bool random_ = false;                             ///< OXIDE_SIM_SCHEDULE=random
+  ScheduleRandom schedule_;                         ///< its draws, for this group
+  Permutation start_order_;                         ///< its order of starting threads (slots)
   std::vector<std::unique_ptr<BlockState>> blocks_; ///< the group's, and spares for later groups
   std::vector<ThreadState> threads_;                ///< by slot: block after block
   std::uint32_t next_unstarted_ = 0;                ///< a slot

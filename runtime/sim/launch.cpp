@@ -28,7 +28,7 @@ void run_blocks(void *context) {
     const std::uint64_t group = plan.next_group.fetch_add(1, std::memory_order_relaxed);
     if (group >= plan.group_count)
       break;
-    if (auto failure = runner.run(plan, group))
+    if (auto failure = runner.run(plan, plan.options.random_schedule ? plan.group_order(group) : group))
       plan.record(std::move(*failure));
   }
 }
@@ -78,6 +78,10 @@ void launch(const PreparedKernel &kernel, void *const *arguments) {
     plan.group_blocks = cluster.x * cluster.y * cluster.z;
   }
   plan.group_count = plan.block_count / plan.group_blocks;
+  if (plan.options.random_schedule) {
+    plan.schedule_seed = mix64(plan.options.seed ^ mix64(plan.options.launches->fetch_add(1)));
+    plan.group_order = Permutation(plan.group_count, plan.schedule_seed);
+  }
   std::unique_ptr<DisjointClaims> claims;
   std::unique_ptr<WriteChecks> writes;
   if (plan.options.check) {

@@ -11,6 +11,7 @@
 #include "oxide/detail/host/launch_core.hpp"
 #include "sim/disjoint_claims.hpp"
 #include "sim/options.hpp"
+#include "sim/schedule.hpp"
 
 namespace oxide::detail::sim {
 
@@ -40,6 +41,9 @@ struct LaunchPlan {
   std::uint64_t group_count = 0;    ///< block_count / group_blocks
   /// Checking mode, for kernels whose parameters oxcc described: what threads may write.
   const WriteChecks *writes = nullptr;
+  /// OXIDE_SIM_SCHEDULE=random: this launch's seed, and the order its groups run in.
+  std::uint64_t schedule_seed = 0;
+  Permutation group_order;
 
   std::atomic<std::uint64_t> next_group{0};
   std::atomic<bool> stop{false}; ///< a block failed: start no more

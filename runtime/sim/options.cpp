@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
+#include <random>
 #include <thread>
 
 #include "oxide/host/error.hpp"
@@ -67,6 +69,27 @@ unsigned parse_threads(std::string_view value) {
   return static_cast<unsigned>(*number);
 }
 
+bool parse_schedule(std::string_view value) {
+  if (value == "random")
+    return true;
+  if (value == "ordered")
+    return false;
+  throw Error(ErrorKind::InvalidEnvironment,
+              fmt::format("OXIDE_SIM_SCHEDULE='{}' is not valid; use random (a schedule drawn from "
+                          "OXIDE_SIM_SEED) or ordered (the default)",
+                          value));
+}
+
+std::uint64_t parse_seed(std::string_view value) {
+  std::uint64_t seed = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), seed);
+  if (value.empty() || error != std::errc{} || end != value.data() + value.size())
+    throw Error(ErrorKind::InvalidEnvironment,
+                fmt::format("OXIDE_SIM_SEED='{}' is not valid; use a decimal number from 0 to {}", value,
+                            UINT64_MAX));
+  return seed;
+}
+
 unsigned default_threads() noexcept {
   const unsigned hardware = std::thread::hardware_concurrency();
   return hardware == 0 ? 1 : std::min(hardware, Options::kMaxThreads);
@@ -81,6 +104,18 @@ Options options_from_environment() {
     options.stack_bytes = parse_stack_bytes(*value);
   if (auto value = environment("OXIDE_SIM_THREADS"))
     options.threads = parse_threads(*value);
+  if (auto value = environment("OXIDE_SIM_SCHEDULE"))
+    options.random_schedule = parse_schedule(*value);
+  const std::optional<std::string_view> seed = environment("OXIDE_SIM_SEED");
+  if (seed)
+    options.seed = parse_seed(*seed); // checked even when unused: a typo should not pass
+  if (options.random_schedule) {
+    if (!seed)
+      options.seed = (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+    std::fprintf(stderr,
+                 "oxide: simulator schedule random, OXIDE_SIM_SEED=%llu (set it to replay this run)\n",
+                 static_cast<unsigned long long>(options.seed));
+  }
   return options;
 }
 

@@ -1,7 +1,10 @@
 // The simulator's settings, read from the environment when a simulator context is created.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,11 +20,17 @@ struct Options {
   bool check = false;                           ///< OXIDE_SIM_CHECK=1: the checking mode
   std::size_t stack_bytes = kDefaultStackBytes; ///< OXIDE_SIM_STACK: per simulated GPU thread
   unsigned threads = 1;                         ///< OXIDE_SIM_THREADS: host threads running blocks
+  bool random_schedule = false;                 ///< OXIDE_SIM_SCHEDULE=random (sim/schedule.hpp)
+  std::uint64_t seed = 0;                       ///< OXIDE_SIM_SEED, or drawn when random
+  /// The launches made with these settings (of one context), shared by its copies: launch n
+  /// draws its schedule from (seed, n).
+  std::shared_ptr<std::atomic<std::uint64_t>> launches = std::make_shared<std::atomic<std::uint64_t>>(0);
 };
 
-/// The settings from OXIDE_SIM_CHECK, OXIDE_SIM_STACK and OXIDE_SIM_THREADS, defaulting to no
-/// checks, 64 KiB stacks and one thread per hardware thread. Throws oxide::Error naming the
-/// variable when a value is malformed.
+/// The settings from OXIDE_SIM_CHECK, OXIDE_SIM_STACK, OXIDE_SIM_THREADS, OXIDE_SIM_SCHEDULE and
+/// OXIDE_SIM_SEED, defaulting to no checks, 64 KiB stacks, one thread per hardware thread and the
+/// ordered schedule. Throws oxide::Error naming the variable when a value is malformed. A random
+/// schedule prints its seed on stderr, so that the run can be replayed.
 [[nodiscard]] Options options_from_environment();
 
 /// The parsers behind options_from_environment; `value` is the variable's text. Each throws
@@ -29,6 +38,9 @@ struct Options {
 [[nodiscard]] bool parse_check(std::string_view value);
 [[nodiscard]] std::size_t parse_stack_bytes(std::string_view value);
 [[nodiscard]] unsigned parse_threads(std::string_view value);
+/// true for "random", false for "ordered".
+[[nodiscard]] bool parse_schedule(std::string_view value);
+[[nodiscard]] std::uint64_t parse_seed(std::string_view value);
 
 /// The number of host threads used when OXIDE_SIM_THREADS is not set.
 [[nodiscard]] unsigned default_threads() noexcept;
