@@ -1,6 +1,7 @@
 // block_reduce: the sum of 2^22 random floats. Each warp adds its 32 values with shuffles
 // (warp::sum), each block combines its warps' sums through shared memory after a barrier, and
-// the host adds the blocks' sums.
+// the host adds the blocks' sums. Thread 0 of each block writes the block's sum through the
+// block's witness (oxide::block::index()), under a launch contract.
 //
 //   oxcc run examples/block_reduce.cpp
 #include <oxide/oxide.hpp>
@@ -14,11 +15,11 @@
 constexpr std::uint32_t kBlock = 256;
 constexpr std::uint32_t kWarps = kBlock / oxide::warp::kSize;
 
-// No launch contract: thread 0 of each block writes the block's sum at the block's index, not at
-// its own thread index, so the output cannot be a DisjointSpan; it is a mutable Span, which a
-// contracted kernel may not take. Launched with oxide::unsafe_launch: the write pattern (one
-// writer per element, block_sums.size() == grid) is this program's responsibility.
-[[kernel]] void block_reduce(oxide::Span<const float> in, oxide::Span<float> block_sums) {
+// Safe: the block owns its sum. block::index() is the block's witness, and get_mut(witness) gives
+// element b of `block_sums` to the block's thread 0 only (nullptr for every other thread), so the
+// one-writer-per-element promise holds without an index the program computes itself.
+[[kernel, oxide::launch_contract("domain = 1, block = 256")]] void
+block_reduce(oxide::Span<const float> in, oxide::DisjointSpan<float> block_sums) {
   auto warp_sums = oxide::shared_array<float, kWarps>();
   const std::uint32_t t = oxide::thread_idx().x;
   const std::size_t i = oxide::thread::index_1d().get();
@@ -30,8 +31,8 @@ constexpr std::uint32_t kWarps = kBlock / oxide::warp::kSize;
   oxide::sync_threads(); // every warp's sum is in shared memory
   if (t < oxide::warp::kSize) {
     const float block_sum = oxide::warp::sum(t < kWarps ? warp_sums[t] : 0.0f);
-    if (t == 0)
-      block_sums[oxide::block_idx().x] = block_sum;
+    if (float *out = block_sums.get_mut(oxide::block::index()))
+      *out = block_sum;
   }
 }
 
@@ -50,7 +51,8 @@ int main() try {
   // Poisoned with NaN so a block that never wrote its sum cannot pass the check.
   auto sums = oxide::DeviceBuffer<float>::from_host(
       stream, std::vector<float>(config.grid, std::numeric_limits<float>::quiet_NaN()));
-  oxide::unsafe_launch(stream, block_reduce, config, in, sums);
+  auto reduce = oxide::prepare(ctx, block_reduce, config);
+  reduce(stream, in, sums);
   const std::vector<float> block_sums = sums.to_host(stream);
 
   std::size_t wrong = 0;

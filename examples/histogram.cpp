@@ -1,6 +1,6 @@
 // histogram: counts of each byte value in 2^22 random bytes. Each block counts into its own 256
 // bins in shared memory with block-scope atomics (cheap: only the block's threads contend), then
-// adds its bins to the global histogram with device-scope atomics, once per bin.
+// adds its bins to the global histogram (an AtomicSpan) with device-scope atomics, once per bin.
 //
 //   oxcc run examples/histogram.cpp
 #include <oxide/oxide.hpp>
@@ -13,24 +13,23 @@
 
 constexpr std::uint32_t kBins = 256;
 
-// No launch contract: every block adds into every bin with atomics, so the bins are a mutable
-// Span shared by all threads, which a contracted kernel may not take (its outputs are
-// DisjointSpans, one writer per element). Launched with oxide::unsafe_launch; the atomics are
-// what make the shared writes correct.
-[[kernel]] void histogram(oxide::Span<const std::uint8_t> data, oxide::Span<std::uint32_t> bins) {
+// Safe: the global bins are an AtomicSpan, an output every thread may update through atomics
+// only (there is no plain reference to a bin), so a contracted kernel may take it. The shared
+// bins are block-local scratch, updated with block-scope atomics.
+[[kernel, oxide::launch_contract("domain = 1, block = 256")]] void
+histogram(oxide::Span<const std::uint8_t> data, oxide::AtomicSpan<std::uint32_t> bins) {
   auto local = oxide::shared_array<std::uint32_t, kBins>();
   const std::uint32_t t = oxide::thread_idx().x, threads = oxide::block_dim().x;
   for (std::uint32_t bin = t; bin < kBins; bin += threads)
     local[bin] = 0; // shared memory starts uninitialised
   oxide::sync_threads();
   // A grid-stride loop: a fixed number of blocks covers any input size.
-  const std::size_t stride = std::size_t{oxide::grid_dim().x} * threads;
-  for (std::size_t i = oxide::thread::index_1d().get(); i < data.size(); i += stride)
-    oxide::AtomicRef<std::uint32_t, oxide::Scope::block>(local[data[i]]).fetch_add(1);
+  for (const auto &i : oxide::thread::grid_stride(data.size()))
+    oxide::AtomicRef<std::uint32_t, oxide::Scope::block>(local[data[i.get()]]).fetch_add(1);
   oxide::sync_threads(); // the block's counts are complete
   for (std::uint32_t bin = t; bin < kBins; bin += threads)
     if (const std::uint32_t count = local[bin])
-      oxide::AtomicRef<std::uint32_t, oxide::Scope::device>(bins[bin]).fetch_add(count);
+      bins.fetch_add(bin, count); // device scope: every block adds into the same bins
 }
 
 int main() try {
@@ -46,7 +45,8 @@ int main() try {
   auto stream = ctx.default_stream();
   auto data = oxide::DeviceBuffer<std::uint8_t>::from_host(stream, host);
   auto bins = oxide::DeviceBuffer<std::uint32_t>::zeroed(stream, kBins); // the atomics add to zero
-  oxide::unsafe_launch(stream, histogram, oxide::LaunchConfig1D{64, 256}, data, bins);
+  auto count = oxide::prepare(ctx, histogram, oxide::LaunchConfig1D{64, 256});
+  count(stream, data, bins);
   const std::vector<std::uint32_t> counts = bins.to_host(stream);
 
   std::vector<std::uint32_t> expected(kBins, 0);
