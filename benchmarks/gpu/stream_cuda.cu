@@ -195,10 +195,12 @@ int main(int argc, char **argv) {
       bench::mismatch(name, 0, got, want);
     bench::report(name, size, "bytes", double(bytes2), ms, ok, "cuda");
   };
-  run_dot("dot", blocks, [&](float *sums) { dot<<<blocks, kBlock>>>(a.ptr, b.ptr, sums, n); });
-  // dot_raw is an Oxide-only diagnostic (see stream_oxide.cpp); its twin is this same kernel.
-  run_dot("dot_raw", blocks, [&](float *sums) { dot<<<blocks, kBlock>>>(a.ptr, b.ptr, sums, n); });
-  run_dot("dot_f4", gs_blocks,
-          [&](float *sums) { dot_f4<<<gs_blocks, kBlock>>>(as4(a.ptr), as4(b.ptr), sums, n4); });
+  // dot_unsafe and dot_raw are Oxide-only variants (see stream_oxide.cpp); their twin is this same
+  // kernel, as dot_f4_unsafe's is dot_f4.
+  for (const char *name : {"dot", "dot_unsafe", "dot_raw"})
+    run_dot(name, blocks, [&](float *sums) { dot<<<blocks, kBlock>>>(a.ptr, b.ptr, sums, n); });
+  for (const char *name : {"dot_f4", "dot_f4_unsafe"})
+    run_dot(name, gs_blocks,
+            [&](float *sums) { dot_f4<<<gs_blocks, kBlock>>>(as4(a.ptr), as4(b.ptr), sums, n4); });
   return 0;
 }

@@ -1,7 +1,8 @@
-// BabelStream-style kernels written with Oxide's safe API (contracts, witnesses, spans), and the
-// dot products with oxide::unsafe_launch. Twin: stream_cuda.cu (same algorithms, same launch
-// shapes). Every kernel reads the read-only inputs a, b, c (2^27 floats = 512 MiB each) and
-// writes `out`, NaN-poisoned first and checked against the host after the timed runs.
+// BabelStream-style kernels written with Oxide's safe API (contracts, witnesses, spans; the dot
+// products' partial sums through block witnesses), and unsafe-tier baselines of the dot products
+// (oxide::unsafe_launch). Twin: stream_cuda.cu (same algorithms, same launch shapes). Every
+// kernel reads the read-only inputs a, b, c (2^27 floats = 512 MiB each) and writes `out`,
+// NaN-poisoned first and checked against the host after the timed runs.
 //
 //   stream_oxide [floats, default 2^27]    prints RESULT lines (bench_common.hpp)
 #include "bench_oxide.hpp"
@@ -45,11 +46,21 @@ triad(oxide::Span<const float> b, oxide::Span<const float> c, oxide::DisjointSpa
     *o = b[i.get()] + kScalar * c[i.get()];
 }
 
-// UNSAFE: thread 0 of each block writes the block's partial sum at the block's index, which no
-// witness allows (there is no per-block witness), so `sums` is a mutable Span and the kernel has
-// no contract. Correct because sums.size() == the grid (checked by this program).
-[[kernel, oxide::launch_bounds(256)]] void dot(oxide::Span<const float> a, oxide::Span<const float> b,
-                                               oxide::Span<float> sums) {
+// Thread 0 of each block writes the block's partial sum: the block's witness (block::index())
+// owns element b of `sums`, so the kernel has a contract like the others.
+[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (a.size() == b.size())")]] void
+dot(oxide::Span<const float> a, oxide::Span<const float> b, oxide::DisjointSpan<float> sums) {
+  const std::size_t i = oxide::thread::index_1d().get();
+  const float sum = bench::block_sum<kBlock>(i < a.size() ? a[i] * b[i] : 0.0f);
+  if (float *o = sums.get_mut(oxide::block::index()))
+    *o = sum;
+}
+
+// Baseline: `dot` in the unsafe tier, as it had to be written before the group witnesses: `sums`
+// a mutable Span written at block_idx().x, no contract, oxide::unsafe_launch. Kept to compare
+// the two tiers in the same run (dot_unsafe, a diagnostic row).
+[[kernel, oxide::launch_bounds(256)]] void dot_unsafe(oxide::Span<const float> a, oxide::Span<const float> b,
+                                                      oxide::Span<float> sums) {
   const std::size_t i = oxide::thread::index_1d().get();
   const float sum = bench::block_sum<kBlock>(i < a.size() && i < b.size() ? a[i] * b[i] : 0.0f);
   if (oxide::thread_idx().x == 0)
@@ -59,7 +70,7 @@ triad(oxide::Span<const float> b, oxide::Span<const float> c, oxide::DisjointSpa
 // Diagnostic: `dot` written like its CUDA twin, with raw __restrict__ pointers (allowed without a
 // contract). Its loads become ld.global.nc, which Span<const T> parameters of kernels without a
 // contract do not get, and only the shared-memory check of bench::block_sum remains. The gap
-// to `dot` is what those cost (README.md).
+// to `dot_unsafe` is what those cost (README.md).
 [[kernel, oxide::launch_bounds(256)]] void dot_raw(const float *__restrict__ a, const float *__restrict__ b,
                                                    float *__restrict__ sums, std::size_t n) {
   const std::size_t i = oxide::thread::index_1d().get();
@@ -161,9 +172,23 @@ triad_f4_flat(oxide::Span<const Float4> b, oxide::Span<const Float4> c, oxide::D
   }
 }
 
-// UNSAFE for the same reason as dot: one partial sum per block, at the block's index.
-[[kernel, oxide::launch_bounds(256)]] void dot_f4(oxide::Span<const Float4> a, oxide::Span<const Float4> b,
-                                                  oxide::Span<float> sums) {
+// One partial sum per block, through the block's witness, as in `dot`.
+[[kernel, oxide::launch_contract("domain = 1, block = 256, requires = (a.size() == b.size())")]] void
+dot_f4(oxide::Span<const Float4> a, oxide::Span<const Float4> b, oxide::DisjointSpan<float> sums) {
+  float sum = 0.0f;
+  for (const auto &i : oxide::thread::grid_stride(a.size())) {
+    const Float4 x = a[i.get()], y = b[i.get()];
+    sum += x.x * y.x + x.y * y.y + x.z * y.z + x.w * y.w;
+  }
+  sum = bench::block_sum<kBlock>(sum);
+  if (float *o = sums.get_mut(oxide::block::index()))
+    *o = sum;
+}
+
+// Baseline: `dot_f4` in the unsafe tier (a mutable Span written at block_idx().x), as
+// `dot_unsafe` is for `dot` (dot_f4_unsafe, a diagnostic row).
+[[kernel, oxide::launch_bounds(256)]] void
+dot_f4_unsafe(oxide::Span<const Float4> a, oxide::Span<const Float4> b, oxide::Span<float> sums) {
   float sum = 0.0f;
   for (const auto &i : oxide::thread::grid_stride(a.size() < b.size() ? a.size() : b.size())) {
     const Float4 x = a[i.get()], y = b[i.get()];
@@ -197,7 +222,7 @@ int main(int argc, char **argv) try {
     scale += std::fabs(double(ha[i]) * hb[i]);
   }
   // Times launch(sums) (one partial sum per block of `config`), then checks the partials' total.
-  auto run_dot = [&](const char *name, const oxide::LaunchConfig1D &config, auto &&launch) {
+  auto run_dot = [&](const char *name, const char *api, const oxide::LaunchConfig1D &config, auto &&launch) {
     auto sums = oxide::DeviceBuffer<float>::uninitialized(stream, config.grid);
     bench::poison(timer, stream, sums);
     const float ms = timer.median_ms(stream, [&](int) { launch(sums); });
@@ -207,7 +232,7 @@ int main(int argc, char **argv) try {
     const bool ok = bench::close(got, want, scale);
     if (!ok)
       bench::mismatch(name, 0, got, want);
-    bench::report(name, size, "bytes", double(bytes2), ms, ok, "unsafe");
+    bench::report(name, size, "bytes", double(bytes2), ms, ok, api);
   };
   {
     auto a = oxide::DeviceBuffer<float>::from_host(stream, ha);
@@ -245,10 +270,13 @@ int main(int argc, char **argv) try {
         "triad_gridstride", bytes3, "safe", [&](int) { k_triad_gs(stream, b, c, out); },
         [&](std::size_t i) { return hb[i] + kScalar * hc[i]; });
 
-    run_dot("dot", one_per_thread, [&](oxide::DeviceBuffer<float> &sums) {
-      oxide::unsafe_launch(stream, dot, one_per_thread, a, b, sums);
+    auto k_dot = oxide::prepare(ctx, dot, one_per_thread);
+    run_dot("dot", "safe", one_per_thread,
+            [&](oxide::DeviceBuffer<float> &sums) { k_dot(stream, a, b, sums); });
+    run_dot("dot_unsafe", "unsafe", one_per_thread, [&](oxide::DeviceBuffer<float> &sums) {
+      oxide::unsafe_launch(stream, dot_unsafe, one_per_thread, a, b, sums);
     });
-    run_dot("dot_raw", one_per_thread, [&](oxide::DeviceBuffer<float> &sums) {
+    run_dot("dot_raw", "unsafe", one_per_thread, [&](oxide::DeviceBuffer<float> &sums) {
       oxide::unsafe_launch(stream, dot_raw, one_per_thread, a, b, sums, n);
     });
   }
@@ -298,8 +326,11 @@ int main(int argc, char **argv) try {
         "triad_f4_flat", bytes3, "safe", [&](int) { k_triad_flat(stream, b, c, out); },
         [&](std::size_t i) { return hb[i] + kScalar * hc[i]; });
 
-    run_dot("dot_f4", grid_stride, [&](oxide::DeviceBuffer<float> &sums) {
-      oxide::unsafe_launch(stream, dot_f4, grid_stride, a, b, sums);
+    auto k_dot = oxide::prepare(ctx, dot_f4, grid_stride);
+    run_dot("dot_f4", "safe", grid_stride,
+            [&](oxide::DeviceBuffer<float> &sums) { k_dot(stream, a, b, sums); });
+    run_dot("dot_f4_unsafe", "unsafe", grid_stride, [&](oxide::DeviceBuffer<float> &sums) {
+      oxide::unsafe_launch(stream, dot_f4_unsafe, grid_stride, a, b, sums);
     });
   }
   return 0;

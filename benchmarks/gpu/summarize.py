@@ -20,7 +20,7 @@ import sys
 # the geometric mean.
 DIAGNOSTIC = {
     "dot_raw", "sgemm_unsafe", "sgemm_1blk", "stencil5_nocheck", "transpose_tidmask", "reduce_sum_unsafe",
-    "histogram_unsafe"
+    "histogram_unsafe", "dot_unsafe", "dot_f4_unsafe"
 }
 
 

@@ -1,5 +1,5 @@
 // The CUDA C++ twin of transpose_oxide.cpp: 32 x 33 shared tiles, blocks of 32 x 32 threads, one
-// output element per thread.
+// output element per thread; and the 32 x 8 blocks of transposeCoalesced, four per thread.
 #include "bench_cuda.cuh"
 
 #include <cstdint>
@@ -7,6 +7,7 @@
 
 constexpr unsigned kTile = 32;
 constexpr unsigned kPitch = kTile + 1;
+constexpr unsigned kRows = 8; // transpose_32x8's block height
 
 __global__ void transpose(unsigned width, unsigned height, const float *__restrict__ in,
                           float *__restrict__ out) {
@@ -22,6 +23,29 @@ __global__ void transpose(unsigned width, unsigned height, const float *__restri
     out[y * height + x] = tile[threadIdx.x * kPitch + threadIdx.y];
 }
 
+// NVIDIA's transposeCoalesced: 32 x 8 threads per 32 x 32 tile, each thread copying rows ty,
+// ty + 8, ty + 16, ty + 24. blockIdx.x and blockIdx.y swap roles against the classic code so that
+// the block order is transpose_oxide.cpp's: block (bx, by) writes the output tile at (bx, by)
+// and reads the input tile at rows from bx * 32, columns from by * 32.
+__global__ void transpose_32x8(unsigned width, unsigned height, const float *__restrict__ in,
+                               float *__restrict__ out) {
+  __shared__ float tile[kTile * kPitch];
+  const unsigned in_col = blockIdx.y * kTile + threadIdx.x;
+  for (unsigned k = 0; k < kTile; k += kRows) {
+    const unsigned in_row = blockIdx.x * kTile + threadIdx.y + k;
+    if (in_row < height && in_col < width)
+      tile[(threadIdx.y + k) * kPitch + threadIdx.x] = in[size_t(in_row) * width + in_col];
+  }
+  __syncthreads();
+  // out is width rows of height floats.
+  const size_t x = size_t(blockIdx.x) * kTile + threadIdx.x;
+  for (unsigned k = 0; k < kTile; k += kRows) {
+    const size_t y = size_t(blockIdx.y) * kTile + threadIdx.y + k;
+    if (x < height && y < width)
+      out[y * height + x] = tile[threadIdx.x * kPitch + threadIdx.y + k];
+  }
+}
+
 int main(int argc, char **argv) {
   const unsigned width = argc > 2 ? std::atoi(argv[1]) : 16384,
                  height = argc > 2 ? std::atoi(argv[2]) : 12288;
@@ -30,11 +54,10 @@ int main(int argc, char **argv) {
   const std::vector<float> host = bench::uniform_vector(5, n);
   bench::DeviceArray<float> in(host), out(n);
   const dim3 block(kTile, kTile), grid((height + kTile - 1) / kTile, (width + kTile - 1) / kTile);
-  // transpose_tidmask is an Oxide-only diagnostic (see transpose_oxide.cpp); its twin is this kernel.
-  for (const char *name : {"transpose", "transpose_tidmask"}) {
+  // transpose_tidmask is an Oxide-only diagnostic (see transpose_oxide.cpp); its twin is transpose.
+  auto run = [&](const char *name, auto &&launch) {
     out.poison();
-    const float ms =
-        timer.median_ms([&](int) { transpose<<<grid, block>>>(width, height, in.ptr, out.ptr); });
+    const float ms = timer.median_ms(launch);
     const std::vector<float> got = out.download();
     size_t bad = 0;
     for (size_t y = 0; y < height; ++y)
@@ -42,6 +65,10 @@ int main(int argc, char **argv) {
         if (got[x * height + y] != host[y * width + x] && bad++ < 3)
           bench::mismatch(name, x * height + y, got[x * height + y], host[y * width + x]);
     bench::report(name, bench::dims(width, height), "bytes", 2.0 * n * sizeof(float), ms, bad == 0, "cuda");
-  }
+  };
+  for (const char *name : {"transpose", "transpose_tidmask"})
+    run(name, [&](int) { transpose<<<grid, block>>>(width, height, in.ptr, out.ptr); });
+  const dim3 block_32x8(kTile, kRows);
+  run("transpose_32x8", [&](int) { transpose_32x8<<<grid, block_32x8>>>(width, height, in.ptr, out.ptr); });
   return 0;
 }

@@ -1,7 +1,8 @@
 // Matrix transpose through 32 x 33 tiles of shared memory (the padding column keeps the
 // column-wise reads off a single bank): a 2-D launch contract, blocks of 32 x 32 threads, one
-// output element per thread written through its witness. The input is 12288 rows of 16384 floats
-// (768 MiB; non-square, so swapped extents cannot pass the check). Twin: transpose_cuda.cu.
+// output element per thread written through its witness; and transpose_32x8, blocks of 32 x 8
+// threads writing 4 rows of the tile each (DisjointSpan2D::strided_rows_mut). The input is 12288 rows of
+// 16384 floats (768 MiB; non-square, so swapped extents cannot pass the check). Twin: transpose_cuda.cu.
 //
 //   transpose_oxide [width height]    prints RESULT lines (bench_common.hpp)
 #include "bench_oxide.hpp"
@@ -11,6 +12,7 @@
 
 constexpr std::uint32_t kTile = 32;
 constexpr std::uint32_t kPitch = kTile + 1;
+constexpr std::uint32_t kRows = 8; // transpose_32x8's block height
 
 // `in` is height rows of width floats; `out` is its transpose, width rows of height floats.
 [[kernel, oxide::launch_contract("domain = 2, block = (32, 32), "
@@ -49,6 +51,31 @@ transpose_tidmask(std::uint32_t width, std::uint32_t height, oxide::Span<const f
     *element = tile[tx * kPitch + ty];
 }
 
+// The classic 32 x 8 transpose (NVIDIA's transposeCoalesced): blocks of 32 x 8 threads, each
+// moving a 32 x 32 tile, so a thread copies 4 elements, rows ty, ty + 8, ty + 16, ty + 24.
+// strided_rows_mut<4> is exactly that ownership in output coordinates: thread (x, y) of block
+// row by writes column x, rows by * 32 + ty + 8 j. So the block owns the output tile at its own
+// (bx, by) and reads the input tile at the mirrored position (rows from bx * 32, columns from
+// by * 32), as `transpose` does; the classic kernel names the same tiles with bx, by swapped.
+[[kernel, oxide::launch_contract("domain = 2, block = (32, 8), "
+                                 "requires = (width * height == in.size(), in.size() == out.size())")]] void
+transpose_32x8(std::uint32_t width, std::uint32_t height, oxide::Span<const float> in,
+               oxide::DisjointSpan2D<float> out) {
+  auto tile = oxide::shared_array<float, std::size_t{kTile} * kPitch>();
+  const oxide::Dim3 t = oxide::thread_idx(), b = oxide::block_idx();
+  const std::uint32_t in_col = b.y * kTile + t.x;
+  for (std::uint32_t k = 0; k < kTile; k += kRows) {
+    const std::uint32_t in_row = b.x * kTile + t.y + k;
+    if (in_row < height && in_col < width)
+      tile[(t.y + k) * kPitch + t.x] = in[std::size_t{in_row} * width + in_col];
+  }
+  oxide::sync_threads();
+  const auto mine = out.strided_rows_mut<kTile / kRows>(oxide::thread::index_2d());
+  for (std::size_t j = 0; j < mine.size(); ++j)
+    if (float *element = mine.get_mut(j)) // nullptr past the output's edge
+      *element = tile[t.x * kPitch + t.y + kRows * j];
+}
+
 int main(int argc, char **argv) try {
   const std::uint32_t width = argc > 2 ? std::atoi(argv[1]) : 16384,
                       height = argc > 2 ? std::atoi(argv[2]) : 12288;
@@ -75,6 +102,10 @@ int main(int argc, char **argv) try {
   };
   run("transpose", oxide::prepare(ctx, transpose, config));
   run("transpose_tidmask", oxide::prepare(ctx, transpose_tidmask, config));
+  // A quarter of the rows of threads: each writes kTile / kRows output rows.
+  const auto config_32x8 = oxide::LaunchConfig2D::for_elements(
+      height, (std::size_t{width} + kTile / kRows - 1) / (kTile / kRows), {kTile, kRows, 1});
+  run("transpose_32x8", oxide::prepare(ctx, transpose_32x8, config_32x8));
   return 0;
 } catch (const oxide::Error &e) {
   std::fprintf(stderr, "transpose_oxide: %s\n", e.what());
