@@ -91,10 +91,16 @@ template <class Ref> bool check_sampled(const char *kernel, const float *got, st
   return bad == 0;
 }
 
+/// check_gemm's tolerance for bf16 inputs with f32 accumulation (mma_gemm, cuBLAS): the products
+/// are exact, but the tensor cores' f32 adders may truncate, and n = 8192 terms add up to
+/// sqrt(n) * 2^-23 ~ 1e-5 of the terms' magnitudes; a wrong or unwritten element is off by O(1).
+constexpr double kBf16GemmTolerance = 1e-4;
+
 /// Checks C = A * B (n x n, row-major) at 1024 pseudo-random elements and the four corners,
-/// each against a double-precision dot product (relative to the sum of the terms' magnitudes).
+/// each against a double-precision dot product (relative to the sum of the terms' magnitudes,
+/// within `rel`).
 inline bool check_gemm(const char *kernel, const std::vector<float> &c, const std::vector<float> &a,
-                       const std::vector<float> &b, std::size_t n) {
+                       const std::vector<float> &b, std::size_t n, double rel = 1e-5) {
   int bad = 0;
   for (std::size_t s = 0; s < 1028; ++s) {
     const std::size_t i = s < 1024 ? mix(2 * s) % n : (s & 1) * (n - 1),
@@ -104,7 +110,7 @@ inline bool check_gemm(const char *kernel, const std::vector<float> &c, const st
       want += double(a[i * n + k]) * b[k * n + j];
       scale += std::fabs(double(a[i * n + k]) * b[k * n + j]);
     }
-    if (!close(c[i * n + j], want, scale, 1e-5, 0)) {
+    if (!close(c[i * n + j], want, scale, rel, 0)) {
       if (bad < 3)
         mismatch(kernel, i * n + j, c[i * n + j], want);
       ++bad;

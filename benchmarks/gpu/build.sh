@@ -15,7 +15,7 @@ root="$(cd "$here/../.." && pwd)"
 out="$root/.gpu/bench"
 oxcc="${OXIDE_BUILD_DIR:-$root/build}/bin/oxcc"
 nvcc="${CUDA_PATH:-/usr/local/cuda}/bin/nvcc"
-read -r -a pairs <<<"${PAIRS:-stream reduce transpose histogram softmax stencil sgemm}"
+read -r -a pairs <<<"${PAIRS:-stream reduce transpose histogram softmax stencil sgemm mma_gemm}"
 mkdir -p "$out"
 
 seconds() { date +%s.%N; }
@@ -39,7 +39,9 @@ for p in "${pairs[@]}"; do
     echo "bench: oxcc failed on ${p}_oxide.cpp" >&2
     exit 1
   }
-  nv=$(fastest "$nvcc" -O3 -arch=sm_90 -std=c++17 "$here/${p}_cuda.cu" -o "$out/${p}_cuda") || {
+  libs=()
+  [ "$p" = mma_gemm ] && libs=(-lcublas) # its twin also times cuBLAS
+  nv=$(fastest "$nvcc" -O3 -arch=sm_90 -std=c++17 "$here/${p}_cuda.cu" -o "$out/${p}_cuda" "${libs[@]}") || {
     echo "bench: nvcc failed on ${p}_cuda.cu" >&2
     exit 1
   }

@@ -23,6 +23,11 @@ DIAGNOSTIC = {
     "histogram_unsafe", "dot_unsafe", "dot_f4_unsafe"
 }
 
+# Library references the CUDA side alone times in the same run (no Oxide twin): shown, left out of
+# the geometric mean, and each Oxide kernel of the pair measured against it.
+REFERENCES = {"cublas_bf16": "mma_gemm"}
+DIAGNOSTIC |= set(REFERENCES)
+
 
 def main():
     log, outdir = sys.argv[1], sys.argv[2]
@@ -61,7 +66,8 @@ def main():
             "oxide": o, "nvcc": n, "ratio": o / n if o and n else None,
             "pct_d2d_oxide": 100 * o / d2d if unit == "bytes" and o and d2d else None,
             "pct_d2d_nvcc": 100 * n / d2d if unit == "bytes" and n and d2d else None,
-            "ok": ok[(key, "oxide")] and ok[(key, "cuda")] and o is not None and n is not None,
+            "ok": ok[(key, "oxide")] and ok[(key, "cuda")] and (o is not None or key[0] in REFERENCES) and
+                  n is not None,
             "oxide_runs": runs[key]["oxide"], "nvcc_runs": runs[key]["cuda"],
             "diagnostic": key[0] in DIAGNOSTIC,
         }
@@ -92,6 +98,14 @@ def main():
               f"  {'ok' if r['ok'] else 'FAIL'}")
     print(f"geometric mean of the ratios (oxide / nvcc; * rows excluded): {geomean:.3f} over {len(ratios)} "
           f"kernels; api: safe = launch contract, unsafe = oxide::unsafe_launch")
+
+    for key in order:
+        if key[0] in REFERENCES:
+            o, ref = med.get(((REFERENCES[key[0]], key[1]), "oxide")), med.get((key, "cuda"))
+            twin = med.get(((REFERENCES[key[0]], key[1]), "cuda"))
+            if o and ref:
+                print(f"{REFERENCES[key[0]]} {key[1]}: oxide {o:.1f} TFLOP/s = {100 * o / ref:.1f}% of "
+                      f"{key[0]} ({ref:.1f}); nvcc twin {100 * (twin or 0) / ref:.1f}%")
 
     fields = ["kernel", "size", "unit", "api", "oxide", "nvcc", "ratio", "pct_d2d_oxide", "pct_d2d_nvcc", "ok",
               "diagnostic", "oxide_runs", "nvcc_runs"]

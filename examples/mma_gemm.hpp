@@ -1,0 +1,157 @@
+// The bf16 GEMM kernel of examples/mma_gemm.cpp and benchmarks/gpu/mma_gemm_oxide.cpp:
+// C (f32) = A * B with A (m x k) and B (k x n) row-major bf16, on the tensor cores at warp level.
+//
+// Each block of 16 x 16 threads (8 warps) computes a 128 x 128 tile of C, walking k in steps of 32
+// with two shared-memory stages: while the warps multiply one stage, cp.async fills the other.
+// Each warp owns a 64 x 32 piece of the tile: per 16 of k it loads 4 A fragments (ldmatrix.x4)
+// and 4 B fragments (two ldmatrix.x4.trans) and issues 16 mma.sync m16n8k16. The safe tier writes
+// the result: thread (x, y) of the 2-D launch owns the 8 x 8 tile of C at rows y * 8, columns
+// x * 8 (DisjointSpan2D::tile_mut), while the accumulators are spread over the warp's lanes by
+// the fragment layout, so each half of the block tile goes through shared memory on its way out.
+// m and n must be multiples of 128 and k of 32 (the bounds-checked copies stop the kernel
+// otherwise).
+#pragma once
+
+#include <oxide/oxide.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace mma_gemm {
+
+using bf16 = oxide::bfloat16;
+
+struct alignas(16) Float4 {
+  float x, y, z, w;
+};
+
+constexpr std::uint32_t kBM = 128, kBN = 128, kBK = 32, kStages = 2;
+constexpr std::uint32_t kWarpsM = 2, kWarpsN = 4, kThreads = 32 * kWarpsM * kWarpsN;
+constexpr std::uint32_t kWM = kBM / kWarpsM, kWN = kBN / kWarpsN; // a warp's 64 x 32
+constexpr std::uint32_t kTilesM = kWM / 16, kTilesN = kWN / 8;    // its 4 x 4 mma tiles
+// Rows of the shared tiles are 16 bytes longer than their data: the 8 rows one ldmatrix reads
+// then fall in 8 different groups of 4 banks.
+constexpr std::uint32_t kStrideA = kBK + 8, kStrideB = kBN + 8;
+constexpr std::uint32_t kOutRows = kBM / kWarpsM, kStrideC = kBN + 4; // half the tile, staged
+constexpr std::uint32_t kOwnRows = 8, kOwnCols = 8;                   // a thread's tile of C
+static_assert(kThreads == (kBM / kOwnRows) * (kBN / kOwnCols), "the block's threads own its tile of C");
+
+/// The block's shared memory: the two pipeline stages, or (after the k loop) half the C tile.
+struct alignas(128) Shared {
+  struct Pipeline {
+    bf16 a[kStages][kBM * kStrideA];
+    bf16 b[kStages][kBK * kStrideB];
+  };
+  union {
+    Pipeline pipe;
+    float c[kOutRows * kStrideC];
+  };
+};
+static_assert(sizeof(Shared) <= 48 * 1024, "static shared memory");
+
+/// Starts the copies of A's and B's tiles at `k0` into stage `s`: 16 bytes per copy, two of each
+/// per thread. Inlined, so that the compiler sees the copies read the kernel's own input spans.
+[[gnu::always_inline]] inline void load_stage(Shared &sm, std::uint32_t s, std::uint32_t t,
+                                              std::uint32_t row0, std::uint32_t col0, std::uint32_t k0,
+                                              std::uint32_t n, std::uint32_t k, oxide::Span<const bf16> a,
+                                              oxide::Span<const bf16> b) {
+  constexpr std::uint32_t kChunksA = kBK / 8, kChunksB = kBN / 8; // 16-byte chunks per row
+#pragma unroll
+  for (std::uint32_t i = t; i < kBM * kChunksA; i += kThreads) {
+    const std::uint32_t r = i / kChunksA, col = (i % kChunksA) * 8;
+    oxide::cp_async::copy<16>(&sm.pipe.a[s][r * kStrideA + col], a, std::size_t{row0 + r} * k + k0 + col);
+  }
+#pragma unroll
+  for (std::uint32_t i = t; i < kBK * kChunksB; i += kThreads) {
+    const std::uint32_t r = i / kChunksB, col = (i % kChunksB) * 8;
+    oxide::cp_async::copy<16>(&sm.pipe.b[s][r * kStrideB + col], b, std::size_t{k0 + r} * n + col0 + col);
+  }
+}
+
+/// C = A * B. C is n / 4 Float4s wide and m high; launch (n / 8) x (m / 8) threads in blocks of
+/// 16 x 16 (LaunchConfig2D{{n / 128, m / 128, 1}, {16, 16, 1}}).
+[[kernel,
+  oxide::launch_contract("domain = 2, block = (16, 16), "
+                         "requires = (a.size() == m * k, b.size() == k * n, c.size() * 4 == m * n)")]] void
+gemm(std::uint32_t m, std::uint32_t n, std::uint32_t k, oxide::Span<const bf16> a, oxide::Span<const bf16> b,
+     oxide::DisjointSpan2D<Float4> c) {
+  using namespace oxide::mma;
+  Shared &sm = oxide::shared_array<Shared, 1>()[0];
+  const oxide::Dim3 tid = oxide::thread_idx();
+  const std::uint32_t t = tid.y * 16 + tid.x, warp = t / 32, lane = t % 32;
+  const std::uint32_t warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
+  const std::uint32_t row0 = oxide::block_idx().y * kBM, col0 = oxide::block_idx().x * kBN;
+  FragmentC<float> acc[kTilesM][kTilesN];
+
+  const std::uint32_t steps = k / kBK;
+  load_stage(sm, 0, t, row0, col0, 0, n, k, a, b);
+  oxide::cp_async::commit_group();
+  for (std::uint32_t step = 0; step < steps; ++step) {
+    const std::uint32_t s = step % kStages;
+    if (step + 1 < steps) { // the next stage's copies fly while this one is multiplied
+      load_stage(sm, (step + 1) % kStages, t, row0, col0, (step + 1) * kBK, n, k, a, b);
+      oxide::cp_async::commit_group();
+      oxide::cp_async::wait_group<1>();
+    } else {
+      oxide::cp_async::wait_group<0>();
+    }
+    oxide::sync_threads(); // every thread's copies of stage s have landed
+    const bf16 *as = sm.pipe.a[s] + warp_m * kWM * kStrideA;
+    const bf16 *bs = sm.pipe.b[s] + warp_n * kWN;
+#pragma unroll
+    for (std::uint32_t kk = 0; kk < kBK; kk += 16) {
+      FragmentA<bf16> fa[kTilesM];
+      FragmentB<bf16> fb[kTilesN];
+#pragma unroll
+      for (std::uint32_t i = 0; i < kTilesM; ++i)
+        load_a(fa[i], as + i * 16 * kStrideA + kk, kStrideA);
+      // Two n8 fragments per ldmatrix.x4.trans: matrices (k 0-7, n 0-7), (k 8-15, n 0-7),
+      // (k 0-7, n 8-15), (k 8-15, n 8-15); lane l gives row l % 16 at column 8 * (l / 16).
+#pragma unroll
+      for (std::uint32_t j = 0; j < kTilesN; j += 2) {
+        std::uint32_t r[4];
+        ldmatrix_trans<4>(r, bs + (kk + lane % 16) * kStrideB + j * 8 + (lane / 16) * 8);
+        fb[j].reg[0] = r[0];
+        fb[j].reg[1] = r[1];
+        fb[j + 1].reg[0] = r[2];
+        fb[j + 1].reg[1] = r[3];
+      }
+#pragma unroll
+      for (std::uint32_t i = 0; i < kTilesM; ++i)
+#pragma unroll
+        for (std::uint32_t j = 0; j < kTilesN; ++j)
+          mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
+    }
+    oxide::sync_threads(); // every warp is done with stage s before it is refilled
+  }
+
+  // Out through shared memory, half of the block tile at a time: the warps of that half store
+  // their fragments, then the threads whose 8 x 8 tiles lie in it write them to C.
+  const auto tile = c.tile_mut<kOwnRows, kOwnCols / 4>(oxide::thread::index_2d());
+  for (std::uint32_t half = 0; half < kWarpsM; ++half) {
+    if (warp_m == half) {
+#pragma unroll
+      for (std::uint32_t i = 0; i < kTilesM; ++i)
+#pragma unroll
+        for (std::uint32_t j = 0; j < kTilesN; ++j)
+#pragma unroll
+          for (std::uint32_t e = 0; e < 4; ++e) {
+            const Coord at = FragmentC<float>::coord(lane, e);
+            sm.c[(i * 16 + at.row) * kStrideC + warp_n * kWN + j * 8 + at.col] = acc[i][j].x[e];
+          }
+    }
+    oxide::sync_threads();
+    if (tid.y * kOwnRows / kOutRows == half) {
+#pragma unroll
+      for (std::uint32_t r = 0; r < kOwnRows; ++r) {
+        const float *row = &sm.c[((tid.y * kOwnRows) % kOutRows + r) * kStrideC + tid.x * kOwnCols];
+#pragma unroll
+        for (std::uint32_t q = 0; q < kOwnCols / 4; ++q)
+          tile(r, q) = Float4{row[4 * q], row[4 * q + 1], row[4 * q + 2], row[4 * q + 3]};
+      }
+    }
+    oxide::sync_threads();
+  }
+}
+
+} // namespace mma_gemm
