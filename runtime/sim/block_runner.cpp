@@ -49,6 +49,10 @@ std::optional<Failure> BlockRunner::run(LaunchPlan &plan, std::uint64_t group) {
   for (std::uint32_t member = 0; member < members_; ++member)
     start_block(*blocks_[member], plan.block_of(group, member), member);
   warp_pending_.assign(std::size_t{members_} * warps_per_block_, 0);
+  if (check_) {
+    warp_epochs_.resize(warp_pending_.size());
+    new_epochs(0, static_cast<std::uint32_t>(warp_epochs_.size()));
+  }
   next_unstarted_ = 0;
   starting_block_ = blocks_[0].get();
   starting_block_end_ = count_;
@@ -353,6 +357,8 @@ void BlockRunner::release_barrier(BlockState &block, std::uint32_t current) {
   }
   waiting_ -= static_cast<std::uint32_t>(block.barrier_waiters.size());
   block.barrier_waiters.clear();
+  if (check_)
+    new_epochs(block.first_warp, warps_per_block_);
 }
 
 bool BlockRunner::group_barrier_complete() const noexcept {
@@ -390,6 +396,8 @@ void BlockRunner::release_group_barrier(std::uint32_t current) {
   }
   waiting_ -= static_cast<std::uint32_t>(group_waiters_.size());
   group_waiters_.clear();
+  if (check_)
+    new_epochs(0, static_cast<std::uint32_t>(warp_epochs_.size()));
 }
 
 // --- warps -----------------------------------------------------------------------------------
@@ -452,6 +460,32 @@ void BlockRunner::complete_warp_op(const BlockState &block, std::uint32_t warp, 
     }
   }
   warp_pending_[block.first_warp + warp] &= ~group;
+  // warp::sync orders the memory accesses of its lanes (a shuffle or vote does not).
+  if (check_ && reference.kind == WarpOpKind::sync)
+    new_epochs(block.first_warp + warp, 1);
+}
+
+void BlockRunner::new_epochs(std::uint32_t first, std::uint32_t count) noexcept {
+  for (std::uint32_t w = first; w < first + count; ++w)
+    warp_epochs_[w] = ++last_epoch_;
+}
+
+void BlockRunner::check_shared_access(SimThread &thread, const void *address, std::uint64_t bytes, bool write,
+                                      const char *where) {
+  if (!check_ || bytes == 0)
+    return;
+  BlockState &block = *thread.home;
+  const auto *base = static_cast<const std::byte *>(block.shared.dynamic_base());
+  const auto *p = static_cast<const std::byte *>(address);
+  if (!block.shared.locate(address))
+    return; // not shared memory (or another block's, through map_shared)
+  const std::uint32_t lane = thread.linear % kWarpSize;
+  const std::uint64_t epoch = warp_epochs_[block.first_warp + thread.linear / kWarpSize];
+  const auto first = reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t{3};
+  const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(p) + bytes;
+  for (std::uintptr_t word = first; word < end; word += 4)
+    if (const auto race = warp_races_.access(word, epoch, lane, write))
+      fail(thread, describe_warp_race(*race, lane, word - reinterpret_cast<std::uintptr_t>(base), where));
 }
 
 void BlockRunner::check_shuffle_sources(std::uint32_t warp, std::uint32_t group, std::uint32_t base) {

@@ -26,6 +26,7 @@
 #include "sim/shared_memory.hpp"
 #include "sim/sim_thread.hpp"
 #include "sim/warp_ops.hpp"
+#include "sim/warp_races.hpp"
 
 namespace oxide::detail::sim {
 
@@ -81,6 +82,11 @@ public:
     if (plan_->claims) [[unlikely]]
       claim_checked(thread, data, element, coordinates, rank);
   }
+  /// The checking mode's record of shared-memory accesses (sim/warp_races.hpp): fails the block
+  /// when the access of `thread` races with one by another lane of its warp. Does nothing
+  /// outside the checking mode or outside the block's shared memory.
+  void check_shared_access(SimThread &thread, const void *address, std::uint64_t bytes, bool write,
+                           const char *where);
   /// The launch whose group runs.
   [[nodiscard]] const LaunchPlan &plan() const noexcept { return *plan_; }
   /// Stops the group: records the failure of `thread` and abandons every fiber.
@@ -140,6 +146,8 @@ private:
   void check_shuffle_sources(std::uint32_t warp, std::uint32_t group, std::uint32_t base);
   void claim_checked(SimThread &thread, const void *data, std::size_t element,
                      const std::array<std::size_t, 3> &coordinates, unsigned rank);
+  /// Checking mode: ends the epoch of `count` warps of the group from `first` (a barrier).
+  void new_epochs(std::uint32_t first, std::uint32_t count) noexcept;
   void diagnose_stall();
   void release_stacks() noexcept;
 
@@ -180,6 +188,10 @@ private:
   Event event_;
   KernelFault fault_; ///< of the thread of a `faulted` event
   std::optional<Failure> failure_;
+  // The checking mode's warp races: each warp's epoch, drawn from a counter of this runner.
+  std::vector<std::uint64_t> warp_epochs_;
+  std::uint64_t last_epoch_ = 0;
+  WarpRaceLog warp_races_;
 };
 
 } // namespace oxide::detail::sim
