@@ -124,6 +124,8 @@ oxide::detail::ParamKind paramKind(QualType type) {
     return ParamKind::output_3d;
   if (name == "AtomicSpan")
     return ParamKind::atomic;
+  if (name == "AppendSpan")
+    return ParamKind::append;
   if (type->isUnsignedIntegerType() && !type->isBooleanType())
     return ParamKind::unsigned_integer;
   return ParamKind::other;

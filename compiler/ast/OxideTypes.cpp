@@ -42,7 +42,11 @@ bool oxide::isWitness(QualType type) { return oxideClassName(type).starts_with("
 
 bool oxide::isAtomicSpan(QualType type) { return oxideClassName(type) == "AtomicSpan"; }
 
-bool oxide::isPointerHoldingSpan(QualType type) { return isOxideSpan(type) || isAtomicSpan(type); }
+bool oxide::isAppendSpan(QualType type) { return oxideClassName(type) == "AppendSpan"; }
+
+bool oxide::isPointerHoldingSpan(QualType type) {
+  return isOxideSpan(type) || isAtomicSpan(type) || isAppendSpan(type);
+}
 
 bool oxide::isStdSpan(QualType type) {
   const auto *record = type.getCanonicalType()->getAsCXXRecordDecl();

@@ -218,8 +218,9 @@ private:
         return pointerLike("an " + spanName + " (which holds a pointer)", path, member, mode);
       if (oxide::isMutableSpan(type))
         return spanError(HeldSpan::MutableSpan, path, member);
-      if (oxide::isOxideSpan(type))
-        walkElements(type, path, oxide::isDisjointSpan(type) ? Mode::Output : Mode::Input);
+      if (oxide::isOxideSpan(type) || oxide::isAppendSpan(type))
+        walkElements(type, path,
+                     oxide::isDisjointSpan(type) || oxide::isAppendSpan(type) ? Mode::Output : Mode::Input);
       return; // AtomicSpan<T, S>: T is an atomic scalar
     }
     if (oxide::isStdSpan(type)) {

@@ -71,13 +71,14 @@ std::string describeType(clang::QualType type, clang::ASTContext &ctx) {
   char kind = 'x';
   std::uint64_t size = 0;
   if (name == "Span" || name == "DisjointSpan" || name == "DisjointSpan2D" || name == "DisjointSpan3D" ||
-      name == "AtomicSpan") {
+      name == "AtomicSpan" || name == "AppendSpan") {
     const clang::QualType element = elementType(type);
     size = sizeOf(element, ctx);
     kind = name == "Span"             ? (!element.isNull() && element.isConstQualified() ? 'i' : 'm')
            : name == "DisjointSpan"   ? 'o'
            : name == "DisjointSpan2D" ? '2'
            : name == "DisjointSpan3D" ? '3'
+           : name == "AppendSpan"     ? 'r'
                                       : 'a';
   } else if (const auto *pointer = type.getCanonicalType()->getAs<clang::PointerType>();
              pointer && !pointer->getPointeeType()->isFunctionType()) {

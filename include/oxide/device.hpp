@@ -3,6 +3,7 @@
 // and trap, constant memory, clusters, grid sync and clocks.
 #pragma once
 
+#include "oxide/device/append.hpp"
 #include "oxide/device/atomic.hpp"
 #include "oxide/device/cluster.hpp"
 #include "oxide/device/constant.hpp"

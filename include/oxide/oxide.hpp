@@ -3,6 +3,7 @@
 
 #include "oxide/device.hpp"
 
+#include "oxide/host/append_buffer.hpp"
 #include "oxide/host/buffer.hpp"
 #include "oxide/host/buffer_view.hpp"
 #include "oxide/host/constant.hpp"

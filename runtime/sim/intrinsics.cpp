@@ -221,16 +221,16 @@ std::size_t warps_per_block(const BlockGeometry &g) noexcept {
 /// The cluster's linear index in the grid and the grid's cluster count (every block is a
 /// cluster of one without clusters, as on the GPU).
 std::size_t cluster_in_grid(const BlockGeometry &g) noexcept {
-  const std::uint32_t(&c)[3] = g.cluster_dim;
+  const std::uint32_t (&c)[3] = g.cluster_dim;
   const std::size_t x = g.block_idx[0] / c[0], y = g.block_idx[1] / c[1], z = g.block_idx[2] / c[2];
   return (z * (g.grid_dim[1] / c[1]) + y) * (g.grid_dim[0] / c[0]) + x;
 }
 std::size_t grid_clusters(const BlockGeometry &g) noexcept {
-  const std::uint32_t(&c)[3] = g.cluster_dim;
+  const std::uint32_t (&c)[3] = g.cluster_dim;
   return std::size_t{g.grid_dim[0] / c[0]} * (g.grid_dim[1] / c[1]) * (g.grid_dim[2] / c[2]);
 }
 std::uint32_t rank_in_cluster(const BlockGeometry &g) noexcept {
-  const std::uint32_t(&c)[3] = g.cluster_dim;
+  const std::uint32_t (&c)[3] = g.cluster_dim;
   return ((g.block_idx[2] % c[2]) * c[1] + g.block_idx[1] % c[1]) * c[0] + g.block_idx[0] % c[0];
 }
 
@@ -246,8 +246,8 @@ intrinsic::Group group_operand(std::uint32_t code, const char *name) noexcept {
 }
 
 /// Claims element `element` of the output (checking mode) and returns its address.
-void *owned(SimThread &t, void *data, std::size_t element, std::size_t elem_size, std::size_t x, std::size_t y,
-            std::size_t z, unsigned rank) noexcept {
+void *owned(SimThread &t, void *data, std::size_t element, std::size_t elem_size, std::size_t x,
+            std::size_t y, std::size_t z, unsigned rank) noexcept {
   block(t).claim(t, data, element, {x, y, z}, rank);
   return static_cast<char *>(data) + element * elem_size;
 }
@@ -354,6 +354,20 @@ void *__oxide_owned_elem(void *data, std::size_t width, std::size_t height, std:
     return owned(t, data, (j * height + owner_y) * width + owner_x, elem_size, owner_x, owner_y, j, 3);
   }
   bad_argument("__oxide_owned_elem", "shape", shape);
+}
+
+std::size_t __oxide_reserve(void *counter, std::size_t count) noexcept {
+  (void)thread();
+  return std::atomic_ref<unsigned long long>(*static_cast<unsigned long long *>(counter))
+      .fetch_add(count, std::memory_order_relaxed);
+}
+
+void *__oxide_reserved_elem(void *data, std::size_t size, std::size_t elem_size, std::size_t start,
+                            std::size_t count, std::size_t j) noexcept {
+  SimThread &t = thread();
+  if (j >= count || start >= size || j >= size - start)
+    return nullptr;
+  return owned(t, data, start + j, elem_size, start + j, 0, 0, 1);
 }
 
 void __oxide_sync_threads() noexcept {

@@ -117,6 +117,8 @@ const char *role(char kind) {
   case ParamKind::output_2d:
   case ParamKind::output_3d:
     return "output";
+  case ParamKind::append:
+    return "append";
   case ParamKind::input:
     return "input";
   case ParamKind::mutable_span:
@@ -207,6 +209,7 @@ std::unique_ptr<WriteChecks> WriteChecks::from(std::vector<ParamDescription> par
     const ParamKind kind = kind_of(param.kind);
     switch (kind) {
     case ParamKind::output:
+    case ParamKind::append: // its slots, claimed as DisjointSpan elements are
     case ParamKind::input:
     case ParamKind::mutable_span:
     case ParamKind::atomic:

@@ -146,6 +146,8 @@ namespace oxide::detail {
 inline constexpr std::size_t kSpanDataOffset = 0;
 inline constexpr std::size_t kSpanExtentOffset = 8;
 inline constexpr std::size_t kSpanExtentStride = 8;
+/// An AppendSpan (oxide/device/append.hpp) is a span followed by the pointer to its counter.
+inline constexpr std::size_t kAppendCounterOffset = 16;
 
 /// Threads per warp: the lanes of the warp shapes of intrinsic::Ownership.
 inline constexpr std::uint32_t kWarpSize = 32;

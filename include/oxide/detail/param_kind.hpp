@@ -16,6 +16,7 @@ enum class ParamKind : char {
   output_2d = '2',        ///< DisjointSpan2D<T>
   output_3d = '3',        ///< DisjointSpan3D<T>
   atomic = 'a',           ///< AtomicSpan<T>
+  append = 'r',           ///< AppendSpan<T>: written at slots reserved from its counter
   unsigned_integer = 'u', ///< an unsigned integer, usable in `requires`
   other = 'x',            ///< anything else
   const_pointer = 'c',    ///< const T *, in the simulator's descriptions only (oxide.params says x)
@@ -23,9 +24,9 @@ enum class ParamKind : char {
 };
 
 inline constexpr ParamKind kParamKinds[] = {
-    ParamKind::input,         ParamKind::mutable_span, ParamKind::output,           ParamKind::output_2d,
-    ParamKind::output_3d,     ParamKind::atomic,       ParamKind::unsigned_integer, ParamKind::other,
-    ParamKind::const_pointer, ParamKind::pointer,
+    ParamKind::input,     ParamKind::mutable_span,  ParamKind::output,  ParamKind::output_2d,
+    ParamKind::output_3d, ParamKind::atomic,        ParamKind::append,  ParamKind::unsigned_integer,
+    ParamKind::other,     ParamKind::const_pointer, ParamKind::pointer,
 };
 
 /// The letter that encodes `kind`.
@@ -47,6 +48,7 @@ inline constexpr ParamKind kParamKinds[] = {
   case ParamKind::mutable_span:
   case ParamKind::output:
   case ParamKind::atomic:
+  case ParamKind::append:
     return 1;
   case ParamKind::output_2d:
     return 2;

@@ -69,6 +69,15 @@ void *__oxide_owned_elem(void *data, std::size_t width, std::size_t height, std:
                          std::size_t elem_size, std::uint32_t shape, std::size_t param, std::size_t owner_x,
                          std::size_t owner_y, std::size_t j) noexcept;
 
+/// Adds `count` to the 64-bit counter at `counter` atomically (device scope) and returns its value
+/// before: the first of the `count` slots the calling thread reserved (oxide::AppendSpan).
+std::size_t __oxide_reserve(void *counter, std::size_t count) noexcept;
+/// Slot `j` of the reservation [start, start + count) that __oxide_reserve returned `start` for,
+/// in an output of `size` elements of `elem_size` (constant) bytes at `data`; nullptr when
+/// `j >= count` or the slot is past the end. The compiler checks `start` is that result.
+void *__oxide_reserved_elem(void *data, std::size_t size, std::size_t elem_size, std::size_t start,
+                            std::size_t count, std::size_t j) noexcept;
+
 /// Element `i` of a span of `size` elements of `elem_size` (constant) bytes at `data`, or nullptr
 /// when `i >= size`: any thread may name any element (AtomicSpan, whose elements are written by
 /// atomic operations only; the compiler checks that).

@@ -15,6 +15,7 @@
 
 #include "oxide/detail/host/registry.hpp"
 #include "oxide/detail/param_kind.hpp"
+#include "oxide/device/append.hpp"
 #include "oxide/device/span.hpp"
 #include "oxide/host/kernel_argument.hpp"
 
@@ -52,6 +53,7 @@ template <class T>
 inline constexpr char param_kind_v<DisjointSpan2D<T>> = param_kind_letter(ParamKind::output_2d);
 template <class T>
 inline constexpr char param_kind_v<DisjointSpan3D<T>> = param_kind_letter(ParamKind::output_3d);
+template <class T> inline constexpr char param_kind_v<AppendSpan<T>> = param_kind_letter(ParamKind::append);
 
 template <class... P> constexpr std::array<oxide::detail::HostParam, sizeof...(P)> host_params() noexcept {
   static_assert((std::is_trivially_copyable_v<P> && ...),

@@ -23,8 +23,10 @@ bool isMutableSpan(clang::QualType type);
 bool isWitness(clang::QualType type);
 /// AtomicSpan<T, S> (oxide/device/atomic.hpp).
 bool isAtomicSpan(clang::QualType type);
+/// AppendSpan<T> (oxide/device/append.hpp).
+bool isAppendSpan(clang::QualType type);
 /// The span types that hold a pointer by design and are bound only by the runtime: Span<T>,
-/// DisjointSpan/2D/3D<T> and AtomicSpan<T, S>.
+/// DisjointSpan/2D/3D<T>, AtomicSpan<T, S> and AppendSpan<T>.
 bool isPointerHoldingSpan(clang::QualType type);
 /// std::span<T, N>, of any element type and extent.
 bool isStdSpan(clang::QualType type);

@@ -5,8 +5,8 @@
 #include "Oxide/IR/KernelContract.h"
 #include "Oxide/IR/OxideOps.h"
 #include "Oxide/IR/UserLocation.h"
-
 #include "oxide/detail/intrinsic_abi.hpp"
+
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -22,9 +22,9 @@ using namespace mlir;
 namespace {
 
 constexpr unsigned kSharedAddressSpace = 3;
-constexpr llvm::StringLiteral kDynamicSharedName = "__oxide_dynamic_shared";
 constexpr std::int64_t kWarpSize = oxide::detail::kWarpSize, kWarpShift = 5;
 static_assert(kWarpSize == std::int64_t{1} << kWarpShift);
+constexpr llvm::StringLiteral kDynamicSharedName = "__oxide_dynamic_shared";
 
 Value i32Constant(OpBuilder &b, Location loc, std::int32_t v) {
   return LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(v));
@@ -588,7 +588,6 @@ struct ClusterGeometryLowering : OpConversionPattern<oxide::ClusterGeometryOp> {
   }
 };
 
-struct ClusterSyncLowering : OpConversionPattern<oxide::ClusterSyncOp> {
 /// The launch quantities the group and ownership shapes are written in, as i64, for the function
 /// that contains `op`: with a 1-D contract (`domain = 1`, whose launches are 1-D) only the x
 /// registers, else the linear forms over x, y and z (x fastest, as the hardware numbers threads).
@@ -597,10 +596,15 @@ public:
   LaunchQuantities(Operation *op, OpBuilder &b)
       : b(b), loc(op->getLoc()), block(exactBlock(op)), oneDimensional(isOneDimensional(op)) {}
 
-  Value constant(std::int64_t v) { return LLVM::ConstantOp::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(v)); }
-  Value read(oxide::GeometryKind kind, oxide::Dim dim) { return widen(b, loc, readGeometry(b, loc, kind, dim, block)); }
+  Value constant(std::int64_t v) {
+    return LLVM::ConstantOp::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(v));
+  }
+  Value read(oxide::GeometryKind kind, oxide::Dim dim) {
+    return widen(b, loc, readGeometry(b, loc, kind, dim, block));
+  }
   Value sreg(StringRef name) {
-    return widen(b, loc, readSpecialRegister(b, loc, b.getI32Type(), ("llvm.nvvm.read.ptx.sreg." + name).str()));
+    return widen(b, loc,
+                 readSpecialRegister(b, loc, b.getI32Type(), ("llvm.nvvm.read.ptx.sreg." + name).str()));
   }
   Value add(Value x, Value y) { return LLVM::AddOp::create(b, loc, x, y, LLVM::IntegerOverflowFlags::nuw); }
   Value mul(Value x, Value y) { return LLVM::MulOp::create(b, loc, x, y, LLVM::IntegerOverflowFlags::nuw); }
@@ -709,7 +713,9 @@ struct OwnedElemLowering : OpConversionPattern<oxide::OwnedElemOp> {
     auto owners = adaptor.getOwners();
     Value j = adaptor.getJ(), width = extents[0], owner = owners[0];
     Value zero = q.constant(0), element, ok;
-    auto lane = [&] { return widen(rewriter, loc, NVVM::LaneIdOp::create(rewriter, loc, rewriter.getI32Type())); };
+    auto lane = [&] {
+      return widen(rewriter, loc, NVVM::LaneIdOp::create(rewriter, loc, rewriter.getI32Type()));
+    };
     // Row `row` of a 2-D output, column `first + step * j`, with j < width so that it cannot wrap.
     auto rowColumn = [&](Value row, Value first, Value step) {
       Value column = q.add(first, q.mul(step, j));
@@ -746,8 +752,8 @@ struct OwnedElemLowering : OpConversionPattern<oxide::OwnedElemOp> {
       Value mul = LLVM::UMulWithOverflowOp::create(rewriter, loc, pair, threads, j);
       Value offset = LLVM::ExtractValueOp::create(rewriter, loc, mul, 0);
       Value wrapped = LLVM::ExtractValueOp::create(rewriter, loc, mul, 1);
-      Value fits = LLVM::XOrOp::create(rewriter, loc, wrapped,
-                                       LLVM::ConstantOp::create(rewriter, loc, i1, rewriter.getBoolAttr(true)));
+      Value fits = LLVM::XOrOp::create(
+          rewriter, loc, wrapped, LLVM::ConstantOp::create(rewriter, loc, i1, rewriter.getBoolAttr(true)));
       Value room = LLVM::SubOp::create(rewriter, loc, width, offset); // used only when offset < width
       ok = q.both(q.both(fits, q.ult(offset, width)), q.ult(owner, room));
       element = LLVM::AddOp::create(rewriter, loc, owner, offset);
@@ -778,8 +784,10 @@ struct OwnedElemLowering : OpConversionPattern<oxide::OwnedElemOp> {
       Value safeH = LLVM::SelectOp::create(rewriter, loc, q.eq(h, zero), one, h); // no division by zero
       Value quotient = LLVM::UDivOp::create(rewriter, loc, owner, safeH);
       // (i / h) 2h + i % h == (i / h) h + i.
-      Value lo = LLVM::AddOp::create(rewriter, loc, LLVM::MulOp::create(rewriter, loc, quotient, safeH), owner);
-      Value valid = q.both(q.both(q.ult(zero, h), q.ult(h, width)), q.both(q.ult(j, q.constant(2)), q.ult(lo, width)));
+      Value lo =
+          LLVM::AddOp::create(rewriter, loc, LLVM::MulOp::create(rewriter, loc, quotient, safeH), owner);
+      Value valid =
+          q.both(q.both(q.ult(zero, h), q.ult(h, width)), q.both(q.ult(j, q.constant(2)), q.ult(lo, width)));
       element = LLVM::AddOp::create(rewriter, loc, lo, LLVM::MulOp::create(rewriter, loc, h, j));
       ok = q.both(valid, q.ult(element, width));
       break;
@@ -794,6 +802,36 @@ struct OwnedElemLowering : OpConversionPattern<oxide::OwnedElemOp> {
   }
 };
 
+struct ReserveLowering : OpConversionPattern<oxide::ReserveOp> {
+  using OpConversionPattern::OpConversionPattern;
+  /// A relaxed device-scope atomic add: the slots only need to be distinct, not ordered.
+  LogicalResult matchAndRewrite(oxide::ReserveOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<LLVM::AtomicRMWOp>(op, LLVM::AtomicBinOp::add, adaptor.getCounter(),
+                                                   adaptor.getCount(), LLVM::AtomicOrdering::monotonic,
+                                                   /*syncscope=*/"device", /*alignment=*/8);
+    return success();
+  }
+};
+
+struct ReservedElemLowering : OpConversionPattern<oxide::ReservedElemOp> {
+  using OpConversionPattern::OpConversionPattern;
+  /// j < count && start < size && j < size - start: the slot is reserved and in the output, and
+  /// start + j cannot wrap.
+  LogicalResult matchAndRewrite(oxide::ReservedElemOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    LaunchQuantities q(op, rewriter);
+    Value room = LLVM::SubOp::create(rewriter, op.getLoc(), adaptor.getSize(), adaptor.getStart());
+    Value ok = q.both(
+        q.both(q.ult(adaptor.getJ(), adaptor.getCount()), q.ult(adaptor.getStart(), adaptor.getSize())),
+        q.ult(adaptor.getJ(), room));
+    Value slot = LLVM::AddOp::create(rewriter, op.getLoc(), adaptor.getStart(), adaptor.getJ());
+    replaceWithCheckedElement(rewriter, op, adaptor.getData(), slot, op.getElemSize(), ok);
+    return success();
+  }
+};
+
+struct ClusterSyncLowering : OpConversionPattern<oxide::ClusterSyncOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(oxide::ClusterSyncOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
@@ -918,14 +956,13 @@ struct OxideToNVVMPass : oxide::impl::OxideToNVVMBase<OxideToNVVMPass> {
     target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
     target.addIllegalDialect<oxide::OxideDialect>();
     RewritePatternSet patterns(&getContext());
-    patterns
-        .add<ThreadIndexLowering, GridStrideNextLowering, DisjointGetLowering, SpanElemLowering,
-             GeometryLowering, BarrierLowering, FenceLowering, SharedAllocLowering, DynamicSharedLowering,
-             GroupIndexLowering, GroupStrideNextLowering, OwnedElemLowering,
-             DynamicSharedSizeLowering, LaneIdLowering, WarpShuffleLowering, WarpVoteLowering,
-             WarpSyncLowering, TrapLowering, BoundsFailLowering, ClockLowering, ClusterGeometryLowering,
-             ClusterSyncLowering, MapSharedLowering, GridSyncLowering, WarpReduxLowering, WarpMatchLowering>(
-            &getContext());
+    patterns.add<ThreadIndexLowering, GridStrideNextLowering, DisjointGetLowering, SpanElemLowering,
+                 GroupIndexLowering, GroupStrideNextLowering, OwnedElemLowering, ReserveLowering,
+                 ReservedElemLowering, GeometryLowering, BarrierLowering, FenceLowering, SharedAllocLowering,
+                 DynamicSharedLowering, DynamicSharedSizeLowering, LaneIdLowering, WarpShuffleLowering,
+                 WarpVoteLowering, WarpSyncLowering, TrapLowering, BoundsFailLowering, ClockLowering,
+                 ClusterGeometryLowering, ClusterSyncLowering, MapSharedLowering, GridSyncLowering,
+                 WarpReduxLowering, WarpMatchLowering>(&getContext());
     oxide::populateTensorCoreToNVVMPatterns(patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

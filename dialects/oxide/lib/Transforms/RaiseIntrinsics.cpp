@@ -107,6 +107,8 @@ private:
         OXIDE_INTRINSIC(group_index, groupIndex),
         OXIDE_INTRINSIC(group_stride_next, groupStrideNext),
         OXIDE_INTRINSIC(owned_elem, ownedElem),
+        OXIDE_INTRINSIC(reserve, reserve),
+        OXIDE_INTRINSIC(reserved_elem, reservedElem),
         OXIDE_INTRINSIC(span_elem, spanElem),
         OXIDE_INTRINSIC(disjoint_get, disjointGet<1>),
         OXIDE_INTRINSIC(disjoint_get_2d, disjointGet<2>),
@@ -250,14 +252,6 @@ private:
     return op;
   }
 
-  Operation *spanElem() {
-    APInt elemSize;
-    if (!matchPattern(call.getOperand(2), m_ConstantInt(&elemSize)) || elemSize.isZero()) {
-      call.emitError() << "the element size of oxide intrinsic '" << name << "' must be a non-zero constant";
-      return nullptr;
-    }
-    return oxide::SpanElemOp::create(rewriter, loc, ptr, call.getOperand(0), call.getOperand(1),
-                                     call.getOperand(3), rewriter.getI64IntegerAttr(elemSize.getZExtValue()));
   Operation *groupIndex() {
     auto group = enumOperand<oxide::Group>(0, oxide::getMaxEnumValForGroup());
     if (!group)
@@ -305,6 +299,29 @@ private:
     return op;
   }
 
+  Operation *reserve() {
+    return oxide::ReserveOp::create(rewriter, loc, i64, call.getOperand(0), call.getOperand(1));
+  }
+
+  Operation *reservedElem() {
+    APInt elemSize;
+    if (!matchPattern(call.getOperand(2), m_ConstantInt(&elemSize)) || elemSize.isZero()) {
+      call.emitError() << "the element size of oxide intrinsic '" << name << "' must be a non-zero constant";
+      return nullptr;
+    }
+    return oxide::ReservedElemOp::create(rewriter, loc, ptr, call.getOperand(0), call.getOperand(1),
+                                         call.getOperand(3), call.getOperand(4), call.getOperand(5),
+                                         elemSize.getZExtValue());
+  }
+
+  Operation *spanElem() {
+    APInt elemSize;
+    if (!matchPattern(call.getOperand(2), m_ConstantInt(&elemSize)) || elemSize.isZero()) {
+      call.emitError() << "the element size of oxide intrinsic '" << name << "' must be a non-zero constant";
+      return nullptr;
+    }
+    return oxide::SpanElemOp::create(rewriter, loc, ptr, call.getOperand(0), call.getOperand(1),
+                                     call.getOperand(3), rewriter.getI64IntegerAttr(elemSize.getZExtValue()));
   }
 
   Operation *syncThreads() { return oxide::BarrierOp::create(rewriter, loc); }

@@ -38,7 +38,8 @@ public:
         return index.getRank() == rank && index.getDim() == dim ? Source::witness() : Source::reject();
       // A grid-stride step keeps a thread inside its own residue class of indices.
       if (auto next = dyn_cast<oxide::GridStrideNextOp>(op); next && strides)
-        return next.getRank() == rank && next.getDim() == dim ? Source::step(next.getIndex()) : Source::reject();
+        return next.getRank() == rank && next.getDim() == dim ? Source::step(next.getIndex())
+                                                              : Source::reject();
       return Source::reject();
     });
   }
@@ -67,7 +68,8 @@ public:
     if (auto arg = dyn_cast<BlockArgument>(value)) {
       auto func = dyn_cast<LLVM::LLVMFuncOp>(arg.getOwner()->getParentOp());
       return arg.getOwner()->isEntryBlock() && func &&
-             func->hasAttr(oxide::OxideDialect::getKernelAttrName()) && !isa<LLVM::LLVMPointerType>(arg.getType());
+             func->hasAttr(oxide::OxideDialect::getKernelAttrName()) &&
+             !isa<LLVM::LLVMPointerType>(arg.getType());
     }
     Operation *def = value.getDefiningOp();
     if (!isa<LLVM::ZExtOp, LLVM::SExtOp, LLVM::TruncOp, LLVM::AddOp, LLVM::SubOp, LLVM::MulOp, LLVM::ShlOp,
@@ -187,7 +189,8 @@ bool verifyOwners(oxide::OwnedElemOp owned, ProvenanceChecker &provenance) {
          provenance.isWitness(owners[1], 2, oxide::Dim::y, /*strides=*/false);
     break;
   case oxide::Ownership::z_column:
-    ok = provenance.isWitness(owners[0], 2, oxide::Dim::x) && provenance.isWitness(owners[1], 2, oxide::Dim::y);
+    ok = provenance.isWitness(owners[0], 2, oxide::Dim::x) &&
+         provenance.isWitness(owners[1], 2, oxide::Dim::y);
     break;
   default:
     ok = provenance.isGroupWitness(owners[0], *oxide::OwnedElemOp::owningGroup(shape));
@@ -265,7 +268,8 @@ struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySaf
             failed = true;
           }
           auto group = dyn_cast<oxide::GroupIndexOp>(op);
-          if ((isa<oxide::ClusterSyncOp, oxide::MapSharedOp>(op) || (group && group.getGroup() == oxide::Group::cluster)) &&
+          if ((isa<oxide::ClusterSyncOp, oxide::MapSharedOp>(op) ||
+               (group && group.getGroup() == oxide::Group::cluster)) &&
               !clustered) {
             emitError(oxide::userLocation(op->getLoc()))
                 << "kernel '" << kernelName << "' uses thread-block cluster operations but is not launched "

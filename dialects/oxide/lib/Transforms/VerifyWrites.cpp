@@ -118,6 +118,7 @@ std::vector<KernelParam> kernelParams(LLVM::LLVMFuncOp kernel) {
                      .Case("oxide::DisjointSpan2D", '2')
                      .Case("oxide::DisjointSpan3D", '3')
                      .Case("oxide::AtomicSpan", 'a')
+                     .Case("oxide::AppendSpan", 'r')
                      .Case("oxide::Span", 'i')
                      .Default('x');
   }
@@ -311,7 +312,7 @@ private:
                                                                : RootKind::Global;
           add(result, {kind, result});
         })
-        .Case<oxide::DisjointGetOp, oxide::OwnedElemOp, oxide::SpanElemOp>(
+        .Case<oxide::DisjointGetOp, oxide::OwnedElemOp, oxide::ReservedElemOp, oxide::SpanElemOp>(
             [&](auto) { add(result, {RootKind::Element, result}); })
         .Case<oxide::SharedAllocOp, oxide::DynamicSharedOp, oxide::MapSharedOp>(
             [&](auto) { add(result, {RootKind::Shared, result}); })
@@ -608,7 +609,7 @@ private:
         // The kernel's copy of a span parameter holds the span's pointer and extents, which the
         // span-origin check trusts: rewriting them would forge an output.
         if (isKernelArgument(root.source) &&
-            llvm::is_contained(llvm::StringRef("io23a"), paramKind(root.source))) {
+            llvm::is_contained(llvm::StringRef("io23ar"), paramKind(root.source))) {
           report(op, kRuleSpanOrigin, [&](InFlightDiagnostic &d) {
             d << "this write changes the kernel's copy of span parameter '" << paramName(root.source)
               << "' (its pointer or extents), which would let it name memory the runtime did not bind; "
@@ -770,6 +771,9 @@ private:
     } else if (auto owned = dyn_cast<oxide::OwnedElemOp>(element)) {
       elemSize = owned.getElemSize();
       what = "the thread's own element of output " + outputName(owned);
+    } else if (auto slot = dyn_cast<oxide::ReservedElemOp>(element)) {
+      elemSize = slot.getElemSize();
+      what = "the thread's reserved slot of AppendSpan " + outputName(slot);
     } else {
       auto span = cast<oxide::SpanElemOp>(element);
       elemSize = span.getElemSize();
@@ -832,6 +836,13 @@ private:
              "returns for the calling thread's witness";
       });
       return;
+    case 'r':
+      report(op, kRuleOwnElement, [&](InFlightDiagnostic &d) {
+        d << "this write targets AppendSpan '" << name
+          << "' (its elements or its counter) outside a slot the writing thread reserved; write through "
+             "the pointer get_mut returns for a Reservation from reserve() (or use push)";
+      });
+      return;
     case 'a':
       report(op, kRuleAtomicOnly, [&](InFlightDiagnostic &d) {
         d << "this write targets AtomicSpan '" << name
@@ -848,7 +859,8 @@ private:
 
   void checkEscape(Operation *op, Value value, llvm::StringRef how) {
     for (const Root &root : rootsOf(value))
-      if (root.kind == RootKind::Element && isa<oxide::DisjointGetOp, oxide::OwnedElemOp>(root.source.getDefiningOp())) {
+      if (root.kind == RootKind::Element &&
+          isa<oxide::DisjointGetOp, oxide::OwnedElemOp, oxide::ReservedElemOp>(root.source.getDefiningOp())) {
         report(op, kRuleEscape, [&](InFlightDiagnostic &d) {
           d << "the pointer to the thread's own element of output " << outputName(root.source.getDefiningOp())
             << " escapes: it is " << how
@@ -980,6 +992,8 @@ private:
           });
         })
         .Case<oxide::DisjointGetOp, oxide::OwnedElemOp>([&](auto get) { checkSpanOrigin(get); })
+        .Case<oxide::ReserveOp>([&](oxide::ReserveOp reserve) { checkReserve(reserve); })
+        .Case<oxide::ReservedElemOp>([&](oxide::ReservedElemOp slot) { checkReservedSlot(slot); })
         .Case<oxide::CpAsyncOp>([&](oxide::CpAsyncOp copy) { checkAsyncCopy(copy); })
         .Case<oxide::SpanElemOp>([&](oxide::SpanElemOp elem) {
           if (auto data = paramField(elem.getData()); data && data->second == kSpanDataOffset)
@@ -1101,6 +1115,50 @@ private:
       if (auto existing = kernel.getPassthroughAttr())
         passthrough.append(existing.begin(), existing.end());
       passthrough.push_back(
+  /// A reservation adds to the counter of one of the kernel's AppendSpan parameters, which the
+  /// runtime binds to memory no other argument names.
+  void checkReserve(oxide::ReserveOp reserve) {
+    auto counter = paramField(reserve.getCounter());
+    if (counter && counter->second == static_cast<int64_t>(oxide::detail::kAppendCounterOffset) &&
+        paramKind(counter->first) == 'r')
+      return;
+    report(reserve, kRuleSpanOrigin, [&](InFlightDiagnostic &d) {
+      d << "this reservation does not add to the counter of an AppendSpan parameter of kernel '"
+        << kernelName(reserve) << "'; reserve slots only through an AppendSpan parameter's reserve()";
+    });
+  }
+
+  /// A slot is one a reservation of this thread returned: `start` is that reservation's result
+  /// (not a value kept in memory or computed from it), for the same count and the same span.
+  void checkReservedSlot(oxide::ReservedElemOp slot) {
+    auto data = paramField(slot.getData());
+    auto size = paramField(slot.getSize());
+    bool ok = data && data->second == kSpanDataOffset && paramKind(data->first) == 'r' && size &&
+              size->first == data->first && size->second == kSpanDataOffset + kSpanExtentStride;
+    auto reserve = slot.getStart().getDefiningOp<oxide::ReserveOp>();
+    if (ok && reserve) {
+      auto counter = paramField(reserve.getCounter());
+      APInt reserved, named;
+      const bool sameCount = reserve.getCount() == slot.getCount() ||
+                             (matchPattern(reserve.getCount(), m_ConstantInt(&reserved)) &&
+                              matchPattern(slot.getCount(), m_ConstantInt(&named)) && reserved == named);
+      if (counter && counter->first == data->first && sameCount) {
+        recordElementSize(slot, data->first, slot.getElemSize());
+        return;
+      }
+    }
+    report(slot, kRuleOwnElement, [&](InFlightDiagnostic &d) {
+      if (!ok)
+        d << "this slot is not in an AppendSpan parameter of kernel '" << kernelName(slot)
+          << "'; append only through the kernel's own AppendSpan parameters";
+      else
+        d << "this slot of AppendSpan '" << paramName(data->first)
+          << "' does not come straight from a reserve() of the writing thread (a reservation handed over "
+             "through memory, or an offset computed from one, could give one slot to two threads); call "
+             "reserve() in the thread that writes, and write through its Reservation";
+    });
+  }
+
           ArrayAttr::get(ctx, {StringAttr::get(ctx, "oxide.elem_sizes"), StringAttr::get(ctx, sizes)}));
       kernel.setPassthroughAttr(ArrayAttr::get(ctx, passthrough));
     }
@@ -1116,7 +1174,8 @@ private:
       return "distance " + std::to_string(constant.getZExtValue());
     if (auto arg = dyn_cast<BlockArgument>(value); arg && arg.getOwner()->isEntryBlock())
       return "the distance of kernel parameter " + std::to_string(arg.getArgNumber() + 1);
-    return "a distance computed at " + std::to_string(reinterpret_cast<std::uintptr_t>(value.getAsOpaquePointer()));
+    return "a distance computed at " +
+           std::to_string(reinterpret_cast<std::uintptr_t>(value.getAsOpaquePointer()));
   }
 
   /// How the threads of `op` (an oxide.disjoint_get or oxide.owned_elem) own the output's

@@ -113,12 +113,18 @@ template <class T> inline constexpr bool is_span_v<Span<T>> = true;
 template <class Param, class Arg> ArgumentMemory argument_memory(const Arg &arg) noexcept {
   using A = std::remove_cvref_t<Arg>;
   if constexpr (is_device_buffer_v<A>)
+/// AppendBuffer (oxide/host/append_buffer.hpp), which gives the kernel its elements (its counter is
+/// its own memory, which no other argument can name).
+template <class T> inline constexpr bool is_append_buffer_v = false;
+
     return {BufferAccess::context(arg), arg.device_ptr(), arg.size_bytes(), writes_through_v<Param>, true};
   else if constexpr (is_buffer_view_v<A>)
     return argument_memory<Param>(arg.buffer());
   else if constexpr (is_buffer_slice_v<A>) // only the slice's own bytes
     return {BufferAccess::context(arg.buffer()), arg.device_ptr(), arg.size_bytes(), writes_through_v<Param>,
             true};
+  else if constexpr (is_append_buffer_v<A>)
+    return argument_memory<Param>(arg.elements());
   else if constexpr (is_span_v<A>)
     return {nullptr, reinterpret_cast<std::uintptr_t>(arg.data()),
             arg.size() * sizeof(typename A::element_type), writes_through_v<Param>, true};

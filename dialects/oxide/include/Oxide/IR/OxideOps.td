@@ -173,6 +173,43 @@ def Oxide_OwnedElemOp : Oxide_Op<"owned_elem", [Pure, AttrSizedOperandSegments, 
   }];
 }
 
+def Oxide_ReserveOp : Oxide_Op<"reserve"> {
+  let summary = "reserve `count` slots of an AppendSpan: an atomic add on its counter";
+  let description = [{
+    Adds `count` to the 64-bit counter at `counter` (device scope, relaxed) and returns the
+    value before: the first of the slots [result, result + count) that no other reservation
+    gets. `oxide-verify-safety` requires `counter` to be the counter of an AppendSpan
+    parameter, which nothing else may write.
+
+    ```mlir
+    %start = oxide.reserve %counter, %count : !llvm.ptr -> i64
+    ```
+  }];
+  let arguments = (ins LLVM_AnyPointer:$counter, I64:$count);
+  let results = (outs I64:$start);
+  let assemblyFormat = "$counter `,` $count attr-dict `:` qualified(type($counter)) `->` type($start)";
+}
+
+def Oxide_ReservedElemOp : Oxide_Op<"reserved_elem", [Pure, AllTypesMatch<["data", "element"]>]> {
+  let summary = "slot `j` of a reservation of an AppendSpan, or null";
+  let description = [{
+    `data + (start + j) * elem_size` when `j < count` and the slot is below `size`, else null.
+    `start` must be the result of an `oxide.reserve` of `count` slots on the same AppendSpan
+    parameter's counter, in the same thread (checked by `oxide-verify-safety`): then no other
+    thread is ever given the slot.
+
+    ```mlir
+    %p = oxide.reserved_elem %data [%size] slot %start count %n at %j elem 4 : !llvm.ptr
+    ```
+  }];
+  let arguments = (ins LLVM_AnyPointer:$data, I64:$size, I64:$start, I64:$count, I64:$j,
+                       ConfinedAttr<I64Attr, [IntMinValue<1>]>:$elem_size);
+  let results = (outs LLVM_AnyPointer:$element);
+  let assemblyFormat = [{
+    $data `[` $size `]` `slot` $start `count` $count `at` $j `elem` $elem_size attr-dict `:` qualified(type($element))
+  }];
+}
+
 def Oxide_GeometryOp : Oxide_Op<"geometry", [Pure]> {
   let summary = "a launch geometry register: threadIdx, blockIdx, blockDim or gridDim";
   let description = [{
