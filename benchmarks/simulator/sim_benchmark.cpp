@@ -1,6 +1,7 @@
 // How fast the CPU simulator runs two typical kernels: a 2^22-element vecadd (one fiber per
 // block, no waiting) and a 256x256 SGEMM tiled through shared memory (two barriers per tile, so
-// every thread is suspended and resumed 32 times).
+// every thread is suspended and resumed 32 times), under a contract and, as a baseline, in the
+// unsafe tier.
 //
 //   build/bin/oxide_sim_benchmark [repetitions]
 #include <oxide/oxide.hpp>
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -23,8 +25,31 @@ void vecadd(oxide::Span<const float> a, oxide::Span<const float> b, oxide::Disjo
     *out = a[idx.get()] + b[idx.get()];
 }
 
-/// C = A * B for n x n row-major matrices, n a multiple of kTile; one thread per element of C.
-void sgemm(std::uint32_t n, oxide::Span<const float> a, oxide::Span<const float> b, oxide::Span<float> c) {
+/// C = A * B for n x n row-major matrices, n a multiple of kTile; one thread per element of C,
+/// written through the thread's 2-D witness (column x, row y), so it runs under a contract.
+void sgemm(std::uint32_t n, oxide::Span<const float> a, oxide::Span<const float> b,
+           oxide::DisjointSpan2D<float> c) {
+  auto tile_a = oxide::shared_array<float, kTile * kTile>();
+  auto tile_b = oxide::shared_array<float, kTile * kTile>();
+  const oxide::Dim3 t = oxide::thread_idx(), blk = oxide::block_idx();
+  const std::uint32_t row = blk.y * kTile + t.y, col = blk.x * kTile + t.x;
+  float sum = 0.0f;
+  for (std::uint32_t k0 = 0; k0 < n; k0 += kTile) {
+    tile_a[t.y * kTile + t.x] = a[row * n + k0 + t.x];
+    tile_b[t.y * kTile + t.x] = b[(k0 + t.y) * n + col];
+    oxide::sync_threads();
+    for (std::uint32_t k = 0; k < kTile; ++k)
+      sum += tile_a[t.y * kTile + k] * tile_b[k * kTile + t.x];
+    oxide::sync_threads();
+  }
+  if (float *out = c.get_mut(oxide::thread::index_2d()))
+    *out = sum;
+}
+
+/// Baseline: the same kernel in the unsafe tier (C a mutable Span written at row * n + col, no
+/// contract, oxide::unsafe_launch), to compare what the two tiers cost on the simulator.
+void sgemm_unsafe(std::uint32_t n, oxide::Span<const float> a, oxide::Span<const float> b,
+                  oxide::Span<float> c) {
   auto tile_a = oxide::shared_array<float, kTile * kTile>();
   auto tile_b = oxide::shared_array<float, kTile * kTile>();
   const oxide::Dim3 t = oxide::thread_idx(), blk = oxide::block_idx();
@@ -61,7 +86,11 @@ int main(int argc, char **argv) try {
   oxide::sim::register_kernel(vecadd, "vecadd",
                               "domain = 1, requires = (a.size() == c.size(), b.size() == c.size())",
                               {"a", "b", "c"});
-  oxide::sim::register_kernel(sgemm, "sgemm"); // writes a mutable Span: no contract, unsafe_launch
+  oxide::sim::register_kernel(
+      sgemm, "sgemm",
+      "domain = 2, block = (16, 16), requires = (a.size() == n * n, b.size() == n * n, c.size() == n * n)",
+      {"n", "a", "b", "c"});
+  oxide::sim::register_kernel(sgemm_unsafe, "sgemm_unsafe"); // a mutable Span: no contract
   auto ctx = oxide::Context::cpu();
   auto stream = ctx.default_stream();
   std::mt19937 rng(42);
@@ -96,22 +125,34 @@ int main(int argc, char **argv) try {
     v = dist(rng);
   auto da = oxide::DeviceBuffer<float>::from_host(stream, ma);
   auto db = oxide::DeviceBuffer<float>::from_host(stream, mb);
-  auto dc = oxide::DeviceBuffer<float>::uninitialized(stream, m * m);
   const auto gemm = oxide::LaunchConfig2D::for_elements(m, m, {kTile, kTile, 1});
-  const double sgemm_ms =
-      median_ms(repetitions, [&] { oxide::unsafe_launch(stream, sgemm, gemm, m, da, db, dc); });
-  const auto hm = dc.to_host(stream);
-  for (std::uint32_t i = 0; i < m; ++i)
-    for (std::uint32_t j = 0; j < m; ++j) {
-      double expected = 0;
-      for (std::uint32_t k = 0; k < m; ++k)
-        expected += double(ma[i * m + k]) * mb[k * m + j];
-      if (std::abs(hm[i * m + j] - expected) > 1e-3) {
-        std::printf("FAIL: sgemm element (%u, %u): %g, expected %g\n", i, j, hm[i * m + j], expected);
-        return 1;
+  // Runs `launch` (writing dc), checks dc against the host and prints its median time.
+  auto run_sgemm = [&](const char *label, auto &&launch) {
+    auto dc = oxide::DeviceBuffer<float>::from_host(
+        stream, std::vector<float>(m * m, std::numeric_limits<float>::quiet_NaN()));
+    const double ms = median_ms(repetitions, [&] { launch(dc); });
+    const auto hm = dc.to_host(stream);
+    for (std::uint32_t i = 0; i < m; ++i)
+      for (std::uint32_t j = 0; j < m; ++j) {
+        double expected = 0;
+        for (std::uint32_t k = 0; k < m; ++k)
+          expected += double(ma[i * m + k]) * mb[k * m + j];
+        if (!(std::abs(hm[i * m + j] - expected) <= 1e-3)) {
+          std::printf("FAIL: %s element (%u, %u): %g, expected %g\n", label, i, j, hm[i * m + j], expected);
+          return false;
+        }
       }
-    }
-  std::printf("sgemm 256x256 (tiled): %8.1f ms\n", sgemm_ms);
+    std::printf("%s %8.1f ms\n", label, ms);
+    return true;
+  };
+  auto safe_gemm = oxide::prepare(ctx, sgemm, gemm);
+  if (!run_sgemm("sgemm 256x256 (tiled):",
+                 [&](oxide::DeviceBuffer<float> &dc) { safe_gemm(stream, m, da, db, dc.view_2d(m, m)); }))
+    return 1;
+  if (!run_sgemm("sgemm_unsafe (same):  ", [&](oxide::DeviceBuffer<float> &dc) {
+        oxide::unsafe_launch(stream, sgemm_unsafe, gemm, m, da, db, dc);
+      }))
+    return 1;
   return 0;
 } catch (const oxide::Error &e) {
   std::fprintf(stderr, "%s\n", e.what());
