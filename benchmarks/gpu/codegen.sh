@@ -97,7 +97,8 @@ for p in pairs:
             ptx, ptxas = sides[s]
             twin = kernel if kernel in ptx else {"copy_f4_assign": "copy_f4", "sgemm_tidmask": "sgemm", "dot_raw": "dot", "stencil_nocheck": "stencil",
                                                     "transpose_tidmask": "transpose", "reduce_sum_unsafe": "reduce_sum",
-                                                    "histogram_unsafe": "histogram"}.get(kernel)
+                                                    "histogram_unsafe": "histogram", "dot_unsafe": "dot",
+                                                    "dot_f4_unsafe": "dot_f4"}.get(kernel)
             if twin not in ptx:
                 continue
             row = {"pair": p, "kernel": kernel, "side": s}
