@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "launch_contract.hpp"
+#include "oxide/detail/host/launch_core.hpp"
 #include "oxide/host/error.hpp"
 
 namespace oxide::detail {
@@ -151,9 +153,31 @@ std::string describe_operands(const KernelContract &contract, const ContractRela
 
 } // namespace
 
+void throw_argument_out_of_range(const PreparedKernel &kernel, std::size_t index, std::string_view type,
+                                 std::string_view value, std::string_view lowest, std::string_view highest) {
+  // Parameter names are in the image of a kernel with a contract.
+  std::string param = fmt::format("parameter {}", index + 1);
+  if (const auto kinds = parse_param_kinds(kernel.kernel->info->param_kinds);
+      kinds && index < kinds->names.size())
+    param += fmt::format(" '{}'", kinds->names[index]);
+  throw Error(
+      ErrorKind::ArgumentOutOfRange,
+      fmt::format("argument {} of kernel '{}' is {}, which {} ({}, from {} to {}) cannot hold; pass a "
+                  "value in that range or change the parameter's type",
+                  index + 1, kernel.display_name(), value, param, type, lowest, highest),
+      kernel.display_name());
+}
+
 void check_requires(const KernelContract &contract, const std::string &kernel,
                     std::span<const std::uint64_t> values) {
   const Contract &c = contract.contract();
+  for (const std::uint32_t i : contract.signed_operands())
+    if (const auto value = static_cast<std::int64_t>(values[i]); value < 0) [[unlikely]]
+      throw Error(ErrorKind::NegativeArgument,
+                  fmt::format("launch of '{}' violates its contract: parameter '{}' is {}, but a signed "
+                              "integer that requires uses must not be negative; pass a value >= 0",
+                              kernel, contract.names()[i], value),
+                  kernel);
   // The evaluator takes a vector: reuse one per thread, so a launch allocates nothing.
   thread_local std::vector<std::uint64_t> scratch;
   scratch.assign(values.begin(), values.end());

@@ -31,7 +31,9 @@ void check_compute_capability(const Contract &contract, const std::string &kerne
 void check_launch_bounds(const RegisteredKernel &kernel, const LaunchGeometry &geometry);
 
 /// Throws oxide::Error (RequiresViolated, RequiresOverflow) unless every `requires` relation
-/// holds for `values` (per parameter: a span's element count, an unsigned scalar's value).
+/// holds for `values` (per parameter: a span's element count, an integer scalar's value, a
+/// signed one as its two's complement), and NegativeArgument when a signed scalar that
+/// `requires` reads is negative.
 void check_requires(const KernelContract &contract, const std::string &kernel,
                     std::span<const std::uint64_t> values);
 

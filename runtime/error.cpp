@@ -47,6 +47,8 @@ std::string_view to_string(ErrorKind kind) noexcept {
     OXIDE_ERROR_KIND(HostCallbackFailed)
     OXIDE_ERROR_KIND(InvalidEvent)
     OXIDE_ERROR_KIND(SliceOutOfRange)
+    OXIDE_ERROR_KIND(NegativeArgument)
+    OXIDE_ERROR_KIND(ArgumentOutOfRange)
 #undef OXIDE_ERROR_KIND
   }
   return "Unknown";

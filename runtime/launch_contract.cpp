@@ -46,7 +46,8 @@ std::unique_ptr<const KernelContract> parse(const RegisteredKernel &kernel) {
   auto parsed = parse_canonical_contract(info.contract, is_span);
   if (const auto *error = std::get_if<ContractError>(&parsed))
     throw invalid(fmt::format("'{}' at byte {}: {}", info.contract, error->offset, error->message));
-  return std::make_unique<const KernelContract>(std::get<Contract>(std::move(parsed)), params->names);
+  return std::make_unique<const KernelContract>(std::get<Contract>(std::move(parsed)), params->names,
+                                                params->kinds);
 }
 
 } // namespace

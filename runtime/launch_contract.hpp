@@ -2,7 +2,10 @@
 // the device image, with the parameter names that messages quote.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "oxide/detail/contract.hpp"
@@ -13,17 +16,30 @@ namespace oxide::detail {
 
 class KernelContract {
 public:
-  KernelContract(Contract contract, std::vector<std::string> names) noexcept
-      : contract_(std::move(contract)), names_(std::move(names)) {}
+  /// `kinds`: one letter of oxide/detail/param_kind.hpp per parameter (or none at all).
+  KernelContract(Contract contract, std::vector<std::string> names, std::string_view kinds = {})
+      : contract_(std::move(contract)), names_(std::move(names)) {
+    for (const ContractNode &node : contract_.nodes)
+      if (node.kind == ContractNode::Kind::Scalar && node.value < kinds.size() &&
+          param_kind(kinds[node.value]) == ParamKind::signed_integer &&
+          std::find(signed_operands_.begin(), signed_operands_.end(), node.value) == signed_operands_.end())
+        signed_operands_.push_back(static_cast<std::uint32_t>(node.value));
+  }
 
   [[nodiscard]] const Contract &contract() const noexcept { return contract_; }
   /// The kernel's parameter names, by position ("a", "b", "c").
   [[nodiscard]] const std::vector<std::string> &names() const noexcept { return names_; }
   [[nodiscard]] bool has_requires() const noexcept { return !contract_.requires_.empty(); }
+  /// The signed integer parameters `requires` reads: each launch checks they are not negative,
+  /// since `requires` (and the compiler's assumptions from it) count in unsigned 64 bits.
+  [[nodiscard]] const std::vector<std::uint32_t> &signed_operands() const noexcept {
+    return signed_operands_;
+  }
 
 private:
   Contract contract_;
   std::vector<std::string> names_;
+  std::vector<std::uint32_t> signed_operands_;
 };
 
 /// The contract of `kernel`, parsed on first use and kept for the life of the process; nullptr

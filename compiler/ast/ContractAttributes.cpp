@@ -1,11 +1,20 @@
 //===- ContractAttributes.cpp - launch_contract and launch_bounds ---------===//
 //
 // `[[oxide::launch_contract("...")]]` is parsed here, where the kernel's parameters are known,
-// so a malformed field or an unknown name is reported at its place inside the string. The
-// canonical contract travels to the device compile's IR as annotations:
-//   oxide.contract:<canonical text>          (names replaced by $index)
+// so a malformed field or an unknown name is reported at its place inside the string. A name
+// that is not a parameter is a constant of the kernel's scope (a constexpr variable, a static
+// member, a template parameter), looked up where the kernel is declared. The canonical contract
+// travels to the device compile's IR as annotations:
+//   oxide.contract:<canonical text>          (names replaced by $index, constants by values)
 //   oxide.params:<name>=<kind>,...           (see paramKind)
 //   oxide.launch_bounds:<max>,<min blocks>
+//
+// In a kernel template whose parameter types or constants depend on template parameters, these
+// are known only per instantiation. The template then carries pending annotations whose
+// arguments are C++ expressions, which clang instantiates with the template:
+//   oxide.contract.template:   the string literal, then each constant's expression
+//   oxide.launch_bounds.template:   the bounds' expressions
+// and instantiateContract turns them into the annotations above for each instantiation.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,86 +29,28 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/Expr.h"
 #include "clang/Basic/TargetInfo.h"
-#include "clang/Lex/Lexer.h"
+#include "clang/Sema/DeclSpec.h"
+#include "clang/Sema/EnterExpressionEvaluationContext.h"
 #include "clang/Sema/ParsedAttr.h"
 #include "clang/Sema/Sema.h"
 
 using namespace clang;
+using oxide::detail::ContractConstant;
+using oxide::detail::ContractParam;
+using oxide::detail::ParamKind;
 
 namespace {
 
-/// The tokens between the parentheses after an attribute's name. Clang 22's parser does not
-/// parse the arguments of plugin attributes written [[scope::name(...)]] (it asks
-/// hasAttribute without plugins), so they are lexed again from the source.
-std::optional<llvm::SmallVector<Token>> argumentTokens(Sema &S, const ParsedAttr &attr) {
-  const SourceManager &sm = S.getSourceManager();
-  const LangOptions &lang = S.getLangOpts();
-  // The attribute's location is its first token (`scope` in scope::name); skip to the '('.
-  std::optional<Token> tok = Lexer::findNextToken(attr.getLoc(), sm, lang);
-  while (tok && (tok->is(tok::coloncolon) || tok->is(tok::raw_identifier) || tok->is(tok::identifier)))
-    tok = Lexer::findNextToken(tok->getLocation(), sm, lang);
-  if (!tok || !tok->is(tok::l_paren))
-    return std::nullopt;
-  llvm::SmallVector<Token> tokens;
-  unsigned depth = 1;
-  while ((tok = Lexer::findNextToken(tok->getLocation(), sm, lang))) {
-    if (tok->is(tok::eof))
-      return std::nullopt;
-    if (tok->is(tok::l_paren))
-      ++depth;
-    if (tok->is(tok::r_paren) && --depth == 0)
-      return tokens;
-    tokens.push_back(*tok);
-  }
-  return std::nullopt;
-}
+constexpr llvm::StringLiteral kPendingContract = "oxide.contract.template:";
+constexpr llvm::StringLiteral kPendingBounds = "oxide.launch_bounds.template:";
 
-/// The attribute's single string-literal argument, or nullptr.
-StringLiteral *stringArgument(Sema &S, const ParsedAttr &attr) {
-  if (attr.getNumArgs() == 1 && attr.isArgExpr(0))
-    return dyn_cast<StringLiteral>(attr.getArgAsExpr(0)->IgnoreParenCasts());
-  auto tokens = argumentTokens(S, attr);
-  if (!tokens || tokens->empty() ||
-      !llvm::all_of(*tokens, [](const Token &t) { return tok::isStringLiteral(t.getKind()); }))
+/// The attribute's single string-literal argument (a macro that expands to one included), or
+/// nullptr. Clang parses the arguments because the attribute also has an unscoped spelling
+/// (hasAttribute matches plugin spellings without their scope).
+StringLiteral *stringArgument(const ParsedAttr &attr) {
+  if (attr.getNumArgs() != 1 || !attr.isArgExpr(0))
     return nullptr;
-  ExprResult literal = S.ActOnStringLiteral(*tokens);
-  return literal.isUsable() ? dyn_cast<StringLiteral>(literal.get()) : nullptr;
-}
-
-/// The attribute's integer-literal arguments, or std::nullopt when they are anything else.
-std::optional<llvm::SmallVector<std::pair<std::uint64_t, SourceLocation>>>
-integerArguments(Sema &S, const ParsedAttr &attr) {
-  llvm::SmallVector<std::pair<std::uint64_t, SourceLocation>> values;
-  if (attr.getNumArgs() > 0) {
-    for (unsigned i = 0; i < attr.getNumArgs(); ++i) {
-      Expr *arg = attr.isArgExpr(i) ? attr.getArgAsExpr(i) : nullptr;
-      std::optional<llvm::APSInt> value = arg ? arg->getIntegerConstantExpr(S.Context) : std::nullopt;
-      if (!value || value->isNegative())
-        return std::nullopt;
-      values.push_back({value->getZExtValue(), arg->getBeginLoc()});
-    }
-    return values;
-  }
-  auto tokens = argumentTokens(S, attr);
-  if (!tokens)
-    return std::nullopt;
-  for (size_t i = 0; i < tokens->size(); ++i) {
-    const Token &tok = (*tokens)[i];
-    if (i % 2 == 1) {
-      if (!tok.is(tok::comma))
-        return std::nullopt;
-      continue;
-    }
-    if (!tok.is(tok::numeric_constant))
-      return std::nullopt;
-    ExprResult literal = S.ActOnNumericConstant(tok);
-    std::optional<llvm::APSInt> value =
-        literal.isUsable() ? literal.get()->getIntegerConstantExpr(S.Context) : std::nullopt;
-    if (!value)
-      return std::nullopt;
-    values.push_back({value->getZExtValue(), tok.getLocation()});
-  }
-  return values;
+  return dyn_cast<StringLiteral>(attr.getArgAsExpr(0)->IgnoreParenCasts());
 }
 
 bool appliesToFunction(Sema &S, const ParsedAttr &attr, const Decl *D, llvm::StringRef spelling) {
@@ -109,10 +60,18 @@ bool appliesToFunction(Sema &S, const ParsedAttr &attr, const Decl *D, llvm::Str
   return false;
 }
 
+/// The unscoped spelling exists only so that clang parses the arguments; Oxide's attributes are
+/// written with their scope.
+bool hasScope(Sema &S, const ParsedAttr &attr, llvm::StringRef spelling) {
+  if (attr.getScopeName())
+    return true;
+  oxide::report(S.getDiagnostics(), attr.getLoc(), oxide::Diag::AttributeNeedsScope) << spelling;
+  return false;
+}
+
 /// What a parameter is, for the compiler's contract optimisations and the runtime (written as
 /// the letters of oxide/detail/param_kind.hpp). Pointers are `other` here.
-oxide::detail::ParamKind paramKind(QualType type) {
-  using oxide::detail::ParamKind;
+ParamKind paramKind(QualType type) {
   llvm::StringRef name = oxide::oxideClassName(type);
   if (name == "Span")
     return oxide::isMutableSpan(type) ? ParamKind::mutable_span : ParamKind::input;
@@ -126,14 +85,170 @@ oxide::detail::ParamKind paramKind(QualType type) {
     return ParamKind::atomic;
   if (name == "AppendSpan")
     return ParamKind::append;
-  if (type->isUnsignedIntegerType() && !type->isBooleanType())
-    return ParamKind::unsigned_integer;
+  const Type *canonical = type.getCanonicalType().getTypePtr();
+  if (const auto *builtin = dyn_cast<BuiltinType>(canonical);
+      builtin && builtin->isInteger() && !builtin->isBooleanType() &&
+      builtin->getKind() != BuiltinType::Int128 && builtin->getKind() != BuiltinType::UInt128)
+    return builtin->isUnsignedInteger() ? ParamKind::unsigned_integer : ParamKind::signed_integer;
   return ParamKind::other;
+}
+
+/// `name` as a `requires` operand: parameter `index`, of `type`.
+ContractParam contractParam(std::string_view name, unsigned index, QualType type) {
+  if (type->isDependentType())
+    return {index, false, {}, /*dependent=*/true};
+  const ParamKind kind = paramKind(type);
+  ContractParam result{index, oxide::detail::is_span(kind), {}};
+  if (!result.is_span && !oxide::detail::is_integer_scalar(kind))
+    result.unusable_reason = "'" + std::string(name) + "' has type '" + type.getAsString() +
+                             "'; requires relations use span sizes and integer parameters (e.g. "
+                             "std::uint32_t, int, std::size_t)";
+  return result;
+}
+
+/// The value of a contract constant or a launch_bounds argument: a non-negative integer.
+ContractConstant evaluate(const ASTContext &context, const Expr *E, llvm::StringRef name) {
+  const std::string quoted = "'" + name.str() + "'";
+  if (!E->getType()->isIntegralOrEnumerationType())
+    return {std::nullopt, quoted + " has type '" + E->getType().getAsString() +
+                              "'; a launch contract uses integer constants"};
+  std::optional<llvm::APSInt> value = E->getIntegerConstantExpr(context);
+  if (!value)
+    return {std::nullopt, quoted + " is not a constant expression; declare it constexpr (or make it a "
+                                   "template parameter) so that the contract can use its value"};
+  if (value->isSigned() && value->isNegative())
+    return {std::nullopt, quoted + " is " + llvm::toString(*value, 10) +
+                              "; launch contract values are never "
+                              "negative"};
+  if (value->getActiveBits() > 64)
+    return {std::nullopt, quoted + " does not fit in 64 bits"};
+  return {value->getZExtValue(), {}};
+}
+
+std::string notAConstant(llvm::StringRef name) {
+  return "'" + name.str() +
+         "' is neither a parameter of this kernel nor a constant in its scope; declare it as a constexpr "
+         "integer (or a template parameter) before the kernel, or check its spelling";
+}
+
+/// `name` (`kBlock`, `Policy::kThreads`, `::ns::kN`) as an expression where the kernel is
+/// declared, its template parameters included; nullptr when it names no value there. Clang's own
+/// errors are trapped: the contract reports its own, inside the string.
+Expr *lookUpConstant(Sema &S, llvm::StringRef name, SourceLocation loc) {
+  EnterExpressionEvaluationContext constant(S, Sema::ExpressionEvaluationContext::ConstantEvaluated);
+  Sema::SFINAETrap trap(S);
+  llvm::SmallVector<llvm::StringRef> parts;
+  name.split(parts, "::");
+  CXXScopeSpec scope;
+  size_t first = 0;
+  if (parts.front().empty()) {
+    scope.MakeGlobal(S.Context, loc);
+    first = 1;
+  }
+  for (size_t i = first; i + 1 < parts.size(); ++i) {
+    Sema::NestedNameSpecInfo info(&S.Context.Idents.get(parts[i]), loc, loc);
+    if (S.ActOnCXXNestedNameSpecifier(S.getCurScope(), info, /*EnteringContext=*/false, scope))
+      return nullptr;
+  }
+  UnqualifiedId id;
+  id.setIdentifier(&S.Context.Idents.get(parts.back()), loc);
+  ExprResult E =
+      S.ActOnIdExpression(S.getCurScope(), scope, SourceLocation(), id, /*HasTrailingLParen=*/false,
+                          /*IsAddressOfOperand=*/false);
+  if (E.isInvalid() || trap.hasErrorOccurred())
+    return nullptr;
+  return E.get();
+}
+
+SourceLocation locationOfByte(const ASTContext &context, const StringLiteral *literal, std::size_t offset) {
+  return literal->getLocationOfByte(static_cast<unsigned>(offset), context.getSourceManager(),
+                                    context.getLangOpts(), context.getTargetInfo());
+}
+
+/// The constant names of a contract: its names (contract_names) that are not parameters.
+std::vector<oxide::detail::ContractName> constantNames(llvm::StringRef text, const FunctionDecl &FD) {
+  std::vector<oxide::detail::ContractName> names;
+  for (const oxide::detail::ContractName &n : oxide::detail::contract_names(std::string_view(text)))
+    if (llvm::none_of(FD.parameters(), [&](const ParmVarDecl *p) {
+          return p->getName() == llvm::StringRef(n.name.data(), n.name.size());
+        }))
+      names.push_back(n);
+  return names;
+}
+
+/// Parses `literal` with these resolvers; reports an error (prefixed with `where`) and returns
+/// std::nullopt, or returns the contract.
+std::optional<oxide::detail::Contract> parseContract(ASTContext &context, const StringLiteral *literal,
+                                                     const oxide::detail::ContractNameResolver &params,
+                                                     const oxide::detail::ContractConstantResolver &constants,
+                                                     const std::string &where) {
+  llvm::StringRef text = literal->getString();
+  auto parsed = oxide::detail::parse_contract(std::string_view(text.data(), text.size()), params, constants);
+  if (auto *error = std::get_if<oxide::detail::ContractError>(&parsed)) {
+    oxide::report(context.getDiagnostics(), locationOfByte(context, literal, error->offset),
+                  oxide::Diag::ContractInvalid)
+        << where + error->message;
+    return std::nullopt;
+  }
+  return std::get<oxide::detail::Contract>(std::move(parsed));
+}
+
+/// "k<float, 4>": an instantiation, for messages.
+std::string instantiationName(const ASTContext &context, const FunctionDecl &FD) {
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  FD.getNameForDiagnostic(os, context.getPrintingPolicy(), /*Qualified=*/false);
+  return name;
+}
+
+void addAnnotation(ASTContext &context, Decl &D, llvm::StringRef prefix, llvm::StringRef text,
+                   SourceRange range, llvm::ArrayRef<Expr *> args = {}) {
+  llvm::SmallVector<Expr *> copy(args);
+  D.addAttr(AnnotateAttr::Create(context, (prefix + text).str(), copy.data(), copy.size(), range));
+}
+
+/// The oxide.params text: each parameter's name and kind letter, with the kinds of `types`.
+std::string paramsText(const FunctionDecl &FD, llvm::function_ref<QualType(unsigned)> types) {
+  std::string params;
+  for (unsigned i = 0; i < FD.getNumParams(); ++i) {
+    if (i)
+      params += ',';
+    params +=
+        FD.getParamDecl(i)->getName().str() + "=" + oxide::detail::param_kind_letter(paramKind(types(i)));
+  }
+  return params;
+}
+
+/// The launch_bounds annotation text for these arguments, or std::nullopt after an error.
+std::optional<std::string> boundsText(ASTContext &context, llvm::ArrayRef<const Expr *> args,
+                                      SourceLocation attrLoc) {
+  DiagnosticsEngine &diags = context.getDiagnostics();
+  std::uint64_t values[2] = {0, 0};
+  for (size_t i = 0; i < args.size(); ++i) {
+    ContractConstant value = evaluate(context, args[i], "");
+    if (!value.value) {
+      oxide::report(diags, attrLoc, oxide::Diag::BoundsNotIntegers);
+      return std::nullopt;
+    }
+    values[i] = *value.value;
+  }
+  if (values[0] < 1 || values[0] > 1024) {
+    oxide::report(diags, args[0]->getExprLoc(), oxide::Diag::BoundsMaxThreadsRange)
+        << std::to_string(values[0]);
+    return std::nullopt;
+  }
+  if (values[1] > UINT32_MAX) {
+    oxide::report(diags, args[1]->getExprLoc(), oxide::Diag::BoundsMinBlocksRange)
+        << std::to_string(values[1]);
+    return std::nullopt;
+  }
+  return std::to_string(values[0]) + "," + std::to_string(values[1]);
 }
 
 struct LaunchContractAttrInfo : ParsedAttrInfo {
   LaunchContractAttrInfo() {
-    static constexpr Spelling spellings[] = {{ParsedAttr::AS_CXX11, "oxide::launch_contract"}};
+    static constexpr Spelling spellings[] = {{ParsedAttr::AS_CXX11, "oxide::launch_contract"},
+                                             {ParsedAttr::AS_CXX11, "launch_contract"}};
     Spellings = spellings;
     // Optional so that a missing argument reaches handleDeclAttribute's own, clearer message.
     OptArgs = 1;
@@ -145,55 +260,75 @@ struct LaunchContractAttrInfo : ParsedAttrInfo {
 
   AttrHandling handleDeclAttribute(Sema &S, Decl *D, const ParsedAttr &attr) const override {
     auto *FD = cast<FunctionDecl>(D);
-    StringLiteral *literal = stringArgument(S, attr);
+    if (!hasScope(S, attr, "launch_contract"))
+      return AttributeNotApplied;
+    StringLiteral *literal = stringArgument(attr);
     if (!literal || !literal->isOrdinary()) {
       oxide::report(S.getDiagnostics(), attr.getLoc(), oxide::Diag::ContractNotAString);
       return AttributeNotApplied;
     }
-    auto resolve = [&](std::string_view name) -> std::optional<oxide::detail::ContractParam> {
-      for (unsigned i = 0; i < FD->getNumParams(); ++i) {
-        const ParmVarDecl *param = FD->getParamDecl(i);
-        if (param->getName() != llvm::StringRef(name.data(), name.size()))
-          continue;
-        const oxide::detail::ParamKind kind = paramKind(param->getType());
-        oxide::detail::ContractParam result{i, oxide::detail::is_span(kind), {}};
-        if (!result.is_span && kind != oxide::detail::ParamKind::unsigned_integer)
-          result.unusable_reason = "'" + std::string(name) + "' has type '" + param->getType().getAsString() +
-                                   "'; requires relations use span sizes and unsigned integer parameters "
-                                   "(e.g. std::uint32_t, std::size_t)";
-        return result;
-      }
+    // The constants, looked up now (where the kernel is declared); errors wait for the parse,
+    // which reports them in the order of the text.
+    const auto names = constantNames(literal->getString(), *FD);
+    llvm::SmallVector<Expr *> exprs;
+    bool dependentConstant = false;
+    for (const oxide::detail::ContractName &n : names) {
+      Expr *E = lookUpConstant(S, llvm::StringRef(n.name.data(), n.name.size()),
+                               locationOfByte(S.Context, literal, n.offset));
+      exprs.push_back(E);
+      dependentConstant |= E && (E->isValueDependent() || E->isTypeDependent());
+    }
+    const bool dependentParam =
+        llvm::any_of(FD->parameters(), [](const ParmVarDecl *p) { return p->getType()->isDependentType(); });
+    auto params = [&](std::string_view name) -> std::optional<ContractParam> {
+      for (unsigned i = 0; i < FD->getNumParams(); ++i)
+        if (FD->getParamDecl(i)->getName() == llvm::StringRef(name.data(), name.size()))
+          return contractParam(name, i, FD->getParamDecl(i)->getType());
       return std::nullopt;
     };
-    llvm::StringRef text = literal->getString();
-    auto parsed = oxide::detail::parse_contract(std::string_view(text.data(), text.size()), resolve);
-    if (auto *error = std::get_if<oxide::detail::ContractError>(&parsed)) {
-      SourceLocation loc =
-          literal->getLocationOfByte(static_cast<unsigned>(error->offset), S.getSourceManager(),
-                                     S.getLangOpts(), S.Context.getTargetInfo());
-      oxide::report(S.getDiagnostics(), loc, oxide::Diag::ContractInvalid) << error->message;
-      return AttributeNotApplied;
+    auto constants = [&](std::string_view name, std::size_t) -> ContractConstant {
+      for (size_t i = 0; i < names.size(); ++i)
+        if (names[i].name == name)
+          return exprs[i] ? evaluate(S.Context, exprs[i], llvm::StringRef(name.data(), name.size()))
+                          : ContractConstant{std::nullopt,
+                                             notAConstant(llvm::StringRef(name.data(), name.size()))};
+      return {std::nullopt, notAConstant(llvm::StringRef(name.data(), name.size()))};
+    };
+    if (dependentConstant) {
+      // Values come with each instantiation, which parses the text again; a name that is in no
+      // scope is an error already.
+      for (size_t i = 0; i < names.size(); ++i)
+        if (!exprs[i]) {
+          oxide::report(S.getDiagnostics(), locationOfByte(S.Context, literal, names[i].offset),
+                        oxide::Diag::ContractInvalid)
+              << notAConstant(llvm::StringRef(names[i].name.data(), names[i].name.size()));
+          return AttributeNotApplied;
+        }
+    } else {
+      auto contract = parseContract(S.Context, literal, params, constants, "");
+      if (!contract)
+        return AttributeNotApplied;
+      if (!dependentParam) {
+        addAnnotation(S.Context, *FD, oxide::kContractAnnotation,
+                      oxide::detail::canonical_contract(*contract), attr.getRange());
+        addAnnotation(S.Context, *FD, oxide::kParamsAnnotation,
+                      paramsText(*FD, [&](unsigned i) { return FD->getParamDecl(i)->getType(); }),
+                      attr.getRange());
+        return AttributeApplied;
+      }
     }
-    const auto &contract = std::get<oxide::detail::Contract>(parsed);
-    std::string params;
-    for (unsigned i = 0; i < FD->getNumParams(); ++i) {
-      const ParmVarDecl *param = FD->getParamDecl(i);
-      if (i)
-        params += ',';
-      params += param->getName().str() + "=" + oxide::detail::param_kind_letter(paramKind(param->getType()));
-    }
-    FD->addAttr(AnnotateAttr::Create(
-        S.Context, std::string(oxide::kContractAnnotation) + oxide::detail::canonical_contract(contract),
-        nullptr, 0, attr.getRange()));
-    FD->addAttr(AnnotateAttr::Create(S.Context, std::string(oxide::kParamsAnnotation) + params, nullptr, 0,
-                                     attr.getRange()));
+    if (llvm::is_contained(exprs, nullptr))
+      return AttributeNotApplied; // every name was reported by the parse
+    exprs.insert(exprs.begin(), literal);
+    addAnnotation(S.Context, *FD, kPendingContract, "", attr.getRange(), exprs);
     return AttributeApplied;
   }
 };
 
 struct LaunchBoundsAttrInfo : ParsedAttrInfo {
   LaunchBoundsAttrInfo() {
-    static constexpr Spelling spellings[] = {{ParsedAttr::AS_CXX11, "oxide::launch_bounds"}};
+    static constexpr Spelling spellings[] = {{ParsedAttr::AS_CXX11, "oxide::launch_bounds"},
+                                             {ParsedAttr::AS_CXX11, "launch_bounds"}};
     Spellings = spellings;
     OptArgs = 2;
   }
@@ -203,31 +338,116 @@ struct LaunchBoundsAttrInfo : ParsedAttrInfo {
   }
 
   AttrHandling handleDeclAttribute(Sema &S, Decl *D, const ParsedAttr &attr) const override {
-    auto args = integerArguments(S, attr);
-    if (!args || args->empty() || args->size() > 2) {
+    if (!hasScope(S, attr, "launch_bounds"))
+      return AttributeNotApplied;
+    llvm::SmallVector<Expr *> args;
+    for (unsigned i = 0; i < attr.getNumArgs(); ++i) {
+      // Clang keeps a lone name as an identifier (`launch_bounds(N)`): look it up as a value.
+      Expr *E = attr.isArgExpr(i) ? attr.getArgAsExpr(i)
+                : attr.isArgIdent(i)
+                    ? lookUpConstant(S, attr.getArgAsIdent(i)->getIdentifierInfo()->getName(),
+                                     attr.getArgAsIdent(i)->getLoc())
+                    : nullptr;
+      if (E)
+        args.push_back(E);
+    }
+    if (args.empty() || args.size() > 2 || args.size() != attr.getNumArgs()) {
       oxide::report(S.getDiagnostics(), attr.getLoc(), oxide::Diag::BoundsNotIntegers);
       return AttributeNotApplied;
     }
-    std::uint64_t values[2] = {(*args)[0].first, args->size() > 1 ? (*args)[1].first : 0};
-    if (values[0] < 1 || values[0] > 1024) {
-      oxide::report(S.getDiagnostics(), (*args)[0].second, oxide::Diag::BoundsMaxThreadsRange)
-          << std::to_string(values[0]);
-      return AttributeNotApplied;
+    if (llvm::any_of(args, [](const Expr *E) { return E->isValueDependent() || E->isTypeDependent(); })) {
+      addAnnotation(S.Context, *D, kPendingBounds, "", attr.getRange(), args);
+      return AttributeApplied;
     }
-    if (values[1] > UINT32_MAX) {
-      oxide::report(S.getDiagnostics(), (*args)[1].second, oxide::Diag::BoundsMinBlocksRange)
-          << std::to_string(values[1]);
+    auto text =
+        boundsText(S.Context, llvm::SmallVector<const Expr *>(args.begin(), args.end()), attr.getLoc());
+    if (!text)
       return AttributeNotApplied;
-    }
-    D->addAttr(AnnotateAttr::Create(S.Context,
-                                    std::string(oxide::kLaunchBoundsAnnotation) + std::to_string(values[0]) +
-                                        "," + std::to_string(values[1]),
-                                    nullptr, 0, attr.getRange()));
+    addAnnotation(S.Context, *D, oxide::kLaunchBoundsAnnotation, *text, attr.getRange());
     return AttributeApplied;
   }
 };
 
+/// The instantiation's parameter that parameter `index` of the pattern became (by name: a pack
+/// before it shifts the positions); nullptr for a pack.
+const ParmVarDecl *instantiatedParam(const FunctionDecl &FD, const FunctionDecl &pattern, unsigned index) {
+  const ParmVarDecl *param = pattern.getParamDecl(index);
+  if (param->isParameterPack())
+    return nullptr;
+  for (const ParmVarDecl *p : FD.parameters())
+    if (p->getName() == param->getName())
+      return p;
+  return nullptr;
+}
+
 } // namespace
+
+void oxide::ast::instantiateContract(ASTContext &context, FunctionDecl &FD) {
+  const FunctionDecl *pattern = FD.getTemplateInstantiationPattern();
+  if (!pattern || !FD.hasAttrs())
+    return;
+  const AnnotateAttr *contract = nullptr, *bounds = nullptr;
+  for (const AnnotateAttr *attr : FD.specific_attrs<AnnotateAttr>()) {
+    if (attr->getAnnotation() == kPendingContract)
+      contract = attr;
+    else if (attr->getAnnotation() == kPendingBounds)
+      bounds = attr;
+  }
+  if (!contract && !bounds)
+    return;
+  const std::string where = "in the instantiation '" + instantiationName(context, FD) + "': ";
+  // The annotations this instantiation gets; written in the pattern's numbering, which
+  // renumberContract (SafetyChecker.cpp) maps onto an instantiation of a parameter pack.
+  llvm::SmallVector<std::pair<std::string, const AnnotateAttr *>> annotations;
+  const auto *literal = contract && contract->args_size() > 0
+                            ? dyn_cast<StringLiteral>((*contract->args_begin())->IgnoreParenImpCasts())
+                            : nullptr;
+  if (literal) {
+    const auto names = constantNames(literal->getString(), *pattern);
+    llvm::ArrayRef<Expr *> values(contract->args_begin() + 1, contract->args_end());
+    auto params = [&](std::string_view name) -> std::optional<ContractParam> {
+      for (unsigned i = 0; i < pattern->getNumParams(); ++i) {
+        if (pattern->getParamDecl(i)->getName() != llvm::StringRef(name.data(), name.size()))
+          continue;
+        const ParmVarDecl *param = instantiatedParam(FD, *pattern, i);
+        // A pack: renumberContract reports that it is not one parameter.
+        return param ? contractParam(name, i, param->getType()) : ContractParam{i, false, {}, true};
+      }
+      return std::nullopt;
+    };
+    auto constants = [&](std::string_view name, std::size_t) -> ContractConstant {
+      for (size_t i = 0; i < names.size() && i < values.size(); ++i)
+        if (names[i].name == name)
+          return evaluate(context, values[i], llvm::StringRef(name.data(), name.size()));
+      return {std::nullopt, notAConstant(llvm::StringRef(name.data(), name.size()))};
+    };
+    if (values.size() == names.size()) {
+      if (auto parsed = parseContract(context, literal, params, constants, where)) {
+        annotations.push_back(
+            {std::string(kContractAnnotation) + detail::canonical_contract(*parsed), contract});
+        annotations.push_back({std::string(kParamsAnnotation) +
+                                   paramsText(*pattern,
+                                              [&](unsigned i) {
+                                                const ParmVarDecl *p = instantiatedParam(FD, *pattern, i);
+                                                return p ? p->getType() : pattern->getParamDecl(i)->getType();
+                                              }),
+                               contract});
+      }
+    }
+  }
+  if (bounds && bounds->args_size() > 0) {
+    llvm::SmallVector<const Expr *> args(bounds->args_begin(), bounds->args_end());
+    if (auto text = boundsText(context, args, bounds->getLocation()))
+      annotations.push_back({std::string(kLaunchBoundsAnnotation) + *text, bounds});
+  }
+  llvm::erase_if(FD.getAttrs(), [](const Attr *attr) {
+    const auto *annotate = dyn_cast<AnnotateAttr>(attr);
+    return annotate &&
+           (annotate->getAnnotation() == kPendingContract || annotate->getAnnotation() == kPendingBounds);
+  });
+  for (const auto &[text, from] : annotations)
+    addAnnotation(context, FD, "", text, from->getRange());
+}
 
 void oxide::ast::registerContractAttributes() {
   static ParsedAttrInfoRegistry::Add<LaunchContractAttrInfo> contract("oxide-launch-contract",

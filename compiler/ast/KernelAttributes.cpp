@@ -188,8 +188,11 @@ void oxide::registerOxideAttributes() {
 }
 
 void oxide::finishKernelInstantiation(ASTContext &context, FunctionDecl &FD) {
-  if (!context.getLangOpts().CUDAIsDevice || FD.hasAttr<CUDAGlobalAttr>() ||
-      !FD.getTemplateInstantiationPattern() || !hasKernelAnnotation(&FD))
+  if (!FD.getTemplateInstantiationPattern())
+    return;
+  // In both compiles: the host's safety checks read the contract too.
+  oxide::ast::instantiateContract(context, FD);
+  if (!context.getLangOpts().CUDAIsDevice || FD.hasAttr<CUDAGlobalAttr>() || !hasKernelAnnotation(&FD))
     return;
   FD.dropAttr<CUDAHostAttr>();
   FD.dropAttr<CUDADeviceAttr>();

@@ -20,15 +20,24 @@ using namespace oxide::detail;
 
 namespace {
 
-// Five parameters: three spans, one unsigned scalar, one signed scalar (not usable).
+// Five parameters: three spans, one unsigned scalar, one parameter that is not usable.
 std::optional<ContractParam> resolve(std::string_view name) {
   if (name == "a" || name == "b" || name == "out")
     return ContractParam{name == "a" ? 0u : name == "b" ? 1u : 2u, true, {}};
   if (name == "n")
     return ContractParam{3, false, {}};
   if (name == "s")
-    return ContractParam{4, false, "a signed integer"};
+    return ContractParam{4, false, "a float"};
   return std::nullopt;
+}
+
+// Constants, as the compiler resolves them: kTile and ns::kBig have values, others do not.
+ContractConstant constant(std::string_view name, std::size_t) {
+  if (name == "kTile")
+    return {16, {}};
+  if (name == "ns::kBig")
+    return {UINT64_MAX, {}};
+  return {std::nullopt, "not a constant"};
 }
 
 [[noreturn]] void fail(const char *what) {
@@ -40,7 +49,12 @@ std::optional<ContractParam> resolve(std::string_view name) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char *>(data), size);
-  auto parsed = parse_contract(text, resolve);
+  // The names the compiler looks up before parsing lie inside the text.
+  for (const ContractName &n : contract_names(text))
+    if (n.name.empty() || n.offset + n.name.size() > text.size() ||
+        text.substr(n.offset, n.name.size()) != n.name)
+      fail("contract_names gave a name that is not in the text");
+  auto parsed = parse_contract(text, resolve, constant);
   if (auto *err = std::get_if<ContractError>(&parsed)) {
     if (err->offset > text.size())
       fail("error offset past the end of the text");

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 #include <utility>
 
@@ -11,6 +12,13 @@
 #include "oxide/host/unsafe_launch.hpp"
 
 namespace {
+
+// Other by-value types only as themselves; never host pointers (asserted below).
+struct Params {
+  int n;
+  float scale;
+};
+enum class Mode { Fast, Exact };
 
 using oxide::DeviceBuffer;
 using oxide::DisjointSpan;
@@ -40,24 +48,22 @@ static_assert(!KernelArgument<Span<const float>, DisjointSpan<float>>);
 static_assert(!KernelArgument<Span<float>, DisjointSpan<float>>);
 static_assert(KernelArgument<DisjointSpan<float>, DisjointSpan<float>>);
 
-// Scalars convert only without narrowing.
+// Scalars convert as in a function call (the launch checks the value fits: ScalarsFit below);
+// only arithmetic values convert.
 static_assert(KernelArgument<int, int>);
 static_assert(KernelArgument<int &, long>);
 static_assert(KernelArgument<float, double>);
 static_assert(KernelArgument<unsigned, std::uint64_t>);
-static_assert(!KernelArgument<double, int>);
-static_assert(!KernelArgument<double, float>);
-static_assert(!KernelArgument<int, float>);
-static_assert(!KernelArgument<int, unsigned>);
-static_assert(!KernelArgument<std::int64_t, int>);
+static_assert(KernelArgument<double, int>);
+static_assert(KernelArgument<double, float>);
+static_assert(KernelArgument<int, float>);
+static_assert(KernelArgument<int, unsigned>);
+static_assert(KernelArgument<std::int64_t, int>);
+static_assert(KernelArgument<std::size_t &, int>);
 static_assert(!KernelArgument<Floats &, float>);
+static_assert(!KernelArgument<float *, float>);
+static_assert(!KernelArgument<Mode, int>);
 
-// Other by-value types only as themselves; never host pointers.
-struct Params {
-  int n;
-  float scale;
-};
-enum class Mode { Fast, Exact };
 static_assert(KernelArgument<Params &, Params>);
 static_assert(KernelArgument<const Params &, Params>);
 static_assert(!KernelArgument<int, Params>);
@@ -139,7 +145,8 @@ static_assert(!VecAdd::accepts_arguments<Floats &, Floats &>);                 /
 static_assert(!VecAdd::accepts_arguments<Floats &, Floats &, Floats &, int>);
 using Saxpy = oxide::PreparedLaunch<float, Span<const float>, DisjointSpan<float>>;
 static_assert(Saxpy::accepts_arguments<float, Floats &, Floats &>);
-static_assert(!Saxpy::accepts_arguments<double, Floats &, Floats &>);
+static_assert(Saxpy::accepts_arguments<double, Floats &, Floats &>); // 2.0 for a float
+static_assert(!Saxpy::accepts_arguments<Params, Floats &, Floats &>);
 using Blur = oxide::BasicPreparedLaunch<oxide::LaunchConfig2D, Span<const float>, DisjointSpan2D<float>>;
 static_assert(Blur::accepts_arguments<Floats &, BufferView2D<float>>);
 static_assert(!Blur::accepts_arguments<Floats &, Floats &>);
@@ -201,8 +208,66 @@ TEST(KernelArgument, ContractValuesAreSizesAndUnsignedScalars) {
   EXPECT_EQ(oxide::detail::contract_value(oxide::detail::SpanAccess::make_disjoint_3d(host, 1, 2, 3)), 6u);
   EXPECT_EQ(oxide::detail::contract_value(std::uint32_t{42}), 42u);
   EXPECT_EQ(oxide::detail::contract_value(std::size_t{1} << 40), std::uint64_t{1} << 40);
-  EXPECT_EQ(oxide::detail::contract_value(-3), 0u); // signed scalars cannot appear in requires
+  EXPECT_EQ(oxide::detail::contract_value(7), 7u);
+  // Negative ones are sign-extended, for the launch to report them (NegativeArgument).
+  EXPECT_EQ(static_cast<std::int64_t>(oxide::detail::contract_value(-3)), -3);
+  EXPECT_EQ(static_cast<std::int64_t>(oxide::detail::contract_value(std::int8_t{-1})), -1);
   EXPECT_EQ(oxide::detail::contract_value(2.5f), 0u);
+  EXPECT_EQ(oxide::detail::contract_value(true), 0u);
+}
+
+TEST(KernelArgument, ScalarsFitTheirParameter) {
+  using oxide::detail::scalar_fits;
+  // Integers: the parameter's range.
+  EXPECT_TRUE(scalar_fits<unsigned>(5));
+  EXPECT_TRUE(scalar_fits<unsigned>(0));
+  EXPECT_FALSE(scalar_fits<unsigned>(-1));
+  EXPECT_TRUE(scalar_fits<int>(std::size_t{1} << 30));
+  EXPECT_FALSE(scalar_fits<int>(std::size_t{1} << 40));
+  EXPECT_FALSE(scalar_fits<int>(std::int64_t{-1} << 40));
+  EXPECT_TRUE(scalar_fits<int>(std::int64_t{-2147483648LL}));
+  EXPECT_FALSE(scalar_fits<int>(std::int64_t{2147483648LL}));
+  EXPECT_TRUE(scalar_fits<std::uint8_t>(255));
+  EXPECT_FALSE(scalar_fits<std::uint8_t>(256));
+  EXPECT_FALSE(scalar_fits<std::uint64_t>(std::int64_t{-1}));
+  EXPECT_TRUE(scalar_fits<std::int64_t>(std::uint64_t{1} << 62));
+  EXPECT_FALSE(scalar_fits<std::int64_t>(std::uint64_t{1} << 63));
+  EXPECT_TRUE(scalar_fits<bool>(1));
+  EXPECT_FALSE(scalar_fits<bool>(2));
+  // Floating point to integers: integral values in range only.
+  EXPECT_TRUE(scalar_fits<int>(2.0));
+  EXPECT_FALSE(scalar_fits<int>(2.5));
+  EXPECT_FALSE(scalar_fits<unsigned>(-1.0));
+  EXPECT_TRUE(scalar_fits<unsigned>(4294967295.0));
+  EXPECT_FALSE(scalar_fits<unsigned>(4294967296.0));
+  EXPECT_TRUE(scalar_fits<int>(-2147483648.0));
+  EXPECT_FALSE(scalar_fits<int>(2147483648.0));
+  EXPECT_FALSE(scalar_fits<int>(std::numeric_limits<double>::quiet_NaN()));
+  EXPECT_FALSE(scalar_fits<int>(std::numeric_limits<double>::infinity()));
+  // double to float: within float's range (rounding is a call's too); infinities and NaN stay.
+  EXPECT_TRUE(scalar_fits<float>(2.0));
+  EXPECT_TRUE(scalar_fits<float>(0.1));
+  EXPECT_FALSE(scalar_fits<float>(1e39));
+  EXPECT_FALSE(scalar_fits<float>(-1e39));
+  EXPECT_TRUE(scalar_fits<float>(std::numeric_limits<double>::infinity()));
+  // Integers always fit floating point.
+  EXPECT_TRUE(scalar_fits<float>(std::uint64_t{1} << 63));
+  EXPECT_TRUE(scalar_fits<double>(-7));
+}
+
+TEST(KernelArgument, ScalarsBindConverted) {
+  EXPECT_EQ(oxide::detail::Binder<unsigned>::bind(7), 7u);
+  EXPECT_EQ(oxide::detail::Binder<float>::bind(2.0), 2.0f);
+  EXPECT_EQ(oxide::detail::Binder<int>::bind(std::size_t{12}), 12);
+  EXPECT_EQ(oxide::detail::Binder<double>::bind(3), 3.0);
+}
+
+TEST(KernelArgument, NumbersAsText) {
+  EXPECT_EQ(oxide::detail::number_text(-1), "-1");
+  EXPECT_EQ(oxide::detail::number_text(std::uint64_t{1} << 40), "1099511627776");
+  EXPECT_EQ(oxide::detail::number_text(2.5), "2.5");
+  EXPECT_EQ(oxide::detail::number_text(1e39), "1e+39");
+  EXPECT_EQ(oxide::detail::number_text(true), "true");
 }
 
 TEST(KernelArgument, TypeNamesAreReadable) {

@@ -6,10 +6,16 @@
 //
 // Header-only and dependency-free: the compiler parses the user's text (and reports errors at
 // the offending field), and writes a canonical form into the device image, where parameter
-// names are replaced by positions ($0.size(), $1); the runtime parses that canonical form and
-// evaluates `requires` at every launch.
+// names are replaced by positions ($0.size(), $1) and named constants by their values; the
+// runtime parses that canonical form and evaluates `requires` at every launch.
+//
+// Wherever a number goes, a user's contract may name a constant of the kernel's scope instead
+// (`block = (kTile, kTile)`, `requires = (n <= Policy::kMax)`): a constexpr variable, a static
+// constexpr member, a template parameter, an enumerator. The compiler resolves such names
+// (ContractConstantResolver); the canonical form never contains one.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstddef>
@@ -26,9 +32,12 @@ namespace oxide::detail {
 /// What a name in `requires` refers to.
 struct ContractParam {
   std::uint32_t index = 0;
-  bool is_span = false; ///< `name.size()` is valid; otherwise `name` is an unsigned scalar
-  /// Set when the parameter exists but cannot appear in `requires` (e.g. a signed integer).
+  bool is_span = false; ///< `name.size()` is valid; otherwise `name` is an integer scalar
+  /// Set when the parameter exists but cannot appear in `requires` (e.g. a float).
   std::string unusable_reason;
+  /// The parameter's type depends on a template parameter: whether it is a span is known only
+  /// per instantiation, which is parsed again then.
+  bool dependent = false;
 };
 
 /// One node of a `requires` expression tree (children by index into Contract::nodes).
@@ -71,6 +80,14 @@ struct ContractError {
 /// Resolves a parameter name used in `requires`; std::nullopt when no parameter has that name.
 using ContractNameResolver = std::function<std::optional<ContractParam>(std::string_view)>;
 
+/// What a name that is not a parameter stands for: a constant's value, or why it has none.
+struct ContractConstant {
+  std::optional<std::uint64_t> value;
+  std::string error; ///< when there is no value: what is wrong and how to fix it
+};
+/// Resolves a constant name (`kBlock`, `Policy::kThreads`) starting at byte `offset` of the text.
+using ContractConstantResolver = std::function<ContractConstant(std::string_view name, std::size_t offset)>;
+
 namespace contract_impl {
 
 inline constexpr std::uint32_t kMaxBlockThreads = 1024;
@@ -79,7 +96,9 @@ inline constexpr std::uint32_t kMaxClusterBlocks = 8;
 
 class Parser {
 public:
-  Parser(std::string_view text, const ContractNameResolver &resolve) : text_(text), resolve_(resolve) {}
+  Parser(std::string_view text, const ContractNameResolver &resolve,
+         const ContractConstantResolver &resolve_constant)
+      : text_(text), resolve_(resolve), resolve_constant_(resolve_constant) {}
 
   std::variant<Contract, ContractError> parse() {
     Contract c;
@@ -203,6 +222,57 @@ private:
       ++pos_;
     return text_.substr(start, pos_ - start);
   }
+  /// `name`, `Scope::name` or `::Scope::name`: a parameter or a constant of the kernel's scope.
+  std::string_view qualified_name() {
+    skip_space();
+    const std::size_t start = pos_;
+    if (text_.substr(pos_, 2) == "::")
+      pos_ += 2;
+    while (true) {
+      if (identifier().empty()) {
+        pos_ = start;
+        return {};
+      }
+      // Another component follows only as `::name`.
+      if (text_.substr(pos_, 2) != "::" || pos_ + 2 >= text_.size() ||
+          !(std::isalpha(static_cast<unsigned char>(text_[pos_ + 2])) || text_[pos_ + 2] == '_'))
+        break;
+      pos_ += 2;
+    }
+    return text_.substr(start, pos_ - start);
+  }
+  static bool starts_name(char ch) {
+    return std::isalpha(static_cast<unsigned char>(ch)) || ch == '_' || ch == ':';
+  }
+  /// The value of constant `name` at `start`, which must be at most `max`.
+  std::optional<std::uint64_t> constant(std::string_view name, std::size_t start, std::uint64_t max,
+                                        std::optional<ContractError> &failure) {
+    if (!resolve_constant_) {
+      failure = err(start, "expected a number, not '" + std::string(name) + "'");
+      return std::nullopt;
+    }
+    ContractConstant c = resolve_constant_(name, start);
+    if (!c.value) {
+      failure = err(start, std::move(c.error));
+      return std::nullopt;
+    }
+    if (*c.value > max) {
+      failure = err(start, "number is too large (at most " + std::to_string(max) + "): '" +
+                               std::string(name) + "' is " + std::to_string(*c.value));
+      return std::nullopt;
+    }
+    return c.value;
+  }
+  /// A decimal integer or a named constant, at most `max`.
+  std::optional<std::uint64_t> number(std::uint64_t max, std::optional<ContractError> &failure) {
+    skip_space();
+    const std::size_t start = pos_;
+    if (starts_name(peek()))
+      if (const std::string_view name = qualified_name(); !name.empty())
+        return constant(name, start, max, failure);
+    return integer(max, failure);
+  }
+
   /// An unsigned decimal integer that fits in `max`.
   std::optional<std::uint64_t> integer(std::uint64_t max, std::optional<ContractError> &failure) {
     skip_space();
@@ -227,7 +297,7 @@ private:
   std::optional<ContractError> parse_domain(Contract &c) {
     std::optional<ContractError> failure;
     const std::size_t start = (skip_space(), pos_);
-    auto v = integer(UINT32_MAX, failure);
+    auto v = number(UINT32_MAX, failure);
     if (!v)
       return failure;
     if (*v < 1 || *v > 3)
@@ -245,7 +315,7 @@ private:
     if (consume('(')) {
       for (int d = 0; d < 3; ++d) {
         const std::size_t at = (skip_space(), pos_);
-        auto v = integer(kMaxBlockThreads, failure);
+        auto v = number(kMaxBlockThreads, failure);
         if (!v)
           return failure;
         if (*v == 0)
@@ -257,7 +327,7 @@ private:
           return err(pos_, "expected ',' or ')' in block = (x, y, z)");
       }
     } else {
-      auto v = integer(kMaxBlockThreads, failure);
+      auto v = number(kMaxBlockThreads, failure);
       if (!v)
         return failure;
       if (*v == 0)
@@ -280,7 +350,7 @@ private:
     const bool list = consume('(');
     for (int d = 0; d < 3; ++d) {
       const std::size_t at = (skip_space(), pos_);
-      auto v = integer(kMaxClusterBlocks, failure);
+      auto v = number(kMaxClusterBlocks, failure);
       if (!v)
         return failure->message.starts_with("number is too large")
                    ? err(at,
@@ -314,12 +384,12 @@ private:
   std::optional<ContractError> parse_dynamic_shared(Contract &c) {
     std::optional<ContractError> failure;
     const std::size_t start = (skip_space(), pos_);
-    auto lo = integer(UINT32_MAX, failure);
+    auto lo = number(UINT32_MAX, failure);
     if (!lo)
       return failure;
     std::uint64_t hi = *lo;
     if (consume("..")) {
-      auto v = integer(UINT32_MAX, failure);
+      auto v = number(UINT32_MAX, failure);
       if (!v)
         return failure;
       hi = *v;
@@ -336,12 +406,12 @@ private:
     std::optional<ContractError> failure;
     if (!consume('('))
       return err(pos_, "expected min_compute_capability = (major, minor)");
-    auto major = integer(99, failure);
+    auto major = number(99, failure);
     if (!major)
       return failure;
     if (!consume(','))
       return err(pos_, "expected ',' in min_compute_capability = (major, minor)");
-    auto minor = integer(9, failure);
+    auto minor = number(9, failure);
     if (!minor)
       return failure;
     if (!consume(')'))
@@ -474,13 +544,20 @@ private:
         return std::nullopt;
       return add_node(c, {ContractNode::Kind::Literal, *v}, start, failure);
     }
-    const std::string_view name = identifier();
+    const std::string_view name = qualified_name();
     if (name.empty()) {
       failure = err(start, "expected a parameter name, 'name.size()' or a number");
       return std::nullopt;
     }
     const bool size = consume(".size()");
-    auto param = resolve_(name);
+    const bool qualified = name.find(':') != std::string_view::npos;
+    auto param = qualified ? std::nullopt : resolve_(name);
+    if (!param && resolve_constant_ && !size) {
+      auto value = constant(name, start, UINT64_MAX, failure);
+      if (!value)
+        return std::nullopt;
+      return add_node(c, {ContractNode::Kind::Literal, *value}, start, failure);
+    }
     if (!param) {
       failure = err(start, "'" + std::string(name) + "' is not a parameter of this kernel");
       return std::nullopt;
@@ -489,6 +566,9 @@ private:
       failure = err(start, param->unusable_reason);
       return std::nullopt;
     }
+    if (param->dependent)
+      return add_node(c, {size ? ContractNode::Kind::Size : ContractNode::Kind::Scalar, param->index}, start,
+                      failure);
     if (size && !param->is_span) {
       failure = err(start, "'" + std::string(name) +
                                "' is not a span; '.size()' applies to Span and DisjointSpan parameters");
@@ -505,6 +585,7 @@ private:
 
   std::string_view text_;
   const ContractNameResolver &resolve_;
+  const ContractConstantResolver &resolve_constant_;
   std::size_t pos_ = 0;
   std::uint32_t nesting_ = 0; ///< open parentheses around the current factor
   std::size_t block_offset_ = 0;
@@ -539,10 +620,60 @@ inline constexpr const char *kRelationOps[] = {" == ", " != ", " < ", " <= ", " 
 
 } // namespace contract_impl
 
-/// Parses contract text written by a user; `resolve` maps parameter names.
-inline std::variant<Contract, ContractError> parse_contract(std::string_view text,
-                                                            const ContractNameResolver &resolve) {
-  return contract_impl::Parser(text, resolve).parse();
+/// Parses contract text written by a user; `resolve` maps parameter names, `resolve_constant`
+/// (when given) the other names, which then stand for numbers.
+inline std::variant<Contract, ContractError>
+parse_contract(std::string_view text, const ContractNameResolver &resolve,
+               const ContractConstantResolver &resolve_constant = {}) {
+  return contract_impl::Parser(text, resolve, resolve_constant).parse();
+}
+
+/// A name that a user's contract text refers to, and the byte where it is first used.
+struct ContractName {
+  std::string_view name;
+  std::size_t offset = 0;
+};
+
+/// The names of a user's contract text that stand for values: parameters and constants, in
+/// order of first use, each once. Field names, `true`/`false` and `.size()` are not values. The
+/// compiler looks these up before parsing, where the kernel is declared: a kernel template's are
+/// looked up once and evaluated per instantiation.
+inline std::vector<ContractName> contract_names(std::string_view text) {
+  std::vector<ContractName> names;
+  auto alpha = [](char ch) { return std::isalpha(static_cast<unsigned char>(ch)) || ch == '_'; };
+  auto alnum = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+  std::size_t pos = 0;
+  char previous = '\0'; // the last character before pos that is not a space
+  while (pos < text.size()) {
+    const char ch = text[pos];
+    const bool starts =
+        alpha(ch) || (text.substr(pos, 2) == "::" && pos + 2 < text.size() && alpha(text[pos + 2]));
+    if (!starts || std::isdigit(static_cast<unsigned char>(previous))) {
+      if (!std::isspace(static_cast<unsigned char>(ch)))
+        previous = ch;
+      ++pos;
+      continue;
+    }
+    const std::size_t start = pos;
+    while (true) {
+      if (text.substr(pos, 2) == "::")
+        pos += 2;
+      while (pos < text.size() && alnum(text[pos]))
+        ++pos;
+      if (text.substr(pos, 2) != "::" || pos + 2 >= text.size() || !alpha(text[pos + 2]))
+        break;
+    }
+    const std::string_view name = text.substr(start, pos - start);
+    std::size_t next = pos;
+    while (next < text.size() && std::isspace(static_cast<unsigned char>(text[next])))
+      ++next;
+    const bool field = next < text.size() && text[next] == '=' && text.substr(next, 2) != "==";
+    if (!field && !(previous == '.' && name == "size") && name != "true" && name != "false" &&
+        std::none_of(names.begin(), names.end(), [&](const ContractName &n) { return n.name == name; }))
+      names.push_back({name, start});
+    previous = text[pos - 1];
+  }
+  return names;
 }
 
 /// A relation as text, with parameter i spelled names[i] ("a.size() == c.size()").

@@ -18,15 +18,16 @@ enum class ParamKind : char {
   atomic = 'a',           ///< AtomicSpan<T>
   append = 'r',           ///< AppendSpan<T>: written at slots reserved from its counter
   unsigned_integer = 'u', ///< an unsigned integer, usable in `requires`
+  signed_integer = 's',   ///< a signed integer, usable in `requires`; launches check it is >= 0
   other = 'x',            ///< anything else
   const_pointer = 'c',    ///< const T *, in the simulator's descriptions only (oxide.params says x)
   pointer = 'p',          ///< T *, likewise
 };
 
 inline constexpr ParamKind kParamKinds[] = {
-    ParamKind::input,     ParamKind::mutable_span,  ParamKind::output,  ParamKind::output_2d,
-    ParamKind::output_3d, ParamKind::atomic,        ParamKind::append,  ParamKind::unsigned_integer,
-    ParamKind::other,     ParamKind::const_pointer, ParamKind::pointer,
+    ParamKind::input,          ParamKind::mutable_span, ParamKind::output,        ParamKind::output_2d,
+    ParamKind::output_3d,      ParamKind::atomic,       ParamKind::append,        ParamKind::unsigned_integer,
+    ParamKind::signed_integer, ParamKind::other,        ParamKind::const_pointer, ParamKind::pointer,
 };
 
 /// The letter that encodes `kind`.
@@ -55,6 +56,7 @@ inline constexpr ParamKind kParamKinds[] = {
   case ParamKind::output_3d:
     return 3;
   case ParamKind::unsigned_integer:
+  case ParamKind::signed_integer:
   case ParamKind::other:
   case ParamKind::const_pointer:
   case ParamKind::pointer:
@@ -65,6 +67,11 @@ inline constexpr ParamKind kParamKinds[] = {
 
 /// Whether the parameter is a span: it has a `.size()` in `requires`.
 [[nodiscard]] constexpr bool is_span(ParamKind kind) noexcept { return span_extents(kind) != 0; }
+
+/// Whether the parameter is an integer scalar that `requires` may name.
+[[nodiscard]] constexpr bool is_integer_scalar(ParamKind kind) noexcept {
+  return kind == ParamKind::unsigned_integer || kind == ParamKind::signed_integer;
+}
 
 /// Whether the parameter is a DisjointSpan of any rank.
 [[nodiscard]] constexpr bool is_disjoint(ParamKind kind) noexcept {

@@ -58,6 +58,9 @@ enum class ErrorKind : std::uint8_t {
   InvalidEvent,       ///< elapsed_ms of an event never recorded, or created without timing
   // --- buffers ---
   SliceOutOfRange, ///< buffer.slice(offset, count) past the end of the buffer
+  // --- scalar arguments ---
+  NegativeArgument,   ///< a signed integer that the contract's `requires` uses is negative
+  ArgumentOutOfRange, ///< a scalar argument whose value its parameter type cannot hold (-1 for unsigned)
 };
 
 /// The enumerator's name, e.g. "RequiresViolated".

@@ -8,7 +8,9 @@
 //   DisjointSpan2D<T>   buffer.view_2d(width, height) of a non-const DeviceBuffer<T>, DisjointSpan2D<T>
 //   DisjointSpan3D<T>   buffer.view_3d(width, height, depth), DisjointSpan3D<T>
 //   AtomicSpan<T, S>    a non-const DeviceBuffer<T> lvalue or its slice
-//   arithmetic S        an arithmetic value that converts to S without narrowing
+//   arithmetic S        any arithmetic value, converted as in a function call (an int for an
+//                       unsigned, 2.0 for a float); each launch checks that the value fits in S
+//                       (ErrorKind::ArgumentOutOfRange: -1 for an unsigned, 2^40 for an int)
 //   other by-value P    a P (enums, trivially copyable structs); never a pointer
 //   T* / const T*       oxide::unsafe_launch only: a DeviceBuffer<T> lvalue (non-const for T*),
 //                       or a pointer that converts to the parameter type
@@ -18,9 +20,11 @@
 // that is never dereferenced, since the compiler assumes span data is non-null.
 #pragma once
 
+#include <cmath>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -93,13 +97,36 @@ template <class Param> struct Binder {
   static Param bind(const Param &value) noexcept { return value; }
 };
 
+/// Whether `value` keeps its value as a Param, where a function call would convert it silently:
+/// an integer in Param's range, a float with an integral value in it, a finite double within a
+/// float's range. An integer always fits a floating-point type (rounded, as in a call).
+template <class Param, class Arg> [[nodiscard]] bool scalar_fits(Arg value) noexcept {
+  using Limits = std::numeric_limits<Param>;
+  if constexpr (ConvertsWithoutNarrowing<Arg, Param>)
+    return true;
+  else if constexpr (std::is_same_v<Param, bool>)
+    return value == Arg(0) || value == Arg(1);
+  else if constexpr (std::is_integral_v<Param> && std::is_integral_v<Arg>) {
+    if constexpr (std::is_signed_v<Arg>)
+      if (value < 0)
+        return std::is_signed_v<Param> && std::intmax_t(value) >= std::intmax_t(Limits::min());
+    return std::uintmax_t(value) <= std::uintmax_t(Limits::max());
+  } else if constexpr (std::is_integral_v<Param>) { // from floating point: [-2^digits, 2^digits)
+    const long double bound = std::ldexp(1.0L, Limits::digits);
+    return value == std::trunc(value) && value < bound && value >= (std::is_signed_v<Param> ? -bound : 0.0L);
+  } else if constexpr (std::is_floating_point_v<Arg>) // to a narrower floating-point type
+    return !std::isfinite(value) || std::fabs(value) <= Limits::max();
+  else
+    return true;
+}
+
+/// An arithmetic argument binds to an arithmetic parameter as in a function call; the launch
+/// checks first that it fits (scalar_fits), so the conversion never changes the value's meaning.
 template <class Param>
   requires std::is_arithmetic_v<Param>
 struct Binder<Param> {
-  template <class Arg>
-  static constexpr bool accepts =
-      std::is_arithmetic_v<std::remove_cvref_t<Arg>> && ConvertsWithoutNarrowing<Arg, Param>;
-  template <class Arg> static Param bind(const Arg &value) noexcept { return Param{value}; }
+  template <class Arg> static constexpr bool accepts = std::is_arithmetic_v<std::remove_cvref_t<Arg>>;
+  template <class Arg> static Param bind(const Arg &value) noexcept { return static_cast<Param>(value); }
 };
 
 template <class T> struct Binder<Span<const T>> {
@@ -293,7 +320,8 @@ constexpr DiagnosticText argument_diagnostic() noexcept {
          "element "
          "types must match";
   else if constexpr (std::is_arithmetic_v<Param>)
-    d << "; scalars must convert without narrowing (add an explicit cast)";
+    d << "; a scalar parameter takes an integer or floating-point value, which the launch converts and "
+         "checks that it fits";
   return d;
 }
 

@@ -54,3 +54,27 @@ llvm.func @unchecked(%a: !llvm.ptr {llvm.byval = !llvm.struct<(ptr, i64)>}) attr
   %av = llvm.load %ad : !llvm.ptr -> f32
   llvm.return
 }
+
+// A signed scalar in `requires`: the runtime rejects negative values, so it is assumed >= 0 at
+// its own width and zero-extended; the relation compares unsigned like every other.
+// CHECK-LABEL: llvm.func @signed_bound
+// CHECK: %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK: %[[NONNEG:.*]] = llvm.icmp "sge" %arg0, %[[ZERO]] : i32
+// CHECK: llvm.intr.assume %[[NONNEG]] : i1
+// CHECK: %[[N:.*]] = llvm.zext %arg0 : i32 to i64
+// CHECK: %[[LE:.*]] = llvm.icmp "ule" %[[N]], %{{.*}} : i64
+// CHECK: llvm.intr.assume %[[LE]] : i1
+// An unsigned one is not assumed non-negative (it always is).
+// CHECK-LABEL: llvm.func @unsigned_bound
+// CHECK-NOT: "sge"
+// CHECK: llvm.zext %arg0 : i32 to i64
+llvm.func @signed_bound(%n: i32, %out: !llvm.ptr {llvm.byval = !llvm.struct<(ptr, i64)>})
+    attributes {oxide.kernel, oxide.params = "n=s,out=o",
+                oxide.contract = "domain = 1, requires = ($0 <= $1.size())"} {
+  llvm.return
+}
+llvm.func @unsigned_bound(%n: i32, %out: !llvm.ptr {llvm.byval = !llvm.struct<(ptr, i64)>})
+    attributes {oxide.kernel, oxide.params = "n=u,out=o",
+                oxide.contract = "domain = 1, requires = ($0 <= $1.size())"} {
+  llvm.return
+}

@@ -32,6 +32,7 @@ enum class Diag : unsigned {
   BoundsNotIntegers,
   BoundsMaxThreadsRange,
   BoundsMinBlocksRange,
+  AttributeNeedsScope,
   // oxide::constant (ConstantVariables.cpp)
   ConstantNotAtNamespaceScope,
   // the safety model's AST checks (SafetyChecker.cpp)
@@ -85,12 +86,15 @@ inline constexpr DiagInfo kDiagnostics[] = {
     {Diag::NoteEarlierContract, clang::DiagnosticIDs::Note,
      "the earlier declaration's %select{launch contract|launch bounds}0 is here"},
     {Diag::BoundsNotIntegers, clang::DiagnosticIDs::Error,
-     "launch_bounds takes one or two integer literals: (max_threads[, min_blocks_per_sm])"},
+     "launch_bounds takes one or two integer constants: (max_threads[, min_blocks_per_sm]), each a literal, "
+     "a constexpr variable or a template parameter"},
     {Diag::BoundsMaxThreadsRange, clang::DiagnosticIDs::Error,
      "launch_bounds max_threads must be between 1 and 1024, not %0"},
     {Diag::BoundsMinBlocksRange, clang::DiagnosticIDs::Error,
      "launch_bounds min_blocks_per_sm must fit in 32 bits (at most 4294967295), not %0; it is the number of "
      "blocks to keep resident on one multiprocessor: a small count, such as 2"},
+    {Diag::AttributeNeedsScope, clang::DiagnosticIDs::Error,
+     "'%0' is Oxide's attribute; write it with its scope, as [[oxide::%0(...)]]"},
 
     {Diag::ConstantNotAtNamespaceScope, clang::DiagnosticIDs::Error,
      "an oxide::constant must be a variable at namespace scope (not a local, static member or thread_local "

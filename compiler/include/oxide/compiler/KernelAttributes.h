@@ -28,9 +28,10 @@ inline constexpr const char kDeviceVariableAttr[] = "oxide_device_variable";
 /// in the device compile: a kernel that calls the host API is then a clang error at the call.
 void setHostOnlyHeaderDirectory(std::string directory);
 
-/// In the device compile, makes an instantiation of a kernel template (host+device until then,
-/// see KernelAttributes.cpp) the __global__ kernel. The safety checker's AST consumer calls it
-/// for every function before code generation sees it.
+/// Gives an instantiation of a kernel template its launch contract and bounds where they depend
+/// on template arguments (ContractAttributes.cpp) and, in the device compile, makes it (host+device
+/// until then, see KernelAttributes.cpp) the __global__ kernel. The safety checker's AST consumer
+/// calls it for every function before code generation sees it.
 void finishKernelInstantiation(clang::ASTContext &context, clang::FunctionDecl &FD);
 
 /// Registers Oxide's clang attributes ([[kernel]], launch_contract, launch_bounds,

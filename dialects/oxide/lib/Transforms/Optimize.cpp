@@ -80,6 +80,12 @@ private:
     auto type = dyn_cast<IntegerType>(arg.getType());
     if (!type || type.getWidth() > 64)
       return {};
+    // The runtime rejects a negative signed scalar that `requires` reads (NegativeArgument), so
+    // it is known to be >= 0, and its zero extension is its value; the relations compare unsigned.
+    if (index < kc.params.size() && kc.params[index].kind == oxide::detail::ParamKind::signed_integer) {
+      Value zero = LLVM::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, 0));
+      LLVM::AssumeOp::create(b, loc, LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::sge, arg, zero));
+    }
     return type.getWidth() == 64 ? arg : LLVM::ZExtOp::create(b, loc, b.getI64Type(), arg).getResult();
   }
 

@@ -4,11 +4,14 @@
 #pragma once
 
 #include <array>
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -110,21 +113,21 @@ template <class T, Scope S> inline constexpr bool writes_through_v<AtomicSpan<T,
 template <class T> inline constexpr bool is_span_v = false;
 template <class T> inline constexpr bool is_span_v<Span<T>> = true;
 
-template <class Param, class Arg> ArgumentMemory argument_memory(const Arg &arg) noexcept {
-  using A = std::remove_cvref_t<Arg>;
-  if constexpr (is_device_buffer_v<A>)
 /// AppendBuffer (oxide/host/append_buffer.hpp), which gives the kernel its elements (its counter is
 /// its own memory, which no other argument can name).
 template <class T> inline constexpr bool is_append_buffer_v = false;
 
+template <class Param, class Arg> ArgumentMemory argument_memory(const Arg &arg) noexcept {
+  using A = std::remove_cvref_t<Arg>;
+  if constexpr (is_device_buffer_v<A>)
     return {BufferAccess::context(arg), arg.device_ptr(), arg.size_bytes(), writes_through_v<Param>, true};
   else if constexpr (is_buffer_view_v<A>)
     return argument_memory<Param>(arg.buffer());
+  else if constexpr (is_append_buffer_v<A>)
+    return argument_memory<Param>(arg.elements());
   else if constexpr (is_buffer_slice_v<A>) // only the slice's own bytes
     return {BufferAccess::context(arg.buffer()), arg.device_ptr(), arg.size_bytes(), writes_through_v<Param>,
             true};
-  else if constexpr (is_append_buffer_v<A>)
-    return argument_memory<Param>(arg.elements());
   else if constexpr (is_span_v<A>)
     return {nullptr, reinterpret_cast<std::uintptr_t>(arg.data()),
             arg.size() * sizeof(typename A::element_type), writes_through_v<Param>, true};
@@ -140,14 +143,44 @@ template <class T> inline constexpr bool has_size_v<DisjointSpan3D<T>> = true;
 template <class T, Scope S> inline constexpr bool has_size_v<AtomicSpan<T, S>> = true;
 
 /// What a bound parameter contributes to `requires`: a span's element count (width * height
-/// [* depth] for 2-D/3-D spans), an unsigned integer's value; 0 for anything else.
+/// [* depth] for 2-D/3-D spans), an integer's value (a signed one sign-extended: check_requires
+/// rejects negative ones); 0 for anything else.
 template <class P> constexpr std::uint64_t contract_value(const P &value) noexcept {
   if constexpr (has_size_v<P>)
     return value.size();
-  else if constexpr (std::is_integral_v<P> && std::is_unsigned_v<P> && !std::is_same_v<P, bool>)
-    return value;
+  else if constexpr (std::is_integral_v<P> && !std::is_same_v<P, bool>)
+    return static_cast<std::uint64_t>(
+        static_cast<std::conditional_t<std::is_signed_v<P>, std::int64_t, P>>(value));
   else
     return 0;
+}
+
+/// Throws oxide::Error (ArgumentOutOfRange): argument `index` (`value`, as text) does not fit its
+/// parameter of type `type`, whose values lie in [`lowest`, `highest`].
+[[noreturn]] void throw_argument_out_of_range(const PreparedKernel &kernel, std::size_t index,
+                                              std::string_view type, std::string_view value,
+                                              std::string_view lowest, std::string_view highest);
+
+/// A number as text ("-1", "2.5", "1e+40"), for messages.
+template <class T> std::string number_text(T value) {
+  if constexpr (std::is_same_v<T, bool>)
+    return value ? "true" : "false";
+  else {
+    char text[64];
+    const auto end = std::to_chars(text, text + sizeof text, value).ptr;
+    return std::string(text, end);
+  }
+}
+
+/// Checks a scalar argument before it binds; see scalar_fits.
+template <class Param, class Arg>
+void check_scalar_argument(const PreparedKernel &kernel, std::size_t index, const Arg &arg) {
+  using A = std::remove_cvref_t<Arg>;
+  if constexpr (std::is_arithmetic_v<Param> && std::is_arithmetic_v<A> && !ConvertsWithoutNarrowing<A, Param>)
+    if (!scalar_fits<Param>(static_cast<A>(arg))) [[unlikely]]
+      throw_argument_out_of_range(kernel, index, type_name<Param>(), number_text(static_cast<A>(arg)),
+                                  number_text(std::numeric_limits<Param>::lowest()),
+                                  number_text(std::numeric_limits<Param>::max()));
 }
 
 template <bool Unsafe, class Param, class Arg> constexpr bool binds() noexcept {
@@ -187,6 +220,9 @@ template <class... P> constexpr void check_kernel_signature() noexcept {
 /// launches. The argument types were checked at compile time by the caller.
 template <bool Unsafe, class... P, class... Args>
 void bind_and_launch(const PreparedKernel &kernel, Stream &stream, Args &&...args) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (check_scalar_argument<P>(kernel, I, args), ...);
+  }(std::index_sequence_for<P...>{});
   // Braced initialization binds the arguments left to right.
   std::tuple<P...> values{std::conditional_t<Unsafe, UnsafeBinder<P>, Binder<P>>::bind(args)...};
   const std::array<ArgumentMemory, sizeof...(P)> memory{argument_memory<P>(args)...};
