@@ -2,7 +2,8 @@
 // C (f32) = A * B with A (m x k) and B (k x n) row-major bf16, on the tensor cores at warp level.
 //
 // Each block of 16 x 16 threads (8 warps) computes a 128 x 128 tile of C, walking k in steps of 32
-// with two shared-memory stages: while the warps multiply one stage, cp.async fills the other.
+// through `Stages` shared-memory stages in dynamic shared memory: while the warps multiply one
+// stage, cp.async fills the next ones (2 stages fit the simulator's 48 KiB; a GPU takes 4).
 // Each warp owns a 64 x 32 piece of the tile: per 16 of k it loads 4 A fragments (ldmatrix.x4)
 // and 4 B fragments (two ldmatrix.x4.trans) and issues 16 mma.sync m16n8k16. The safe tier writes
 // the result: thread (x, y) of the 2-D launch owns the 8 x 8 tile of C at rows y * 8, columns
@@ -25,7 +26,7 @@ struct alignas(16) Float4 {
   float x, y, z, w;
 };
 
-constexpr std::uint32_t kBM = 128, kBN = 128, kBK = 32, kStages = 2;
+constexpr std::uint32_t kBM = 128, kBN = 128, kBK = 32;
 constexpr std::uint32_t kWarpsM = 2, kWarpsN = 4, kThreads = 32 * kWarpsM * kWarpsN;
 constexpr std::uint32_t kWM = kBM / kWarpsM, kWN = kBN / kWarpsN; // a warp's 64 x 32
 constexpr std::uint32_t kTilesM = kWM / 16, kTilesN = kWN / 8;    // its 4 x 4 mma tiles
@@ -36,24 +37,25 @@ constexpr std::uint32_t kOutRows = kBM / kWarpsM, kStrideC = kBN + 4; // half th
 constexpr std::uint32_t kOwnRows = 8, kOwnCols = 8;                   // a thread's tile of C
 static_assert(kThreads == (kBM / kOwnRows) * (kBN / kOwnCols), "the block's threads own its tile of C");
 
-/// The block's shared memory: the two pipeline stages, or (after the k loop) half the C tile.
-struct alignas(128) Shared {
+/// The block's shared memory: the pipeline's stages, or (after the k loop) half the C tile; in
+/// dynamic shared memory, which may exceed the 48 KiB of static shared memory.
+template <std::uint32_t Stages> struct alignas(16) Shared {
   struct Pipeline {
-    bf16 a[kStages][kBM * kStrideA];
-    bf16 b[kStages][kBK * kStrideB];
+    bf16 a[Stages][kBM * kStrideA];
+    bf16 b[Stages][kBK * kStrideB];
   };
   union {
     Pipeline pipe;
     float c[kOutRows * kStrideC];
   };
 };
-static_assert(sizeof(Shared) <= 48 * 1024, "static shared memory");
 
 /// Starts the copies of A's and B's tiles at `k0` into stage `s`: 16 bytes per copy, two of each
 /// per thread. Inlined, so that the compiler sees the copies read the kernel's own input spans.
-[[gnu::always_inline]] inline void load_stage(Shared &sm, std::uint32_t s, std::uint32_t t,
-                                              std::uint32_t row0, std::uint32_t col0, std::uint32_t k0,
-                                              std::uint32_t n, std::uint32_t k, oxide::Span<const bf16> a,
+template <class Smem>
+[[gnu::always_inline]] inline void load_stage(Smem &sm, std::uint32_t s, std::uint32_t t, std::uint32_t row0,
+                                              std::uint32_t col0, std::uint32_t k0, std::uint32_t n,
+                                              std::uint32_t k, oxide::Span<const bf16> a,
                                               oxide::Span<const bf16> b) {
   constexpr std::uint32_t kChunksA = kBK / 8, kChunksB = kBN / 8; // 16-byte chunks per row
 #pragma unroll
@@ -68,34 +70,42 @@ static_assert(sizeof(Shared) <= 48 * 1024, "static shared memory");
   }
 }
 
-/// C = A * B. C is n / 4 Float4s wide and m high; launch (n / 8) x (m / 8) threads in blocks of
-/// 16 x 16 (LaunchConfig2D{{n / 128, m / 128, 1}, {16, 16, 1}}).
-[[kernel,
-  oxide::launch_contract("domain = 2, block = (16, 16), "
+/// C = A * B. C is n / 4 Float4s wide and m high; launch config<Stages>(m, n): (n / 8) x (m / 8)
+/// threads in blocks of 16 x 16 with sizeof(Shared<Stages>) bytes of dynamic shared memory. At
+/// most 128 registers, so that two blocks share an SM.
+template <std::uint32_t Stages>
+[[kernel, oxide::launch_bounds(256, 2),
+  oxide::launch_contract("domain = 2, block = (16, 16), dynamic_shared = 1..98304, "
                          "requires = (a.size() == m * k, b.size() == k * n, c.size() * 4 == m * n)")]] void
 gemm(std::uint32_t m, std::uint32_t n, std::uint32_t k, oxide::Span<const bf16> a, oxide::Span<const bf16> b,
      oxide::DisjointSpan2D<Float4> c) {
+  static_assert(Stages >= 2, "one stage multiplied while the next lands");
   using namespace oxide::mma;
-  Shared &sm = oxide::shared_array<Shared, 1>()[0];
+  Shared<Stages> &sm = oxide::dynamic_shared<Shared<Stages>>()[0]; // checked: the launch gave enough
   const oxide::Dim3 tid = oxide::thread_idx();
   const std::uint32_t t = tid.y * 16 + tid.x, warp = t / 32, lane = t % 32;
   const std::uint32_t warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
   const std::uint32_t row0 = oxide::block_idx().y * kBM, col0 = oxide::block_idx().x * kBN;
   FragmentC<float> acc[kTilesM][kTilesN];
 
+  // Stages - 1 steps in flight ahead of the one multiplied. Every iteration commits a group (an
+  // empty one near the end), so that all but the newest Stages - 2 include this step's.
   const std::uint32_t steps = k / kBK;
-  load_stage(sm, 0, t, row0, col0, 0, n, k, a, b);
-  oxide::cp_async::commit_group();
+#pragma unroll
+  for (std::uint32_t s = 0; s + 1 < Stages; ++s) {
+    if (s < steps)
+      load_stage(sm, s, t, row0, col0, s * kBK, n, k, a, b);
+    oxide::cp_async::commit_group();
+  }
   for (std::uint32_t step = 0; step < steps; ++step) {
-    const std::uint32_t s = step % kStages;
-    if (step + 1 < steps) { // the next stage's copies fly while this one is multiplied
-      load_stage(sm, (step + 1) % kStages, t, row0, col0, (step + 1) * kBK, n, k, a, b);
-      oxide::cp_async::commit_group();
-      oxide::cp_async::wait_group<1>();
-    } else {
-      oxide::cp_async::wait_group<0>();
-    }
-    oxide::sync_threads(); // every thread's copies of stage s have landed
+    oxide::cp_async::wait_group<Stages - 2>();
+    // Every thread's copies of this step have landed, and every warp is done with the previous
+    // step, whose stage the next copies refill.
+    oxide::sync_threads();
+    if (const std::uint32_t next = step + Stages - 1; next < steps)
+      load_stage(sm, next % Stages, t, row0, col0, next * kBK, n, k, a, b);
+    oxide::cp_async::commit_group();
+    const std::uint32_t s = step % Stages;
     const bf16 *as = sm.pipe.a[s] + warp_m * kWM * kStrideA;
     const bf16 *bs = sm.pipe.b[s] + warp_n * kWN;
 #pragma unroll
@@ -122,8 +132,9 @@ gemm(std::uint32_t m, std::uint32_t n, std::uint32_t k, oxide::Span<const bf16> 
         for (std::uint32_t j = 0; j < kTilesN; ++j)
           mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
     }
-    oxide::sync_threads(); // every warp is done with stage s before it is refilled
   }
+  oxide::cp_async::wait_all();
+  oxide::sync_threads(); // every warp is done with the stages before C takes their memory
 
   // Out through shared memory, half of the block tile at a time: the warps of that half store
   // their fragments, then the threads whose 8 x 8 tiles lie in it write them to C.
@@ -152,6 +163,11 @@ gemm(std::uint32_t m, std::uint32_t n, std::uint32_t k, oxide::Span<const bf16> 
     }
     oxide::sync_threads();
   }
+}
+
+/// The launch of gemm<Stages> for an m x n C.
+template <std::uint32_t Stages> oxide::LaunchConfig2D config(std::uint32_t m, std::uint32_t n) {
+  return {{n / kBN, m / kBM, 1}, {16, 16, 1}, sizeof(Shared<Stages>)};
 }
 
 } // namespace mma_gemm

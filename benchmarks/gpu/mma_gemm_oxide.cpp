@@ -1,5 +1,5 @@
 // bf16 GEMM on the tensor cores, C (f32) = A * B for n x n row-major bf16 A and B (n = 4096 and
-// 8192): the kernel of examples/mma_gemm.hpp (128 x 128 block tiles, two cp.async stages,
+// 8192): the kernel of examples/mma_gemm.hpp (128 x 128 block tiles, four cp.async stages,
 // ldmatrix, mma.sync m16n8k16), safe: a 2-D launch contract whose threads write their own 8 x 8
 // tiles of C (DisjointSpan2D::tile_mut, 8 rows of 2 Float4s). Twin: mma_gemm_cuda.cu, which also
 // times cuBLAS on the same inputs in the same run. n must be a multiple of 128.
@@ -38,8 +38,9 @@ int main(int argc, char **argv) try {
     auto a = oxide::DeviceBuffer<bf16>::from_host(stream, ha);
     auto b = oxide::DeviceBuffer<bf16>::from_host(stream, hb);
     auto c = oxide::DeviceBuffer<Float4>::uninitialized(stream, nn / 4);
-    const oxide::LaunchConfig2D config{{n / mma_gemm::kBN, n / mma_gemm::kBM, 1}, {16, 16, 1}};
-    auto launch = oxide::prepare(ctx, mma_gemm::gemm, config);
+    // Four stages on a GPU; the simulator's 48 KiB of shared memory holds two.
+    auto launch = ctx.is_simulator() ? oxide::prepare(ctx, mma_gemm::gemm<2>, mma_gemm::config<2>(n, n))
+                                     : oxide::prepare(ctx, mma_gemm::gemm<4>, mma_gemm::config<4>(n, n));
     bench::poison(timer, stream, c);
     const float ms =
         timer.median_ms(stream, [&](int) { launch(stream, n, n, n, a, b, c.view_2d(n / 4, n)); });

@@ -8,9 +8,8 @@
 // RUN: not oxcc build %s --emit=ptx --arch=sm_75 -o - 2>&1 | FileCheck %s --check-prefix=SM75
 #include <oxide/oxide.hpp>
 
-// SM75: tensor-core.cpp:[[@LINE+17]]:{{[0-9]+}}: error: kernel 'tile_product{{.*}}' uses asynchronous copies
-// to shared memory (oxide::cp_async), which needs sm_80 or newer, but this build targets sm_75 SM75:
-// tensor-core.cpp:[[@LINE+25]]:{{[0-9]+}}: note: used here
+// SM75: tensor-core.cpp:[[@LINE+17]]:{{[0-9]+}}: error: kernel 'tile_product{{.*}}' uses asynchronous copies to shared memory (oxide::cp_async), which needs sm_80 or newer, but this build targets sm_75
+// SM75: tensor-core.cpp:[[@LINE+25]]:{{[0-9]+}}: note: used here
 
 // CHECK-LABEL: .entry {{.*}}tile_product
 // CHECK-NOT: .local

@@ -1030,20 +1030,19 @@ private:
   /// other shared-memory write: in bounds, or confined to shared memory), and reads them from a
   /// Span<const T> input, which no thread writes during the launch.
   void checkAsyncCopy(oxide::CpAsyncOp copy) {
-    auto only = [&](Value pointer, RootKind kind) {
-      return !rootsOf(pointer).empty() && llvm::all_of(rootsOf(pointer), [&](const Root &r) {
-        return r.kind == RootKind::Null ||
-               (r.kind == kind && (kind != RootKind::Param || paramKind(r.source) == 'i'));
-      });
-    };
-    if (addressSpace(copy.getDst()) != kShared && !only(copy.getDst(), RootKind::Shared)) {
+    const RootSet &dst = rootsOf(copy.getDst());
+    if (addressSpace(copy.getDst()) != kShared &&
+        (dst.empty() || llvm::any_of(dst, [](const Root &r) {
+           return r.kind != RootKind::Shared && r.kind != RootKind::Null;
+         }))) {
       report(copy, kRuleStoreTarget, [&](InFlightDiagnostic &d) {
         d << "this asynchronous copy (cp_async) writes memory that is not shared memory; its destination "
              "must be a shared array (oxide::shared_array or oxide::dynamic_shared)";
       });
       return;
     }
-    if (!only(copy.getSrc(), RootKind::Param)) {
+    const RootSet &src = rootsOf(copy.getSrc());
+    if (src.empty() || llvm::any_of(src, [&](const Root &r) { return !isInputData(r, 0); })) {
       report(copy, kRuleSpanOrigin, [&](InFlightDiagnostic &d) {
         d << "this asynchronous copy (cp_async) reads memory that is not a Span<const T> input of kernel '"
           << kernelName(copy)
@@ -1052,6 +1051,36 @@ private:
       return;
     }
     checkWrite(copy, copy.getDstMutable().getOperandNumber(), copy.getBytes(), false);
+  }
+
+  /// Whether `root` is the memory of a Span<const T> parameter: loaded from the kernel's own
+  /// parameter, or from a helper's by-value copy of a span that every caller passes a copy of
+  /// such a parameter for (a helper the compiler did not inline).
+  bool isInputData(const Root &root, unsigned depth) {
+    if (root.kind == RootKind::Null)
+      return true;
+    if (root.kind == RootKind::Param)
+      return paramKind(root.source) == 'i';
+    auto load = root.kind == RootKind::Unknown ? root.source.getDefiningOp<LLVM::LoadOp>() : nullptr;
+    return load && isInputCopy(load.getAddr(), depth);
+  }
+  bool isInputCopy(Value address, unsigned depth) {
+    const RootSet &copy = rootsOf(address);
+    if (depth > 16 || copy.size() != 1 || copy.front().kind != RootKind::Private)
+      return false;
+    auto arg = dyn_cast<BlockArgument>(copy.front().source);
+    if (!arg || !isByval(arg))
+      return false;
+    if (isKernelArgument(arg))
+      return paramKind(arg) == 'i';
+    auto fn = cast<LLVM::LLVMFuncOp>(arg.getOwner()->getParentOp());
+    auto it = callers.find(fn);
+    if (it == callers.end() || addressTaken.contains(fn))
+      return false;
+    return llvm::all_of(it->second, [&](LLVM::CallOp call) {
+      return arg.getArgNumber() < call.getArgOperands().size() &&
+             isInputCopy(call.getArgOperands()[arg.getArgNumber()], depth + 1);
+    });
   }
 
   /// A DisjointSpan element comes from a DisjointSpan parameter: its data and extents are that
