@@ -38,7 +38,7 @@ public:
   /// Whether every requested slot fit.
   [[nodiscard]] bool complete() const noexcept { return size() == count_; }
   /// Slot `j` of the reservation, or nullptr when `j >= size()`.
-  [[nodiscard]] T *get_mut(size_type j) const noexcept {
+  [[nodiscard, gnu::always_inline]] T *get_mut(size_type j) const noexcept {
     return static_cast<T *>(__oxide_reserved_elem(data_, capacity_, sizeof(T), start_, count_, j));
   }
 
@@ -66,11 +66,11 @@ public:
   [[nodiscard]] constexpr size_type size() const noexcept { return size_; }
 
   /// Reserves `count` consecutive slots (one atomic add on the counter).
-  [[nodiscard]] Reservation<T> reserve(size_type count) const noexcept {
+  [[nodiscard, gnu::always_inline]] Reservation<T> reserve(size_type count) const noexcept {
     return {data_, size_, __oxide_reserve(counter_, count), count};
   }
   /// Appends one element; false when the output is full.
-  bool push(const T &value) const noexcept {
+  [[gnu::always_inline]] bool push(const T &value) const noexcept {
     const Reservation<T> slot = reserve(1);
     T *element = slot.get_mut(0);
     if (!element)

@@ -200,23 +200,26 @@ public:
     return {data_, size_, x, count};
   }
 
+  // The functions that take a witness are always inlined: a witness passed by reference to a call
+  // that stays a call reaches it through memory, where the compiler can no longer see that it is one.
+
   /// Element `w` for warp `w`'s lane 0 (nullptr on the other lanes and past the end): where a
   /// warp writes its one result, after reducing it across its lanes.
-  [[nodiscard]] T *get_mut(const warp::WarpIndex &w) const noexcept {
+  [[nodiscard, gnu::always_inline]] T *get_mut(const warp::WarpIndex &w) const noexcept {
     return leader<intrinsic::Ownership::warp_leader>(w.get());
   }
   /// Element `b` for block `b`'s thread 0 (nullptr for the others): a block's partial result.
-  [[nodiscard]] T *get_mut(const block::BlockIndex &b) const noexcept {
+  [[nodiscard, gnu::always_inline]] T *get_mut(const block::BlockIndex &b) const noexcept {
     return leader<intrinsic::Ownership::block_leader>(b.get());
   }
   /// Element `c` for thread 0 of cluster `c`'s block of rank 0: a cluster's result.
-  [[nodiscard]] T *get_mut(const cluster::ClusterIndex &c) const noexcept {
+  [[nodiscard, gnu::always_inline]] T *get_mut(const cluster::ClusterIndex &c) const noexcept {
     return leader<intrinsic::Ownership::cluster_leader>(c.get());
   }
 
   /// The calling thread's elements i, i + T, i + 2T... (T = gridDim.x * blockDim.x, the launch's
   /// threads): a grid-stride loop's elements, named by their step j.
-  [[nodiscard]] OwnedElements<T, intrinsic::Ownership::launch_strided>
+  [[nodiscard, gnu::always_inline]] OwnedElements<T, intrinsic::Ownership::launch_strided>
   strided_mut(const thread::ThreadIndex1D &index) const noexcept {
     const size_type threads = size_type{__oxide_grid_dim(0)} * __oxide_block_dim(0);
     return {data_, size_, 1, 1, 0, index.get(), 0, detail::strided_count(size_, index.get(), threads)};
@@ -225,7 +228,7 @@ public:
   /// block writing t, t + B, ... t + (K - 1) B of them (B = blockDim.x). Launch ceil(size() / K)
   /// threads; the thread's own index itself, not a grid-stride step.
   template <std::size_t K>
-  [[nodiscard]] OwnedElements<T, intrinsic::Ownership::block_strided>
+  [[nodiscard, gnu::always_inline]] OwnedElements<T, intrinsic::Ownership::block_strided>
   block_strided_mut(const thread::ThreadIndex1D &index) const noexcept {
     static_assert(K > 0 && K <= detail::kMaxStridedCount,
                   "block_strided_mut takes 1 to 65536 elements per thread");
@@ -235,15 +238,15 @@ public:
   /// lo = (i / distance) * 2 * distance + i % distance (for i < distance: i and i + distance).
   /// Launch size() / 2 threads. `distance` must be the same for every thread: a constant or a
   /// kernel parameter (the compiler checks); get_mut(0) is lo, get_mut(1) lo + distance.
-  [[nodiscard]] OwnedElements<T, intrinsic::Ownership::pair> pair_mut(const thread::ThreadIndex1D &index,
-                                                                      size_type distance) const noexcept {
+  [[nodiscard, gnu::always_inline]] OwnedElements<T, intrinsic::Ownership::pair>
+  pair_mut(const thread::ThreadIndex1D &index, size_type distance) const noexcept {
     return {data_, size_, 1, 1, distance, index.get(), 0, 2};
   }
 
 private:
   friend struct detail::SpanAccess;
   constexpr DisjointSpan(T *data, size_type size) noexcept : data_(data), size_(size) {}
-  template <intrinsic::Ownership Shape> T *leader(size_type owner) const noexcept {
+  template <intrinsic::Ownership Shape> [[gnu::always_inline]] T *leader(size_type owner) const noexcept {
     return static_cast<T *>(
         __oxide_owned_elem(data_, size_, 1, 1, sizeof(T), intrinsic::code(Shape), 0, owner, 0, 0));
   }
@@ -320,7 +323,7 @@ public:
 
   /// Row `w` for warp `w`: its lane l writes columns l, l + 32, l + 64... (j-th: l + 32 j).
   /// One warp per row along grid x, so any number of rows fits (no gridDim.y limit).
-  [[nodiscard]] OwnedElements<T, intrinsic::Ownership::warp_lanes>
+  [[nodiscard, gnu::always_inline]] OwnedElements<T, intrinsic::Ownership::warp_lanes>
   row_mut(const warp::WarpIndex &w) const noexcept {
     const size_type lane = __oxide_lane_id();
     return {data_, width_,  height_, 1,
@@ -328,7 +331,7 @@ public:
   }
   /// Row `b` for block `b`: its thread t (linear in the block) writes columns t, t + B...
   /// (B = the block's threads).
-  [[nodiscard]] OwnedElements<T, intrinsic::Ownership::block_threads>
+  [[nodiscard, gnu::always_inline]] OwnedElements<T, intrinsic::Ownership::block_threads>
   row_mut(const block::BlockIndex &b) const noexcept {
     const size_type threads = size_type{__oxide_block_dim(0)} * __oxide_block_dim(1) * __oxide_block_dim(2);
     return {
@@ -342,7 +345,7 @@ public:
   /// 32 x 8 block covering 32 x 32 outputs (rows ty, ty + 8, ty + 16, ty + 24). Launch
   /// ceil(height / K) rows of threads; the thread's own index itself, not a grid-stride step.
   template <std::size_t K>
-  [[nodiscard]] OwnedElements<T, intrinsic::Ownership::strided_rows>
+  [[nodiscard, gnu::always_inline]] OwnedElements<T, intrinsic::Ownership::strided_rows>
   strided_rows_mut(const thread::ThreadIndex2D &index) const noexcept {
     static_assert(K > 0 && K <= detail::kMaxStridedCount, "strided_rows_mut takes 1 to 65536 rows");
     return {data_, width_, height_, 1, K, index.x(), index.y(), K};
@@ -382,7 +385,7 @@ public:
 
   /// The z-column of thread (x, y) of a 2-D launch (`domain = 2`): elements [j][y][x] for every
   /// j < depth(), for kernels that march along z (2.5-D stencils).
-  [[nodiscard]] OwnedElements<T, intrinsic::Ownership::z_column>
+  [[nodiscard, gnu::always_inline]] OwnedElements<T, intrinsic::Ownership::z_column>
   column_mut(const thread::ThreadIndex2D &index) const noexcept {
     return {data_, width_, height_, depth_, 0, index.x(), index.y(), depth_};
   }

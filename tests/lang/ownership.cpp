@@ -1,0 +1,175 @@
+// Safe-tier ownership beyond "thread i writes element i": every shape of intrinsic::Ownership
+// (oxide/device/span.hpp, group.hpp) writes f(element) at each element it owns, over an output
+// poisoned first, with launches that leave some owners without elements (past the end). Every
+// element must hold f(element) afterwards: a shape that misses, doubles or displaces an element
+// fails, and the simulator's checking mode reports any element two threads claim.
+//
+//   oxcc run tests/lang/ownership.cpp
+#include <oxide/oxide.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+using Value = std::uint32_t;
+constexpr Value kPoison = 0xdeadbeef;
+constexpr Value f(std::size_t e) { return static_cast<Value>(e * 7 + 3); }
+
+[[kernel, oxide::launch_contract("domain = 1, block = (96)")]] void
+warp_leaders(oxide::DisjointSpan<Value> out) {
+  for (const auto &w : oxide::warp::warp_stride(out.size()))
+    if (Value *o = out.get_mut(w))
+      *o = f(w.get());
+}
+
+[[kernel, oxide::launch_contract("domain = 1, block = (64)")]] void
+warp_rows(oxide::DisjointSpan2D<Value> out) {
+  for (const auto &w : oxide::warp::warp_stride(out.height())) {
+    const auto row = out.row_mut(w);
+    for (std::size_t j = 0; j < row.size(); ++j)
+      if (Value *o = row.get_mut(j))
+        *o = f(w.get() * out.width() + oxide::warp::lane_id() + 32 * j);
+  }
+}
+
+[[kernel, oxide::launch_contract("domain = 1, block = (32)")]] void
+block_leaders(oxide::DisjointSpan<Value> out) {
+  for (const auto &b : oxide::block::block_stride(out.size()))
+    if (Value *o = out.get_mut(b))
+      *o = f(b.get());
+}
+
+[[kernel, oxide::launch_contract("domain = 1, block = (128)")]] void
+block_rows(oxide::DisjointSpan2D<Value> out) {
+  for (const auto &b : oxide::block::block_stride(out.height())) {
+    const auto row = out.row_mut(b);
+    for (std::size_t j = 0; j < row.size(); ++j)
+      if (Value *o = row.get_mut(j))
+        *o = f(b.get() * out.width() + oxide::thread_idx().x + 128 * j);
+  }
+}
+
+[[kernel, oxide::launch_contract("domain = 1")]] void launch_strided(oxide::DisjointSpan<Value> out) {
+  const auto &i = oxide::thread::index_1d();
+  const auto mine = out.strided_mut(i);
+  const std::size_t threads = std::size_t{oxide::grid_dim().x} * oxide::block_dim().x;
+  for (std::size_t j = 0; j < mine.size(); ++j)
+    mine[j] = f(i.get() + threads * j);
+}
+
+[[kernel, oxide::launch_contract("domain = 1, block = (64)")]] void
+block_strided(oxide::DisjointSpan<Value> out) {
+  const auto &i = oxide::thread::index_1d();
+  const auto mine = out.block_strided_mut<4>(i);
+  const std::size_t first = std::size_t{oxide::block_idx().x} * 64 * 4 + oxide::thread_idx().x;
+  for (std::size_t j = 0; j < mine.size(); ++j)
+    if (Value *o = mine.get_mut(j))
+      *o = f(first + 64 * j);
+}
+
+// Sorting-network pairs at a distance the host passes: thread i owns lo and lo + distance.
+[[kernel, oxide::launch_contract("domain = 1")]] void pairs(oxide::DisjointSpan<Value> out,
+                                                            std::uint32_t distance) {
+  const auto &i = oxide::thread::index_1d();
+  const auto pair = out.pair_mut(i, distance);
+  const std::size_t lo = i.get() / distance * 2 * distance + i.get() % distance;
+  for (std::size_t j = 0; j < 2; ++j)
+    if (Value *o = pair.get_mut(j))
+      *o = f(lo + distance * j);
+}
+
+[[kernel, oxide::launch_contract("domain = 2, block = (8, 4)")]] void
+strided_rows(oxide::DisjointSpan2D<Value> out) {
+  const auto &index = oxide::thread::index_2d();
+  const auto mine = out.strided_rows_mut<4>(index);
+  const std::size_t first_row = std::size_t{oxide::block_idx().y} * 4 * 4 + oxide::thread_idx().y;
+  for (std::size_t j = 0; j < mine.size(); ++j)
+    if (Value *o = mine.get_mut(j))
+      *o = f((first_row + 4 * j) * out.width() + index.x());
+}
+
+[[kernel, oxide::launch_contract("domain = 2, block = (4, 4)")]] void
+z_columns(oxide::DisjointSpan3D<Value> out) {
+  const auto &index = oxide::thread::index_2d();
+  const auto column = out.column_mut(index);
+  for (std::size_t z = 0; z < column.size(); ++z)
+    if (Value *o = column.get_mut(z))
+      *o = f((z * out.height() + index.y()) * out.width() + index.x());
+}
+
+struct Run {
+  oxide::Context ctx = oxide::Context::create();
+  oxide::Stream stream = ctx.default_stream();
+  std::size_t checks = 0, failures = 0;
+
+  void check(const char *name, oxide::DeviceBuffer<Value> &out) {
+    const std::vector<Value> got = out.to_host(stream);
+    std::size_t wrong = 0;
+    for (std::size_t e = 0; e < got.size(); ++e, ++checks)
+      if (got[e] != f(e) && wrong++ < 4)
+        std::printf("%s: mismatch at %zu: got %#x, want %#x\n", name, e, got[e], f(e));
+    failures += wrong;
+  }
+  oxide::DeviceBuffer<Value> poisoned(std::size_t n) {
+    return oxide::DeviceBuffer<Value>::from_host(stream, std::vector<Value>(n, kPoison));
+  }
+};
+
+int main() try {
+  Run run;
+  auto &ctx = run.ctx;
+  auto &stream = run.stream;
+  {
+    auto out = run.poisoned(29); // 3 warps per block, 4 blocks: 12 warps stride over 29 results
+    oxide::prepare(ctx, warp_leaders, oxide::LaunchConfig1D{4, 96})(stream, out);
+    run.check("warp_leaders", out);
+  }
+  {
+    auto out = run.poisoned(70 * 13); // rows of 70 (lanes write 3, 3 or 2 columns), 6 warps for 13 rows
+    oxide::prepare(ctx, warp_rows, oxide::LaunchConfig1D{3, 64})(stream, out.view_2d(70, 13));
+    run.check("warp_rows", out);
+  }
+  {
+    auto out = run.poisoned(11);
+    oxide::prepare(ctx, block_leaders, oxide::LaunchConfig1D{4, 32})(stream, out);
+    run.check("block_leaders", out);
+  }
+  {
+    auto out = run.poisoned(300 * 5);
+    oxide::prepare(ctx, block_rows, oxide::LaunchConfig1D{2, 128})(stream, out.view_2d(300, 5));
+    run.check("block_rows", out);
+  }
+  {
+    auto out = run.poisoned(1000);
+    oxide::prepare(ctx, launch_strided, oxide::LaunchConfig1D{3, 64})(stream, out);
+    run.check("launch_strided", out);
+  }
+  {
+    auto out = run.poisoned(1001); // ceil(1001 / 4) threads in blocks of 64
+    oxide::prepare(ctx, block_strided, oxide::LaunchConfig1D::for_elements(251, 64))(stream, out);
+    run.check("block_strided", out);
+  }
+  for (std::uint32_t distance : {1u, 2u, 8u, 3u, 100u}) {
+    auto out = run.poisoned(600);
+    oxide::prepare(ctx, pairs, oxide::LaunchConfig1D::for_elements(300, 64))(stream, out, distance);
+    run.check("pairs", out);
+  }
+  {
+    auto out = run.poisoned(40 * 70); // 70 rows: 5 block rows of 16, the last cut short
+    oxide::prepare(ctx, strided_rows, oxide::LaunchConfig2D{{5, 5, 1}, {8, 4, 1}})(stream,
+                                                                                   out.view_2d(40, 70));
+    run.check("strided_rows", out);
+  }
+  {
+    auto out = run.poisoned(9 * 7 * 5);
+    oxide::prepare(ctx, z_columns,
+                   oxide::LaunchConfig2D::for_elements(9, 7, {4, 4, 1}))(stream, out.view_3d(9, 7, 5));
+    run.check("z_columns", out);
+  }
+  std::printf("ownership: %zu checks on %s\n", run.checks, ctx.device().name().c_str());
+  std::printf("%s\n", run.failures == 0 ? "PASS" : "FAIL");
+  return run.failures == 0 ? 0 : 1;
+} catch (const oxide::Error &e) {
+  std::fprintf(stderr, "ownership: %s\n", e.what());
+  return 1;
+}

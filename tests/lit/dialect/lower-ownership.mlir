@@ -1,0 +1,87 @@
+// RUN: oxide-opt %s -oxide-to-nvvm | FileCheck %s
+
+// A warp's index in a 1-D contracted kernel reads only x registers: block * ceil(threads / 32)
+// + tid / 32; its leader element is written by lane 0 only.
+// CHECK-LABEL: llvm.func ptx_kernelcc @warp_leader
+// CHECK-NOT: ctaid.y
+// CHECK: %[[CTA:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
+// CHECK: %[[NTID:.*]] = nvvm.read.ptx.sreg.ntid.x : i32
+// CHECK: %[[ROUND:.*]] = llvm.add %{{.*}}, %{{.*}} overflow<nuw> : i64
+// CHECK: %[[WARPS:.*]] = llvm.lshr %[[ROUND]], %{{.*}} : i64
+// CHECK: %[[BASE:.*]] = llvm.mul %{{.*}}, %[[WARPS]] overflow<nuw> : i64
+// CHECK: nvvm.read.ptx.sreg.tid.x : i32
+// CHECK: %[[W:.*]] = llvm.add %[[BASE]], %{{.*}} overflow<nuw> : i64
+// CHECK: %[[LANE:.*]] = nvvm.read.ptx.sreg.laneid : i32
+// CHECK: %[[LANE64:.*]] = llvm.zext nneg %[[LANE]] : i32 to i64
+// CHECK: %[[LEAD:.*]] = llvm.icmp "eq" %[[LANE64]], %{{.*}} : i64
+// CHECK: %[[IN:.*]] = llvm.icmp "ult" %[[W]], %arg1 : i64
+// CHECK: %[[OK:.*]] = llvm.and %[[LEAD]], %[[IN]] : i1
+// CHECK: llvm.select %[[OK]], %{{.*}}, %{{.*}} : i1, !llvm.ptr
+llvm.func @warp_leader(%p: !llvm.ptr, %n: i64, %v: f32) attributes {oxide.kernel, oxide.contract = "domain = 1, block = (64), dynamic_shared = 0..0", oxide.params = "p=x,n=u,v=x"} {
+  %j = llvm.mlir.constant(0 : i64) : i64
+  %w = oxide.group_index warp : i64
+  %e = oxide.owned_elem %p [%n] owner [%w] at %j elem 4 shape warp_leader : !llvm.ptr
+  llvm.store %v, %e : f32, !llvm.ptr
+  llvm.return
+}
+
+// Outside a 1-D kernel a block's index is linear over x, y and z (never limited by gridDim.y),
+// and its stride is the grid's block count.
+// CHECK-LABEL: llvm.func @block_any_rank
+// CHECK-DAG: nvvm.read.ptx.sreg.ctaid.y : i32
+// CHECK-DAG: nvvm.read.ptx.sreg.ctaid.z : i32
+// CHECK-DAG: nvvm.read.ptx.sreg.nctaid.z : i32
+// CHECK: llvm.return
+llvm.func @block_any_rank() -> i64 {
+  %b = oxide.group_index block : i64
+  %n = oxide.group_stride_next %b block : i64
+  llvm.return %n : i64
+}
+
+// A pair at distance h: lo = (i / h) h + i, the element lo + h j, in the set only for
+// 0 < h < size, j < 2 and both below the size; h = 0 divides by 1 instead.
+// CHECK-LABEL: llvm.func @pair
+// CHECK: %[[ZERO:.*]] = llvm.icmp "eq" %arg2, %{{.*}} : i64
+// CHECK: %[[H:.*]] = llvm.select %[[ZERO]], %{{.*}}, %arg2 : i1, i64
+// CHECK: %[[Q:.*]] = llvm.udiv %{{.*}}, %[[H]] : i64
+// CHECK: %[[QH:.*]] = llvm.mul %[[Q]], %[[H]] : i64
+// CHECK: %[[LO:.*]] = llvm.add %[[QH]], %{{.*}} : i64
+// CHECK: llvm.icmp "ult" %arg2, %arg1 : i64
+// CHECK: llvm.icmp "ult" %[[LO]], %arg1 : i64
+// CHECK: %[[E:.*]] = llvm.add %[[LO]], %{{.*}} : i64
+// CHECK: llvm.icmp "ult" %[[E]], %arg1 : i64
+llvm.func @pair(%p: !llvm.ptr, %n: i64, %h: i64, %j: i64) -> !llvm.ptr {
+  %i = oxide.thread_index rank 1 dim x : i64
+  %e = oxide.owned_elem %p [%n] owner [%i] at %j uniform %h elem 8 shape pair : !llvm.ptr
+  llvm.return %e : !llvm.ptr
+}
+
+// A strided set's index is (b K + j) B + t from the registers, in bounds for j < K.
+// CHECK-LABEL: llvm.func @block_strided
+// CHECK: %[[K:.*]] = llvm.mlir.constant(4 : i64) : i64
+// CHECK: nvvm.read.ptx.sreg.ctaid.x : i32
+// CHECK: %[[BK:.*]] = llvm.mul %{{.*}}, %[[K]] overflow<nuw> : i64
+// CHECK: %[[CHUNK:.*]] = llvm.add %[[BK]], %arg2 overflow<nuw> : i64
+// CHECK: nvvm.read.ptx.sreg.ntid.x : i32
+// CHECK: llvm.mul %[[CHUNK]], %{{.*}} overflow<nuw> : i64
+// CHECK: llvm.icmp "ult" %arg2, %[[K]] : i64
+llvm.func @block_strided(%p: !llvm.ptr, %n: i64, %j: i64) -> !llvm.ptr {
+  %i = oxide.thread_index rank 1 dim x : i64
+  %e = oxide.owned_elem %p [%n] owner [%i] at %j elem 4 shape block_strided count 4 : !llvm.ptr
+  llvm.return %e : !llvm.ptr
+}
+
+// A reservation is a relaxed device-scope atomic add; slot j is in it for j < count, start <
+// size and j < size - start (so start + j cannot wrap).
+// CHECK-LABEL: llvm.func @reserve
+// CHECK: %[[S:.*]] = llvm.atomicrmw add %arg1, %arg3 syncscope("device") monotonic {alignment = 8 : i64} : !llvm.ptr, i64
+// CHECK: %[[ROOM:.*]] = llvm.sub %arg2, %[[S]] : i64
+// CHECK: llvm.icmp "ult" %arg4, %arg3 : i64
+// CHECK: llvm.icmp "ult" %[[S]], %arg2 : i64
+// CHECK: llvm.icmp "ult" %arg4, %[[ROOM]] : i64
+// CHECK: llvm.add %[[S]], %arg4 : i64
+llvm.func @reserve(%data: !llvm.ptr, %counter: !llvm.ptr, %n: i64, %count: i64, %j: i64) -> !llvm.ptr {
+  %s = oxide.reserve %counter, %count : !llvm.ptr -> i64
+  %e = oxide.reserved_elem %data [%n] slot %s count %count at %j elem 4 : !llvm.ptr
+  llvm.return %e : !llvm.ptr
+}

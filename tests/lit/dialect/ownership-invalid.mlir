@@ -1,0 +1,69 @@
+// RUN: oxide-opt %s -split-input-file -verify-diagnostics
+
+// One case per verifier rule of oxide.group_index and oxide.owned_elem.
+
+// expected-error @+1 {{must be inside an llvm.func}}
+%w = oxide.group_index warp : i64
+
+// -----
+
+llvm.func @rank_of_shape(%p: !llvm.ptr, %n: i64, %j: i64) {
+  %w = oxide.group_index warp : i64
+  // expected-error @+1 {{shape warp_lanes writes a rank-2 output but has 1 extents}}
+  %e = oxide.owned_elem %p [%n] owner [%w] at %j elem 4 shape warp_lanes : !llvm.ptr
+  llvm.return
+}
+
+// -----
+
+llvm.func @owners_of_shape(%p: !llvm.ptr, %n: i64, %j: i64) {
+  %x = oxide.thread_index rank 2 dim x : i64
+  // expected-error @+1 {{shape z_column takes 2 owner coordinates, not 1}}
+  %e = oxide.owned_elem %p [%n, %n, %n] owner [%x] at %j elem 4 shape z_column : !llvm.ptr
+  llvm.return
+}
+
+// -----
+
+llvm.func @pair_without_distance(%p: !llvm.ptr, %n: i64, %j: i64) {
+  %i = oxide.thread_index rank 1 dim x : i64
+  // expected-error @+1 {{shape pair needs its distance as 'uniform'}}
+  %e = oxide.owned_elem %p [%n] owner [%i] at %j elem 4 shape pair : !llvm.ptr
+  llvm.return
+}
+
+// -----
+
+llvm.func @distance_elsewhere(%p: !llvm.ptr, %n: i64, %j: i64) {
+  %i = oxide.thread_index rank 1 dim x : i64
+  // expected-error @+1 {{only shape pair takes a 'uniform' operand}}
+  %e = oxide.owned_elem %p [%n] owner [%i] at %j uniform %n elem 4 shape launch_strided : !llvm.ptr
+  llvm.return
+}
+
+// -----
+
+llvm.func @count_elsewhere(%p: !llvm.ptr, %n: i64, %j: i64) {
+  %w = oxide.group_index warp : i64
+  // expected-error @+1 {{only shapes block_strided and strided_rows take a 'count'}}
+  %e = oxide.owned_elem %p [%n] owner [%w] at %j elem 4 shape warp_leader count 2 : !llvm.ptr
+  llvm.return
+}
+
+// -----
+
+llvm.func @count_too_large(%p: !llvm.ptr, %n: i64, %j: i64) {
+  %i = oxide.thread_index rank 1 dim x : i64
+  // expected-error @+1 {{count 65537 is above 65536, past which the element index could wrap}}
+  %e = oxide.owned_elem %p [%n] owner [%i] at %j elem 4 shape block_strided count 65537 : !llvm.ptr
+  llvm.return
+}
+
+// -----
+
+llvm.func @unknown_shape(%p: !llvm.ptr, %n: i64, %j: i64) {
+  %i = oxide.thread_index rank 1 dim x : i64
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'shape'}}
+  %e = oxide.owned_elem %p [%n] owner [%i] at %j elem 4 shape diagonal : !llvm.ptr
+  llvm.return
+}
