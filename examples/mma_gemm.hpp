@@ -26,75 +26,82 @@ struct alignas(16) Float4 {
   float x, y, z, w;
 };
 
-constexpr std::uint32_t kBM = 128, kBN = 128, kBK = 32;
-constexpr std::uint32_t kWarpsM = 2, kWarpsN = 4, kThreads = 32 * kWarpsM * kWarpsN;
-constexpr std::uint32_t kWM = kBM / kWarpsM, kWN = kBN / kWarpsN; // a warp's 64 x 32
-constexpr std::uint32_t kTilesM = kWM / 16, kTilesN = kWN / 8;    // its 4 x 4 mma tiles
-// Rows of the shared tiles are 16 bytes longer than their data: the 8 rows one ldmatrix reads
-// then fall in 8 different groups of 4 banks.
-constexpr std::uint32_t kStrideA = kBK + 8, kStrideB = kBN + 8;
-constexpr std::uint32_t kOutRows = kBM / kWarpsM, kStrideC = kBN + 4; // half the tile, staged
-constexpr std::uint32_t kOwnRows = 8, kOwnCols = 8;                   // a thread's tile of C
-static_assert(kThreads == (kBM / kOwnRows) * (kBN / kOwnCols), "the block's threads own its tile of C");
+/// The block tile: 128 x BN of C (BN = 128 or 256), 8 warps of 64 x BN / 4, k in steps of BK.
+template <std::uint32_t BN, std::uint32_t BK = 32> struct Tile {
+  static constexpr std::uint32_t kBM = 128, kBN = BN, kBK = BK;
+  static constexpr std::uint32_t kWarpsM = 2, kWarpsN = 4, kThreads = 32 * kWarpsM * kWarpsN;
+  static constexpr std::uint32_t kWM = kBM / kWarpsM, kWN = kBN / kWarpsN; // a warp's 64 x BN / 4
+  static constexpr std::uint32_t kTilesM = kWM / 16, kTilesN = kWN / 8;    // its mma tiles
+  // Rows of the shared tiles are 16 bytes longer than their data: the 8 rows one ldmatrix reads
+  // then fall in 8 different groups of 4 banks.
+  static constexpr std::uint32_t kStrideA = kBK + 8, kStrideB = kBN + 8;
+  static constexpr std::uint32_t kOutRows = kBM / kWarpsM, kStrideC = kBN + 4; // half the tile, staged
+  static constexpr std::uint32_t kOwnRows = 8, kOwnCols = kBN / 16;            // a thread's tile of C
+  static_assert(kThreads == (kBM / kOwnRows) * (kBN / kOwnCols), "the block's threads own its tile of C");
+  static_assert(kTilesN % 2 == 0, "B's fragments load in pairs");
+};
 
 /// The block's shared memory: the pipeline's stages, or (after the k loop) half the C tile; in
 /// dynamic shared memory, which may exceed the 48 KiB of static shared memory.
-template <std::uint32_t Stages> struct alignas(16) Shared {
+template <std::uint32_t Stages, std::uint32_t BN, std::uint32_t BK = 32> struct alignas(16) Shared {
+  using T = Tile<BN, BK>;
   struct Pipeline {
-    bf16 a[Stages][kBM * kStrideA];
-    bf16 b[Stages][kBK * kStrideB];
+    bf16 a[Stages][T::kBM * T::kStrideA];
+    bf16 b[Stages][T::kBK * T::kStrideB];
   };
   union {
     Pipeline pipe;
-    float c[kOutRows * kStrideC];
+    float c[T::kOutRows * T::kStrideC];
   };
 };
 
-/// Starts the copies of A's and B's tiles at `k0` into stage `s`: 16 bytes per copy, two of each
-/// per thread. Inlined, so that the compiler sees the copies read the kernel's own input spans.
-template <class Smem>
+/// Starts the copies of A's and B's tiles at `k0` into stage `s`: 16 bytes per copy, two of A's
+/// and BN / 64 of B's per thread. Inlined, so that it is part of the kernel's loop.
+template <class T, class Smem>
 [[gnu::always_inline]] inline void load_stage(Smem &sm, std::uint32_t s, std::uint32_t t, std::uint32_t row0,
                                               std::uint32_t col0, std::uint32_t k0, std::uint32_t n,
                                               std::uint32_t k, oxide::Span<const bf16> a,
                                               oxide::Span<const bf16> b) {
-  constexpr std::uint32_t kChunksA = kBK / 8, kChunksB = kBN / 8; // 16-byte chunks per row
+  constexpr std::uint32_t kChunksA = T::kBK / 8, kChunksB = T::kBN / 8; // 16-byte chunks per row
 #pragma unroll
-  for (std::uint32_t i = t; i < kBM * kChunksA; i += kThreads) {
+  for (std::uint32_t i = t; i < T::kBM * kChunksA; i += T::kThreads) {
     const std::uint32_t r = i / kChunksA, col = (i % kChunksA) * 8;
-    oxide::cp_async::copy<16>(&sm.pipe.a[s][r * kStrideA + col], a, std::size_t{row0 + r} * k + k0 + col);
+    oxide::cp_async::copy<16>(&sm.pipe.a[s][r * T::kStrideA + col], a, std::size_t{row0 + r} * k + k0 + col);
   }
 #pragma unroll
-  for (std::uint32_t i = t; i < kBK * kChunksB; i += kThreads) {
+  for (std::uint32_t i = t; i < T::kBK * kChunksB; i += T::kThreads) {
     const std::uint32_t r = i / kChunksB, col = (i % kChunksB) * 8;
-    oxide::cp_async::copy<16>(&sm.pipe.b[s][r * kStrideB + col], b, std::size_t{k0 + r} * n + col0 + col);
+    oxide::cp_async::copy<16>(&sm.pipe.b[s][r * T::kStrideB + col], b, std::size_t{k0 + r} * n + col0 + col);
   }
 }
 
-/// C = A * B. C is n / 4 Float4s wide and m high; launch config<Stages>(m, n): (n / 8) x (m / 8)
-/// threads in blocks of 16 x 16 with sizeof(Shared<Stages>) bytes of dynamic shared memory. At
-/// most 128 registers, so that two blocks share an SM.
-template <std::uint32_t Stages>
-[[kernel, oxide::launch_bounds(256, 2),
-  oxide::launch_contract("domain = 2, block = (16, 16), dynamic_shared = 1..98304, "
+/// C = A * B. C is n / 4 Float4s wide and m high; launch config<Stages, BN>(m, n): (n / (BN / 16))
+/// x (m / 8) threads in blocks of 16 x 16 with sizeof(Shared<Stages, BN>) bytes of dynamic shared
+/// memory. MinBlocks blocks per SM bound the registers (2: 128 each).
+template <std::uint32_t Stages, std::uint32_t BN, std::uint32_t MinBlocks, std::uint32_t BK = 32>
+[[kernel, oxide::launch_bounds(256, MinBlocks),
+  oxide::launch_contract("domain = 2, block = (16, 16), dynamic_shared = 1..200000, "
                          "requires = (a.size() == m * k, b.size() == k * n, c.size() * 4 == m * n)")]] void
 gemm(std::uint32_t m, std::uint32_t n, std::uint32_t k, oxide::Span<const bf16> a, oxide::Span<const bf16> b,
      oxide::DisjointSpan2D<Float4> c) {
   static_assert(Stages >= 2, "one stage multiplied while the next lands");
   using namespace oxide::mma;
-  Shared<Stages> &sm = oxide::dynamic_shared<Shared<Stages>>()[0]; // checked: the launch gave enough
+  using T = Tile<BN, BK>;
+  Shared<Stages, BN, BK> &sm =
+      oxide::dynamic_shared<Shared<Stages, BN, BK>>()[0]; // checked: the launch gave enough
   const oxide::Dim3 tid = oxide::thread_idx();
   const std::uint32_t t = tid.y * 16 + tid.x, warp = t / 32, lane = t % 32;
-  const std::uint32_t warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
-  const std::uint32_t row0 = oxide::block_idx().y * kBM, col0 = oxide::block_idx().x * kBN;
-  FragmentC<float> acc[kTilesM][kTilesN];
+  const std::uint32_t warp_m = warp / T::kWarpsN, warp_n = warp % T::kWarpsN;
+  const std::uint32_t row0 = oxide::block_idx().y * T::kBM, col0 = oxide::block_idx().x * T::kBN;
+  FragmentC<float> acc[T::kTilesM][T::kTilesN];
 
   // Stages - 1 steps in flight ahead of the one multiplied. Every iteration commits a group (an
   // empty one near the end), so that all but the newest Stages - 2 include this step's.
-  const std::uint32_t steps = k / kBK;
+  const std::uint32_t steps = k / T::kBK;
 #pragma unroll
   for (std::uint32_t s = 0; s + 1 < Stages; ++s) {
     if (s < steps)
-      load_stage(sm, s, t, row0, col0, s * kBK, n, k, a, b);
+      load_stage<T>(sm, s, t, row0, col0, s * T::kBK, n, k, a, b);
     oxide::cp_async::commit_group();
   }
   for (std::uint32_t step = 0; step < steps; ++step) {
@@ -103,33 +110,33 @@ gemm(std::uint32_t m, std::uint32_t n, std::uint32_t k, oxide::Span<const bf16> 
     // step, whose stage the next copies refill.
     oxide::sync_threads();
     if (const std::uint32_t next = step + Stages - 1; next < steps)
-      load_stage(sm, next % Stages, t, row0, col0, next * kBK, n, k, a, b);
+      load_stage<T>(sm, next % Stages, t, row0, col0, next * T::kBK, n, k, a, b);
     oxide::cp_async::commit_group();
     const std::uint32_t s = step % Stages;
-    const bf16 *as = sm.pipe.a[s] + warp_m * kWM * kStrideA;
-    const bf16 *bs = sm.pipe.b[s] + warp_n * kWN;
+    const bf16 *as = sm.pipe.a[s] + warp_m * T::kWM * T::kStrideA;
+    const bf16 *bs = sm.pipe.b[s] + warp_n * T::kWN;
 #pragma unroll
-    for (std::uint32_t kk = 0; kk < kBK; kk += 16) {
-      FragmentA<bf16> fa[kTilesM];
-      FragmentB<bf16> fb[kTilesN];
+    for (std::uint32_t kk = 0; kk < T::kBK; kk += 16) {
+      FragmentA<bf16> fa[T::kTilesM];
+      FragmentB<bf16> fb[T::kTilesN];
 #pragma unroll
-      for (std::uint32_t i = 0; i < kTilesM; ++i)
-        load_a(fa[i], as + i * 16 * kStrideA + kk, kStrideA);
+      for (std::uint32_t i = 0; i < T::kTilesM; ++i)
+        load_a(fa[i], as + i * 16 * T::kStrideA + kk, T::kStrideA);
       // Two n8 fragments per ldmatrix.x4.trans: matrices (k 0-7, n 0-7), (k 8-15, n 0-7),
       // (k 0-7, n 8-15), (k 8-15, n 8-15); lane l gives row l % 16 at column 8 * (l / 16).
 #pragma unroll
-      for (std::uint32_t j = 0; j < kTilesN; j += 2) {
+      for (std::uint32_t j = 0; j < T::kTilesN; j += 2) {
         std::uint32_t r[4];
-        ldmatrix_trans<4>(r, bs + (kk + lane % 16) * kStrideB + j * 8 + (lane / 16) * 8);
+        ldmatrix_trans<4>(r, bs + (kk + lane % 16) * T::kStrideB + j * 8 + (lane / 16) * 8);
         fb[j].reg[0] = r[0];
         fb[j].reg[1] = r[1];
         fb[j + 1].reg[0] = r[2];
         fb[j + 1].reg[1] = r[3];
       }
 #pragma unroll
-      for (std::uint32_t i = 0; i < kTilesM; ++i)
+      for (std::uint32_t i = 0; i < T::kTilesM; ++i)
 #pragma unroll
-        for (std::uint32_t j = 0; j < kTilesN; ++j)
+        for (std::uint32_t j = 0; j < T::kTilesN; ++j)
           mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
     }
   }
@@ -137,27 +144,28 @@ gemm(std::uint32_t m, std::uint32_t n, std::uint32_t k, oxide::Span<const bf16> 
   oxide::sync_threads(); // every warp is done with the stages before C takes their memory
 
   // Out through shared memory, half of the block tile at a time: the warps of that half store
-  // their fragments, then the threads whose 8 x 8 tiles lie in it write them to C.
-  const auto tile = c.tile_mut<kOwnRows, kOwnCols / 4>(oxide::thread::index_2d());
-  for (std::uint32_t half = 0; half < kWarpsM; ++half) {
+  // their fragments, then the threads whose tiles lie in it write them to C.
+  const auto tile = c.tile_mut<T::kOwnRows, T::kOwnCols / 4>(oxide::thread::index_2d());
+  for (std::uint32_t half = 0; half < T::kWarpsM; ++half) {
     if (warp_m == half) {
 #pragma unroll
-      for (std::uint32_t i = 0; i < kTilesM; ++i)
+      for (std::uint32_t i = 0; i < T::kTilesM; ++i)
 #pragma unroll
-        for (std::uint32_t j = 0; j < kTilesN; ++j)
+        for (std::uint32_t j = 0; j < T::kTilesN; ++j)
 #pragma unroll
           for (std::uint32_t e = 0; e < 4; ++e) {
             const Coord at = FragmentC<float>::coord(lane, e);
-            sm.c[(i * 16 + at.row) * kStrideC + warp_n * kWN + j * 8 + at.col] = acc[i][j].x[e];
+            sm.c[(i * 16 + at.row) * T::kStrideC + warp_n * T::kWN + j * 8 + at.col] = acc[i][j].x[e];
           }
     }
     oxide::sync_threads();
-    if (tid.y * kOwnRows / kOutRows == half) {
+    if (tid.y * T::kOwnRows / T::kOutRows == half) {
 #pragma unroll
-      for (std::uint32_t r = 0; r < kOwnRows; ++r) {
-        const float *row = &sm.c[((tid.y * kOwnRows) % kOutRows + r) * kStrideC + tid.x * kOwnCols];
+      for (std::uint32_t r = 0; r < T::kOwnRows; ++r) {
+        const float *row =
+            &sm.c[((tid.y * T::kOwnRows) % T::kOutRows + r) * T::kStrideC + tid.x * T::kOwnCols];
 #pragma unroll
-        for (std::uint32_t q = 0; q < kOwnCols / 4; ++q)
+        for (std::uint32_t q = 0; q < T::kOwnCols / 4; ++q)
           tile(r, q) = Float4{row[4 * q], row[4 * q + 1], row[4 * q + 2], row[4 * q + 3]};
       }
     }
@@ -165,9 +173,10 @@ gemm(std::uint32_t m, std::uint32_t n, std::uint32_t k, oxide::Span<const bf16> 
   }
 }
 
-/// The launch of gemm<Stages> for an m x n C.
-template <std::uint32_t Stages> oxide::LaunchConfig2D config(std::uint32_t m, std::uint32_t n) {
-  return {{n / kBN, m / kBM, 1}, {16, 16, 1}, sizeof(Shared<Stages>)};
+/// The launch of gemm<Stages, BN, ..., BK> for an m x n C.
+template <std::uint32_t Stages, std::uint32_t BN, std::uint32_t BK = 32>
+oxide::LaunchConfig2D config(std::uint32_t m, std::uint32_t n) {
+  return {{n / BN, m / Tile<BN, BK>::kBM, 1}, {16, 16, 1}, sizeof(Shared<Stages, BN, BK>)};
 }
 
 } // namespace mma_gemm

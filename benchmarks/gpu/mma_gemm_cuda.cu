@@ -1,11 +1,11 @@
 // The CUDA C++ twin of mma_gemm_oxide.cpp: C (f32) = A * B for n x n row-major bf16 A and B on
-// the tensor cores through inline PTX, the same algorithm as examples/mma_gemm.hpp: 128 x 128
-// block tiles stepping 32 along k in four cp.async stages (dynamic shared memory), at most 128
-// registers (two blocks per SM), 8 warps of 64 x 32, ldmatrix.x4 for A,
+// the tensor cores through inline PTX, the same algorithm as examples/mma_gemm.hpp with the
+// benchmark's configuration: 128 x 256 block tiles stepping 64 along k in three cp.async stages
+// (dynamic shared memory), one block per SM, 8 warps of 64 x 64, ldmatrix.x4 for A,
 // ldmatrix.x4.trans for B, mma.sync m16n8k16, C staged through shared memory half a tile at a
 // time and written as float4s. In the same run, cuBLAS (cublasGemmEx: bf16 in, f32 out, f32
 // compute) on the same inputs: the reference the issue measures against (row `cublas_bf16`).
-// n must be a multiple of 128.
+// n must be a multiple of 256.
 #include "bench_cuda.cuh"
 
 #include <cublas_v2.h>
@@ -14,9 +14,10 @@
 #include <cstdint>
 #include <cstdio>
 
-constexpr unsigned kBM = 128, kBN = 128, kBK = 32, kStages = 4, kThreads = 256;
-constexpr unsigned kWarpsN = 4, kWM = 64, kWN = 32, kTilesM = 4, kTilesN = 4;
-constexpr unsigned kStrideA = kBK + 8, kStrideB = kBN + 8, kOutRows = 64, kStrideC = kBN + 4;
+constexpr unsigned kBM = 128, kBN = 256, kBK = 64, kStages = 3, kThreads = 256, kMinBlocks = 1;
+constexpr unsigned kWarpsN = 4, kWM = 64, kWN = kBN / kWarpsN, kTilesM = 4, kTilesN = kWN / 8;
+constexpr unsigned kStrideA = kBK + 8, kStrideB = kBN + 8, kOutRows = 64, kStrideC = kBN + 4,
+                   kOwnCols = kBN / 16;
 
 struct alignas(16) Shared {
   struct Pipeline {
@@ -70,7 +71,7 @@ __device__ inline void load_stage(Shared &sm, unsigned s, unsigned t, unsigned r
   }
 }
 
-__global__ void __launch_bounds__(kThreads, 2)
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
     mma_gemm(unsigned m, unsigned n, unsigned k, const __nv_bfloat16 *__restrict__ a,
              const __nv_bfloat16 *__restrict__ b, float *__restrict__ c) {
   extern __shared__ __align__(16) unsigned char dynamic_shared[];
@@ -135,10 +136,12 @@ __global__ void __launch_bounds__(kThreads, 2)
     if (threadIdx.y * 8 / kOutRows == half) {
 #pragma unroll
       for (unsigned r = 0; r < 8; ++r) {
-        const float *row = &sm.c[((threadIdx.y * 8) % kOutRows + r) * kStrideC + threadIdx.x * 8];
-        float *out = c + size_t(row0 + threadIdx.y * 8 + r) * n + col0 + threadIdx.x * 8;
-        reinterpret_cast<float4 *>(out)[0] = make_float4(row[0], row[1], row[2], row[3]);
-        reinterpret_cast<float4 *>(out)[1] = make_float4(row[4], row[5], row[6], row[7]);
+        const float *row = &sm.c[((threadIdx.y * 8) % kOutRows + r) * kStrideC + threadIdx.x * kOwnCols];
+        float *out = c + size_t(row0 + threadIdx.y * 8 + r) * n + col0 + threadIdx.x * kOwnCols;
+#pragma unroll
+        for (unsigned q = 0; q < kOwnCols / 4; ++q)
+          reinterpret_cast<float4 *>(out)[q] =
+              make_float4(row[4 * q], row[4 * q + 1], row[4 * q + 2], row[4 * q + 3]);
       }
     }
     __syncthreads();

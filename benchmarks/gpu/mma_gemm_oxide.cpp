@@ -1,8 +1,9 @@
 // bf16 GEMM on the tensor cores, C (f32) = A * B for n x n row-major bf16 A and B (n = 4096 and
-// 8192): the kernel of examples/mma_gemm.hpp (128 x 128 block tiles, four cp.async stages,
-// ldmatrix, mma.sync m16n8k16), safe: a 2-D launch contract whose threads write their own 8 x 8
-// tiles of C (DisjointSpan2D::tile_mut, 8 rows of 2 Float4s). Twin: mma_gemm_cuda.cu, which also
-// times cuBLAS on the same inputs in the same run. n must be a multiple of 128.
+// 8192): the kernel of examples/mma_gemm.hpp (128 x 256 block tiles, k in steps of 64 through
+// three cp.async stages, ldmatrix, mma.sync m16n8k16), safe: a 2-D launch contract whose threads
+// write their own 8 x 16 tiles of C (DisjointSpan2D::tile_mut, 8 rows of 4 Float4s). Twin:
+// mma_gemm_cuda.cu, which also times cuBLAS on the same inputs in the same run. n must be a
+// multiple of 256.
 //
 //   mma_gemm_oxide [n...]    prints RESULT lines (bench_common.hpp)
 #include "bench_oxide.hpp"
@@ -38,9 +39,13 @@ int main(int argc, char **argv) try {
     auto a = oxide::DeviceBuffer<bf16>::from_host(stream, ha);
     auto b = oxide::DeviceBuffer<bf16>::from_host(stream, hb);
     auto c = oxide::DeviceBuffer<Float4>::uninitialized(stream, nn / 4);
-    // Four stages on a GPU; the simulator's 48 KiB of shared memory holds two.
-    auto launch = ctx.is_simulator() ? oxide::prepare(ctx, mma_gemm::gemm<2>, mma_gemm::config<2>(n, n))
-                                     : oxide::prepare(ctx, mma_gemm::gemm<4>, mma_gemm::config<4>(n, n));
+    // On a GPU, block tiles of 128 x 256 (warps of 64 x 64) stepping 64 along k in three stages,
+    // one block per SM: the fastest of the configurations tried on the H200. The simulator's
+    // 48 KiB of shared memory holds two stages of 128 x 128 x 32.
+    auto launch =
+        ctx.is_simulator()
+            ? oxide::prepare(ctx, mma_gemm::gemm<2, 128, 2>, mma_gemm::config<2, 128>(n, n))
+            : oxide::prepare(ctx, mma_gemm::gemm<3, 256, 1, 64>, mma_gemm::config<3, 256, 64>(n, n));
     bench::poison(timer, stream, c);
     const float ms =
         timer.median_ms(stream, [&](int) { launch(stream, n, n, n, a, b, c.view_2d(n / 4, n)); });
