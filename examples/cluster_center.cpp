@@ -8,6 +8,8 @@
 //   oxcc run examples/cluster_center.cpp
 #include <oxide/oxide.hpp>
 
+#include "problem_size.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -48,7 +50,7 @@ center(oxide::Span<const float> in, oxide::DisjointSpan<float> out) {
 int main() try {
   auto ctx = oxide::Context::create();
   auto stream = ctx.default_stream();
-  const std::size_t segments = ctx.is_simulator() ? 64 : 16384; // 16M values on a GPU
+  const std::size_t segments = example::small_problem(ctx) ? 64 : 16384; // 16M values on a GPU
   const std::size_t n = segments * kSegment;
   std::mt19937 rng(std::random_device{}());
   std::uniform_real_distribution<float> dist(-1.0f, 3.0f);

@@ -5,6 +5,8 @@
 //   oxcc run examples/constant_filter.cpp
 #include <oxide/oxide.hpp>
 
+#include "problem_size.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -54,7 +56,7 @@ std::vector<float> reference(const std::vector<float> &in, const std::array<floa
 int main() try {
   auto ctx = oxide::Context::create();
   auto stream = ctx.default_stream();
-  const std::size_t n = ctx.is_simulator() ? (1u << 16) : (1u << 24);
+  const std::size_t n = example::small_problem(ctx) ? (1u << 16) : (1u << 24);
   std::mt19937 rng(std::random_device{}());
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<float> signal(n + kTaps - 1);

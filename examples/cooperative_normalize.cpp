@@ -7,6 +7,8 @@
 //   oxcc run examples/cooperative_normalize.cpp
 #include <oxide/oxide.hpp>
 
+#include "problem_size.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -43,7 +45,7 @@ int main() try {
 
   auto ctx = oxide::Context::create();
   auto stream = ctx.default_stream();
-  const std::size_t count = ctx.is_simulator() ? n / 64 : n; // the simulator runs a slice
+  const std::size_t count = example::small_problem(ctx) ? n / 64 : n; // the simulator runs a slice
   host.resize(count);
   auto in = oxide::DeviceBuffer<float>::from_host(stream, host);
   auto total = oxide::DeviceBuffer<double>::zeroed(stream, 1);

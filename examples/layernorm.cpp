@@ -7,6 +7,8 @@
 //   oxcc run examples/layernorm.cpp
 #include <oxide/oxide.hpp>
 
+#include "problem_size.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -62,7 +64,7 @@ int main() try {
   // a fiber and switches fibers at each shuffle. C = 770 is not a multiple of 32: the last
   // columns of a row belong to lanes 0 and 1 only; for the others row_mut's last element is past
   // the row (nullptr).
-  const std::uint32_t rows = ctx.is_simulator() ? 4 * 256 : 8 * 1024, cols = 770;
+  const std::uint32_t rows = example::small_problem(ctx) ? 4 * 256 : 8 * 1024, cols = 770;
   std::mt19937 rng(std::random_device{}());
   std::normal_distribution<float> dist(0.0f, 1.0f);
   std::vector<float> inp(std::size_t{rows} * cols), weight(cols), bias(cols);

@@ -10,6 +10,8 @@
 //   oxcc run examples/sgemm.cpp
 #include <oxide/oxide.hpp>
 
+#include "problem_size.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -52,7 +54,7 @@ sgemm(std::uint32_t m, std::uint32_t n, std::uint32_t k, float alpha, float beta
 int main() try {
   auto ctx = oxide::Context::create();
   auto stream = ctx.default_stream();
-  const bool simulator = ctx.is_simulator();
+  const bool simulator = example::small_problem(ctx);
   // None of the sizes is a multiple of the tile. The simulator runs every thread as a fiber that
   // is suspended twice per tile of K, so it gets an eighth of the work, to finish in a second.
   const std::uint32_t m = simulator ? 500 : 1000, n = simulator ? 389 : 777, k = simulator ? 257 : 513;

@@ -14,6 +14,8 @@
 //   oxcc run examples/softmax.cpp
 #include <oxide/oxide.hpp>
 
+#include "problem_size.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -84,7 +86,8 @@ int main() try {
   auto stream = ctx.default_stream();
   // The simulator switches fibers at every barrier and for every lane of every warp shuffle, so it
   // gets fewer rows, to finish in well under a second.
-  const std::uint32_t rows = ctx.is_simulator() ? 1000 : 8192, cols = 3000; // a row is not a multiple of 256
+  const std::uint32_t rows = example::small_problem(ctx) ? 1000 : 8192,
+                      cols = 3000; // a row is not a multiple of 256
   std::mt19937 rng(std::random_device{}());
   std::uniform_real_distribution<float> dist(-10.0f, 10.0f);
   std::vector<float> host(std::size_t{rows} * cols);

@@ -7,6 +7,8 @@
 //   oxcc run examples/spmv_csr.cpp
 #include <oxide/oxide.hpp>
 
+#include "problem_size.hpp"
+
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -37,7 +39,7 @@ spmv_csr(oxide::Span<const std::uint32_t> row_ptr, oxide::Span<const std::uint32
 int main() try {
   auto ctx = oxide::Context::create();
   auto stream = ctx.default_stream();
-  const bool simulator = ctx.is_simulator();
+  const bool simulator = example::small_problem(ctx);
   // The simulator runs each lane as a fiber and switches at every shuffle: 16384 rows there.
   const std::uint32_t rows = simulator ? 1u << 14 : 1u << 22, cols = rows;
   std::mt19937 rng(std::random_device{}());

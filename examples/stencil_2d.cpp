@@ -16,6 +16,8 @@
 //   oxcc run examples/stencil_2d.cpp
 #include <oxide/oxide.hpp>
 
+#include "problem_size.hpp"
+
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -62,7 +64,7 @@ int main() try {
   auto stream = ctx.default_stream();
   // Neither side is a multiple of the block. The simulator runs each thread as a fiber that waits
   // once per iteration, so it gets a smaller grid and fewer iterations, to finish in a second.
-  const bool simulator = ctx.is_simulator();
+  const bool simulator = example::small_problem(ctx);
   const std::size_t width = simulator ? 515 : 4099, height = simulator ? 389 : 2053;
   const int iterations = simulator ? 30 : 200;
   std::mt19937 rng(std::random_device{}());

@@ -7,6 +7,8 @@
 //   oxcc run examples/stencil_zmarch.cpp
 #include <oxide/oxide.hpp>
 
+#include "problem_size.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -46,7 +48,7 @@ int main() try {
   auto ctx = oxide::Context::create();
   auto stream = ctx.default_stream();
   // None of the extents is a multiple of the block (32 x 8); the simulator gets a smaller volume.
-  const bool simulator = ctx.is_simulator();
+  const bool simulator = example::small_problem(ctx);
   const std::size_t width = simulator ? 130 : 515, height = simulator ? 67 : 259,
                     depth = simulator ? 45 : 200;
   const int steps = 10;

@@ -8,6 +8,8 @@
 //   oxcc run examples/stream_compaction.cpp
 #include <oxide/oxide.hpp>
 
+#include "problem_size.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <random>
@@ -39,7 +41,7 @@ int main() try {
   auto ctx = oxide::Context::create();
   auto stream = ctx.default_stream();
   // The simulator runs a smaller problem, so that the example takes seconds there too.
-  const std::size_t n = ctx.is_simulator() ? std::size_t{1} << 18 : std::size_t{1} << 22;
+  const std::size_t n = example::small_problem(ctx) ? std::size_t{1} << 18 : std::size_t{1} << 22;
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> dist(0.0f, 1.0f);
   std::vector<float> host(n);

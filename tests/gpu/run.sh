@@ -2,7 +2,8 @@
 # Runs the carried GPU suite (see build-suite.sh) on a machine with a CUDA GPU: the unit tests
 # with their GPU tests enabled, the maths comparison with nvcc, every example and language test
 # (lang/, from tests/lang) on the GPU and on the CPU simulator (each must print PASS), and then,
-# while time is left, each under compute-sanitizer memcheck and racecheck. Writes a summary to
+# while time is left, each under compute-sanitizer memcheck and racecheck (in parallel, on small
+# problems: OXIDE_EXAMPLE_SMALL). Writes a summary to
 # $OUT (or ./gpu-results) and exits non-zero on any failure.
 #
 #   bash .gpu/run.sh
@@ -74,19 +75,41 @@ for exe in "${programs[@]}"; do
 done
 
 command -v compute-sanitizer >/dev/null || { record "compute-sanitizer" "not installed"; finish; }
+# Every program under every tool, SANITIZER_JOBS at once (the tools are mostly CPU-bound and the
+# GPU machine has many cores), on the examples' small problems (OXIDE_EXAMPLE_SMALL, see
+# examples/problem_size.hpp). Each run gets at most 240 s and never more than the time left;
+# results are recorded in a fixed order once all have finished.
+jobs_max="${SANITIZER_JOBS:-6}"
+runs=()
 for tool in $sanitizers; do
-  for exe in "${programs[@]}"; do
-    name="$(label "$exe")"
-    left=$(seconds_left)
-    if (( left < 20 )); then
-      record "$name [$tool]" "not run (time)"; skipped=$((skipped + 1)); continue
-    fi
-    timeout $(( left < 150 ? left - 5 : 150 )) compute-sanitizer --tool "$tool" --error-exitcode 3 "$exe" > "$out/$name.$tool.log" 2>&1
-    case $? in
-      0) record "$name [$tool]" clean ;;
-      124) record "$name [$tool]" "not finished (time limit)"; skipped=$((skipped + 1)) ;;
-      *) record "$name [$tool]" "ERRORS (see $name.$tool.log)"; failures=$((failures + 1)) ;;
-    esac
-  done
+  for exe in "${programs[@]}"; do runs+=("$tool $exe"); done
+done
+sanitize() { # tool exe limit: the exit status file of the run
+  local tool="$1" exe="$2" limit="$3" name
+  name="$(label "$exe")"
+  OXIDE_EXAMPLE_SMALL=1 timeout "$limit" compute-sanitizer --tool "$tool" --error-exitcode 3 "$exe" \
+    > "$out/$name.$tool.log" 2>&1
+  echo $? > "$out/$name.$tool.status"
+}
+for run in "${runs[@]}"; do
+  read -r tool exe <<< "$run"
+  while (( $(jobs -rp | wc -l) >= jobs_max )); do wait -n; done
+  left=$(seconds_left)
+  (( left < 20 )) && continue # recorded as not run below
+  sanitize "$tool" "$exe" $(( left - 5 < 240 ? left - 5 : 240 )) &
+done
+wait
+for run in "${runs[@]}"; do
+  read -r tool exe <<< "$run"
+  name="$(label "$exe")"
+  status_file="$out/$name.$tool.status"
+  if [ ! -f "$status_file" ]; then
+    record "$name [$tool]" "not run (time)"; skipped=$((skipped + 1)); continue
+  fi
+  case "$(cat "$status_file")" in
+    0) record "$name [$tool]" clean ;;
+    124) record "$name [$tool]" "not finished (time limit)"; skipped=$((skipped + 1)) ;;
+    *) record "$name [$tool]" "ERRORS (see $name.$tool.log)"; failures=$((failures + 1)) ;;
+  esac
 done
 finish
