@@ -77,10 +77,12 @@ template <class T, class Smem>
 
 /// C = A * B. C is n / 4 Float4s wide and m high; launch config<Stages, BN>(m, n): (n / (BN / 16))
 /// x (m / 8) threads in blocks of 16 x 16 with sizeof(Shared<Stages, BN>) bytes of dynamic shared
-/// memory. MinBlocks blocks per SM bound the registers (2: 128 each).
+/// memory (the contract allows up to the 227 KiB an sm_90 block may have; the kernel's own
+/// [0] of it stops the kernel when the launch gave less than Shared<...> needs). MinBlocks blocks
+/// per SM bound the registers (2: 128 each).
 template <std::uint32_t Stages, std::uint32_t BN, std::uint32_t MinBlocks, std::uint32_t BK = 32>
 [[kernel, oxide::launch_bounds(256, MinBlocks),
-  oxide::launch_contract("domain = 2, block = (16, 16), dynamic_shared = 1..200000, "
+  oxide::launch_contract("domain = 2, block = (16, 16), dynamic_shared = 1..232448, "
                          "requires = (a.size() == m * k, b.size() == k * n, c.size() * 4 == m * n)")]] void
 gemm(std::uint32_t m, std::uint32_t n, std::uint32_t k, oxide::Span<const bf16> a, oxide::Span<const bf16> b,
      oxide::DisjointSpan2D<Float4> c) {
