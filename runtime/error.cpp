@@ -49,6 +49,7 @@ std::string_view to_string(ErrorKind kind) noexcept {
     OXIDE_ERROR_KIND(SliceOutOfRange)
     OXIDE_ERROR_KIND(NegativeArgument)
     OXIDE_ERROR_KIND(ArgumentOutOfRange)
+    OXIDE_ERROR_KIND(NotAPermutation)
 #undef OXIDE_ERROR_KIND
   }
   return "Unknown";

@@ -85,6 +85,8 @@ ParamKind paramKind(QualType type) {
     return ParamKind::atomic;
   if (name == "AppendSpan")
     return ParamKind::append;
+  if (name == "PermutationSpan")
+    return ParamKind::permutation;
   const Type *canonical = type.getCanonicalType().getTypePtr();
   if (const auto *builtin = dyn_cast<BuiltinType>(canonical);
       builtin && builtin->isInteger() && !builtin->isBooleanType() &&

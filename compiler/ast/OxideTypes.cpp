@@ -44,8 +44,10 @@ bool oxide::isAtomicSpan(QualType type) { return oxideClassName(type) == "Atomic
 
 bool oxide::isAppendSpan(QualType type) { return oxideClassName(type) == "AppendSpan"; }
 
+bool oxide::isPermutationSpan(QualType type) { return oxideClassName(type) == "PermutationSpan"; }
+
 bool oxide::isPointerHoldingSpan(QualType type) {
-  return isOxideSpan(type) || isAtomicSpan(type) || isAppendSpan(type);
+  return isOxideSpan(type) || isAtomicSpan(type) || isAppendSpan(type) || isPermutationSpan(type);
 }
 
 bool oxide::isStdSpan(QualType type) {

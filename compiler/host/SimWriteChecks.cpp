@@ -80,6 +80,9 @@ std::string describeType(clang::QualType type, clang::ASTContext &ctx) {
            : name == "DisjointSpan3D" ? '3'
            : name == "AppendSpan"     ? 'r'
                                       : 'a';
+  } else if (name == "PermutationSpan") { // read-only 32-bit indices
+    kind = 'q';
+    size = sizeof(std::uint32_t);
   } else if (const auto *pointer = type.getCanonicalType()->getAs<clang::PointerType>();
              pointer && !pointer->getPointeeType()->isFunctionType()) {
     const clang::QualType pointee = pointer->getPointeeType();

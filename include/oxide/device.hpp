@@ -12,6 +12,7 @@
 #include "oxide/device/half.hpp"
 #include "oxide/device/intrinsics.hpp"
 #include "oxide/device/mma.hpp"
+#include "oxide/device/permutation.hpp"
 #include "oxide/device/print.hpp"
 #include "oxide/device/shared.hpp"
 #include "oxide/device/span.hpp"

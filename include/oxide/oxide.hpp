@@ -15,6 +15,7 @@
 #include "oxide/host/kernel_argument.hpp"
 #include "oxide/host/launch.hpp"
 #include "oxide/host/launch_config.hpp"
+#include "oxide/host/permutation.hpp"
 #include "oxide/host/pinned.hpp"
 #include "oxide/host/simulator.hpp"
 #include "oxide/host/stream.hpp"

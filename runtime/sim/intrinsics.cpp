@@ -370,6 +370,17 @@ void *__oxide_reserved_elem(void *data, std::size_t size, std::size_t elem_size,
   return owned(t, data, start + j, elem_size, start + j, 0, 0, 1);
 }
 
+void *__oxide_permuted_elem(void *data, std::size_t size, std::size_t elem_size, const void *perm,
+                            std::size_t perm_size, std::size_t i) noexcept {
+  SimThread &t = thread();
+  // As on the GPU: index 0 is read when i is past the end (the runtime allocates one at least).
+  const std::uint32_t p = static_cast<const std::uint32_t *>(perm)[i < perm_size ? i : 0];
+  if (i >= perm_size || p >= size)
+    return nullptr;
+  // Claimed like a DisjointSpan element: the checking mode reports two threads that get one.
+  return owned(t, data, p, elem_size, i, 0, 0, 1);
+}
+
 void __oxide_sync_threads() noexcept {
   SimThread &t = thread();
   block(t).sync_threads(t);

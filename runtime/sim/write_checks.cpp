@@ -121,6 +121,8 @@ const char *role(char kind) {
     return "append";
   case ParamKind::input:
     return "input";
+  case ParamKind::permutation:
+    return "permutation";
   case ParamKind::mutable_span:
     return "mutable span";
   case ParamKind::atomic:
@@ -211,6 +213,7 @@ std::unique_ptr<WriteChecks> WriteChecks::from(std::vector<ParamDescription> par
     case ParamKind::output:
     case ParamKind::append: // its slots, claimed as DisjointSpan elements are
     case ParamKind::input:
+    case ParamKind::permutation: // read only, as an input
     case ParamKind::mutable_span:
     case ParamKind::atomic:
       count = word(value, 1);
@@ -285,6 +288,9 @@ std::optional<std::string> WriteChecks::piece_violation(const WriteRange &range,
                        first, param_label(range));
   case ParamKind::input:
     return fmt::format("wrote element {} of {}, a Span<const T>, which kernels only read", first,
+                       param_label(range));
+  case ParamKind::permutation:
+    return fmt::format("wrote index {} of {}, a PermutationSpan, which kernels only read", first,
                        param_label(range));
   case ParamKind::const_pointer:
     return fmt::format("wrote through {} (a pointer to const), byte offset {} from the pointer",

@@ -17,6 +17,7 @@ enum class ParamKind : char {
   output_3d = '3',        ///< DisjointSpan3D<T>
   atomic = 'a',           ///< AtomicSpan<T>
   append = 'r',           ///< AppendSpan<T>: written at slots reserved from its counter
+  permutation = 'q',      ///< PermutationSpan: a validated permutation, read only
   unsigned_integer = 'u', ///< an unsigned integer, usable in `requires`
   signed_integer = 's',   ///< a signed integer, usable in `requires`; launches check it is >= 0
   other = 'x',            ///< anything else
@@ -25,9 +26,11 @@ enum class ParamKind : char {
 };
 
 inline constexpr ParamKind kParamKinds[] = {
-    ParamKind::input,          ParamKind::mutable_span, ParamKind::output,        ParamKind::output_2d,
-    ParamKind::output_3d,      ParamKind::atomic,       ParamKind::append,        ParamKind::unsigned_integer,
-    ParamKind::signed_integer, ParamKind::other,        ParamKind::const_pointer, ParamKind::pointer,
+    ParamKind::input,          ParamKind::mutable_span, ParamKind::output,
+    ParamKind::output_2d,      ParamKind::output_3d,    ParamKind::atomic,
+    ParamKind::append,         ParamKind::permutation,  ParamKind::unsigned_integer,
+    ParamKind::signed_integer, ParamKind::other,        ParamKind::const_pointer,
+    ParamKind::pointer,
 };
 
 /// The letter that encodes `kind`.
@@ -50,6 +53,7 @@ inline constexpr ParamKind kParamKinds[] = {
   case ParamKind::output:
   case ParamKind::atomic:
   case ParamKind::append:
+  case ParamKind::permutation:
     return 1;
   case ParamKind::output_2d:
     return 2;

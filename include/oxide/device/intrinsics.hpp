@@ -78,6 +78,14 @@ std::size_t __oxide_reserve(void *counter, std::size_t count) noexcept;
 void *__oxide_reserved_elem(void *data, std::size_t size, std::size_t elem_size, std::size_t start,
                             std::size_t count, std::size_t j) noexcept;
 
+/// Element perm[i] of an output of `size` elements of `elem_size` (constant) bytes at `data`,
+/// where `perm` holds `perm_size` 32-bit indices; nullptr when `i >= perm_size` or
+/// `perm[i] >= size`. The compiler checks that `i` is the calling thread's 1-D witness and that
+/// `perm` is a PermutationSpan parameter (a permutation the host validated, which no thread
+/// writes), so no two threads get the same element (oxide::DisjointSpan::scatter_mut).
+void *__oxide_permuted_elem(void *data, std::size_t size, std::size_t elem_size, const void *perm,
+                            std::size_t perm_size, std::size_t i) noexcept;
+
 /// Element `i` of a span of `size` elements of `elem_size` (constant) bytes at `data`, or nullptr
 /// when `i >= size`: any thread may name any element (AtomicSpan, whose elements are written by
 /// atomic operations only; the compiler checks that).

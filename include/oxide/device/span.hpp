@@ -11,6 +11,7 @@
 
 #include "oxide/device/group.hpp"
 #include "oxide/device/intrinsics.hpp"
+#include "oxide/device/permutation.hpp" // PermutationSpan, which DisjointSpan::scatter_mut takes
 #include "oxide/device/thread.hpp"
 
 namespace oxide {
@@ -241,6 +242,15 @@ public:
   [[nodiscard, gnu::always_inline]] OwnedElements<T, intrinsic::Ownership::pair>
   pair_mut(const thread::ThreadIndex1D &index, size_type distance) const noexcept {
     return {data_, size_, 1, 1, distance, index.get(), 0, 2};
+  }
+  /// A scatter through a permutation: element perm[i] for witness i (grid-stride steps too), or
+  /// nullptr when i >= perm.size() or perm[i] >= size(). `perm` is a PermutationSpan parameter,
+  /// which the host checked is a permutation and no thread writes, so different threads get
+  /// different elements. An output written this way is written through this `perm` only.
+  [[nodiscard, gnu::always_inline]] T *scatter_mut(const thread::ThreadIndex1D &index,
+                                                   const PermutationSpan &perm) const noexcept {
+    return static_cast<T *>(
+        __oxide_permuted_elem(data_, size_, sizeof(T), perm.data_, perm.size_, index.get()));
   }
 
 private:

@@ -61,6 +61,8 @@ enum class ErrorKind : std::uint8_t {
   // --- scalar arguments ---
   NegativeArgument,   ///< a signed integer that the contract's `requires` uses is negative
   ArgumentOutOfRange, ///< a scalar argument whose value its parameter type cannot hold (-1 for unsigned)
+  // --- index maps ---
+  NotAPermutation, ///< Permutation::from_host of a map with a repeated or out-of-range index
 };
 
 /// The enumerator's name, e.g. "RequiresViolated".

@@ -8,6 +8,7 @@
 //   DisjointSpan2D<T>   buffer.view_2d(width, height) of a non-const DeviceBuffer<T>, DisjointSpan2D<T>
 //   DisjointSpan3D<T>   buffer.view_3d(width, height, depth), DisjointSpan3D<T>
 //   AtomicSpan<T, S>    a non-const DeviceBuffer<T> lvalue or its slice
+//   PermutationSpan     an oxide::Permutation lvalue (oxide/host/permutation.hpp)
 //   arithmetic S        any arithmetic value, converted as in a function call (an int for an
 //                       unsigned, 2.0 for a float); each launch checks that the value fits in S
 //                       (ErrorKind::ArgumentOutOfRange: -1 for an unsigned, 2^40 for an int)
@@ -313,6 +314,8 @@ constexpr DiagnosticText argument_diagnostic() noexcept {
     d << "; pass buffer.view_2d(width, height) of a non-const DeviceBuffer with the same element type";
   else if constexpr (disjoint_rank_v<Param> == 3)
     d << "; pass buffer.view_3d(width, height, depth) of a non-const DeviceBuffer with the same element type";
+  else if constexpr (std::is_same_v<Param, PermutationSpan>)
+    d << "; a PermutationSpan takes a named oxide::Permutation (Permutation::from_host checks the map)";
   else if constexpr (std::is_pointer_v<Param> && !Unsafe)
     d << "; raw pointer parameters take arguments only in oxide::unsafe_launch";
   else if constexpr (is_device_buffer_v<std::remove_cvref_t<Arg>>)

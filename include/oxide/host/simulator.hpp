@@ -54,6 +54,7 @@ inline constexpr char param_kind_v<DisjointSpan2D<T>> = param_kind_letter(ParamK
 template <class T>
 inline constexpr char param_kind_v<DisjointSpan3D<T>> = param_kind_letter(ParamKind::output_3d);
 template <class T> inline constexpr char param_kind_v<AppendSpan<T>> = param_kind_letter(ParamKind::append);
+template <> inline constexpr char param_kind_v<PermutationSpan> = param_kind_letter(ParamKind::permutation);
 
 template <class... P> constexpr std::array<oxide::detail::HostParam, sizeof...(P)> host_params() noexcept {
   static_assert((std::is_trivially_copyable_v<P> && ...),

@@ -25,8 +25,10 @@ bool isWitness(clang::QualType type);
 bool isAtomicSpan(clang::QualType type);
 /// AppendSpan<T> (oxide/device/append.hpp).
 bool isAppendSpan(clang::QualType type);
+/// PermutationSpan (oxide/device/permutation.hpp).
+bool isPermutationSpan(clang::QualType type);
 /// The span types that hold a pointer by design and are bound only by the runtime: Span<T>,
-/// DisjointSpan/2D/3D<T>, AtomicSpan<T, S> and AppendSpan<T>.
+/// DisjointSpan/2D/3D<T>, AtomicSpan<T, S>, AppendSpan<T> and PermutationSpan.
 bool isPointerHoldingSpan(clang::QualType type);
 /// std::span<T, N>, of any element type and extent.
 bool isStdSpan(clang::QualType type);

@@ -831,6 +831,28 @@ struct ReservedElemLowering : OpConversionPattern<oxide::ReservedElemOp> {
   }
 };
 
+struct PermutedElemLowering : OpConversionPattern<oxide::PermutedElemOp> {
+  using OpConversionPattern::OpConversionPattern;
+  /// p = perm[i < perm_size ? i : 0] (index 0 always exists: an invariant load, since no thread
+  /// writes a permutation during the launch), then i < perm_size && p < size ? data + p : null.
+  LogicalResult matchAndRewrite(oxide::PermutedElemOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    LaunchQuantities q(op, rewriter);
+    Value inPerm = q.ult(adaptor.getI(), adaptor.getPermSize());
+    Value at = LLVM::SelectOp::create(rewriter, loc, inPerm, adaptor.getI(), q.constant(0));
+    Value address = LLVM::GEPOp::create(rewriter, loc, adaptor.getPerm().getType(), rewriter.getI32Type(),
+                                        adaptor.getPerm(), ValueRange{at}, LLVM::GEPNoWrapFlags::inbounds);
+    auto load = LLVM::LoadOp::create(rewriter, loc, rewriter.getI32Type(), address, /*alignment=*/4);
+    load.setInvariant(true);
+    // Not zext nneg: an index may have its top bit set.
+    Value index = LLVM::ZExtOp::create(rewriter, loc, rewriter.getI64Type(), load.getResult());
+    Value ok = q.both(inPerm, q.ult(index, adaptor.getSize()));
+    replaceWithCheckedElement(rewriter, op, adaptor.getData(), index, op.getElemSize(), ok);
+    return success();
+  }
+};
+
 struct ClusterSyncLowering : OpConversionPattern<oxide::ClusterSyncOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(oxide::ClusterSyncOp op, OpAdaptor,
@@ -958,11 +980,11 @@ struct OxideToNVVMPass : oxide::impl::OxideToNVVMBase<OxideToNVVMPass> {
     RewritePatternSet patterns(&getContext());
     patterns.add<ThreadIndexLowering, GridStrideNextLowering, DisjointGetLowering, SpanElemLowering,
                  GroupIndexLowering, GroupStrideNextLowering, OwnedElemLowering, ReserveLowering,
-                 ReservedElemLowering, GeometryLowering, BarrierLowering, FenceLowering, SharedAllocLowering,
-                 DynamicSharedLowering, DynamicSharedSizeLowering, LaneIdLowering, WarpShuffleLowering,
-                 WarpVoteLowering, WarpSyncLowering, TrapLowering, BoundsFailLowering, ClockLowering,
-                 ClusterGeometryLowering, ClusterSyncLowering, MapSharedLowering, GridSyncLowering,
-                 WarpReduxLowering, WarpMatchLowering>(&getContext());
+                 ReservedElemLowering, PermutedElemLowering, GeometryLowering, BarrierLowering, FenceLowering,
+                 SharedAllocLowering, DynamicSharedLowering, DynamicSharedSizeLowering, LaneIdLowering,
+                 WarpShuffleLowering, WarpVoteLowering, WarpSyncLowering, TrapLowering, BoundsFailLowering,
+                 ClockLowering, ClusterGeometryLowering, ClusterSyncLowering, MapSharedLowering,
+                 GridSyncLowering, WarpReduxLowering, WarpMatchLowering>(&getContext());
     oxide::populateTensorCoreToNVVMPatterns(patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

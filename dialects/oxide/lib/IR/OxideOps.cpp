@@ -103,6 +103,16 @@ LogicalResult OwnedElemOp::verify() {
   return success();
 }
 
+LogicalResult PermutedElemOp::verify() {
+  // A PermutationSpan's indices are device memory the runtime allocated: global (or generic).
+  constexpr unsigned kGenericSpace = 0, kGlobalSpace = 1;
+  const unsigned space = cast<LLVM::LLVMPointerType>(getPerm().getType()).getAddressSpace();
+  if (space != kGenericSpace && space != kGlobalSpace)
+    return emitOpError() << "reads its permutation from address space " << space
+                         << "; a permutation is in global memory (address space 0 or 1)";
+  return success();
+}
+
 LogicalResult SharedAllocOp::verify() {
   // The GPU's per-block limit for static shared memory without opt-in.
   constexpr std::int64_t kMaxStaticShared = 48 * 1024;

@@ -109,6 +109,7 @@ private:
         OXIDE_INTRINSIC(owned_elem, ownedElem),
         OXIDE_INTRINSIC(reserve, reserve),
         OXIDE_INTRINSIC(reserved_elem, reservedElem),
+        OXIDE_INTRINSIC(permuted_elem, permutedElem),
         OXIDE_INTRINSIC(span_elem, spanElem),
         OXIDE_INTRINSIC(disjoint_get, disjointGet<1>),
         OXIDE_INTRINSIC(disjoint_get_2d, disjointGet<2>),
@@ -310,6 +311,17 @@ private:
       return nullptr;
     }
     return oxide::ReservedElemOp::create(rewriter, loc, ptr, call.getOperand(0), call.getOperand(1),
+                                         call.getOperand(3), call.getOperand(4), call.getOperand(5),
+                                         elemSize.getZExtValue());
+  }
+
+  Operation *permutedElem() {
+    APInt elemSize;
+    if (!matchPattern(call.getOperand(2), m_ConstantInt(&elemSize)) || elemSize.isZero()) {
+      call.emitError() << "the element size of oxide intrinsic '" << name << "' must be a non-zero constant";
+      return nullptr;
+    }
+    return oxide::PermutedElemOp::create(rewriter, loc, ptr, call.getOperand(0), call.getOperand(1),
                                          call.getOperand(3), call.getOperand(4), call.getOperand(5),
                                          elemSize.getZExtValue());
   }

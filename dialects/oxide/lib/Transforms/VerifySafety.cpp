@@ -244,6 +244,18 @@ struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySaf
         failed = true;
     });
 
+    // A scatter through a permutation is disjoint because the indices are: the thread's witness.
+    module.walk([&](oxide::PermutedElemOp permuted) {
+      if (provenance.isWitness(permuted.getI(), 1, oxide::Dim::x))
+        return;
+      emitError(oxide::userLocation(permuted.getLoc()))
+          << "this output is scattered through a permutation at an index that is not the calling "
+             "thread's witness; pass the witness from oxide::thread::index_1d() itself (or a grid-stride "
+             "step of it): two threads with the same index would write the same element perm[i] "
+             "[safety rule: witness]";
+      failed = true;
+    });
+
     SymbolTable symbols(module);
     SmallVector<LLVM::LLVMFuncOp> contracted;
     for (auto kernel : module.getOps<LLVM::LLVMFuncOp>()) {

@@ -119,6 +119,7 @@ std::vector<KernelParam> kernelParams(LLVM::LLVMFuncOp kernel) {
                      .Case("oxide::DisjointSpan3D", '3')
                      .Case("oxide::AtomicSpan", 'a')
                      .Case("oxide::AppendSpan", 'r')
+                     .Case("oxide::PermutationSpan", 'q')
                      .Case("oxide::Span", 'i')
                      .Default('x');
   }
@@ -312,8 +313,8 @@ private:
                                                                : RootKind::Global;
           add(result, {kind, result});
         })
-        .Case<oxide::DisjointGetOp, oxide::OwnedElemOp, oxide::ReservedElemOp, oxide::SpanElemOp>(
-            [&](auto) { add(result, {RootKind::Element, result}); })
+        .Case<oxide::DisjointGetOp, oxide::OwnedElemOp, oxide::ReservedElemOp, oxide::PermutedElemOp,
+              oxide::SpanElemOp>([&](auto) { add(result, {RootKind::Element, result}); })
         .Case<oxide::SharedAllocOp, oxide::DynamicSharedOp, oxide::MapSharedOp>(
             [&](auto) { add(result, {RootKind::Shared, result}); })
         .Case<LLVM::LoadOp>([&](LLVM::LoadOp load) {
@@ -609,7 +610,7 @@ private:
         // The kernel's copy of a span parameter holds the span's pointer and extents, which the
         // span-origin check trusts: rewriting them would forge an output.
         if (isKernelArgument(root.source) &&
-            llvm::is_contained(llvm::StringRef("io23ar"), paramKind(root.source))) {
+            llvm::is_contained(llvm::StringRef("io23arq"), paramKind(root.source))) {
           report(op, kRuleSpanOrigin, [&](InFlightDiagnostic &d) {
             d << "this write changes the kernel's copy of span parameter '" << paramName(root.source)
               << "' (its pointer or extents), which would let it name memory the runtime did not bind; "
@@ -774,6 +775,9 @@ private:
     } else if (auto slot = dyn_cast<oxide::ReservedElemOp>(element)) {
       elemSize = slot.getElemSize();
       what = "the thread's reserved slot of AppendSpan " + outputName(slot);
+    } else if (auto permuted = dyn_cast<oxide::PermutedElemOp>(element)) {
+      elemSize = permuted.getElemSize();
+      what = "the thread's element perm[i] of output " + outputName(permuted);
     } else {
       auto span = cast<oxide::SpanElemOp>(element);
       elemSize = span.getElemSize();
@@ -843,6 +847,14 @@ private:
              "the pointer get_mut returns for a Reservation from reserve() (or use push)";
       });
       return;
+    case 'q':
+      report(op, kRuleInputWrite, [&](InFlightDiagnostic &d) {
+        d << "this write targets PermutationSpan '" << name
+          << "', the index map that makes a scatter disjoint: kernels only read it (a permutation "
+             "rewritten during the launch could send two threads to one element); write results "
+             "through a DisjointSpan parameter";
+      });
+      return;
     case 'a':
       report(op, kRuleAtomicOnly, [&](InFlightDiagnostic &d) {
         d << "this write targets AtomicSpan '" << name
@@ -860,7 +872,8 @@ private:
   void checkEscape(Operation *op, Value value, llvm::StringRef how) {
     for (const Root &root : rootsOf(value))
       if (root.kind == RootKind::Element &&
-          isa<oxide::DisjointGetOp, oxide::OwnedElemOp, oxide::ReservedElemOp>(root.source.getDefiningOp())) {
+          isa<oxide::DisjointGetOp, oxide::OwnedElemOp, oxide::ReservedElemOp, oxide::PermutedElemOp>(
+              root.source.getDefiningOp())) {
         report(op, kRuleEscape, [&](InFlightDiagnostic &d) {
           d << "the pointer to the thread's own element of output " << outputName(root.source.getDefiningOp())
             << " escapes: it is " << how
@@ -994,6 +1007,7 @@ private:
         .Case<oxide::DisjointGetOp, oxide::OwnedElemOp>([&](auto get) { checkSpanOrigin(get); })
         .Case<oxide::ReserveOp>([&](oxide::ReserveOp reserve) { checkReserve(reserve); })
         .Case<oxide::ReservedElemOp>([&](oxide::ReservedElemOp slot) { checkReservedSlot(slot); })
+        .Case<oxide::PermutedElemOp>([&](oxide::PermutedElemOp permuted) { checkPermutedElem(permuted); })
         .Case<oxide::CpAsyncOp>([&](oxide::CpAsyncOp copy) { checkAsyncCopy(copy); })
         .Case<oxide::SpanElemOp>([&](oxide::SpanElemOp elem) {
           if (auto data = paramField(elem.getData()); data && data->second == kSpanDataOffset)
@@ -1209,7 +1223,12 @@ private:
 
   /// How the threads of `op` (an oxide.disjoint_get or oxide.owned_elem) own the output's
   /// elements, in words: two element ops give each thread the same set only if these are equal.
-  static std::string shapeOf(Operation *op) {
+  std::string shapeOf(Operation *op) {
+    if (auto permuted = dyn_cast<oxide::PermutedElemOp>(op)) {
+      auto perm = paramField(permuted.getPerm());
+      return "elements permuted by parameter '" + (perm ? paramName(perm->first) : std::string("?")) +
+             "' (scatter_mut)";
+    }
     if (auto get = dyn_cast<oxide::DisjointGetOp>(op)) {
       if (get.getTile() == 1 && get.getTileRows() == 1)
         return "single elements (get_mut)";
@@ -1244,6 +1263,44 @@ private:
         break;
       }
     }
+  }
+
+  /// A scatter names element perm[i] of a DisjointSpan parameter through a PermutationSpan
+  /// parameter: the runtime bound both (the permutation checked on the host, in memory no kernel
+  /// writes), so with the witness i (VerifySafety) different threads get different elements.
+  void checkPermutedElem(oxide::PermutedElemOp permuted) {
+    auto data = paramField(permuted.getData());
+    auto size = paramField(permuted.getSize());
+    const bool output = data && data->second == kSpanDataOffset && paramKind(data->first) == 'o' && size &&
+                        size->first == data->first && size->second == kSpanDataOffset + kSpanExtentStride;
+    auto perm = paramField(permuted.getPerm());
+    auto permSize = paramField(permuted.getPermSize());
+    const bool permutation = perm && perm->second == kSpanDataOffset && paramKind(perm->first) == 'q' &&
+                             permSize && permSize->first == perm->first &&
+                             permSize->second == kSpanDataOffset + kSpanExtentStride;
+    if (output && permutation) {
+      shapes[data->first].push_back(permuted.getOperation());
+      recordElementSize(permuted, data->first, permuted.getElemSize());
+      recordElementSize(permuted, perm->first, sizeof(std::uint32_t));
+      return;
+    }
+    report(permuted, kRuleSpanOrigin, [&](InFlightDiagnostic &d) {
+      if (!output) {
+        d << "this scatter's output is not a DisjointSpan parameter of kernel '" << kernelName(permuted)
+          << "'; scatter only into the kernel's own DisjointSpan parameters, which the runtime binds and "
+             "checks for overlap";
+        return;
+      }
+      d << "this scatter's permutation is not a PermutationSpan parameter of kernel '" << kernelName(permuted)
+        << "'";
+      for (const Root &root : rootsOf(permuted.getPerm()))
+        if (root.kind == RootKind::Param) {
+          d << ": its indices are parameter '" << paramName(root.source) << "'";
+          break;
+        }
+      d << "; only a PermutationSpan parameter, bound from an oxide::Permutation the host checked, "
+           "makes a scatter disjoint (never make one from other memory)";
+    });
   }
 
   /// Makes the writes to local or shared memory at unproven offsets through pointers of that

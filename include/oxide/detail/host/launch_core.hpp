@@ -116,6 +116,8 @@ template <class T> inline constexpr bool is_span_v<Span<T>> = true;
 /// AppendBuffer (oxide/host/append_buffer.hpp), which gives the kernel its elements (its counter is
 /// its own memory, which no other argument can name).
 template <class T> inline constexpr bool is_append_buffer_v = false;
+/// oxide::Permutation (oxide/host/permutation.hpp), which gives the kernel its indices, read-only.
+template <class T> inline constexpr bool is_permutation_v = false;
 
 template <class Param, class Arg> ArgumentMemory argument_memory(const Arg &arg) noexcept {
   using A = std::remove_cvref_t<Arg>;
@@ -125,6 +127,8 @@ template <class Param, class Arg> ArgumentMemory argument_memory(const Arg &arg)
     return argument_memory<Param>(arg.buffer());
   else if constexpr (is_append_buffer_v<A>)
     return argument_memory<Param>(arg.elements());
+  else if constexpr (is_permutation_v<A>)
+    return argument_memory<Param>(arg.device());
   else if constexpr (is_buffer_slice_v<A>) // only the slice's own bytes
     return {BufferAccess::context(arg.buffer()), arg.device_ptr(), arg.size_bytes(), writes_through_v<Param>,
             true};

@@ -210,6 +210,32 @@ def Oxide_ReservedElemOp : Oxide_Op<"reserved_elem", [Pure, AllTypesMatch<["data
   }];
 }
 
+def Oxide_PermutedElemOp : Oxide_Op<"permuted_elem", [AllTypesMatch<["data", "element"]>]> {
+  let summary = "element perm[i] of a disjoint output, or null: a scatter through a permutation";
+  let description = [{
+    Loads the 32-bit index `perm[i < perm_size ? i : 0]` (index 0 is always there: the runtime
+    allocates at least one) and gives `data + perm[i] * elem_size` when `i < perm_size` and
+    `perm[i] < size`, else null. It reads memory, so it is not `Pure`. `oxide-verify-safety`
+    requires `i` to be the calling thread's 1-D witness (or a grid-stride step of it), `data`
+    and `size` the fields of a DisjointSpan parameter and `perm` and `perm_size` those of a
+    PermutationSpan parameter, which the host checked is a permutation and no thread writes:
+    then different threads get different elements. An output written through a permutation is
+    written through that one only.
+
+    ```mlir
+    %p = oxide.permuted_elem %data [%size] perm %perm [%n] at %i elem 4 : !llvm.ptr, !llvm.ptr
+    ```
+  }];
+  let arguments = (ins LLVM_AnyPointer:$data, I64:$size,
+                       Arg<LLVM_AnyPointer, "the permutation's 32-bit indices", [MemRead]>:$perm,
+                       I64:$perm_size, I64:$i, ConfinedAttr<I64Attr, [IntMinValue<1>]>:$elem_size);
+  let results = (outs LLVM_AnyPointer:$element);
+  let assemblyFormat = [{
+    $data `[` $size `]` `perm` $perm `[` $perm_size `]` `at` $i `elem` $elem_size attr-dict `:` qualified(type($element)) `,` qualified(type($perm))
+  }];
+  let hasVerifier = 1;
+}
+
 def Oxide_GeometryOp : Oxide_Op<"geometry", [Pure]> {
   let summary = "a launch geometry register: threadIdx, blockIdx, blockDim or gridDim";
   let description = [{
