@@ -1,6 +1,7 @@
 #include "sim/block_runner.hpp"
 
 #include <signal.h>
+#include <sys/mman.h>
 
 #include <fmt/format.h>
 
@@ -48,6 +49,11 @@ std::optional<Failure> BlockRunner::run(LaunchPlan &plan, std::uint64_t group) {
   }
   for (std::uint32_t member = 0; member < members_; ++member)
     start_block(*blocks_[member], plan.block_of(group, member), member);
+  trace_ = plan.options.trace_warp_races;
+  open_pages_ = {};
+  if (trace_)
+    for (std::uint32_t member = 0; member < members_; ++member)
+      blocks_[member]->shared.protect(true);
   warp_pending_.assign(std::size_t{members_} * warps_per_block_, 0);
   if (check_) {
     warp_epochs_.resize(warp_pending_.size());
@@ -70,6 +76,9 @@ std::optional<Failure> BlockRunner::run(LaunchPlan &plan, std::uint64_t group) {
   }
   release_stacks();
   current_sim_thread = nullptr;
+  if (trace_)
+    for (std::uint32_t member = 0; member < members_; ++member)
+      blocks_[member]->shared.protect(false);
   return std::move(failure_);
 }
 
@@ -162,6 +171,10 @@ void BlockRunner::arrived(transfer_t transfer) {
     break;             // the fiber is abandoned; its stack is released with the others
   case Event::faulted: // the same, from a signal handler, which could not make the message
     failure_ = failure_of(event_.thread, describe_fault(fault_, plan_->options.stack_bytes));
+    break;
+  case Event::raced:
+    failure_ = failure_of(event_.thread, describe_warp_race(traced_race_.race, traced_race_.lane,
+                                                            traced_race_.offset, nullptr));
     break;
   }
 }
@@ -310,13 +323,58 @@ void BlockRunner::escape_fault(KernelFault fault, std::uintptr_t stack_pointer) 
     return;
   fault.stack_overflow = in_guard || stack_pointer < bottom;
   fault_ = fault;
+  escape(fault.signal, Event::faulted, thread->slot);
+}
+
+void BlockRunner::escape(int signal, Event::Kind kind, std::uint32_t slot) noexcept {
   // The handler never returns, so the kernel never unblocks the signal it blocked for it.
   sigset_t signals;
   sigemptyset(&signals);
-  sigaddset(&signals, fault.signal);
+  sigaddset(&signals, signal);
   pthread_sigmask(SIG_UNBLOCK, &signals, nullptr);
-  switch_to(FiberSwitch::host(host_), {Event::faulted, thread->slot, nullptr});
+  switch_to(FiberSwitch::host(host_), {kind, slot, nullptr});
   std::abort(); // a faulted fiber is never switched back to
+}
+
+bool BlockRunner::trace_access(std::uintptr_t address, bool write) noexcept {
+  SimThread *thread = current_sim_thread;
+  if (!trace_ || !thread || !host_)
+    return false;
+  BlockState *owner = nullptr;
+  for (std::uint32_t member = 0; member < members_ && !owner; ++member)
+    if (blocks_[member]->shared.in_arena(reinterpret_cast<const void *>(address)))
+      owner = blocks_[member].get();
+  if (!owner)
+    return false;
+  // Only the thread's own block's memory has lanes of its warp; another block's (map_shared)
+  // is let through.
+  if (owner == thread->home) {
+    const std::uint32_t lane = thread->linear % kWarpSize;
+    const std::uint64_t epoch = warp_epochs_[owner->first_warp + thread->linear / kWarpSize];
+    const std::uintptr_t word = address & ~std::uintptr_t{3};
+    if (const auto race = warp_races_.access(word, epoch, lane, write)) {
+      traced_race_ = {*race, lane, word - reinterpret_cast<std::uintptr_t>(owner->shared.dynamic_base())};
+      escape(SIGSEGV, Event::raced, thread->slot);
+    }
+  }
+  const std::uintptr_t page = address & ~std::uintptr_t{4095};
+  for (std::uintptr_t &open : open_pages_)
+    if (open == 0 || open == page) {
+      open = page;
+      return mprotect(reinterpret_cast<void *>(page), 4096, PROT_READ | PROT_WRITE) == 0;
+    }
+  return false; // more pages than one instruction touches: not ours
+}
+
+bool BlockRunner::end_traced_step() noexcept {
+  if (!trace_ || open_pages_[0] == 0)
+    return false;
+  for (std::uintptr_t &open : open_pages_)
+    if (open != 0) {
+      mprotect(reinterpret_cast<void *>(open), 4096, PROT_NONE);
+      open = 0;
+    }
+  return true;
 }
 
 Failure BlockRunner::failure_of(std::uint32_t slot, std::string message) const {

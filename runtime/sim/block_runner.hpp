@@ -96,6 +96,13 @@ public:
   /// fails that thread and switches straight to the host stack, never returning; else returns.
   /// Async-signal-safe: the failure's message is made on the host stack.
   void escape_fault(KernelFault fault, std::uintptr_t stack_pointer) noexcept;
+  /// OXIDE_SIM_WARP_RACES: called by the SIGSEGV handler for a fault at `address`. When it is an
+  /// access of the group's (protected) shared memory, records it as check_shared_access does and
+  /// opens its page, so that the handler lets the instruction run one step; false otherwise. A
+  /// race fails the thread and switches to the host stack, never returning.
+  [[nodiscard]] bool trace_access(std::uintptr_t address, bool write) noexcept;
+  /// SIGTRAP after that step: closes the pages again; false when none was open.
+  [[nodiscard]] bool end_traced_step() noexcept;
 
 private:
   enum class Status : std::uint8_t { running, ready, at_barrier, at_group_barrier, in_warp_op, exited };
@@ -111,7 +118,7 @@ private:
 
   /// What the side that switched away was doing, for the side that is switched to.
   struct Event {
-    enum Kind : std::uint8_t { from_host, suspended, fiber_done, failed, faulted } kind = from_host;
+    enum Kind : std::uint8_t { from_host, suspended, fiber_done, failed, faulted, raced } kind = from_host;
     std::uint32_t thread = 0;    ///< suspended: the thread's slot, to resume later
     FiberStack *stack = nullptr; ///< fiber_done: the stack, free again
   };
@@ -187,6 +194,16 @@ private:
   fcontext_t host_ = nullptr;            ///< the host stack, where fibers switch back to
   Event event_;
   KernelFault fault_; ///< of the thread of a `faulted` event
+  /// Of a `raced` event: the race, the lane and the word's offset in shared memory.
+  struct TracedRace {
+    WarpRaceLog::Race race;
+    std::uint32_t lane = 0;
+    std::uintptr_t offset = 0;
+  } traced_race_;
+  bool trace_ = false;                         ///< OXIDE_SIM_WARP_RACES
+  std::array<std::uintptr_t, 4> open_pages_{}; ///< opened for the traced step; 0: none
+  /// From a signal handler: unblocks `signal` and switches to the host stack with `kind`.
+  [[noreturn]] void escape(int signal, Event::Kind kind, std::uint32_t slot) noexcept;
   std::optional<Failure> failure_;
   // The checking mode's warp races: each warp's epoch, drawn from a counter of this runner.
   std::vector<std::uint64_t> warp_epochs_;

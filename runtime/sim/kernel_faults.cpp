@@ -17,7 +17,8 @@
 namespace oxide::detail::sim {
 namespace {
 
-constexpr std::array kSignals{SIGSEGV, SIGBUS, SIGFPE};
+// SIGTRAP: the end of a traced shared-memory access (OXIDE_SIM_WARP_RACES).
+constexpr std::array kSignals{SIGSEGV, SIGBUS, SIGFPE, SIGTRAP};
 // What each signal did before the simulator's handler: where faults outside kernels go.
 std::array<struct sigaction, kSignals.size()> previous_actions{};
 
@@ -48,8 +49,26 @@ void chain(int signal, siginfo_t *info, void *context) noexcept {
 
 void on_fault(int signal, siginfo_t *info, void *context) {
   SimThread *thread = current_sim_thread;
-  // si_code > 0: the kernel raised it for an instruction, not kill() or raise().
+#if defined(__x86_64__)
+  // Tracing: a protected shared-memory page runs one instruction with the trap flag (EFLAGS.TF),
+  // then SIGTRAP closes it again.
+  constexpr greg_t kTrapFlag = 0x100;
+  auto *traced = static_cast<ucontext_t *>(context);
   if (thread && thread->block && info->si_code > 0) {
+    if (signal == SIGTRAP && thread->block->end_traced_step()) {
+      traced->uc_mcontext.gregs[REG_EFL] &= ~kTrapFlag;
+      return;
+    }
+    if (signal == SIGSEGV && traced->uc_mcontext.gregs[REG_TRAPNO] == 14 &&
+        thread->block->trace_access(reinterpret_cast<std::uintptr_t>(info->si_addr),
+                                    (traced->uc_mcontext.gregs[REG_ERR] & 2) != 0)) {
+      traced->uc_mcontext.gregs[REG_EFL] |= kTrapFlag;
+      return;
+    }
+  }
+#endif
+  // si_code > 0: the kernel raised it for an instruction, not kill() or raise().
+  if (thread && thread->block && info->si_code > 0 && signal != SIGTRAP) {
     KernelFault fault;
     fault.signal = signal;
     fault.code = info->si_code;

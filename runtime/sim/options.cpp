@@ -69,6 +69,16 @@ unsigned parse_threads(std::string_view value) {
   return static_cast<unsigned>(*number);
 }
 
+bool parse_warp_races(std::string_view value) {
+  if (value == "1" || value == "0")
+    return value == "1";
+  throw Error(
+      ErrorKind::InvalidEnvironment,
+      fmt::format("OXIDE_SIM_WARP_RACES='{}' is not valid; use 1 (trace the shared-memory accesses of "
+                  "the checking mode) or 0",
+                  value));
+}
+
 bool parse_schedule(std::string_view value) {
   if (value == "random")
     return true;
@@ -104,6 +114,12 @@ Options options_from_environment() {
     options.stack_bytes = parse_stack_bytes(*value);
   if (auto value = environment("OXIDE_SIM_THREADS"))
     options.threads = parse_threads(*value);
+  if (auto value = environment("OXIDE_SIM_WARP_RACES"))
+    options.trace_warp_races = parse_warp_races(*value);
+#if !defined(__x86_64__)
+  options.trace_warp_races = false; // single-stepping is implemented for x86-64 only
+#endif
+  options.check = options.check || options.trace_warp_races;
   if (auto value = environment("OXIDE_SIM_SCHEDULE"))
     options.random_schedule = parse_schedule(*value);
   const std::optional<std::string_view> seed = environment("OXIDE_SIM_SEED");

@@ -20,8 +20,11 @@ struct Options {
   bool check = false;                           ///< OXIDE_SIM_CHECK=1: the checking mode
   std::size_t stack_bytes = kDefaultStackBytes; ///< OXIDE_SIM_STACK: per simulated GPU thread
   unsigned threads = 1;                         ///< OXIDE_SIM_THREADS: host threads running blocks
-  bool random_schedule = false;                 ///< OXIDE_SIM_SCHEDULE=random (sim/schedule.hpp)
-  std::uint64_t seed = 0;                       ///< OXIDE_SIM_SEED, or drawn when random
+  /// OXIDE_SIM_WARP_RACES=1: the checking mode, and its warp races from traced shared-memory
+  /// accesses (x86-64: every access faults and is single-stepped; slow).
+  bool trace_warp_races = false;
+  bool random_schedule = false; ///< OXIDE_SIM_SCHEDULE=random (sim/schedule.hpp)
+  std::uint64_t seed = 0;       ///< OXIDE_SIM_SEED, or drawn when random
   /// The launches made with these settings (of one context), shared by its copies: launch n
   /// draws its schedule from (seed, n).
   std::shared_ptr<std::atomic<std::uint64_t>> launches = std::make_shared<std::atomic<std::uint64_t>>(0);
@@ -38,6 +41,8 @@ struct Options {
 [[nodiscard]] bool parse_check(std::string_view value);
 [[nodiscard]] std::size_t parse_stack_bytes(std::string_view value);
 [[nodiscard]] unsigned parse_threads(std::string_view value);
+/// OXIDE_SIM_WARP_RACES: true for "1", false for "0".
+[[nodiscard]] bool parse_warp_races(std::string_view value);
 /// true for "random", false for "ordered".
 [[nodiscard]] bool parse_schedule(std::string_view value);
 [[nodiscard]] std::uint64_t parse_seed(std::string_view value);

@@ -1,5 +1,7 @@
 #include "sim/shared_memory.hpp"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -13,16 +15,30 @@ void __asan_unpoison_memory_region(const volatile void *address, std::size_t siz
 
 namespace oxide::detail::sim {
 
-// Room for the limit plus the padding that alignment and ASan's red zones add between arrays.
-static constexpr std::size_t kArenaBytes = 2 * SharedMemory::kLimitBytes;
 // Under ASan, the gap left after each array so that running off its end is reported.
 static constexpr std::size_t kRedZoneBytes = 64;
 
-void SharedMemory::AlignedFree::operator()(std::byte *p) const noexcept { std::free(p); }
+void SharedMemory::Unmap::operator()(std::byte *p) const noexcept { munmap(p, kArenaBytes); }
 
-SharedMemory::SharedMemory() : arena_(static_cast<std::byte *>(std::aligned_alloc(kAlignment, kArenaBytes))) {
-  if (!arena_)
+namespace {
+
+std::byte *map_arena() {
+  void *memory =
+      mmap(nullptr, SharedMemory::kArenaBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED)
     throw std::bad_alloc();
+  return static_cast<std::byte *>(memory);
+}
+
+} // namespace
+
+SharedMemory::SharedMemory() : arena_(map_arena()) {}
+
+void SharedMemory::protect(bool on) noexcept {
+  if (on == protected_)
+    return;
+  mprotect(arena_.get(), kArenaBytes, on ? PROT_NONE : PROT_READ | PROT_WRITE);
+  protected_ = on;
 }
 
 void SharedMemory::reset(std::size_t dynamic_bytes, bool poison) noexcept {
@@ -55,8 +71,12 @@ void *SharedMemory::allocate(const void *site, std::size_t bytes, std::size_t al
   used_ = offset + bytes + (__asan_poison_memory_region ? kRedZoneBytes : 0);
   if (__asan_unpoison_memory_region)
     __asan_unpoison_memory_region(memory, bytes);
-  if (poison_)
+  if (poison_) {
+    const bool was_protected = protected_;
+    protect(false);
     std::memset(memory, kPoison, bytes);
+    protect(was_protected);
+  }
   sites_.push_back({site, memory, bytes, align});
   return memory;
 }

@@ -18,6 +18,9 @@ public:
   static constexpr unsigned char kPoison = 0xff;
   /// Dynamic shared memory is this aligned (the device API promises 16).
   static constexpr std::size_t kAlignment = 128;
+  /// The arena: room for the limit plus the padding that alignment and ASan's red zones add
+  /// between arrays; whole pages, so that tracing can protect it (see set_traced).
+  static constexpr std::size_t kArenaBytes = 2 * kLimitBytes;
 
   SharedMemory();
 
@@ -42,6 +45,16 @@ public:
   [[nodiscard]] std::optional<Location> locate(const void *address) const noexcept;
 
   [[nodiscard]] void *dynamic_base() noexcept { return arena_.get(); }
+  /// Whether `address` is in the arena (allocated or not).
+  [[nodiscard]] bool in_arena(const void *address) const noexcept {
+    const auto *p = static_cast<const std::byte *>(address);
+    return p >= arena_.get() && p < arena_.get() + kArenaBytes;
+  }
+
+  /// Tracing of kernel accesses (OXIDE_SIM_WARP_RACES, sim/warp_races.hpp): while protected,
+  /// every access to the arena faults; the simulator's own writes (the poison of a new array)
+  /// open it around themselves.
+  void protect(bool on) noexcept;
   [[nodiscard]] std::size_t dynamic_bytes() const noexcept { return dynamic_bytes_; }
   /// Bytes of static shared memory the block's arrays take.
   [[nodiscard]] std::size_t static_bytes() const noexcept { return static_bytes_; }
@@ -51,10 +64,11 @@ private:
     return (dynamic_bytes_ + kAlignment - 1) / kAlignment * kAlignment;
   }
 
-  struct AlignedFree {
+  struct Unmap {
     void operator()(std::byte *p) const noexcept;
   };
-  std::unique_ptr<std::byte[], AlignedFree> arena_;
+  std::unique_ptr<std::byte[], Unmap> arena_;
+  bool protected_ = false;
   std::size_t dynamic_bytes_ = 0;
   std::size_t static_bytes_ = 0;
   std::size_t used_ = 0; ///< arena bytes in use, padding included

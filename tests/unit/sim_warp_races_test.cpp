@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "oxide/oxide.hpp"
+#include "sim/options.hpp"
 #include "sim/warp_races.hpp"
 #include "sim_test_support.hpp"
 
@@ -52,6 +53,28 @@ void legacy_reduce(Span<const std::uint32_t> in, Span<std::uint32_t> out, bool s
   }
 }
 
+// The same as it is usually written, without the calls: OXIDE_SIM_WARP_RACES=1 traces its
+// shared-memory accesses.
+void plain_legacy_reduce(Span<const std::uint32_t> in, Span<std::uint32_t> out, bool sync) {
+  auto shared = oxide::shared_array<std::uint32_t, 64>();
+  volatile std::uint32_t *s = shared.data();
+  const std::uint32_t t = oxide::thread_idx().x;
+  s[t] = in[t];
+  oxide::sync_threads();
+  if (t < 32) {
+    for (std::uint32_t offset = 32; offset > 0; offset /= 2) {
+      const std::uint32_t sum = s[t] + s[t + offset];
+      if (sync)
+        oxide::warp::sync();
+      s[t] = sum;
+      if (sync)
+        oxide::warp::sync();
+    }
+    if (t == 0)
+      out[0] = s[0];
+  }
+}
+
 // Each lane publishes its value and reads its lower neighbour's, with or without a barrier (of
 // the block) between.
 void read_neighbour(Span<std::uint32_t> out, bool barrier) {
@@ -69,6 +92,7 @@ protected:
   static void SetUpTestSuite() {
     oxide::sim::register_kernel(legacy_reduce, "legacy_reduce");
     oxide::sim::register_kernel(read_neighbour, "read_neighbour");
+    oxide::sim::register_kernel(plain_legacy_reduce, "plain_legacy_reduce");
   }
 };
 
@@ -112,6 +136,40 @@ TEST_F(SimWarpRaces, AReadOfAnotherLanesWriteIsReported) {
   oxide::unsafe_launch(stream, read_neighbour, oxide::LaunchConfig1D{1, 32}, out, true);
   EXPECT_EQ(out.to_host(stream)[5], 5u);
 }
+
+#if defined(__x86_64__)
+TEST_F(SimWarpRaces, TracingFindsTheLegacyReductionWithoutInstrumentation) {
+  std::vector<std::uint32_t> input(64);
+  std::iota(input.begin(), input.end(), 1u);
+  oxide_test::ScopedEnv trace("OXIDE_SIM_WARP_RACES", "1");
+  auto ctx = simulator(); // the tracing turns the checking mode on
+  auto stream = ctx.default_stream();
+  auto in = DeviceBuffer<std::uint32_t>::from_host(stream, input);
+  auto out = DeviceBuffer<std::uint32_t>::zeroed(stream, 1);
+  EXPECT_EQ(
+      error_of([&] {
+        oxide::unsafe_launch(stream, plain_legacy_reduce, oxide::LaunchConfig1D{1, 64}, in, out, false);
+      }),
+      "oxide: kernel 'plain_legacy_reduce' block (0,0,0) thread (1,0,0): warp-synchronous shared memory "
+      "without a barrier: lane 1 writes the word at byte 4 of shared memory, which lane 0 of its warp read "
+      "since their last sync_threads or warp::sync; the lanes of a warp do not run in lockstep (not on GPUs "
+      "since Volta either): put a warp::sync() between the write and the read");
+  for (int launch = 0; launch < 2; ++launch) { // the pages are protected and opened again each time
+    oxide::unsafe_launch(stream, plain_legacy_reduce, oxide::LaunchConfig1D{2, 64}, in, out, true);
+    EXPECT_EQ(out.to_host(stream)[0], 64u * 65u / 2u);
+  }
+  // The memory is open again after the launch: host code (and the next block) can use it.
+  auto lanes = DeviceBuffer<std::uint32_t>::zeroed(stream, 32);
+  oxide::unsafe_launch(stream, read_neighbour, oxide::LaunchConfig1D{1, 32}, lanes, true);
+  EXPECT_EQ(lanes.to_host(stream)[5], 5u);
+}
+
+TEST_F(SimWarpRaces, MalformedTracingSettingIsRejected) {
+  EXPECT_EQ(error_of([] { (void)oxide::detail::sim::parse_warp_races("yes"); }),
+            "oxide: OXIDE_SIM_WARP_RACES='yes' is not valid; use 1 (trace the shared-memory accesses of the "
+            "checking mode) or 0");
+}
+#endif
 
 TEST(SimWarpRaceLog, EpochsSeparateAccesses) {
   oxide::detail::sim::WarpRaceLog log;

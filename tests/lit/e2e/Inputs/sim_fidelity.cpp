@@ -44,6 +44,22 @@ constexpr std::uint32_t kBlocks = 4, kThreads = 64;
   }
 }
 
+// The legacy warp-synchronous tail through volatile shared memory: every lane of the first warp
+// adds at every step, with no warp::sync() between one lane's write and another's read.
+[[kernel]] void legacy_tail_sum(const std::uint32_t *in, std::uint32_t *sums) {
+  auto partial = oxide::shared_array<std::uint32_t, kThreads>();
+  volatile std::uint32_t *s = partial.data();
+  const std::uint32_t t = oxide::thread_idx().x, b = oxide::block_idx().x;
+  s[t] = in[b * kThreads + t];
+  oxide::sync_threads();
+  if (t < 32) {
+    for (std::uint32_t offset = 32; offset > 0; offset /= 2)
+      s[t] = s[t] + s[t + offset];
+    if (t == 0)
+      sums[b] = s[0];
+  }
+}
+
 // Thread 7 of block 2 writes to `address` (unless it is 0): 8 is a field of a null struct pointer.
 [[kernel]] void wild_write(std::uint64_t address, std::uint32_t *sums) {
   if (address != 0 && oxide::block_idx().x == 2 && oxide::thread_idx().x == 7)
@@ -73,6 +89,8 @@ int main(int argc, char **argv) try {
   const oxide::LaunchConfig1D config{kBlocks, kThreads};
   if (which == "masked-reduction")
     oxide::unsafe_launch(stream, masked_tail_sum, config, in, sums);
+  else if (which == "legacy-reduction")
+    oxide::unsafe_launch(stream, legacy_tail_sum, config, in, sums);
   else if (which == "full-reduction")
     oxide::unsafe_launch(stream, full_tail_sum, config, in, sums);
   else if (which == "null-write") {
