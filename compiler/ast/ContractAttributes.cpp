@@ -171,9 +171,8 @@ SourceLocation locationOfByte(const ASTContext &context, const StringLiteral *li
 std::vector<oxide::detail::ContractName> constantNames(llvm::StringRef text, const FunctionDecl &FD) {
   std::vector<oxide::detail::ContractName> names;
   for (const oxide::detail::ContractName &n : oxide::detail::contract_names(std::string_view(text)))
-    if (llvm::none_of(FD.parameters(), [&](const ParmVarDecl *p) {
-          return p->getName() == llvm::StringRef(n.name.data(), n.name.size());
-        }))
+    if (llvm::none_of(FD.parameters(),
+                      [&](const ParmVarDecl *p) { return p->getName() == llvm::StringRef(n.name); }))
       names.push_back(n);
   return names;
 }
@@ -185,7 +184,7 @@ std::optional<oxide::detail::Contract> parseContract(ASTContext &context, const 
                                                      const oxide::detail::ContractConstantResolver &constants,
                                                      const std::string &where) {
   llvm::StringRef text = literal->getString();
-  auto parsed = oxide::detail::parse_contract(std::string_view(text.data(), text.size()), params, constants);
+  auto parsed = oxide::detail::parse_contract(std::string_view(text), params, constants);
   if (auto *error = std::get_if<oxide::detail::ContractError>(&parsed)) {
     oxide::report(context.getDiagnostics(), locationOfByte(context, literal, error->offset),
                   oxide::Diag::ContractInvalid)
@@ -275,8 +274,7 @@ struct LaunchContractAttrInfo : ParsedAttrInfo {
     llvm::SmallVector<Expr *> exprs;
     bool dependentConstant = false;
     for (const oxide::detail::ContractName &n : names) {
-      Expr *E = lookUpConstant(S, llvm::StringRef(n.name.data(), n.name.size()),
-                               locationOfByte(S.Context, literal, n.offset));
+      Expr *E = lookUpConstant(S, llvm::StringRef(n.name), locationOfByte(S.Context, literal, n.offset));
       exprs.push_back(E);
       dependentConstant |= E && (E->isValueDependent() || E->isTypeDependent());
     }
@@ -284,17 +282,16 @@ struct LaunchContractAttrInfo : ParsedAttrInfo {
         llvm::any_of(FD->parameters(), [](const ParmVarDecl *p) { return p->getType()->isDependentType(); });
     auto params = [&](std::string_view name) -> std::optional<ContractParam> {
       for (unsigned i = 0; i < FD->getNumParams(); ++i)
-        if (FD->getParamDecl(i)->getName() == llvm::StringRef(name.data(), name.size()))
+        if (FD->getParamDecl(i)->getName() == llvm::StringRef(name))
           return contractParam(name, i, FD->getParamDecl(i)->getType());
       return std::nullopt;
     };
     auto constants = [&](std::string_view name, std::size_t) -> ContractConstant {
       for (size_t i = 0; i < names.size(); ++i)
         if (names[i].name == name)
-          return exprs[i] ? evaluate(S.Context, exprs[i], llvm::StringRef(name.data(), name.size()))
-                          : ContractConstant{std::nullopt,
-                                             notAConstant(llvm::StringRef(name.data(), name.size()))};
-      return {std::nullopt, notAConstant(llvm::StringRef(name.data(), name.size()))};
+          return exprs[i] ? evaluate(S.Context, exprs[i], llvm::StringRef(name))
+                          : ContractConstant{std::nullopt, notAConstant(llvm::StringRef(name))};
+      return {std::nullopt, notAConstant(llvm::StringRef(name))};
     };
     if (dependentConstant) {
       // Values come with each instantiation, which parses the text again; a name that is in no
@@ -303,7 +300,7 @@ struct LaunchContractAttrInfo : ParsedAttrInfo {
         if (!exprs[i]) {
           oxide::report(S.getDiagnostics(), locationOfByte(S.Context, literal, names[i].offset),
                         oxide::Diag::ContractInvalid)
-              << notAConstant(llvm::StringRef(names[i].name.data(), names[i].name.size()));
+              << notAConstant(llvm::StringRef(names[i].name));
           return AttributeNotApplied;
         }
     } else {
@@ -409,7 +406,7 @@ void oxide::ast::instantiateContract(ASTContext &context, FunctionDecl &FD) {
     llvm::ArrayRef<Expr *> values(contract->args_begin() + 1, contract->args_end());
     auto params = [&](std::string_view name) -> std::optional<ContractParam> {
       for (unsigned i = 0; i < pattern->getNumParams(); ++i) {
-        if (pattern->getParamDecl(i)->getName() != llvm::StringRef(name.data(), name.size()))
+        if (pattern->getParamDecl(i)->getName() != llvm::StringRef(name))
           continue;
         const ParmVarDecl *param = instantiatedParam(FD, *pattern, i);
         // A pack: renumberContract reports that it is not one parameter.
@@ -420,8 +417,8 @@ void oxide::ast::instantiateContract(ASTContext &context, FunctionDecl &FD) {
     auto constants = [&](std::string_view name, std::size_t) -> ContractConstant {
       for (size_t i = 0; i < names.size() && i < values.size(); ++i)
         if (names[i].name == name)
-          return evaluate(context, values[i], llvm::StringRef(name.data(), name.size()));
-      return {std::nullopt, notAConstant(llvm::StringRef(name.data(), name.size()))};
+          return evaluate(context, values[i], llvm::StringRef(name));
+      return {std::nullopt, notAConstant(llvm::StringRef(name))};
     };
     if (values.size() == names.size()) {
       if (auto parsed = parseContract(context, literal, params, constants, where)) {
