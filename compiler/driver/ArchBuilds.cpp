@@ -80,11 +80,19 @@ std::vector<ArchBuild> driver::buildArchs(const TranslationUnit &tu, const Toolc
   return builds;
 }
 
+GpuArch driver::checkArch(const CompileOptions &opts) {
+  return opts.archsChosen() ? effectiveArchs(opts).front() : GpuArch{newestDefaultArch()};
+}
+
 driver::EarlyDeviceBuilds::EarlyDeviceBuilds(const TranslationUnit &tu, const Toolchain &tc)
+    : EarlyDeviceBuilds(tu, tc, effectiveArchs(tu.opts)) {}
+
+driver::EarlyDeviceBuilds::EarlyDeviceBuilds(const TranslationUnit &tu, const Toolchain &tc,
+                                             std::vector<GpuArch> archs)
     : concurrent(tu.opts.threads != 1) {
   initializeTargets(); // before any compile, so that none registers them while another runs
   builds = std::async(concurrent ? std::launch::async : std::launch::deferred,
-                      [&tu, &tc] { return buildArchs(tu, tc, effectiveArchs(tu.opts)); });
+                      [&tu, &tc, archs = std::move(archs)] { return buildArchs(tu, tc, archs); });
 }
 
 driver::EarlyDeviceBuilds::~EarlyDeviceBuilds() {

@@ -94,7 +94,14 @@ llvm::Expected<std::string> oxide::compileObject(const TranslationUnit &tu, cons
 
 llvm::Error oxide::checkTranslationUnit(const TranslationUnit &tu, const Toolchain &tc) {
   assert(tu.opts.emit == EmitStage::Check && "the device builds stop after the checks");
-  EarlyDeviceBuilds device(tu, tc);
+  // One architecture's device compile: the checks are the same for all but the architecture
+  // requirements, which it checks against every --arch (checkArch).
+  const GpuArch arch = checkArch(tu.opts);
+  if (tu.opts.verbose)
+    llvm::errs() << "oxcc: note: checking " << tu.input << " for " << arch.smName()
+                 << (tu.opts.archsChosen() ? " (the first of --arch)" : " (the newest default architecture)")
+                 << "\n";
+  EarlyDeviceBuilds device(tu, tc, {arch});
   llvm::LLVMContext hostCtx;
   auto host = compileHost(tu, tc, hostCtx);
   if (!host)

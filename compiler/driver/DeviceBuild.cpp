@@ -129,6 +129,15 @@ llvm::Expected<detail::DeviceImage> driver::buildDeviceImage(const TranslationUn
   mlirOpts.arch = arch.number;
   mlirOpts.archName = arch.name();
   mlirOpts.archChosen = opts.archsChosen();
+  // `oxcc check` compiles one architecture (checkArchs) and checks the kernels' requirements
+  // against every other one the user chose; it stops after the checks.
+  if (opts.emit == EmitStage::Check) {
+    mlirOpts.checksOnly = true;
+    if (opts.archsChosen())
+      for (const GpuArch &other : effectiveArchs(opts))
+        if (other.number != arch.number)
+          mlirOpts.alsoCheckArchs.push_back({other.number, other.name()});
+  }
   if (temps.enabled())
     mlirOpts.printAfter.push_back({kDefaultMlirPrintPass, &raisedOs});
   if (opts.emit == EmitStage::MLIR)
@@ -140,9 +149,11 @@ llvm::Expected<detail::DeviceImage> driver::buildDeviceImage(const TranslationUn
       return std::move(err);
   if (!lowered)
     return lowered.takeError();
+  if (opts.emit == EmitStage::Check)
+    return detail::DeviceImage{};
   if (auto err = temps.write(stagePrefix + "lowered.ll", **lowered))
     return std::move(err);
-  if (opts.emit == EmitStage::MLIR || opts.emit == EmitStage::Check)
+  if (opts.emit == EmitStage::MLIR)
     return detail::DeviceImage{};
 
   if (auto err = linkLibdevice(**lowered, tc.libdevice, opts.fastMath))

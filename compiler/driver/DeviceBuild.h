@@ -74,7 +74,9 @@ std::vector<ArchBuild> buildArchs(const TranslationUnit &tu, const Toolchain &tc
 /// device wrapper's include noise).
 class EarlyDeviceBuilds {
 public:
+  /// Builds `archs`, by default effectiveArchs(tu.opts).
   EarlyDeviceBuilds(const TranslationUnit &tu, const Toolchain &tc);
+  EarlyDeviceBuilds(const TranslationUnit &tu, const Toolchain &tc, std::vector<GpuArch> archs);
   EarlyDeviceBuilds(const EarlyDeviceBuilds &) = delete;
   EarlyDeviceBuilds &operator=(const EarlyDeviceBuilds &) = delete;
   /// Waits for builds that were not taken: a translation unit's compiles end together.
@@ -85,6 +87,10 @@ private:
   bool concurrent;
   std::future<std::vector<ArchBuild>> builds;
 };
+
+/// The one architecture `oxcc check` compiles: the first of --arch, else the newest default
+/// (sm_90). The kernels' requirements are checked against every architecture of --arch.
+GpuArch checkArch(const CompileOptions &opts);
 
 /// The code of one architecture that was built.
 struct BuiltArch {

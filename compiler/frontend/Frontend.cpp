@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "oxide/compiler/Frontend.h"
+#include "DeviceDiagnostics.h"
 #include "PrecompiledHeader.h"
 #include "oxide/compiler/KernelAttributes.h"
 #include "oxide/compiler/ReportedError.h"
@@ -156,6 +157,7 @@ void optimizeTargetIndependent(llvm::Module &module, const clang::CodeGenOptions
 enum class FrontendOptimization {
   Clang,             // clang's own pipeline, with the target's cost model (the host)
   TargetIndependent, // optimizeTargetIndependent (the device)
+  None,              // the module as clang generates it (`oxcc check`'s host compile: no code)
 };
 
 /// Whether a compile of `tu` starts from precompiled headers: when oxcc keeps them and the
@@ -167,12 +169,12 @@ bool usePrecompiledHeaders(const TranslationUnit &tu) {
 
 /// Runs clang on `args`; its diagnostics go to `diagOut`, the command line (with `verbose`) to
 /// `log`. Colours follow stderr's. With `prefix`, the compile starts from its precompiled
-/// header.
+/// header. With `deviceIncludeDir` (Oxide's headers), the device compile's printer prints them.
 llvm::Expected<std::unique_ptr<llvm::Module>>
 runClang(const std::vector<std::string> &args, llvm::LLVMContext &ctx,
          llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs, llvm::StringRef stage,
          FrontendOptimization optimization, const PrecompiledPrefix *prefix, bool verbose,
-         llvm::raw_ostream &diagOut, llvm::raw_ostream &log) {
+         llvm::raw_ostream &diagOut, llvm::raw_ostream &log, const std::string *deviceIncludeDir = nullptr) {
   // Clang's code generation looks the target up (and runs its passes with the target's cost
   // model); registering the targets first makes every compile see them, in parallel too.
   initializeTargets();
@@ -209,12 +211,18 @@ runClang(const std::vector<std::string> &args, llvm::LLVMContext &ctx,
   const clang::CodeGenOptions codeGen = invocation->getCodeGenOpts();
   const bool optimizeHere =
       optimization == FrontendOptimization::TargetIndependent && codeGen.OptimizationLevel > 0;
-  if (optimizeHere)
+  if (optimizeHere || optimization == FrontendOptimization::None)
     invocation->getCodeGenOpts().DisableLLVMPasses = true;
   clang::CompilerInstance ci(std::move(invocation));
   ci.setVirtualFileSystem(vfs);
-  ci.createDiagnostics(new clang::TextDiagnosticPrinter(diagOut, ci.getDiagnosticOpts()),
-                       /*ShouldOwnClient=*/true);
+  // The device compile prints what only it finds, at the user's lines (DeviceDiagnostics.h).
+  if (deviceIncludeDir)
+    ci.createDiagnostics(
+        createDeviceDiagnosticPrinter(diagOut, ci.getDiagnosticOpts(), *deviceIncludeDir).release(),
+        /*ShouldOwnClient=*/true);
+  else
+    ci.createDiagnostics(new clang::TextDiagnosticPrinter(diagOut, ci.getDiagnosticOpts()),
+                         /*ShouldOwnClient=*/true);
   ci.setVerboseOutputStream(diagOut); // "N warnings generated"
   CheckedEmitLLVMAction action(&ctx);
   if (!ci.ExecuteAction(action) || ci.getDiagnostics().hasErrorOccurred())
@@ -251,7 +259,7 @@ std::vector<std::string> oxide::hostCompileArgs(const TranslationUnit &tu, const
   return args;
 }
 
-std::string oxide::deviceWrapperPath(llvm::StringRef input) { return input.str() + ".oxide-device.cu"; }
+std::string oxide::deviceWrapperPath(llvm::StringRef input) { return (input + kDeviceWrapperSuffix).str(); }
 
 llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> oxide::deviceFileSystem(llvm::StringRef input) {
   const std::string wrapperPath = deviceWrapperPath(input);
@@ -312,8 +320,8 @@ oxide::compileHost(const TranslationUnit &tu, const Toolchain &tc, llvm::LLVMCon
   prefix.text = "#include <oxide/oxide.hpp>\n";
   prefix.extraConsumer = [] { return std::make_unique<HostLambdaNumbering>(); };
   return runClang(hostCompileArgs(tu, tc), ctx, llvm::vfs::getRealFileSystem(), "host",
-                  FrontendOptimization::Clang, usePrecompiledHeaders(tu) ? &prefix : nullptr, tu.opts.verbose,
-                  llvm::errs(), llvm::errs());
+                  tu.opts.emit == EmitStage::Check ? FrontendOptimization::None : FrontendOptimization::Clang,
+                  usePrecompiledHeaders(tu) ? &prefix : nullptr, tu.opts.verbose, llvm::errs(), llvm::errs());
 }
 
 llvm::Expected<std::unique_ptr<llvm::Module>>
@@ -331,5 +339,5 @@ oxide::compileDevice(const TranslationUnit &tu, const Toolchain &tc, const GpuAr
   prefix.text = wrapperAround("<oxide/oxide.hpp>");
   return runClang(deviceCompileArgs(tu, tc, arch), ctx, deviceFileSystem(tu.input), "device",
                   FrontendOptimization::TargetIndependent, usePrecompiledHeaders(tu) ? &prefix : nullptr,
-                  tu.opts.verbose, diagOut, log);
+                  tu.opts.verbose, diagOut, log, &tc.oxideIncludeDir);
 }

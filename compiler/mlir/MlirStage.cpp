@@ -24,6 +24,7 @@
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Target/LLVMIR/Import.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/LineIterator.h"
@@ -93,32 +94,37 @@ std::string describe(mlir::Location loc) {
   return "an unknown location";
 }
 
-/// Every kernel must be able to run on the architecture compiled for. For one the user chose,
+/// Every kernel must be able to run on the architecture compiled for (and on those `oxcc check`
+/// checks without compiling for them). For one the user chose,
 /// each kernel that cannot is an error; for a default one, the first such kernel is the reason
 /// to leave the architecture out.
 llvm::Error checkArchRequirements(mlir::ModuleOp module, const MlirStageOptions &options) {
+  std::vector<std::pair<unsigned, std::string>> archs = {{options.arch, options.archName}};
+  llvm::append_range(archs, options.alsoCheckArchs);
   bool failed = false;
   for (ArchRequirement &req : collectArchRequirements(module)) {
-    if (req.minArch <= options.arch)
-      continue;
     const std::string kernelName = llvm::demangle(req.kernel.getSymName().str());
     const std::string needs = "sm_" + std::to_string(req.minArch);
     const bool atKernel = req.where == req.kernel.getLoc();
-    if (!options.archChosen)
-      return llvm::make_error<UnsupportedArchError>(
-          "kernel '" + kernelName + "' " + req.feature +
-              (atKernel ? std::string() : " at " + describe(req.where)) + ", which needs " + needs +
-              " or newer",
-          req.minArch);
-    mlir::InFlightDiagnostic diag =
-        mlir::emitError(kernelLocation(req.kernel))
-        << "kernel '" << kernelName << "' " << req.feature << ", which needs " << needs
-        << " or newer, but this build targets " << options.archName << "; remove " << options.archName
-        << " from --arch (e.g. --arch=" << needs << "), or leave --arch out: the default architectures "
-        << "leave out those a translation unit's kernels cannot run on";
-    if (!atKernel)
-      diag.attachNote(oxide::userLocation(req.where)) << "used here";
-    failed = true;
+    for (const auto &[arch, archName] : archs) {
+      if (req.minArch <= arch)
+        continue;
+      if (!options.archChosen)
+        return llvm::make_error<UnsupportedArchError>(
+            "kernel '" + kernelName + "' " + req.feature +
+                (atKernel ? std::string() : " at " + describe(req.where)) + ", which needs " + needs +
+                " or newer",
+            req.minArch);
+      mlir::InFlightDiagnostic diag = mlir::emitError(kernelLocation(req.kernel))
+                                      << "kernel '" << kernelName << "' " << req.feature << ", which needs "
+                                      << needs << " or newer, but this build targets " << archName
+                                      << "; remove " << archName << " from --arch (e.g. --arch=" << needs
+                                      << "), or leave --arch out: the default architectures "
+                                      << "leave out those a translation unit's kernels cannot run on";
+      if (!atKernel)
+        diag.attachNote(oxide::userLocation(req.where)) << "used here";
+      failed = true;
+    }
   }
   return failed ? reportedError("the architecture check") : llvm::Error::success();
 }
@@ -180,6 +186,8 @@ llvm::Expected<std::unique_ptr<llvm::Module>> oxide::runMlirStage(std::unique_pt
   if (options.arch)
     if (auto err = checkArchRequirements(*module, options))
       return err;
+  if (options.checksOnly)
+    return nullptr;
   if (mlir::failed(lowering.run(*module)))
     return reportedError("lowering the oxide dialect");
 

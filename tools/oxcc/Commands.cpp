@@ -22,6 +22,8 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <dlfcn.h>
+
 #include <list>
 #include <optional>
 
@@ -60,6 +62,52 @@ std::string runOutputPath(const std::vector<std::string> &inputs) {
   auto digest = hasher.final<4>();
   path::append(dir, path::stem(inputs.front()) + "-" + llvm::toHex(digest, true));
   return std::string(dir);
+}
+
+/// The architecture `oxcc run` builds for when --arch does not say: the GPU the program will
+/// run on (OXIDE_DEVICE=cuda:N, else GPU 0), found through the CUDA driver as the runtime finds
+/// it; without a driver or a GPU (or with OXIDE_DEVICE=cpu) the kernels run on the CPU
+/// simulator, which runs no GPU code: sm_90 PTX alone (no ptxas) is the quickest build.
+/// `why` says how it was chosen, for -v.
+oxide::GpuArch runArch(std::string &why) {
+  const oxide::GpuArch simulator{90, oxide::GpuArch::Code::PtxOnly};
+  const std::string device = llvm::sys::Process::GetEnv("OXIDE_DEVICE").value_or("");
+  if (device == "cpu") {
+    why = "OXIDE_DEVICE=cpu: the kernels run on the CPU simulator";
+    return simulator;
+  }
+  int ordinal = 0;
+  if (llvm::StringRef(device).starts_with("cuda:"))
+    llvm::StringRef(device).drop_front(5).getAsInteger(10, ordinal);
+  void *lib = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    why = "no CUDA driver (libcuda.so.1 not found): the kernels run on the CPU simulator";
+    return simulator;
+  }
+  using CuInit = int (*)(unsigned);
+  using CuDeviceGet = int (*)(int *, int);
+  using CuDeviceGetAttribute = int (*)(int *, int, int);
+  auto cuInit = reinterpret_cast<CuInit>(::dlsym(lib, "cuInit"));
+  auto cuDeviceGet = reinterpret_cast<CuDeviceGet>(::dlsym(lib, "cuDeviceGet"));
+  auto cuDeviceGetAttribute = reinterpret_cast<CuDeviceGetAttribute>(::dlsym(lib, "cuDeviceGetAttribute"));
+  int handle = 0, major = 0, minor = 0;
+  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR (75) and _MINOR (76).
+  if (!cuInit || !cuDeviceGet || !cuDeviceGetAttribute || cuInit(0) != 0 ||
+      cuDeviceGet(&handle, ordinal) != 0 || cuDeviceGetAttribute(&major, 75, handle) != 0 ||
+      cuDeviceGetAttribute(&minor, 76, handle) != 0) {
+    why = "no CUDA device " + std::to_string(ordinal) + ": the kernels run on the CPU simulator";
+    return simulator;
+  }
+  const std::string name = "sm_" + std::to_string(major * 10 + minor);
+  auto arch = oxide::parseGpuArch(name);
+  if (!arch) {
+    llvm::consumeError(arch.takeError());
+    // A GPU newer than oxcc knows: the newest default PTX, which the driver compiles for it.
+    why = "GPU " + std::to_string(ordinal) + " is " + name + ", which oxcc does not know: its PTX for sm_90";
+    return oxide::GpuArch{90, oxide::GpuArch::Code::PtxOnly};
+  }
+  why = "the GPU the program runs on (GPU " + std::to_string(ordinal) + ", " + name + ")";
+  return *arch;
 }
 
 /// Runs the built program; without a GPU it runs its kernels on the CPU simulator (and says so).
@@ -230,6 +278,14 @@ int oxcc::runCommand(Command &cmd, const char *argv0) {
     cmd.opts.debug = true;
   if (cmd.verb == Verb::Check)
     cmd.opts.emit = oxide::EmitStage::Check;
+  // `run` builds for the GPU it runs on (or the simulator); `build` keeps the fat image.
+  if (cmd.verb == Verb::Run && !cmd.opts.archsChosen()) {
+    std::string why;
+    cmd.opts.archs = {runArch(why)};
+    if (cmd.opts.verbose)
+      llvm::errs() << "oxcc: note: run builds for " << cmd.opts.archs.front().name() << ": " << why
+                   << "; --arch chooses others\n";
+  }
   if (cmd.verb == Verb::Run && cmd.opts.output.empty())
     cmd.opts.output = runOutputPath(cmd.opts.inputs.empty() ? cmd.opts.linkInputs : cmd.opts.inputs);
   cmd.opts.pchDirectory = precompiledHeaderDirectory();

@@ -28,8 +28,9 @@ struct CompileCommands {
 };
 CompileCommands compileCommands(const TranslationUnit &tu, const Toolchain &tc);
 
-/// Runs both frontends and the oxide dialect's checks on `tu`, for every architecture; its
-/// options' `emit` is EmitStage::Check.
+/// Runs both frontends and the oxide dialect's checks on `tu`, with one device compile (the
+/// first --arch, else sm_90) whose kernels' requirements are checked against every --arch; no
+/// code is generated beyond the checks. Its options' `emit` is EmitStage::Check.
 llvm::Error checkTranslationUnit(const TranslationUnit &tu, const Toolchain &tc);
 
 /// Writes the device stage `emit` (LLVM, MLIR, PTX or Cubin) of `tu` to `output` ("-" or

@@ -5,6 +5,7 @@
 #include "oxide/compiler/CompileOptions.h"
 #include "oxide/compiler/Toolchain.h"
 
+#include "llvm/ADT/StringRef.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/VirtualFileSystem.h"
 #include "llvm/Support/raw_ostream.h"
@@ -33,6 +34,8 @@ std::vector<std::string> deviceCompileArgs(const TranslationUnit &tu, const Tool
 /// The device compile's main file: an in-memory wrapper that includes `input` with every
 /// function implicitly host and device (see docs/architecture.md, section 3).
 std::string deviceWrapperPath(llvm::StringRef input);
+/// What deviceWrapperPath appends to the input's path; never shown to users.
+inline constexpr llvm::StringLiteral kDeviceWrapperSuffix = ".oxide-device.cu";
 
 /// The real file system with the device wrapper of `input` added.
 llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> deviceFileSystem(llvm::StringRef input);

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace oxide {
@@ -38,6 +39,11 @@ struct MlirStageOptions {
   /// the kernel; otherwise the stage fails with an UnsupportedArchError (nothing printed), and
   /// the driver leaves the architecture out.
   bool archChosen = true;
+  /// Further architectures the user chose, whose requirements the kernels are checked against
+  /// without compiling for them (`oxcc check` compiles one architecture): number and name.
+  std::vector<std::pair<unsigned, std::string>> alsoCheckArchs;
+  /// Stop after the checks (`oxcc check`): no lowering, no LLVM IR; the stage returns null.
+  bool checksOnly = false;
 };
 
 /// Imports clang's device IR into MLIR, raises the __oxide_* intrinsics into the oxide dialect,
