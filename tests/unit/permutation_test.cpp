@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "oxide/oxide.hpp"
+#include "sim/disjoint_claims.hpp"
+#include "sim/write_checks.hpp"
 #include "sim_test_support.hpp"
 
 namespace {
@@ -106,6 +108,26 @@ static_assert(!oxide::KernelArgument<PermutationSpan, PermutationSpan>);
 static_assert(oxide::KernelArgument<const DeviceBuffer<std::uint32_t> &, Span<const std::uint32_t>>);
 static_assert(!oxide::KernelArgument<const DeviceBuffer<std::uint32_t> &, DisjointSpan<std::uint32_t>>);
 static_assert(!oxide::KernelArgument<const DeviceBuffer<std::uint32_t> &, Span<std::uint32_t>>);
+
+// The checking mode sees a PermutationSpan ("q4", as oxcc describes it) as read-only memory.
+TEST(Permutation, CheckingModeReportsWritesIntoIt) {
+  namespace sim = oxide::detail::sim;
+  const auto params = sim::parse_param_descriptions("perm=q4,out=o4");
+  ASSERT_TRUE(params);
+  EXPECT_EQ((*params)[0], (sim::ParamDescription{"perm", 'q', 4}));
+  std::vector<std::uint32_t> indices{1, 0, 2};
+  std::vector<float> elements(3);
+  const PermutationSpan perm = oxide::detail::PermutationAccess::make(indices.data(), indices.size());
+  const auto out = oxide::detail::SpanAccess::make_disjoint(elements.data(), elements.size());
+  void *values[] = {const_cast<PermutationSpan *>(&perm), const_cast<DisjointSpan<float> *>(&out)};
+  const auto checks = sim::WriteChecks::from(*params, values);
+  ASSERT_EQ(checks->ranges().size(), 2u);
+  sim::DisjointClaims claims;
+  const oxide::detail::LaunchGeometry geometry{{1, 1, 1}, {32, 1, 1}, 0};
+  EXPECT_EQ(checks->check({{0, 0}, nullptr, 0, 0}, reinterpret_cast<std::uintptr_t>(&indices[2]), 4, false,
+                          claims, geometry),
+            "wrote index 2 of permutation parameter 'perm', a PermutationSpan, which kernels only read");
+}
 
 class PermutationScatter : public ::testing::TestWithParam<bool> {
 protected:
