@@ -1129,35 +1129,6 @@ private:
     });
   }
 
-  /// The element size device code names a span parameter's elements with: one per parameter,
-  /// which the runtime compares with the span's sizeof(T) at prepare (a span reinterpreted as
-  /// another element type would index past its end).
-  void recordElementSize(Operation *op, Value param, int64_t size) {
-    auto [it, inserted] = elementSizes.try_emplace(param, size, op);
-    if (inserted || it->second.first == size)
-      return;
-    report(op, kRuleSpanOrigin, [&](InFlightDiagnostic &d) {
-      d << "the elements of parameter '" << paramName(param) << "' are named here as " << size
-        << "-byte elements but elsewhere as " << it->second.first
-        << "-byte elements: the span is reinterpreted as another element type; use the span's own type";
-      d.attachNote(oxide::userLocation(it->second.second->getLoc())) << "the other element size is used here";
-    });
-  }
-
-  /// Records on each contracted kernel the element size its code uses for each span parameter
-  /// (0: none), for the device image (KernelTable.cpp reads "oxide.elem_sizes").
-  void recordElementSizes() {
-    for (LLVM::LLVMFuncOp kernel : kernels) {
-      std::string sizes;
-      for (auto [i, arg] : llvm::enumerate(kernel.getArguments())) {
-        auto it = elementSizes.find(arg);
-        sizes += (i ? "," : "") + std::to_string(it == elementSizes.end() ? 0 : it->second.first);
-      }
-      MLIRContext *ctx = kernel.getContext();
-      SmallVector<Attribute> passthrough;
-      if (auto existing = kernel.getPassthroughAttr())
-        passthrough.append(existing.begin(), existing.end());
-      passthrough.push_back(
   /// A reservation adds to the counter of one of the kernel's AppendSpan parameters, which the
   /// runtime binds to memory no other argument names.
   void checkReserve(oxide::ReserveOp reserve) {
@@ -1202,6 +1173,35 @@ private:
     });
   }
 
+  /// The element size device code names a span parameter's elements with: one per parameter,
+  /// which the runtime compares with the span's sizeof(T) at prepare (a span reinterpreted as
+  /// another element type would index past its end).
+  void recordElementSize(Operation *op, Value param, int64_t size) {
+    auto [it, inserted] = elementSizes.try_emplace(param, size, op);
+    if (inserted || it->second.first == size)
+      return;
+    report(op, kRuleSpanOrigin, [&](InFlightDiagnostic &d) {
+      d << "the elements of parameter '" << paramName(param) << "' are named here as " << size
+        << "-byte elements but elsewhere as " << it->second.first
+        << "-byte elements: the span is reinterpreted as another element type; use the span's own type";
+      d.attachNote(oxide::userLocation(it->second.second->getLoc())) << "the other element size is used here";
+    });
+  }
+
+  /// Records on each contracted kernel the element size its code uses for each span parameter
+  /// (0: none), for the device image (KernelTable.cpp reads "oxide.elem_sizes").
+  void recordElementSizes() {
+    for (LLVM::LLVMFuncOp kernel : kernels) {
+      std::string sizes;
+      for (auto [i, arg] : llvm::enumerate(kernel.getArguments())) {
+        auto it = elementSizes.find(arg);
+        sizes += (i ? "," : "") + std::to_string(it == elementSizes.end() ? 0 : it->second.first);
+      }
+      MLIRContext *ctx = kernel.getContext();
+      SmallVector<Attribute> passthrough;
+      if (auto existing = kernel.getPassthroughAttr())
+        passthrough.append(existing.begin(), existing.end());
+      passthrough.push_back(
           ArrayAttr::get(ctx, {StringAttr::get(ctx, "oxide.elem_sizes"), StringAttr::get(ctx, sizes)}));
       kernel.setPassthroughAttr(ArrayAttr::get(ctx, passthrough));
     }
