@@ -1045,10 +1045,10 @@ private:
   /// Span<const T> input, which no thread writes during the launch.
   void checkAsyncCopy(oxide::CpAsyncOp copy) {
     const RootSet &dst = rootsOf(copy.getDst());
-    if (addressSpace(copy.getDst()) != kShared &&
-        (dst.empty() || llvm::any_of(dst, [](const Root &r) {
-           return r.kind != RootKind::Shared && r.kind != RootKind::Null;
-         }))) {
+    if (addressSpace(copy.getDst()) != kShared && (dst.empty() || llvm::any_of(dst, [](const Root &r) {
+                                                     return r.kind != RootKind::Shared &&
+                                                            r.kind != RootKind::Null;
+                                                   }))) {
       report(copy, kRuleStoreTarget, [&](InFlightDiagnostic &d) {
         d << "this asynchronous copy (cp_async) writes memory that is not shared memory; its destination "
              "must be a shared array (oxide::shared_array or oxide::dynamic_shared)";
