@@ -24,12 +24,11 @@ void describe_contract(KernelInfo &info, const ContractSpec &spec) {
       if (spec.names[i] != name)
         continue;
       ContractParam param{static_cast<std::uint32_t>(i), oxide::detail::is_span_letter(spec.kinds[i]), {}};
-      if (!param.is_span &&
-          oxide::detail::param_kind(spec.kinds[i]) != oxide::detail::ParamKind::unsigned_integer)
-        param.unusable_reason =
-            "'" + std::string(name) +
-            "' is not a span or an unsigned integer; requires relations use span sizes and "
-            "unsigned integer parameters";
+      const auto kind = oxide::detail::param_kind(spec.kinds[i]);
+      if (!param.is_span && !(kind && oxide::detail::is_integer_scalar(*kind)))
+        param.unusable_reason = "'" + std::string(name) +
+                                "' is not a span or an integer; requires relations use span sizes and "
+                                "integer parameters";
       return param;
     }
     return std::nullopt;

@@ -70,6 +70,12 @@ void first_n(std::uint32_t n, Span<const float> in, DisjointSpan<float> out) {
     *o = idx.get() < n ? in[idx.get()] : 0.0f;
 }
 
+void first_n_signed(int n, Span<const float> in, DisjointSpan<float> out) {
+  const auto idx = oxide::thread::index_1d();
+  if (float *o = out.get_mut(idx))
+    *o = static_cast<std::int64_t>(idx.get()) < n ? in[idx.get()] : 0.0f;
+}
+
 void matrix(std::uint32_t rows, std::uint32_t cols, Span<const float> in, DisjointSpan2D<float> out) {
   const auto idx = oxide::thread::index_2d();
   if (float *o = out.get_mut(idx))
@@ -153,6 +159,8 @@ protected:
     register_kernel(big_shared, "big_shared", "domain = 1, dynamic_shared = 0..65536", {"out"});
     register_kernel(needs_hopper, "needs_hopper", "domain = 1, min_compute_capability = (9, 0)", {"out"});
     register_kernel(first_n, "first_n", "domain = 1, requires = (n <= in.size(), in.size() == out.size())",
+                    {"n", "in", "out"});
+    register_kernel(first_n_signed, "first_n_signed", "domain = 1, requires = (n <= in.size())",
                     {"n", "in", "out"});
     register_kernel(matrix, "matrix",
                     "domain = 2, requires = (rows * cols == in.size(), in.size() == out.size())",
@@ -330,6 +338,18 @@ TEST_F(LaunchContracts, RequiresWithUnsignedScalars) {
                "oxide: launch of 'first_n' violates its contract: requires n <= in.size(), but n = 11 and "
                "in.size() = 10");
   launch(stream, 10u, in, out);
+}
+
+// A kernel registered with the simulator takes a signed scalar in `requires` too (kind 's'): a
+// negative value is refused before the relation is evaluated.
+TEST_F(LaunchContracts, RequiresWithSignedScalarsOfRegisteredKernels) {
+  auto launch = oxide::prepare(ctx, first_n_signed, LaunchConfig1D{1, 64});
+  auto in = floats(10), out = floats(10);
+  const oxide::Error negative = error_of([&] { launch(stream, -1, in, out); });
+  EXPECT_EQ(negative.kind(), ErrorKind::NegativeArgument) << negative.what();
+  EXPECT_EQ(error_of([&] { launch(stream, 11, in, out); }).kind(), ErrorKind::RequiresViolated);
+  launch(stream, 10, in, out);
+  EXPECT_EQ(out.to_host(stream)[9], 1.0f);
 }
 
 TEST_F(LaunchContracts, RequiresOverTwoDimensionalSpans) {

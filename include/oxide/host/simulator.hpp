@@ -41,9 +41,9 @@ using oxide::detail::param_kind_letter;
 using oxide::detail::ParamKind;
 template <class T>
 inline constexpr char param_kind_v =
-    param_kind_letter(std::is_integral_v<T> && std::is_unsigned_v<T> && !std::is_same_v<T, bool>
-                          ? ParamKind::unsigned_integer
-                          : ParamKind::other);
+    param_kind_letter(!std::is_integral_v<T> || std::is_same_v<T, bool> ? ParamKind::other
+                      : std::is_unsigned_v<T>                           ? ParamKind::unsigned_integer
+                                                                        : ParamKind::signed_integer);
 template <class T> inline constexpr char param_kind_v<Span<const T>> = param_kind_letter(ParamKind::input);
 template <class T>
 inline constexpr char param_kind_v<Span<T>> =
