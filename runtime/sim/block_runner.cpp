@@ -173,8 +173,9 @@ void BlockRunner::arrived(transfer_t transfer) {
     failure_ = failure_of(event_.thread, describe_fault(fault_, plan_->options.stack_bytes));
     break;
   case Event::raced:
-    failure_ = failure_of(event_.thread, describe_warp_race(traced_race_.race, traced_race_.lane,
-                                                            traced_race_.offset, nullptr));
+    failure_ =
+        failure_of(event_.thread, describe_warp_race(traced_race_.race, traced_race_.lane,
+                                                     traced_race_.offset, traced_race_.dynamic, nullptr));
     break;
   }
 }
@@ -336,6 +337,18 @@ void BlockRunner::escape(int signal, Event::Kind kind, std::uint32_t slot) noexc
   std::abort(); // a faulted fiber is never switched back to
 }
 
+namespace {
+
+/// Where `word` lies, for a report: its offset in its array, and whether that is the dynamic area
+/// (the arena's offset for memory no array holds). Only reads the array table: signal-safe.
+std::pair<std::uintptr_t, bool> place_in_shared(const SharedMemory &shared, std::uintptr_t word) noexcept {
+  if (const auto location = shared.locate(reinterpret_cast<const void *>(word)))
+    return {location->offset, location->site == nullptr};
+  return {word - reinterpret_cast<std::uintptr_t>(const_cast<SharedMemory &>(shared).dynamic_base()), false};
+}
+
+} // namespace
+
 bool BlockRunner::trace_access(std::uintptr_t address, bool write) noexcept {
   SimThread *thread = current_sim_thread;
   if (!trace_ || !thread || !host_)
@@ -353,7 +366,8 @@ bool BlockRunner::trace_access(std::uintptr_t address, bool write) noexcept {
     const std::uint64_t epoch = warp_epochs_[owner->first_warp + thread->linear / kWarpSize];
     const std::uintptr_t word = address & ~std::uintptr_t{3};
     if (const auto race = warp_races_.access(word, epoch, lane, write)) {
-      traced_race_ = {*race, lane, word - reinterpret_cast<std::uintptr_t>(owner->shared.dynamic_base())};
+      const auto [offset, dynamic] = place_in_shared(owner->shared, word);
+      traced_race_ = {*race, lane, offset, dynamic};
       escape(SIGSEGV, Event::raced, thread->slot);
     }
   }
@@ -533,7 +547,6 @@ void BlockRunner::check_shared_access(SimThread &thread, const void *address, st
   if (!check_ || bytes == 0)
     return;
   BlockState &block = *thread.home;
-  const auto *base = static_cast<const std::byte *>(block.shared.dynamic_base());
   const auto *p = static_cast<const std::byte *>(address);
   if (!block.shared.locate(address))
     return; // not shared memory (or another block's, through map_shared)
@@ -542,8 +555,10 @@ void BlockRunner::check_shared_access(SimThread &thread, const void *address, st
   const auto first = reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t{3};
   const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(p) + bytes;
   for (std::uintptr_t word = first; word < end; word += 4)
-    if (const auto race = warp_races_.access(word, epoch, lane, write))
-      fail(thread, describe_warp_race(*race, lane, word - reinterpret_cast<std::uintptr_t>(base), where));
+    if (const auto race = warp_races_.access(word, epoch, lane, write)) {
+      const auto [offset, dynamic] = place_in_shared(block.shared, word);
+      fail(thread, describe_warp_race(*race, lane, offset, dynamic, where));
+    }
 }
 
 void BlockRunner::check_shuffle_sources(std::uint32_t warp, std::uint32_t group, std::uint32_t base) {
@@ -556,14 +571,16 @@ void BlockRunner::check_shuffle_sources(std::uint32_t warp, std::uint32_t group,
     const std::uint32_t source = shuffle_source(lane, request.mode, request.arg);
     if (source >= kWarpSize || (group >> source & 1u))
       continue;
-    const std::string why = existing >> source & 1u
-                                ? std::string("which is not in the mask")
-                                : fmt::format("which does not exist (the block's last warp has {} lanes)",
-                                              std::popcount(existing));
-    fail_thread(base + lane,
-                fmt::format("warp {} (mask 0x{:08x}): lane {} reads lane {}, {}; on the GPU the value it "
-                            "gets is undefined (here: its own)",
-                            describe_warp_op(request), request.mask, lane, source, why));
+    // One string, moved into the failure: locals of an abandoned fiber are never destroyed.
+    std::string message = fmt::format("warp {} (mask 0x{:08x}): lane {} reads lane {}, ",
+                                      describe_warp_op(request), request.mask, lane, source);
+    if (existing >> source & 1u)
+      message += "which is not in the mask";
+    else
+      message +=
+          fmt::format("which does not exist (the block's last warp has {} lanes)", std::popcount(existing));
+    message += "; on the GPU the value it gets is undefined (here: its own)";
+    fail_thread(base + lane, std::move(message));
   }
 }
 

@@ -199,6 +199,7 @@ private:
     WarpRaceLog::Race race;
     std::uint32_t lane = 0;
     std::uintptr_t offset = 0;
+    bool dynamic = false;
   } traced_race_;
   bool trace_ = false;                         ///< OXIDE_SIM_WARP_RACES
   std::array<std::uintptr_t, 4> open_pages_{}; ///< opened for the traced step; 0: none

@@ -32,19 +32,20 @@ std::optional<WarpRaceLog::Race> WarpRaceLog::access(std::uintptr_t word, std::u
 }
 
 std::string describe_warp_race(const WarpRaceLog::Race &race, std::uint32_t lane, std::uintptr_t offset,
-                               const char *where) {
+                               bool dynamic, const char *where) {
+  const char *memory = dynamic ? "dynamic shared memory" : "a shared array";
   std::string message =
       race.other_wrote
           ? fmt::format(
                 "warp-synchronous shared memory without a barrier: lane {} reads the word at byte {} of "
-                "shared memory, which lane {} of its warp wrote since their last sync_threads or "
+                "{}, which lane {} of its warp wrote since their last sync_threads or "
                 "warp::sync",
-                lane, offset, race.other_lane)
+                lane, offset, memory, race.other_lane)
           : fmt::format(
                 "warp-synchronous shared memory without a barrier: lane {} writes the word at byte {} of "
-                "shared memory, which lane {} of its warp read since their last sync_threads or "
+                "{}, which lane {} of its warp read since their last sync_threads or "
                 "warp::sync",
-                lane, offset, race.other_lane);
+                lane, offset, memory, race.other_lane);
   message += "; the lanes of a warp do not run in lockstep (not on GPUs since Volta either): put a "
              "warp::sync() between the write and the read";
   if (where && *where)

@@ -44,11 +44,12 @@ private:
   std::unordered_map<std::uintptr_t, Word> words_;
 };
 
-/// The report of `race` for `lane`'s access of the word at byte `offset` of the block's shared
-/// memory, e.g. "warp-synchronous shared memory without a barrier: lane 0 reads the word at byte
-/// 64 of shared memory, which lane 16 of its warp wrote since their last sync_threads ...".
+/// The report of `race` for `lane`'s access of the word at byte `offset` of a shared array (of
+/// the dynamic shared memory when `dynamic`), e.g. "warp-synchronous shared memory without a
+/// barrier: lane 0 reads the word at byte 64 of a shared array, which lane 16 of its warp wrote
+/// since their last sync_threads ...".
 [[nodiscard]] std::string describe_warp_race(const WarpRaceLog::Race &race, std::uint32_t lane,
-                                             std::uintptr_t offset, const char *where);
+                                             std::uintptr_t offset, bool dynamic, const char *where);
 
 } // namespace oxide::detail::sim
 

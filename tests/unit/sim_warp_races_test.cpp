@@ -109,7 +109,7 @@ TEST_F(SimWarpRaces, TheLegacyWarpReductionIsReported) {
       error_of(
           [&] { oxide::unsafe_launch(stream, legacy_reduce, oxide::LaunchConfig1D{1, 64}, in, out, false); }),
       "oxide: kernel 'legacy_reduce' block (0,0,0) thread (1,0,0): warp-synchronous shared memory without "
-      "a barrier: lane 1 writes the word at byte 4 of shared memory, which lane 0 of its warp read since "
+      "a barrier: lane 1 writes the word at byte 4 of a shared array, which lane 0 of its warp read since "
       "their last sync_threads or warp::sync; the lanes of a warp do not run in lockstep (not on GPUs "
       "since Volta either): put a warp::sync() between the write and the read (at races.cpp:2:2)");
   // With warp::sync the sum is right and nothing is reported; outside the checking mode the
@@ -130,7 +130,8 @@ TEST_F(SimWarpRaces, AReadOfAnotherLanesWriteIsReported) {
       error_of(
           [&] { oxide::unsafe_launch(stream, read_neighbour, oxide::LaunchConfig1D{1, 32}, out, false); }),
       "oxide: kernel 'read_neighbour' block (0,0,0) thread (1,0,0): warp-synchronous shared memory without a "
-      "barrier: lane 1 reads the word at byte 0 of shared memory, which lane 0 of its warp wrote since their "
+      "barrier: lane 1 reads the word at byte 0 of a shared array, which lane 0 of its warp wrote since "
+      "their "
       "last sync_threads or warp::sync; the lanes of a warp do not run in lockstep (not on GPUs since Volta "
       "either): put a warp::sync() between the write and the read (at races.cpp:1:1)");
   oxide::unsafe_launch(stream, read_neighbour, oxide::LaunchConfig1D{1, 32}, out, true);
@@ -151,7 +152,7 @@ TEST_F(SimWarpRaces, TracingFindsTheLegacyReductionWithoutInstrumentation) {
         oxide::unsafe_launch(stream, plain_legacy_reduce, oxide::LaunchConfig1D{1, 64}, in, out, false);
       }),
       "oxide: kernel 'plain_legacy_reduce' block (0,0,0) thread (1,0,0): warp-synchronous shared memory "
-      "without a barrier: lane 1 writes the word at byte 4 of shared memory, which lane 0 of its warp read "
+      "without a barrier: lane 1 writes the word at byte 4 of a shared array, which lane 0 of its warp read "
       "since their last sync_threads or warp::sync; the lanes of a warp do not run in lockstep (not on GPUs "
       "since Volta either): put a warp::sync() between the write and the read");
   for (int launch = 0; launch < 2; ++launch) { // the pages are protected and opened again each time
