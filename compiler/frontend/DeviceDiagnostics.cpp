@@ -46,8 +46,6 @@ public:
 
   void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic &info) override {
     if (level == clang::DiagnosticsEngine::Note) {
-      if (dropNotes)
-        return;
       if (!group.empty()) {
         group.emplace_back(level, info);
         return;
@@ -57,9 +55,6 @@ public:
       return;
     }
     flushGroup();
-    dropNotes = level <= clang::DiagnosticsEngine::Warning && !isDeviceOnlyWarning(info);
-    if (dropNotes)
-      return; // the host compile prints it
     DiagnosticConsumer::HandleDiagnostic(level, info);
     if (level >= clang::DiagnosticsEngine::Error && info.hasSourceManager() && info.getLocation().isValid() &&
         info.getSourceManager().isInSystemHeader(
@@ -71,13 +66,6 @@ public:
   }
 
 private:
-  /// Warnings only a CUDA-device compile gives (e.g. -Wcuda-compat); the host compile gives
-  /// every other one on the same code.
-  static bool isDeviceOnlyWarning(const clang::Diagnostic &info) {
-    const llvm::StringRef option = info.getDiags()->getDiagnosticIDs()->getWarningOptionForDiag(info.getID());
-    return option.contains("cuda") || option.contains("gpu");
-  }
-
   /// Code the user wrote: not a system header, not the wrapper, not Oxide's headers.
   bool isUserLocation(const clang::FullSourceLoc &loc) const {
     if (!loc.isValid() || !loc.hasManager())
@@ -161,7 +149,6 @@ private:
   clang::LangOptions defaultLang;
   std::optional<TextWithoutWrapper> text;
   std::vector<clang::StoredDiagnostic> group;
-  bool dropNotes = false;
 };
 
 } // namespace

@@ -2,8 +2,6 @@
 //
 // Internal to compiler/frontend: the device compile's diagnostic printer. It prints what
 // clang's TextDiagnosticPrinter would, except that
-//  - warnings are the host compile's to print (it parses the same code): the device compile
-//    prints only its own (CUDA's), so a user's warning appears once;
 //  - the include stack never names the internal wrapper (FILE.oxide-device.cu);
 //  - an error in a system header reached from a kernel (std::vector, iostream: clang's "reference
 //    to __host__ function" with its "called by" notes) is reported at the first line of the

@@ -132,6 +132,14 @@ protected:
   }
 };
 
+/// `oxcc check`'s host compile: the safety checks on the AST and no code at all.
+class CheckedSyntaxOnlyAction : public clang::ASTFrontendAction {
+protected:
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &, llvm::StringRef) override {
+    return createSafetyChecker();
+  }
+};
+
 /// Clang's optimisation pipeline at `codeGen`'s level and settings, without a target machine:
 /// the target-independent cost model. The device module is optimised twice, here for the MLIR
 /// stage (inlined, in SSA form) and after it by the NVPTX back end with NVPTX's cost model;
@@ -157,7 +165,7 @@ void optimizeTargetIndependent(llvm::Module &module, const clang::CodeGenOptions
 enum class FrontendOptimization {
   Clang,             // clang's own pipeline, with the target's cost model (the host)
   TargetIndependent, // optimizeTargetIndependent (the device)
-  None,              // the module as clang generates it (`oxcc check`'s host compile: no code)
+  None,              // no module, only the checks (`oxcc check`'s host compile)
 };
 
 /// Whether a compile of `tu` starts from precompiled headers: when oxcc keeps them and the
@@ -211,7 +219,7 @@ runClang(const std::vector<std::string> &args, llvm::LLVMContext &ctx,
   const clang::CodeGenOptions codeGen = invocation->getCodeGenOpts();
   const bool optimizeHere =
       optimization == FrontendOptimization::TargetIndependent && codeGen.OptimizationLevel > 0;
-  if (optimizeHere || optimization == FrontendOptimization::None)
+  if (optimizeHere)
     invocation->getCodeGenOpts().DisableLLVMPasses = true;
   clang::CompilerInstance ci(std::move(invocation));
   ci.setVirtualFileSystem(vfs);
@@ -224,6 +232,12 @@ runClang(const std::vector<std::string> &args, llvm::LLVMContext &ctx,
     ci.createDiagnostics(new clang::TextDiagnosticPrinter(diagOut, ci.getDiagnosticOpts()),
                          /*ShouldOwnClient=*/true);
   ci.setVerboseOutputStream(diagOut); // "N warnings generated"
+  if (optimization == FrontendOptimization::None) {
+    CheckedSyntaxOnlyAction check;
+    if (!ci.ExecuteAction(check) || ci.getDiagnostics().hasErrorOccurred())
+      return reportedError(stage.str() + " compile");
+    return std::make_unique<llvm::Module>(stage, ctx); // empty: nothing was asked for but the checks
+  }
   CheckedEmitLLVMAction action(&ctx);
   if (!ci.ExecuteAction(action) || ci.getDiagnostics().hasErrorOccurred())
     return reportedError(stage.str() + " compile");

@@ -116,7 +116,9 @@ BUILD OPTIONS:
 
 Builds like 'oxcc build' into the cache directory ($XDG_CACHE_HOME/oxide/run) unless -o is
 given, then runs the program with PROGRAM-ARGS and exits with its status. Without a GPU the
-kernels run on the CPU simulator (OXIDE_DEVICE=cpu forces it).
+kernels run on the CPU simulator (OXIDE_DEVICE=cpu forces it). Without --arch it builds for
+the GPU it will run on only (asked of the CUDA driver), or sm_90 PTX alone for the simulator;
+-v says which and why.
 
 RUN OPTIONS:
   -o FILE             where to put the executable
@@ -126,7 +128,9 @@ RUN OPTIONS:
     {Verb::Check, "check", R"(USAGE: oxcc check FILE... [options]
 
 Runs the host and device frontends and the oxide dialect's checks (safety model, launch
-contracts, device-only constructs) on each FILE, for every --arch, and produces no code.
+contracts, device-only constructs) on each FILE and produces no code: one device compile, for
+the first --arch (else sm_90), whose kernels' architecture requirements are checked against
+every --arch; no NVPTX code generation and no ptxas.
 )",
      true},
     {Verb::Compile, "compile", R"(USAGE: oxcc compile -c FILE -o OBJECT [options] [-MD -MF DEPFILE -MT TARGET]
