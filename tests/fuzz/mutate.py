@@ -30,7 +30,7 @@ BUILD = Path(os.environ.get("OXIDE_BUILD_DIR", ROOT / "build"))
 OXIDE_OPT = BUILD / "bin" / "oxide-opt"
 OXCC = BUILD / "bin" / "oxcc"
 PIPELINES = ["--oxide-pipeline", "--oxide-raise", "--oxide-verify-safety", "--oxide-optimize", "--oxide-to-nvvm"]
-LOCATED_ERROR = re.compile(r"^\S+:\d+:\d+: error:", re.M)
+LOCATED_ERROR = re.compile(r"^\S+:\d+:\d+: (fatal )?error:", re.M)
 CRASH_BANNERS = ("Stack dump", "PLEASE submit a bug report", "LLVM ERROR", "Assertion `")
 
 
@@ -161,8 +161,10 @@ def check_mlir(path, timeout):
 
 
 def check_cpp(path, timeout):
-    rc, out = run([str(OXCC), "check", "--arch=sm_90", str(path)], timeout)
-    return classify("cpp", rc, out), "oxcc check --arch=sm_90\n" + out
+    # The seeds are the examples: their own headers (examples/*.hpp) stay reachable.
+    cmd = [str(OXCC), "check", "--arch=sm_90", "-I", str(ROOT / "examples"), str(path)]
+    rc, out = run(cmd, timeout)
+    return classify("cpp", rc, out), "oxcc " + " ".join(cmd[1:-1]) + "\n" + out
 
 
 def seeds(kind):
