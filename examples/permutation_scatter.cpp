@@ -64,7 +64,7 @@ int main() try {
     if (result[map[i]] != values[i] && wrong++ < 5)
       std::printf("out[%u]: got %g, expected in[%zu] = %g\n", map[i], result[map[i]], i, values[i]);
   const bool ok = refused && wrong == 0;
-  std::printf("permutation_scatter: %zu elements on %s, %zu wrong: %s\n", n, ctx.device().name().c_str(),
+  std::printf("permutation_scatter: %zu elements on %s, %zu wrong\n%s\n", n, ctx.device().name().c_str(),
               wrong, ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;
 } catch (const oxide::Error &e) {

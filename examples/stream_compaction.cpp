@@ -61,8 +61,8 @@ int main() try {
   std::sort(got.begin(), got.end());
   std::sort(want.begin(), want.end());
   const bool ok = got == want && kept.requested(stream) == want.size();
-  std::printf("stream_compaction: kept %zu of %zu values above %.2f (expected %zu): %s\n", got.size(), n,
-              threshold, want.size(), ok ? "PASS" : "FAIL");
+  std::printf("stream_compaction: kept %zu of %zu values above %.2f (expected %zu) on %s\n%s\n", got.size(),
+              n, threshold, want.size(), ctx.device().name().c_str(), ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;
 } catch (const oxide::Error &e) {
   std::fprintf(stderr, "stream_compaction: %s\n", e.what());
