@@ -3,7 +3,9 @@
 // Each block sums its 256 values into its own shared memory, the cluster meets at
 // oxide::cluster::sync(), and every block then reads the other blocks' partial sums straight
 // from their shared memory (distributed shared memory, oxide::cluster::map_shared): the
-// segment's mean without a trip through global memory or a second launch.
+// segment's mean without a trip through global memory or a second launch. The cluster's witness
+// (oxide::cluster::index()) owns the segment's element of `means`: one thread of the cluster
+// writes it.
 //
 //   oxcc run examples/cluster_center.cpp
 #include <oxide/oxide.hpp>
@@ -22,7 +24,7 @@ constexpr std::uint32_t kWarps = kBlock / oxide::warp::kSize;
 
 [[kernel, oxide::launch_contract("domain = 1, block = 256, cluster = 4, min_compute_capability = (9, 0), "
                                  "requires = (in.size() == out.size())")]] void
-center(oxide::Span<const float> in, oxide::DisjointSpan<float> out) {
+center(oxide::Span<const float> in, oxide::DisjointSpan<float> out, oxide::DisjointSpan<float> means) {
   auto warp_sums = oxide::shared_array<float, kWarps>();
   auto block_sum = oxide::shared_array<float, 1>(); // read by the cluster's other blocks
   const auto i = oxide::thread::index_1d();
@@ -45,6 +47,8 @@ center(oxide::Span<const float> in, oxide::DisjointSpan<float> out) {
   oxide::cluster::sync();
   if (float *o = out.get_mut(i))
     *o = x - segment / static_cast<float>(kSegment);
+  if (float *mean = means.get_mut(oxide::cluster::index())) // thread 0 of the cluster's first block
+    *mean = segment / static_cast<float>(kSegment);
 }
 
 int main() try {
@@ -61,9 +65,11 @@ int main() try {
   auto in = oxide::DeviceBuffer<float>::from_host(stream, host);
   auto out = oxide::DeviceBuffer<float>::from_host(
       stream, std::vector<float>(n, std::numeric_limits<float>::quiet_NaN()));
+  auto means = oxide::DeviceBuffer<float>::from_host(
+      stream, std::vector<float>(segments, std::numeric_limits<float>::quiet_NaN()));
   // The grid must be a whole number of clusters: n is a multiple of the segment.
-  oxide::prepare(ctx, center, oxide::LaunchConfig1D::for_elements(n, kBlock))(stream, in, out);
-  const std::vector<float> result = out.to_host(stream);
+  oxide::prepare(ctx, center, oxide::LaunchConfig1D::for_elements(n, kBlock))(stream, in, out, means);
+  const std::vector<float> result = out.to_host(stream), segment_means = means.to_host(stream);
 
   std::size_t wrong = 0;
   for (std::size_t s = 0; s < segments; ++s) {
@@ -74,6 +80,8 @@ int main() try {
     }
     // float sums of 1024 terms in a tree of depth 10 + 5 + 2: error below 2^-24 * 17 * magnitude.
     const double tolerance = 17.0 * magnitude / kSegment * 0x1p-24 + 2.0 * 0x1p-24 * 4.0;
+    if (!(std::fabs(segment_means[s] - sum / kSegment) <= tolerance) && wrong++ < 5)
+      std::printf("means[%zu]: got %.9g, expected %.9g\n", s, segment_means[s], sum / kSegment);
     for (std::size_t j = s * kSegment; j < (s + 1) * kSegment; ++j) {
       const double expected = host[j] - sum / kSegment;
       if (!(std::fabs(result[j] - expected) <= tolerance) && wrong++ < 5)
