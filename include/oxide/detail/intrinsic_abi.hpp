@@ -130,6 +130,18 @@ enum class Ownership : std::uint32_t {
   z_column = 9,       // 3-D, thread (x, y) of a 2-D launch: elements [j][y][x]
 };
 
+/// The multiplicands of a warpgroup MMA (__oxide_wgmma): the accumulator is f32, s32 for s8.
+/// K of one instruction is 32 bytes of the multiplicand: 16 for bf16/f16, 8 for tf32, 32 for
+/// the 8-bit types.
+enum class WgmmaType : std::uint32_t {
+  bf16 = 0,
+  f16 = 1,
+  tf32 = 2,
+  e4m3 = 3,
+  e5m2 = 4,
+  s8 = 5,
+};
+
 /// The operand an intrinsic takes for `value`. consteval, so that it is a literal in the IR at
 /// every optimisation level (oxide-raise requires constants).
 template <class E> [[nodiscard]] consteval std::uint32_t code(E value) noexcept {

@@ -173,3 +173,70 @@ void __oxide_cp_async_commit() noexcept;
 /// incomplete; the copies of the older groups have then landed.
 void __oxide_cp_async_wait(std::uint32_t pending) noexcept;
 }
+
+// --- Hopper (sm_90; wgmma and setmaxnreg sm_90a): mbarriers, TMA, warpgroup MMA ------------
+// An mbarrier is a std::uint64_t in shared memory. A TensorMap is the 128-byte, 64-byte-aligned
+// descriptor the runtime encodes (cuTensorMapEncodeTiled on a GPU, its own format on the
+// simulator) in device global memory; kernels receive its address. A shared-memory matrix
+// descriptor (wgmma) is the 64-bit value PTX documents ("Matrix Descriptor Format").
+extern "C" {
+/// The 32-bit shared-window address of `p`, which points into the block's shared memory.
+std::uint32_t __oxide_shared_address(const void *p) noexcept;
+/// Initialises `bar` to expect `count` (1 .. 2^20 - 1) arrivals per phase; phase 0 is current.
+void __oxide_mbarrier_init(std::uint64_t *bar, std::uint32_t count) noexcept;
+/// fence.mbarrier_init.release.cluster: this thread's initialisations are visible to the copy
+/// engine and the cluster before a barrier that follows.
+void __oxide_mbarrier_init_fence() noexcept;
+/// One arrival on the current phase of `bar`.
+void __oxide_mbarrier_arrive(std::uint64_t *bar) noexcept;
+/// One arrival on the current phase of `bar` that also makes it expect `bytes` more
+/// transaction bytes (TMA copies complete them); the phase ends when both counts reach zero.
+void __oxide_mbarrier_arrive_expect_tx(std::uint64_t *bar, std::uint32_t bytes) noexcept;
+/// One arrival on the barrier at the same shared offset as `bar` in the block of rank `rank` of
+/// the cluster (consumers releasing a multicast stage).
+void __oxide_mbarrier_arrive_cluster(std::uint64_t *bar, std::uint32_t rank) noexcept;
+/// 1 once the phase of parity `parity` (0 or 1) of `bar` has completed, else 0 after a bounded
+/// wait (mbarrier.try_wait.parity); callers loop.
+std::uint32_t __oxide_mbarrier_try_wait_parity(std::uint64_t *bar, std::uint32_t parity) noexcept;
+/// Ends the life of `bar`; its shared memory may be reused.
+void __oxide_mbarrier_inval(std::uint64_t *bar) noexcept;
+/// fence.proxy.async.shared::cta: this thread's ordinary stores to shared memory become
+/// visible to the async proxy (wgmma, TMA) for whatever follows a barrier.
+void __oxide_fence_proxy_async_shared() noexcept;
+
+/// Starts the bulk tensor copy (TMA) of the box at `c0..c4` (`rank` constant, 1..5; c0 the
+/// innermost coordinate; unused ones 0) of the tensor that `map` describes into shared memory
+/// at `dst` (128-byte aligned): the box's bytes complete transactions of `bar`. Elements
+/// outside the tensor land as zeros. `map` is a TensorMap in global memory.
+void __oxide_tma_load(void *dst, const void *map, std::uint64_t *bar, std::uint32_t rank, std::int32_t c0,
+                      std::int32_t c1, std::int32_t c2, std::int32_t c3, std::int32_t c4) noexcept;
+/// The same, landing at `dst`'s offset in every block of the cluster whose bit is set in
+/// `mask` (bit r: block rank r) and completing each one's barrier at `bar`'s offset.
+void __oxide_tma_load_multicast(void *dst, const void *map, std::uint64_t *bar, std::uint32_t rank,
+                                std::int32_t c0, std::int32_t c1, std::int32_t c2, std::int32_t c3,
+                                std::int32_t c4, std::uint16_t mask) noexcept;
+/// Brings the TensorMap at `map` into the descriptor cache (prefetch.tensormap).
+void __oxide_tma_prefetch(const void *map) noexcept;
+
+/// Warpgroup-collective (the 128 threads of 4 consecutive warps, the first warp's index a
+/// multiple of 4), asynchronous: acc (n / 2 registers per thread: f32, or s32 for s8) =
+/// A * B + (accumulate ? acc : 0) for one m64nNkK instruction, A (64 x K) and B (K x N) read
+/// from shared memory through the matrix descriptors `desc_a` and `desc_b`. `n` (constant:
+/// 8..256 in steps of 8; steps of 16 for s8), `type` (constant, intrinsic::WgmmaType),
+/// `accumulate`, `trans_a` and `trans_b` (constants, 0 or 1; transposes only for bf16 and f16:
+/// 0 means K-major) select the instruction. Element i of a thread's acc is row
+/// 16 * warp + lane / 4 + 8 * ((i / 2) % 2), column 8 * (i / 4) + 2 * (lane % 4) + i % 2 of
+/// the 64 x N tile. The registers are valid after a wgmma wait that covers the group.
+void __oxide_wgmma(void *acc, std::uint64_t desc_a, std::uint64_t desc_b, std::uint32_t n, std::uint32_t type,
+                   std::uint32_t accumulate, std::uint32_t trans_a, std::uint32_t trans_b) noexcept;
+/// wgmma.fence: orders earlier register and shared-memory accesses before the warpgroup's
+/// next wgmma (needed before the first, and after touching its accumulators).
+void __oxide_wgmma_fence() noexcept;
+/// Closes the warpgroup's wgmmas issued since the last commit into a group.
+void __oxide_wgmma_commit_group() noexcept;
+/// Waits until at most `pending` (constant, 0..7) of the warpgroup's groups are incomplete.
+void __oxide_wgmma_wait_group(std::uint32_t pending) noexcept;
+/// setmaxnreg: the warpgroup's register budget per thread becomes `count` (constant, a
+/// multiple of 8 in 24..256), raised when `increase` (constant) is 1, lowered when 0.
+void __oxide_setmaxnreg(std::uint32_t count, std::uint32_t increase) noexcept;
+}
