@@ -119,4 +119,14 @@ inline bool check_gemm(const char *kernel, const std::vector<float> &c, const st
   return bad == 0;
 }
 
+/// check_gemm for C = A * W^T with W given as n x n row-major (a linear layer's weights).
+inline bool check_gemm_nt(const char *kernel, const std::vector<float> &c, const std::vector<float> &a,
+                          const std::vector<float> &w, std::size_t n, double rel = 1e-5) {
+  std::vector<float> b(n * n);
+  for (std::size_t k = 0; k < n; ++k)
+    for (std::size_t j = 0; j < n; ++j)
+      b[k * n + j] = w[j * n + k];
+  return check_gemm(kernel, c, a, b, n, rel);
+}
+
 } // namespace bench
