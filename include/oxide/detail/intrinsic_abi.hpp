@@ -128,6 +128,7 @@ enum class Ownership : std::uint32_t {
   strided_rows = 7,   // 2-D, thread (x, y), y = b By + t (`count` K): column x, rows b By K + t + By j, j < K
   pair = 8,           // 1-D, thread i, distance h (uniform): elements (i / h) 2h + i % h + h j, j < 2
   z_column = 9,       // 3-D, thread (x, y) of a 2-D launch: elements [j][y][x]
+  warpgroup_tile = 10, // 2-D, block b: its tile of warpgroup-MMA accumulators (detail::WarpgroupTile)
 };
 
 /// The multiplicands of a warpgroup MMA (__oxide_wgmma): the accumulator is f32, s32 for s8.
@@ -168,5 +169,34 @@ inline constexpr std::uint32_t kWarpSize = 32;
 /// one thread: the compiler's arithmetic on (blockIdx * K + j) * blockDim then stays below 2^64
 /// (2^31 blocks, 2^10 threads, 2^16 elements), so no element index can wrap.
 inline constexpr std::uint64_t kMaxStridedCount = 65536;
+
+/// The shape of Ownership::warpgroup_tile, packed into __oxide_owned_elem's `param`. Block b owns
+/// the tile (bm, bn) of (64 * consumers) x n elements, the blocks taking the tiles `group` tile
+/// rows at a time (so that blocks running together share inputs in L2): with
+/// tiles_m = ceil(height / (64 consumers)), tiles_n = ceil(width / n), per = group * tiles_n,
+/// first_m = b / per * group and rows = min(group, tiles_m - first_m),
+/// bm = first_m + b % per % rows and bn = b % per / rows (for b < tiles_m * tiles_n; that is a
+/// bijection). In it, thread t of the block (linear) in warpgroup w = t / 128, c = w - first <
+/// consumers, writes element j < n / 2 of its accumulator (oxide/device/wgmma.hpp): row
+/// 64 c + 16 (t % 128 / 32) + t % 32 / 4 + 8 (j / 2 % 2), column 8 (j / 4) + 2 (t % 4) + j % 2.
+struct WarpgroupTile {
+  std::uint32_t n = 0, consumers = 0, first = 0, group = 0;
+
+  static constexpr std::uint32_t kMaxGroup = 0xffff;
+  [[nodiscard]] constexpr std::uint64_t pack() const noexcept {
+    return std::uint64_t{n} | std::uint64_t{consumers} << 16 | std::uint64_t{first} << 24 |
+           std::uint64_t{group} << 32;
+  }
+  [[nodiscard]] static constexpr WarpgroupTile unpack(std::uint64_t param) noexcept {
+    return {static_cast<std::uint32_t>(param & 0xffff), static_cast<std::uint32_t>((param >> 16) & 0xff),
+            static_cast<std::uint32_t>((param >> 24) & 0xff), static_cast<std::uint32_t>(param >> 32)};
+  }
+  /// Whether the fields describe a tile: n a multiple of 8 up to 256, 1..4 consumer warpgroups
+  /// after `first` (a block has at most 8 warpgroups), 1..kMaxGroup tile rows per group.
+  [[nodiscard]] constexpr bool valid() const noexcept {
+    return n >= 8 && n <= 256 && n % 8 == 0 && consumers >= 1 && consumers <= 4 && first + consumers <= 8 &&
+           group >= 1 && group <= kMaxGroup;
+  }
+};
 
 } // namespace oxide::detail

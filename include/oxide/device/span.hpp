@@ -361,6 +361,23 @@ public:
     return {data_, width_, height_, 1, K, index.x(), index.y(), K};
   }
 
+  /// The calling thread's part of its block's tile when warpgroups First .. First + Consumers - 1
+  /// of the block each hold a 64 x N accumulator of warpgroup MMAs (oxide::wgmma): block b owns
+  /// a (64 * Consumers) x N tile of the output, the blocks taking the tiles Group tile rows at a
+  /// time (detail::WarpgroupTile says which), consumer c rows [64 c, 64 c + 64) of it, and
+  /// element j of the set is element j of the thread's wgmma::Accumulator<T, N>. Launch one block
+  /// per tile (a 1-D grid of ceil(height / (64 Consumers)) * ceil(width / N) blocks); threads
+  /// outside the consumer warpgroups get an empty set.
+  template <std::uint32_t N, std::uint32_t Consumers, std::uint32_t First = 0, std::uint32_t Group = 1>
+  [[nodiscard, gnu::always_inline]] OwnedElements<T, intrinsic::Ownership::warpgroup_tile>
+  warpgroup_tile_mut(const block::BlockIndex &b) const noexcept {
+    constexpr detail::WarpgroupTile tile{N, Consumers, First, Group};
+    static_assert(tile.valid(),
+                  "warpgroup_tile_mut: N is a multiple of 8 up to 256, 1 to 4 consumer warpgroups "
+                  "among a block's 8, and 1 to 65535 tile rows per group");
+    return {data_, width_, height_, 1, tile.pack(), b.get(), 0, N / 2};
+  }
+
 private:
   static constexpr size_type kWarpSize = detail::kWarpSize;
   friend struct detail::SpanAccess;

@@ -85,3 +85,24 @@ llvm.func @reserve(%data: !llvm.ptr, %counter: !llvm.ptr, %n: i64, %count: i64, 
   %e = oxide.reserved_elem %data [%n] slot %s count %count at %j elem 4 : !llvm.ptr
   llvm.return %e : !llvm.ptr
 }
+
+// A warpgroup tile: block b's tile (bm, bn) in groups of 16 tile rows (divisions by the tile
+// counts, guarded for blocks past the last tile), then the consumer warpgroup (thread / 128 in
+// [1, 3)) and the accumulator layout; written only inside the output.
+// CHECK-LABEL: llvm.func @warpgroup_tile
+// CHECK: %[[TM:.*]] = llvm.udiv %{{.*}}, %{{.*}} : i64
+// CHECK: %[[TN:.*]] = llvm.udiv %{{.*}}, %{{.*}} : i64
+// CHECK: %[[TILES:.*]] = llvm.mul %[[TM]], %[[TN]] overflow<nuw> : i64
+// CHECK: %[[INSIDE:.*]] = llvm.icmp "ult" %{{.*}}, %[[TILES]] : i64
+// CHECK: llvm.select %[[INSIDE]]
+// CHECK: llvm.udiv %{{.*}}, %{{.*}} : i64
+// CHECK: llvm.urem
+// CHECK: llvm.icmp "uge"
+// CHECK: llvm.icmp "ult" %{{.*}}, %arg2 : i64
+// CHECK: llvm.icmp "ult" %{{.*}}, %arg1 : i64
+// CHECK: llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, !llvm.ptr
+llvm.func @warpgroup_tile(%p: !llvm.ptr, %w: i64, %h: i64, %j: i64) -> !llvm.ptr {
+  %b = oxide.group_index block : i64
+  %e = oxide.owned_elem %p [%w, %h] owner [%b] at %j elem 4 shape warpgroup_tile tile [256, 2, 1, 16] : !llvm.ptr
+  llvm.return %e : !llvm.ptr
+}

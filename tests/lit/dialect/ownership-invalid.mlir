@@ -67,3 +67,48 @@ llvm.func @unknown_shape(%p: !llvm.ptr, %n: i64, %j: i64) {
   %e = oxide.owned_elem %p [%n] owner [%i] at %j elem 4 shape diagonal : !llvm.ptr
   llvm.return
 }
+
+// -----
+
+llvm.func @tile_without_shape(%p: !llvm.ptr, %n: i64, %j: i64) {
+  %w = oxide.group_index warp : i64
+  // expected-error @+1 {{only shape warpgroup_tile takes a 'tile'}}
+  %e = oxide.owned_elem %p [%n, %n] owner [%w] at %j elem 4 shape warp_lanes tile [256, 2, 1, 16] : !llvm.ptr
+  llvm.return
+}
+
+// -----
+
+llvm.func @warpgroup_tile_needs_tile(%p: !llvm.ptr, %n: i64, %j: i64) {
+  %b = oxide.group_index block : i64
+  // expected-error @+1 {{shape warpgroup_tile needs its 'tile' [n, consumers, first, group]}}
+  %e = oxide.owned_elem %p [%n, %n] owner [%b] at %j elem 4 shape warpgroup_tile : !llvm.ptr
+  llvm.return
+}
+
+// -----
+
+llvm.func @warpgroup_tile_fields(%p: !llvm.ptr, %n: i64, %j: i64) {
+  %b = oxide.group_index block : i64
+  // expected-error @+1 {{tile [n, consumers, first, group] must have n a multiple of 8 in 8..256}}
+  %e = oxide.owned_elem %p [%n, %n] owner [%b] at %j elem 4 shape warpgroup_tile tile [260, 2, 1, 16] : !llvm.ptr
+  llvm.return
+}
+
+// -----
+
+llvm.func @warpgroup_tile_length(%p: !llvm.ptr, %n: i64, %j: i64) {
+  %b = oxide.group_index block : i64
+  // expected-error @+1 {{tile [n, consumers, first, group] must have}}
+  %e = oxide.owned_elem %p [%n, %n] owner [%b] at %j elem 4 shape warpgroup_tile tile [256, 2, 1] : !llvm.ptr
+  llvm.return
+}
+
+// -----
+
+llvm.func @warpgroup_tile_consumers(%p: !llvm.ptr, %n: i64, %j: i64) {
+  %b = oxide.group_index block : i64
+  // expected-error @+1 {{first + consumers <= 8}}
+  %e = oxide.owned_elem %p [%n, %n] owner [%b] at %j elem 4 shape warpgroup_tile tile [128, 4, 5, 1] : !llvm.ptr
+  llvm.return
+}

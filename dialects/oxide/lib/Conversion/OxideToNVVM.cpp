@@ -700,6 +700,46 @@ struct GroupStrideNextLowering : OpConversionPattern<oxide::GroupStrideNextOp> {
   }
 };
 
+/// The element and the condition of Ownership::warpgroup_tile (oxide::detail::WarpgroupTile):
+/// block b's tile in the grouped order, then the consumer warpgroup's rows and the accumulator
+/// layout. Every quantity is below 2^40 (tiles below the output's extents, threads below 2^10),
+/// so nothing wraps; blocks past the last tile, and threads outside the consumers, write nothing.
+std::pair<Value, Value> warpgroupTileElement(LaunchQuantities &q, OpBuilder &b, Location loc,
+                                             const oxide::detail::WarpgroupTile &tile, Value block, Value j,
+                                             Value width, Value height) {
+  auto div = [&](Value x, Value y) { return LLVM::UDivOp::create(b, loc, x, y).getResult(); };
+  auto rem = [&](Value x, Value y) { return LLVM::URemOp::create(b, loc, x, y).getResult(); };
+  auto sub = [&](Value x, Value y) { return LLVM::SubOp::create(b, loc, x, y).getResult(); };
+  auto ceilDiv = [&](Value x, std::int64_t y) { return div(q.add(x, q.constant(y - 1)), q.constant(y)); };
+  const std::int64_t tileRows = 64 * std::int64_t{tile.consumers};
+  Value tilesM = ceilDiv(height, tileRows), tilesN = ceilDiv(width, tile.n);
+  Value group = q.constant(tile.group);
+  Value inside = q.ult(block, q.mul(tilesM, tilesN));
+  // Outside the tiles the divisors below may be 0: use 1 there (the element is not written).
+  Value one = q.constant(1);
+  Value per = LLVM::SelectOp::create(b, loc, inside, q.mul(group, tilesN), one);
+  Value firstM = q.mul(div(block, per), group);
+  Value left = LLVM::SelectOp::create(b, loc, inside, sub(tilesM, firstM), one);
+  Value rows = LLVM::SelectOp::create(b, loc, q.ult(left, group), left, group);
+  Value local = rem(block, per);
+  Value bm = q.add(firstM, rem(local, rows)), bn = div(local, rows);
+  Value t = q.threadInBlock();
+  Value w = div(t, q.constant(128)), first = q.constant(tile.first);
+  Value consumer = q.both(q.ult(w, q.constant(tile.first + tile.consumers)),
+                          LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::uge, w, first));
+  Value c = LLVM::SelectOp::create(b, loc, consumer, sub(w, first), q.constant(0));
+  Value warp = div(rem(t, q.constant(128)), q.constant(32)), lane = rem(t, q.constant(32));
+  Value half = rem(div(j, q.constant(2)), q.constant(2));
+  Value row =
+      q.add(q.add(q.mul(bm, q.constant(tileRows)), q.mul(c, q.constant(64))),
+            q.add(q.add(q.mul(warp, q.constant(16)), div(lane, q.constant(4))), q.mul(half, q.constant(8))));
+  Value column = q.add(q.add(q.mul(bn, q.constant(tile.n)), q.mul(div(j, q.constant(4)), q.constant(8))),
+                       q.add(q.mul(rem(lane, q.constant(4)), q.constant(2)), rem(j, q.constant(2))));
+  Value ok = q.both(q.both(inside, consumer), q.both(q.ult(j, q.constant(tile.n / 2)),
+                                                     q.both(q.ult(row, height), q.ult(column, width))));
+  return {q.add(q.mul(row, width), column), ok};
+}
+
 struct OwnedElemLowering : OpConversionPattern<oxide::OwnedElemOp> {
   using OpConversionPattern::OpConversionPattern;
   /// Each shape's element and the condition that the caller writes it, as in the Ownership enum.
@@ -795,6 +835,10 @@ struct OwnedElemLowering : OpConversionPattern<oxide::OwnedElemOp> {
     case oxide::Ownership::z_column:
       ok = q.both(q.both(q.ult(owner, width), q.ult(owners[1], extents[1])), q.ult(j, extents[2]));
       element = q.add(q.mul(q.add(q.mul(j, extents[1]), owners[1]), width), owner);
+      break;
+    case oxide::Ownership::warpgroup_tile:
+      std::tie(element, ok) =
+          warpgroupTileElement(q, rewriter, loc, *op.warpgroupTile(), owner, j, width, extents[1]);
       break;
     }
     replaceWithCheckedElement(rewriter, op, adaptor.getData(), element, op.getElemSize(), ok);

@@ -3,6 +3,8 @@
 #include "Oxide/IR/OxideOps.h"
 #include "oxide/detail/intrinsic_abi.hpp"
 
+#include <limits>
+
 using namespace mlir;
 using namespace oxide;
 
@@ -56,6 +58,7 @@ unsigned OwnedElemOp::outputRank(Ownership shape) {
   case Ownership::warp_lanes:
   case Ownership::block_threads:
   case Ownership::strided_rows:
+  case Ownership::warpgroup_tile:
     return 2;
   case Ownership::z_column:
     return 3;
@@ -68,6 +71,20 @@ unsigned OwnedElemOp::ownerRank(Ownership shape) {
   return shape == Ownership::strided_rows || shape == Ownership::z_column ? 2 : 1;
 }
 
+std::optional<::oxide::detail::WarpgroupTile> OwnedElemOp::warpgroupTile() {
+  auto tile = getTile();
+  if (!tile)
+    return std::nullopt;
+  // A tile of the wrong length or with out-of-range fields is the all-zero tile, which is invalid.
+  if (tile->size() != 4)
+    return ::oxide::detail::WarpgroupTile{};
+  for (std::int64_t v : *tile)
+    if (v < 0 || v > std::int64_t{std::numeric_limits<std::uint32_t>::max()})
+      return ::oxide::detail::WarpgroupTile{};
+  auto field = [&](unsigned i) { return static_cast<std::uint32_t>((*tile)[i]); };
+  return ::oxide::detail::WarpgroupTile{field(0), field(1), field(2), field(3)};
+}
+
 std::optional<Group> OwnedElemOp::owningGroup(Ownership shape) {
   switch (shape) {
   case Ownership::warp_leader:
@@ -75,6 +92,7 @@ std::optional<Group> OwnedElemOp::owningGroup(Ownership shape) {
     return Group::warp;
   case Ownership::block_leader:
   case Ownership::block_threads:
+  case Ownership::warpgroup_tile:
     return Group::block;
   case Ownership::cluster_leader:
     return Group::cluster;
@@ -100,6 +118,14 @@ LogicalResult OwnedElemOp::verify() {
   if (getCount() > static_cast<std::int64_t>(detail::kMaxStridedCount))
     return emitOpError() << "count " << getCount() << " is above " << detail::kMaxStridedCount
                          << ", past which the element index could wrap";
+  if (getTile().has_value() != (shape == Ownership::warpgroup_tile))
+    return emitOpError() << (shape == Ownership::warpgroup_tile
+                                 ? "shape warpgroup_tile needs its 'tile' [n, consumers, first, group]"
+                                 : "only shape warpgroup_tile takes a 'tile'");
+  if (auto tile = warpgroupTile(); tile && !tile->valid())
+    return emitOpError() << "tile [n, consumers, first, group] must have n a multiple of 8 in 8..256, 1..4 "
+                            "consumer warpgroups with first + consumers <= 8, and 1.."
+                         << ::oxide::detail::WarpgroupTile::kMaxGroup << " tile rows per group";
   return success();
 }
 

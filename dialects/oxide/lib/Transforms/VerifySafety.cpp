@@ -158,6 +158,7 @@ std::string witnessSpelling(oxide::Ownership shape) {
     return "oxide::warp::index()";
   case oxide::Ownership::block_leader:
   case oxide::Ownership::block_threads:
+  case oxide::Ownership::warpgroup_tile:
     return "oxide::block::index()";
   case oxide::Ownership::cluster_leader:
     return "oxide::cluster::index()";

@@ -1241,6 +1241,11 @@ private:
       text += " of " + std::to_string(owned.getCount());
     if (owned.getUniform())
       text += " at " + uniformKey(owned.getUniform());
+    if (auto tile = owned.warpgroupTile())
+      text += " of " + std::to_string(64 * tile->consumers) + " x " + std::to_string(tile->n) +
+              " (warpgroups " + std::to_string(tile->first) + ".." +
+              std::to_string(tile->first + tile->consumers - 1) + ", groups of " +
+              std::to_string(tile->group) + " tile rows)";
     return text;
   }
 

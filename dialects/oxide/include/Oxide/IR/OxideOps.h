@@ -8,6 +8,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "Oxide/IR/OxideDialect.h"
+#include "oxide/detail/intrinsic_abi.hpp"
 
 #include "Oxide/IR/OxideEnums.h.inc"
 

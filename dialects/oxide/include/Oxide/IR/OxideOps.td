@@ -143,23 +143,26 @@ def Oxide_OwnedElemOp : Oxide_Op<"owned_elem", [Pure, AttrSizedOperandSegments, 
     values for the others (checked by `oxide-verify-safety`, with `data` and `extents` the
     fields of one DisjointSpan parameter). `uniform` is the pair shape's distance, which must
     be the same for every thread (a constant or a kernel parameter); `count` is the K of
-    block_strided and strided_rows. The result is null when `j` is outside the set, the
+    block_strided and strided_rows; `tile` is warpgroup_tile's [n, consumers, first, group]
+    (the WarpgroupTile of the intrinsic catalog). The result is null when `j` is outside the set, the
     element outside the output, or the caller not the writing member.
 
     ```mlir
     %p = oxide.owned_elem %data [%size] owner [%w] at %j elem 4 shape warp_leader : !llvm.ptr
     %q = oxide.owned_elem %data [%width, %height] owner [%x, %y] at %j elem 4 shape strided_rows count 4 : !llvm.ptr
     %r = oxide.owned_elem %data [%size] owner [%i] at %j uniform %h elem 8 shape pair : !llvm.ptr
+    %t = oxide.owned_elem %data [%width, %height] owner [%b] at %j elem 4 shape warpgroup_tile tile [256, 2, 1, 16] : !llvm.ptr
     ```
   }];
   let arguments = (ins LLVM_AnyPointer:$data, Variadic<I64>:$extents, Variadic<I64>:$owners, I64:$j,
                        Optional<I64>:$uniform,
                        ConfinedAttr<I64Attr, [IntMinValue<1>]>:$elem_size,
                        Oxide_Ownership:$shape,
-                       DefaultValuedAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>, "1">:$count);
+                       DefaultValuedAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>, "1">:$count,
+                       OptionalAttr<DenseI64ArrayAttr>:$tile);
   let results = (outs LLVM_AnyPointer:$element);
   let assemblyFormat = [{
-    $data `[` $extents `]` `owner` `[` $owners `]` `at` $j (`uniform` $uniform^)? `elem` $elem_size `shape` $shape (`count` $count^)?
+    $data `[` $extents `]` `owner` `[` $owners `]` `at` $j (`uniform` $uniform^)? `elem` $elem_size `shape` $shape (`count` $count^)? (`tile` $tile^)?
     attr-dict `:` qualified(type($element))
   }];
   let hasVerifier = 1;
@@ -170,6 +173,8 @@ def Oxide_OwnedElemOp : Oxide_Op<"owned_elem", [Pure, AttrSizedOperandSegments, 
     static unsigned ownerRank(::oxide::Ownership shape);
     /// The group that owns the set, or std::nullopt when a thread owns it.
     static std::optional<::oxide::Group> owningGroup(::oxide::Ownership shape);
+    /// warpgroup_tile's `tile` (an invalid one when it is malformed), std::nullopt without one.
+    std::optional<::oxide::detail::WarpgroupTile> warpgroupTile();
   }];
 }
 
