@@ -11,6 +11,9 @@
 #
 # SUITE_SECONDS bounds the whole run (the device tool stops a command after 10 minutes): the
 # sanitizer runs that do not fit are listed as "not run (time)", never as clean.
+# The differential tests (differential/, see tests/differential) run after the examples, for at
+# most DIFFERENTIAL_SECONDS (default 240; 0 skips them): every random kernel on the GPU and the
+# simulator, compared; their summary lines go into the summary.
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 results="${OUT:-$here/gpu-results}"
@@ -73,6 +76,22 @@ for exe in "${programs[@]}"; do
     record "$name [simulator]" "FAIL (see $name.sim.log)"; failures=$((failures + 1))
   fi
 done
+
+# Differential testing: random kernels, GPU against simulator (tests/differential/run.py).
+diff_seconds="${DIFFERENTIAL_SECONDS:-240}"
+if [ -f "$here/differential/manifest.txt" ] && [ "$diff_seconds" -gt 0 ]; then
+  (( diff_seconds > $(seconds_left) - 30 )) && diff_seconds=$(( $(seconds_left) - 30 ))
+  if python3 "$here/differential/run.py" --dir "$here/differential" --seconds "$diff_seconds" \
+      --out "$out/differential" > "$out/differential.log" 2>&1; then
+    record "differential" "PASS ($(sed -n 2p "$out/differential.log" | sed 's/^differential: //'))"
+  else
+    record "differential" "FAIL ($(sed -n 2p "$out/differential.log" | sed 's/^differential: //'))"
+    failures=$((failures + 1))
+    grep '^finding: \|^not run' "$out/differential.log" | head -20 | tee -a "$summary"
+  fi
+elif [ "$diff_seconds" -gt 0 ]; then
+  record "differential" "not built (SUITE_DIFFERENTIAL=0?)"
+fi
 
 command -v compute-sanitizer >/dev/null || { record "compute-sanitizer" "not installed"; finish; }
 # Every program under every tool, SANITIZER_JOBS at once (the tools are mostly CPU-bound and the
