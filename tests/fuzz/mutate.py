@@ -10,6 +10,14 @@ Every input must get a result or a located error. A finding is an input on which
     mutate.py mlir --seconds 60 --out /tmp/findings      # mutate tests/lit/dialect/*.mlir
     mutate.py cpp --seconds 60 --out /tmp/findings       # mutate examples/*.cpp
     mutate.py replay tests/fuzz/crashes/oxide-opt         # every saved input must now be handled
+    mutate.py mlir --batch 200 --seconds 3600 ...         # 200 cases per oxide-opt process (below)
+
+--batch N (mlir) joins N mutated cases with `// -----` and runs each pipeline once over them with
+--split-input-file, which parses and runs each case on its own (a fresh MLIRContext per chunk),
+as N separate runs would, at a fraction of the cost of starting oxide-opt N times. A batch in
+which anything is found (a signal, a crash banner, LLVM ERROR, a time-out) is run again case by
+case, so every finding is a single input with its own log, and a case that is only bad in a
+batch is reported as "batch-only" with the batch itself.
 
 Findings are written to --out as <kind>-<hash>.{mlir,cpp} with the tool's output beside them;
 a fixed one is kept under tests/fuzz/crashes/{oxide-opt,oxcc}/ and replayed by CI.
@@ -19,6 +27,7 @@ import hashlib
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -167,6 +176,34 @@ def check_cpp(path, timeout):
     return classify("cpp", rc, out), "oxcc " + " ".join(cmd[1:-1]) + "\n" + out
 
 
+SPLIT = "// -----"
+
+
+def check_mlir_batch(texts, tmp, timeout):
+    """Findings [(finding, text, log)] of a batch of cases, each run alone when the batch has any."""
+    batch = Path(tmp) / "batch.mlir"
+    batch.write_text(("\n%s\n" % SPLIT).join(texts))
+    suspicious = False
+    for flag in PIPELINES:
+        rc, out = run([str(OXIDE_OPT), "--split-input-file", flag, str(batch), "-o", os.devnull],
+                      timeout * max(1, len(texts) // 20))
+        if classify("mlir", rc, out):
+            suspicious = True
+            break
+    if not suspicious:
+        return []
+    findings = []
+    single = Path(tmp) / "case.mlir"
+    for text in texts:
+        single.write_text(text)
+        finding, log = check_mlir(single, timeout)
+        if finding:
+            findings.append((finding, text, log))
+    if not findings:
+        findings.append(("batch-only", batch.read_text(), "oxide-opt --split-input-file %s\n%s" % (flag, out)))
+    return findings
+
+
 def seeds(kind):
     if kind == "mlir":
         for f in sorted((ROOT / "tests" / "lit" / "dialect").glob("*.mlir")):
@@ -186,24 +223,51 @@ def fuzz(args):
     check = check_mlir if args.kind == "mlir" else check_cpp
     deadline = time.monotonic() + args.seconds
     cases, findings = 0, {}
+    batch = max(1, args.batch) if args.kind == "mlir" else 1
+    start = time.monotonic()
+
+    def mutant():
+        text = rng.choice(corpus)
+        for _ in range(rng.randint(1, 4)):
+            text = (mutate_cpp(text, rng) if args.kind == "cpp" else
+                    mutate_lines(text, rng) if rng.random() < 0.4 else mutate_tokens(text, rng, MLIR_VOCABULARY))
+        return text
+
+    def record(finding, text, log):
+        digest = hashlib.sha1(text.encode()).hexdigest()[:12]
+        name = "%s-%s" % (finding, digest)
+        (out / (name + suffix)).write_text(text)
+        (out / (name + ".log")).write_text(log)
+        findings[finding] = findings.get(finding, 0) + 1
+
+    # SIGTERM or ^C ends the run after the current case with the usual summary, so a long
+    # campaign stopped early still says how many cases it ran.
+    stop = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.append(1))
+    reported = 0
     with tempfile.TemporaryDirectory() as tmp:
-        while time.monotonic() < deadline:
-            text = rng.choice(corpus)
-            for _ in range(rng.randint(1, 4)):
-                text = (mutate_cpp(text, rng) if args.kind == "cpp" else
-                        mutate_lines(text, rng) if rng.random() < 0.4 else mutate_tokens(text, rng, MLIR_VOCABULARY))
+        while time.monotonic() < deadline and (args.cases == 0 or cases < args.cases) and not stop:
+            if cases - reported >= args.progress:
+                reported = cases
+                print("mutate.py %s: %d cases in %d s, findings so far: %s" %
+                      (args.kind, cases, time.monotonic() - start, findings or "none"), flush=True)
+            if batch > 1:
+                # A case that holds the split marker itself would become two: keep it out.
+                texts = [t for t in (mutant() for _ in range(batch)) if SPLIT not in t]
+                cases += len(texts)
+                for finding, text, log in check_mlir_batch(texts, tmp, args.timeout):
+                    record(finding, text, log)
+                continue
+            text = mutant()
             case = Path(tmp) / ("case" + suffix)
             case.write_text(text)
             cases += 1
             finding, log = check(case, args.timeout)
             if finding:
-                digest = hashlib.sha1(text.encode()).hexdigest()[:12]
-                name = "%s-%s" % (finding, digest)
-                (out / (name + suffix)).write_text(text)
-                (out / (name + ".log")).write_text(log)
-                findings[finding] = findings.get(finding, 0) + 1
-    print("mutate.py %s: %d cases in %d s, findings: %s (in %s)" %
-          (args.kind, cases, args.seconds, findings or "none", out))
+                record(finding, text, log)
+    print("mutate.py %s: %d cases in %d s (seed %d, batch %d), findings: %s (in %s)" %
+          (args.kind, cases, time.monotonic() - start, args.seed, batch, findings or "none", out))
     return 1 if findings else 0
 
 
@@ -230,6 +294,10 @@ def main():
         p.add_argument("--seed", type=int, default=int(time.time()))
         p.add_argument("--out", default=str(BUILD / "fuzz-findings"))
         p.add_argument("--timeout", type=int, default=60)
+        p.add_argument("--cases", type=int, default=0, help="stop after this many cases (0: only --seconds)")
+        p.add_argument("--progress", type=int, default=10000, help="print the count every this many cases")
+        if kind == "mlir":
+            p.add_argument("--batch", type=int, default=1, help="cases per oxide-opt run (--split-input-file)")
         p.set_defaults(kind=kind)
     p = sub.add_parser("replay")
     p.add_argument("dir")
