@@ -11,6 +11,7 @@
 #include <exception>
 
 #include "oxide/detail/intrinsic_abi.hpp"
+#include "sim/mbarrier.hpp"
 
 namespace oxide::detail::sim {
 
@@ -64,6 +65,8 @@ std::optional<Failure> BlockRunner::run(LaunchPlan &plan, std::uint64_t group) {
   starting_block_end_ = count_;
   waiting_ = 0;
   group_waiters_.clear();
+  mbarrier_waiters_.clear();
+  copies_.clear();
   ready_.clear();
   ready_head_ = 0;
 
@@ -71,9 +74,10 @@ std::optional<Failure> BlockRunner::run(LaunchPlan &plan, std::uint64_t group) {
   while (!failure_ && exited() < total_) {
     if (const std::optional<SwitchTarget> target = next_target())
       switch_to(*target, {Event::from_host});
-    else if (!failure_)
+    else if (!failure_ && !land_all_copies()) // the copy engine works while the threads wait
       diagnose_stall();
   }
+  copies_.clear(); // copies into the group's shared memory, which ends with it
   release_stacks();
   current_sim_thread = nullptr;
   if (trace_)
@@ -685,12 +689,22 @@ void BlockRunner::diagnose_stall() {
       message = fmt::format("deadlock: {} waits for lane {}, which waits at sync_threads", op, lane);
     else if (other.status == Status::at_group_barrier)
       message = fmt::format("deadlock: {} waits for lane {}, which waits at {}", op, lane, group_barrier);
+    else if (other.status == Status::at_mbarrier)
+      message = fmt::format("deadlock: {} waits for lane {}, which waits at an mbarrier: {}", op, lane,
+                            describe_mbarrier_deadlock(other));
     else
       message = fmt::format("deadlock: {} waits for lane {}, which waits in warp {} (mask 0x{:08x})", op,
                             lane, describe_warp_op(other.warp), other.warp.mask);
     failure_ = failure_of(t, std::move(message));
     return;
   }
+  // A thread waiting at an mbarrier whose phase cannot complete any more, before the barriers
+  // it holds up.
+  for (std::uint32_t t = 0; t < total_; ++t)
+    if (threads_[t].status == Status::at_mbarrier) {
+      failure_ = failure_of(t, "deadlock: " + describe_mbarrier_deadlock(threads_[t]));
+      return;
+    }
   for (std::uint32_t member = 0; member < members_; ++member) {
     const BlockState &block = *blocks_[member];
     if (block.barrier_waiters.empty())
@@ -731,6 +745,141 @@ void BlockRunner::diagnose_stall() {
                   "waits at (first: thread {3} of block {4})",
                   group_barrier, exited(), plan_->cooperative ? "grid" : "cluster",
                   describe_thread(first_exited - exited_block.first_slot), describe_block(exited_block)));
+}
+
+std::string BlockRunner::describe_mbarrier_deadlock(const ThreadState &waiter) {
+  const BlockState *owner = owner_of(waiter.mbarrier);
+  std::string where = "an mbarrier";
+  if (owner) {
+    const auto [offset, dynamic] =
+        place_in_shared(owner->shared, reinterpret_cast<std::uintptr_t>(waiter.mbarrier));
+    where = fmt::format("the mbarrier at byte {} of {}", offset,
+                        dynamic ? "dynamic shared memory" : "a shared array");
+    if (owner != waiter.sim.home)
+      where += fmt::format(" of block {}", describe_block(*owner));
+  }
+  std::string state = "it is no longer initialised";
+  std::uint64_t word = 0;
+  {
+    const OwnAccess access(*this);
+    word = *waiter.mbarrier;
+  }
+  if (const auto m = Mbarrier::decode(word))
+    state = fmt::format("{} of its {} arrivals and {} transaction bytes are still due", m->pending, m->count,
+                        m->tx);
+  std::uint32_t exited = 0, at_barriers = 0, at_mbarriers = 0, in_warp_ops = 0;
+  for (std::uint32_t t = 0; t < total_; ++t)
+    switch (threads_[t].status) {
+    case Status::exited:
+      ++exited;
+      break;
+    case Status::at_barrier:
+    case Status::at_group_barrier:
+      ++at_barriers;
+      break;
+    case Status::at_mbarrier:
+      ++at_mbarriers;
+      break;
+    case Status::in_warp_op:
+      ++in_warp_ops;
+      break;
+    case Status::running:
+    case Status::ready:
+      break;
+    }
+  return fmt::format("the thread waits for the phase of parity {} of {}, which can never complete: {}, "
+                     "and no thread can run ({} of the {} threads wait at mbarriers, {} at sync_threads or "
+                     "{}, {} in warp operations, {} have exited)",
+                     waiter.mbarrier_parity, where, state, at_mbarriers, total_, at_barriers,
+                     group_barrier_name(), in_warp_ops, exited);
+}
+
+// --- mbarriers and TMA copies (sim/hopper.cpp) -----------------------------------------------
+
+void BlockRunner::mbarrier_wait(SimThread &thread, const std::uint64_t *bar, std::uint32_t parity) {
+  ThreadState &state = threads_[thread.slot];
+  state.status = Status::at_mbarrier;
+  state.mbarrier = bar;
+  state.mbarrier_parity = parity;
+  mbarrier_waiters_.push_back(thread.slot);
+  suspend(state);
+}
+
+void BlockRunner::mbarrier_completed(const std::uint64_t *bar) {
+  std::erase_if(mbarrier_waiters_, [&](std::uint32_t t) {
+    ThreadState &state = threads_[t];
+    if (state.mbarrier != bar)
+      return false;
+    state.status = Status::ready;
+    state.mbarrier = nullptr;
+    ready_.push_back(t);
+    return true;
+  });
+}
+
+bool BlockRunner::mbarrier_in_use(const std::uint64_t *bar) const noexcept {
+  for (std::uint32_t t : mbarrier_waiters_)
+    if (threads_[t].mbarrier == bar)
+      return true;
+  return std::any_of(copies_.begin(), copies_.end(), [&](const TmaCopy &copy) { return copy.bar == bar; });
+}
+
+void BlockRunner::defer_copy(const TmaCopy &copy) { copies_.push_back(copy); }
+
+template <class Which> void BlockRunner::land_queued(Which which) {
+  // Taken out first: landing wakes threads but queues nothing.
+  std::vector<TmaCopy> landing;
+  std::erase_if(copies_, [&](const TmaCopy &copy) {
+    if (!which(copy))
+      return false;
+    landing.push_back(copy);
+    return true;
+  });
+  const OwnAccess access(*this);
+  for (const TmaCopy &copy : landing) {
+    bool completed = false;
+    if (std::string error = land(copy, completed); !error.empty()) {
+      if (!failure_)
+        failure_ = failure_of(copy.issuer, std::move(error));
+      return;
+    }
+    if (completed)
+      mbarrier_completed(copy.bar);
+  }
+}
+
+void BlockRunner::land_copies(SimThread &thread, const std::uint64_t *bar) {
+  if (copies_.empty())
+    return;
+  land_queued([bar](const TmaCopy &copy) { return copy.bar == bar; });
+  if (failure_) // the issuer's, reported from the waiter's fiber
+    leave_fiber({Event::failed, thread.slot, nullptr});
+}
+
+bool BlockRunner::land_all_copies() {
+  if (copies_.empty())
+    return false;
+  land_queued([](const TmaCopy &) { return true; });
+  return true;
+}
+
+BlockState *BlockRunner::owner_of(const void *address) const noexcept {
+  for (std::uint32_t member = 0; member < members_; ++member)
+    if (blocks_[member]->shared.in_arena(address))
+      return blocks_[member].get();
+  return nullptr;
+}
+
+BlockRunner::OwnAccess::OwnAccess(BlockRunner &runner) noexcept : runner_(runner) {
+  if (runner_.trace_)
+    for (std::uint32_t member = 0; member < runner_.members_; ++member)
+      runner_.blocks_[member]->shared.protect(false);
+}
+
+BlockRunner::OwnAccess::~OwnAccess() {
+  if (runner_.trace_)
+    for (std::uint32_t member = 0; member < runner_.members_; ++member)
+      runner_.blocks_[member]->shared.protect(true);
 }
 
 const char *BlockRunner::group_barrier_name() const noexcept {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "sim/fiber.hpp"
+#include "sim/hopper.hpp"
 #include "sim/kernel_faults.hpp"
 #include "sim/launch_plan.hpp"
 #include "sim/schedule.hpp"
@@ -89,6 +90,42 @@ public:
                            const char *where);
   /// The launch whose group runs.
   [[nodiscard]] const LaunchPlan &plan() const noexcept { return *plan_; }
+  /// Whether the checking mode is on.
+  [[nodiscard]] bool checking() const noexcept { return check_; }
+
+  // Hopper (sim/hopper.cpp): mbarrier waits and TMA copies.
+  /// Suspends `thread`, whose try_wait found the phase of parity `parity` of `bar` incomplete,
+  /// until that phase completes (mbarrier_completed). A phase that never completes is a
+  /// deadlock, reported when no thread can run.
+  void mbarrier_wait(SimThread &thread, const std::uint64_t *bar, std::uint32_t parity);
+  /// `thread` has seen a phase of an mbarrier complete: in the checking mode, its warp's accesses
+  /// before are ordered before those after (as at a barrier), for the warp-race checks.
+  void mbarrier_acquired(SimThread &thread) noexcept {
+    if (check_)
+      new_epochs(thread.home->first_warp + thread.linear / kWarpSize, 1);
+  }
+  /// The current phase of `bar` has completed: the threads waiting for it can run.
+  void mbarrier_completed(const std::uint64_t *bar);
+  /// Whether a thread waits at `bar` or a queued copy completes it.
+  [[nodiscard]] bool mbarrier_in_use(const std::uint64_t *bar) const noexcept;
+  /// Queues a TMA copy; it lands when a thread waits at its barrier or no thread can run.
+  void defer_copy(const TmaCopy &copy);
+  /// Lands the queued copies of `bar`, for `thread`, which is about to wait at it.
+  void land_copies(SimThread &thread, const std::uint64_t *bar);
+  /// The block of the group whose shared memory holds `address`; null when none does.
+  [[nodiscard]] BlockState *owner_of(const void *address) const noexcept;
+  /// While tracing (OXIDE_SIM_WARP_RACES) protects shared memory, the simulator's own accesses
+  /// to it (mbarrier words, TMA boxes, wgmma operands) happen inside this scope.
+  class OwnAccess {
+  public:
+    explicit OwnAccess(BlockRunner &runner) noexcept;
+    OwnAccess(const OwnAccess &) = delete;
+    OwnAccess &operator=(const OwnAccess &) = delete;
+    ~OwnAccess();
+
+  private:
+    BlockRunner &runner_;
+  };
   /// Stops the group: records the failure of `thread` and abandons every fiber.
   [[noreturn]] void fail(const SimThread &thread, std::string message);
   /// Called by the signal handler of a fault (sim/kernel_faults.hpp) whose stack pointer was
@@ -105,7 +142,15 @@ public:
   [[nodiscard]] bool end_traced_step() noexcept;
 
 private:
-  enum class Status : std::uint8_t { running, ready, at_barrier, at_group_barrier, in_warp_op, exited };
+  enum class Status : std::uint8_t {
+    running,
+    ready,
+    at_barrier,
+    at_group_barrier,
+    in_warp_op,
+    at_mbarrier,
+    exited
+  };
 
   struct ThreadState {
     SimThread sim;
@@ -114,6 +159,8 @@ private:
     fcontext_t context = nullptr; ///< where it resumes, while it waits
     WarpRequest warp;
     std::uint32_t warp_result = 0;
+    const std::uint64_t *mbarrier = nullptr; ///< at_mbarrier: the barrier...
+    std::uint32_t mbarrier_parity = 0;       ///< ... and the parity of the phase it waits for
   };
 
   /// What the side that switched away was doing, for the side that is switched to.
@@ -156,6 +203,11 @@ private:
   /// Checking mode: ends the epoch of `count` warps of the group from `first` (a barrier).
   void new_epochs(std::uint32_t first, std::uint32_t count) noexcept;
   void diagnose_stall();
+  /// Lands every queued copy (no thread could run); true when there was any.
+  [[nodiscard]] bool land_all_copies();
+  /// Lands the queued copies for which `which` holds; a failure is the issuer's.
+  template <class Which> void land_queued(Which which);
+  [[nodiscard]] std::string describe_mbarrier_deadlock(const ThreadState &waiter);
   void release_stacks() noexcept;
 
   /// The block of `slot`, also for a thread that has not started.
@@ -186,6 +238,8 @@ private:
   std::uint32_t starting_block_end_ = 0;            ///< ... which ends at this slot
   std::uint32_t waiting_ = 0;                       ///< threads at sync_threads or the group barrier
   std::vector<std::uint32_t> group_waiters_;        ///< slots of threads at cluster::sync / grid::sync
+  std::vector<std::uint32_t> mbarrier_waiters_;     ///< slots of threads waiting at an mbarrier
+  std::vector<TmaCopy> copies_;                     ///< TMA copies that have not landed
   std::vector<std::uint32_t> warp_pending_; ///< per warp of the group: lanes waiting in a warp operation
   std::vector<std::uint32_t> ready_;
   std::size_t ready_head_ = 0;
