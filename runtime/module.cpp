@@ -18,7 +18,7 @@ std::string describe_code(const DeviceImage &image) {
   for (const CodeObject &code : image.code) {
     if (!out.empty())
       out += ", ";
-    out += fmt::format("{} for sm_{}", code.kind == CodeKind::Cubin ? "cubin" : "PTX", code.arch);
+    out += fmt::format("{} for {}", code.kind == CodeKind::Cubin ? "cubin" : "PTX", code_target_name(code));
   }
   return out;
 }
@@ -56,8 +56,8 @@ CUmodule load_module(const DeviceImage &image, const std::string &user, const st
       &module, code->bytes.c_str(), static_cast<unsigned>(options.size()), options.data(), values.data());
   if (result != CUDA_SUCCESS) {
     std::string details =
-        fmt::format("(loading {} for sm_{} on {}, sm_{})", code->kind == CodeKind::Cubin ? "cubin" : "PTX",
-                    code->arch, device.name(), arch);
+        fmt::format("(loading {} for {} on {}, sm_{})", code->kind == CodeKind::Cubin ? "cubin" : "PTX",
+                    code_target_name(*code), device.name(), arch);
     if (const std::string_view log = trimmed(error_log.data()); !log.empty())
       details += fmt::format("\nJIT error log:\n{}", log);
     throw_driver_error(result, "cuModuleLoadDataEx", kernel, details);

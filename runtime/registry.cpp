@@ -140,17 +140,22 @@ RegisteredKernel require_kernel(const void *host_address) {
 }
 
 const CodeObject *select_code(const DeviceImage &image, int arch) noexcept {
-  // A cubin for sm_XY runs on sm_XZ with Z >= Y (binary compatibility within a major version):
-  // the newest such cubin loads without a JIT, an exact one first. Otherwise the driver JITs
-  // the newest PTX not newer than the device.
+  // Of the code objects that run on the device (code_runs_on: a cubin of its major version not
+  // newer than it, PTX not newer than it, architecture-specific code of its very architecture),
+  // the newest cubin loads without a JIT, an exact one first; otherwise the driver JITs the
+  // newest PTX. Architecture-specific code outranks portable code of the same architecture.
   const CodeObject *cubin = nullptr, *ptx = nullptr;
+  auto newer = [](const CodeObject &code, const CodeObject *than) {
+    return !than || code.arch > than->arch ||
+           (code.arch == than->arch && code.features == CodeFeatures::ArchSpecific &&
+            than->features != CodeFeatures::ArchSpecific);
+  };
   for (const CodeObject &code : image.code) {
-    const int code_arch = static_cast<int>(code.arch);
-    if (code_arch > arch)
+    if (!code_runs_on(code, arch))
       continue;
-    if (code.kind == CodeKind::Cubin && code_arch / 10 == arch / 10 && (!cubin || code.arch > cubin->arch))
+    if (code.kind == CodeKind::Cubin && newer(code, cubin))
       cubin = &code;
-    if (code.kind == CodeKind::Ptx && (!ptx || code.arch > ptx->arch))
+    if (code.kind == CodeKind::Ptx && newer(code, ptx))
       ptx = &code;
   }
   return cubin ? cubin : ptx;

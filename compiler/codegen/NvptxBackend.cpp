@@ -109,7 +109,7 @@ llvm::Expected<std::string> oxide::generatePtx(llvm::Module &module, llvm::Strin
 llvm::Expected<std::string> oxide::assembleCubin(const std::string &ptxas, const std::string &ptx,
                                                  llvm::StringRef arch, unsigned optLevel,
                                                  llvm::ArrayRef<llvm::StringRef> extraFlags,
-                                                 llvm::raw_ostream *log) {
+                                                 llvm::raw_ostream *log, std::string *warnings) {
   llvm::SmallString<128> ptxPath, cubinPath, logPath;
   if (auto ec = llvm::sys::fs::createTemporaryFile("oxide", "ptx", ptxPath))
     return llvm::createStringError("cannot create a temporary file: " + ec.message());
@@ -146,6 +146,9 @@ llvm::Expected<std::string> oxide::assembleCubin(const std::string &ptxas, const
     return llvm::createStringError(
         "ptxas failed (" + (execError.empty() ? "exit " + std::to_string(rc) : execError) + "):\n" + log);
   }
+  if (warnings)
+    if (auto buffer = llvm::MemoryBuffer::getFile(logPath))
+      *warnings = (*buffer)->getBuffer().trim().str();
   auto cubin = llvm::MemoryBuffer::getFile(cubinPath, /*IsText=*/false);
   if (!cubin)
     return llvm::createStringError("ptxas wrote no cubin: " + cubin.getError().message());

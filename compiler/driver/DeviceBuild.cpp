@@ -129,6 +129,10 @@ llvm::Expected<detail::DeviceImage> driver::buildDeviceImage(const TranslationUn
   mlirOpts.arch = arch.number;
   mlirOpts.archName = arch.name();
   mlirOpts.archChosen = opts.archsChosen();
+  // A kernel that uses wgmma or setmaxnreg makes the module code for the "a" target (sm_90a),
+  // which only that architecture runs; the check that sets this refuses every other target.
+  bool archSpecific = false;
+  mlirOpts.archSpecific = &archSpecific;
   // `oxcc check` compiles one architecture (checkArchs) and checks the kernels' requirements
   // against every other one the user chose; it stops after the checks.
   if (opts.emit == EmitStage::Check) {
@@ -167,7 +171,12 @@ llvm::Expected<detail::DeviceImage> driver::buildDeviceImage(const TranslationUn
     dumpOptimized = temps.enabled() ? &optimizedOs : stageOut;
   else if (temps.enabled())
     dumpOptimized = &optimizedOs;
-  auto ptx = generatePtx(**lowered, arch.smName(), deviceOptLevel, dumpOptimized);
+  const std::string target = arch.smName() + (archSpecific ? "a" : "");
+  const auto features = archSpecific ? detail::CodeFeatures::ArchSpecific : detail::CodeFeatures::Portable;
+  if (archSpecific && opts.verbose)
+    log << "oxcc: note: compiling " << arch.name() << " as " << target << " for " << tu.input
+        << ": its kernels use " << target << "'s warpgroup instructions (wgmma, setmaxnreg)\n";
+  auto ptx = generatePtx(**lowered, target, deviceOptLevel, dumpOptimized);
   if (!ptx)
     return ptx.takeError();
   if (temps.enabled()) {
@@ -190,7 +199,7 @@ llvm::Expected<detail::DeviceImage> driver::buildDeviceImage(const TranslationUn
 
   // Without ptxas, an architecture asked for as a cubin only gets its PTX instead.
   if (arch.hasPtx() || tc.ptxas.empty())
-    image.code.push_back({detail::CodeKind::Ptx, arch.number, *ptx});
+    image.code.push_back({detail::CodeKind::Ptx, arch.number, *ptx, features});
   if (!arch.hasCubin())
     return image;
   if (tc.ptxas.empty()) {
@@ -206,8 +215,9 @@ llvm::Expected<detail::DeviceImage> driver::buildDeviceImage(const TranslationUn
     ptxasFlags.append({"-g", "--dont-merge-basicblocks", "--return-at-end"});
   else if (opts.lineInfo)
     ptxasFlags.push_back("-lineinfo");
-  auto cubin =
-      assembleCubin(tc.ptxas, *ptx, arch.smName(), deviceOptLevel, ptxasFlags, opts.verbose ? &log : nullptr);
+  std::string ptxasWarnings;
+  auto cubin = assembleCubin(tc.ptxas, *ptx, target, deviceOptLevel, ptxasFlags,
+                             opts.verbose ? &log : nullptr, &ptxasWarnings);
   if (!cubin) {
     const std::string message = llvm::toString(cubin.takeError());
     const PtxasRefusal refusal = explainPtxasFailure(*ptx, message);
@@ -217,15 +227,19 @@ llvm::Expected<detail::DeviceImage> driver::buildDeviceImage(const TranslationUn
       return llvm::make_error<UnsupportedArchError>(refusal.summary(), 0);
     return llvm::createStringError(
         "ptxas rejects the code" + (refusal.function.empty() ? std::string() : " of " + refusal.function) +
-        " for " + arch.smName() + ": " + refusal.what +
+        " for " + target + ": " + refusal.what +
         (opts.archsChosen() ? "; if it needs a newer GPU, remove " + arch.name() + " from --arch"
                             : std::string()) +
         "\n" + message);
   }
+  // What ptxas warns of is the user's to know: that it serialises wgmma instructions (C7510,
+  // C7515) costs most of a GEMM's speed.
+  if (!ptxasWarnings.empty())
+    diagOut << "oxcc: warning: ptxas, compiling for " << target << ":\n" << ptxasWarnings << "\n";
   if (auto err = temps.write(stagePrefix + "cubin", *cubin))
     return std::move(err);
   if (opts.emit == EmitStage::Cubin)
     *stageOut << *cubin;
-  image.code.push_back({detail::CodeKind::Cubin, arch.number, std::move(*cubin)});
+  image.code.push_back({detail::CodeKind::Cubin, arch.number, std::move(*cubin), features});
   return image;
 }

@@ -97,28 +97,38 @@ std::string describe(mlir::Location loc) {
 /// Every kernel must be able to run on the architecture compiled for (and on those `oxcc check`
 /// checks without compiling for them). For one the user chose,
 /// each kernel that cannot is an error; for a default one, the first such kernel is the reason
-/// to leave the architecture out.
+/// to leave the architecture out. A kernel that needs architecture-specific features (sm_90a)
+/// runs on that architecture alone, for which the module is then compiled as its "a" target
+/// (`*archSpecific`).
 llvm::Error checkArchRequirements(mlir::ModuleOp module, const MlirStageOptions &options) {
   std::vector<std::pair<unsigned, std::string>> archs = {{options.arch, options.archName}};
   llvm::append_range(archs, options.alsoCheckArchs);
   bool failed = false;
   for (ArchRequirement &req : collectArchRequirements(module)) {
     const std::string kernelName = llvm::demangle(req.kernel.getSymName().str());
-    const std::string needs = "sm_" + std::to_string(req.minArch);
+    const std::string needs = req.archSpecific
+                                  ? requiredTargetName(req) + " (compute capability " +
+                                        std::to_string(req.minArch / 10) + "." +
+                                        std::to_string(req.minArch % 10) + " only: later GPUs do not have it)"
+                                  : "sm_" + std::to_string(req.minArch) + " or newer";
     const bool atKernel = req.where == req.kernel.getLoc();
     for (const auto &[arch, archName] : archs) {
-      if (req.minArch <= arch)
+      if (req.archSpecific ? arch == req.minArch : req.minArch <= arch) {
+        if (req.archSpecific && arch == options.arch && options.archSpecific)
+          *options.archSpecific = true;
         continue;
+      }
       if (!options.archChosen)
         return llvm::make_error<UnsupportedArchError>(
             "kernel '" + kernelName + "' " + req.feature +
-                (atKernel ? std::string() : " at " + describe(req.where)) + ", which needs " + needs +
-                " or newer",
+                (atKernel ? std::string() : " at " + describe(req.where)) + ", which needs " + needs,
             req.minArch);
+      // The --arch that works: the plain architecture (the driver compiles it as its "a" target).
+      const std::string suggestion = "sm_" + std::to_string(req.minArch);
       mlir::InFlightDiagnostic diag = mlir::emitError(kernelLocation(req.kernel))
                                       << "kernel '" << kernelName << "' " << req.feature << ", which needs "
-                                      << needs << " or newer, but this build targets " << archName
-                                      << "; remove " << archName << " from --arch (e.g. --arch=" << needs
+                                      << needs << ", but this build targets " << archName << "; remove "
+                                      << archName << " from --arch (e.g. --arch=" << suggestion
                                       << "), or leave --arch out: the default architectures "
                                       << "leave out those a translation unit's kernels cannot run on";
       if (!atKernel)

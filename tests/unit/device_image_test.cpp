@@ -21,6 +21,7 @@ DeviceImage sample_image() {
                         std::string("\x7f"
                                     "ELF\0\0\x01\xff",
                                     8)});
+  image.code.push_back({CodeKind::Cubin, 90, "sm_90a cubin", CodeFeatures::ArchSpecific});
   image.kernels.push_back(
       {"_Z6vecaddN5oxide4SpanIKfEES2_NS_12DisjointSpanIfEE", {{16, 8}, {16, 8}, {16, 8}}});
   image.kernels.push_back({"scalar_kernel", {{4, 4}, {8, 8}}});
@@ -33,6 +34,7 @@ void expect_same(const DeviceImage &a, const DeviceImage &b) {
   for (std::size_t i = 0; i < a.code.size(); ++i) {
     EXPECT_EQ(a.code[i].kind, b.code[i].kind);
     EXPECT_EQ(a.code[i].arch, b.code[i].arch);
+    EXPECT_EQ(a.code[i].features, b.code[i].features);
     EXPECT_EQ(a.code[i].bytes, b.code[i].bytes);
   }
   ASSERT_EQ(a.kernels.size(), b.kernels.size());
@@ -87,7 +89,7 @@ TEST(DeviceImage, RejectsBadMagicVersionAndKind) {
 
 TEST(DeviceImage, RejectsSizesLargerThanTheInput) {
   std::string huge = encode_image(sample_image());
-  for (std::size_t i = 28; i < 36; ++i) // first code object's u64 size
+  for (std::size_t i = 32; i < 40; ++i) // first code object's u64 size, after kind, arch and features
     huge[i] = '\xff';
   EXPECT_FALSE(decode_image(bytes_of(huge)).has_value());
 

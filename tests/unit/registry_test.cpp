@@ -175,6 +175,25 @@ TEST(SelectCode, DefaultImageNeedsNoJitOnTheListedGpus) {
   EXPECT_EQ(select_code(image, 75), nullptr);
 }
 
+// A translation unit whose kernels use wgmma or setmaxnreg is compiled for sm_90a: that code
+// loads on compute capability 9.0 only, PTX as well as cubin, and outranks portable sm_90 code.
+TEST(SelectCode, ArchSpecificCodeRunsOnItsOwnArchitectureOnly) {
+  DeviceImage image;
+  image.code.push_back({CodeKind::Ptx, 90, "ptx90a", CodeFeatures::ArchSpecific});
+  image.code.push_back({CodeKind::Cubin, 90, "sass90a", CodeFeatures::ArchSpecific});
+  EXPECT_EQ(select_code(image, 90)->bytes, "sass90a");
+  EXPECT_EQ(select_code(image, 100), nullptr); // sm_90a PTX does not JIT for later GPUs
+  EXPECT_EQ(select_code(image, 120), nullptr);
+  EXPECT_EQ(select_code(image, 89), nullptr);
+  image.code.erase(image.code.begin() + 1);
+  EXPECT_EQ(select_code(image, 90)->bytes, "ptx90a");
+  image.code.push_back({CodeKind::Ptx, 90, "ptx90"});
+  EXPECT_EQ(select_code(image, 90)->bytes, "ptx90a");
+  EXPECT_EQ(select_code(image, 100)->bytes, "ptx90");
+  EXPECT_EQ(code_target_name(image.code[0]), "sm_90a");
+  EXPECT_EQ(code_target_name(image.code[1]), "sm_90");
+}
+
 TEST(RegistryDeathTest, MalformedImageAbortsWithInternalError) {
   const unsigned char garbage[] = {'N', 'O', 'T', 'A', 'N', 'I', 'M', 'G', 1, 0, 0, 0};
   EXPECT_DEATH(__oxide_register_image(garbage, sizeof garbage, nullptr, nullptr, 0),

@@ -2,7 +2,7 @@
 //
 // Layout (all integers little-endian):
 //   "OXIDEIMG" | u32 version | u32 code_count | u32 kernel_count
-//   code_count   x { u32 kind | u32 arch | u64 size | bytes }          PTX or cubin, per arch
+//   code_count   x { u32 kind | u32 arch | u32 features | u64 size | bytes }  PTX or cubin, per arch
 //   kernel_count x { u32 name_size | name | u32 param_count | param_count x { u32 size | u32 align }
 //                    | u32 contract_size | contract | u32 params_size | params
 //                    | u32 max_threads | u32 min_blocks }
@@ -21,12 +21,41 @@ namespace oxide::detail {
 
 enum class CodeKind : std::uint32_t { Ptx = 0, Cubin = 1 };
 
+/// What a code object was compiled for beyond its architecture's number.
+enum class CodeFeatures : std::uint32_t {
+  /// The architecture's common features: the code also runs on later GPUs (a cubin on later ones
+  /// of its major version, PTX on any later one).
+  Portable = 0,
+  /// Its architecture-specific features too ("sm_90a": wgmma, setmaxnreg): the code runs on
+  /// exactly that compute capability, as PTX or cubin.
+  ArchSpecific = 1,
+};
+
 /// One compiled form of the module: PTX (JIT-compiled by the driver) or a cubin for one arch.
 struct CodeObject {
   CodeKind kind = CodeKind::Ptx;
   std::uint32_t arch = 0; ///< compute capability * 10 + minor, e.g. 90 for sm_90
   std::string bytes;
+  CodeFeatures features = CodeFeatures::Portable;
 };
+
+/// The target a code object was compiled for, as PTX and ptxas name it: "sm_90", "sm_90a".
+inline std::string code_target_name(const CodeObject &code) {
+  return "sm_" + std::to_string(code.arch) + (code.features == CodeFeatures::ArchSpecific ? "a" : "");
+}
+
+/// Whether `code` can load on a device of compute capability `arch` (* 10 + minor). This is the
+/// one statement of the compatibility rules: architecture-specific code runs on its own
+/// architecture only; a cubin runs on its architecture and later ones of the same major version
+/// (binary compatibility); PTX is JIT-compiled for its architecture or any later one.
+inline bool code_runs_on(const CodeObject &code, int arch) noexcept {
+  const int code_arch = static_cast<int>(code.arch);
+  if (code.features == CodeFeatures::ArchSpecific)
+    return code_arch == arch;
+  if (code_arch > arch)
+    return false;
+  return code.kind == CodeKind::Ptx || code_arch / 10 == arch / 10;
+}
 
 struct ParamLayout {
   std::uint32_t size = 0;
@@ -52,7 +81,8 @@ struct KernelInfo {
 };
 
 struct DeviceImage {
-  static constexpr std::uint32_t kVersion = 3;
+  /// 4: code objects carry their CodeFeatures (sm_90a).
+  static constexpr std::uint32_t kVersion = 4;
   std::vector<CodeObject> code;
   std::vector<KernelInfo> kernels;
 
@@ -82,6 +112,7 @@ inline std::string encode_image(const DeviceImage &image) {
   for (const auto &c : image.code) {
     put32(static_cast<std::uint32_t>(c.kind));
     put32(c.arch);
+    put32(static_cast<std::uint32_t>(c.features));
     put64(c.bytes.size());
     out += c.bytes;
   }
@@ -142,11 +173,13 @@ inline std::optional<DeviceImage> decode_image(std::span<const unsigned char> by
   DeviceImage image;
   for (std::uint32_t i = 0; i < code_count; ++i) {
     CodeObject c;
-    std::uint32_t kind = 0;
+    std::uint32_t kind = 0, features = 0;
     std::uint64_t size = 0;
-    if (!get(kind) || kind > 1 || !get(c.arch) || !get(size) || !get_string(size, c.bytes))
+    if (!get(kind) || kind > 1 || !get(c.arch) || !get(features) || features > 1 || !get(size) ||
+        !get_string(size, c.bytes))
       return std::nullopt;
     c.kind = static_cast<CodeKind>(kind);
+    c.features = static_cast<CodeFeatures>(features);
     image.code.push_back(std::move(c));
   }
   for (std::uint32_t i = 0; i < kernel_count; ++i) {

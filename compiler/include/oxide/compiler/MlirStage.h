@@ -44,6 +44,10 @@ struct MlirStageOptions {
   std::vector<std::pair<unsigned, std::string>> alsoCheckArchs;
   /// Stop after the checks (`oxcc check`): no lowering, no LLVM IR; the stage returns null.
   bool checksOnly = false;
+  /// Set (when given) if a kernel needs the architecture-specific features of `arch` (wgmma,
+  /// setmaxnreg: sm_90a): the module must then be compiled for the "a" target, whose code runs
+  /// on that compute capability only.
+  bool *archSpecific = nullptr;
 };
 
 /// Imports clang's device IR into MLIR, raises the __oxide_* intrinsics into the oxide dialect,

@@ -27,11 +27,13 @@ llvm::Expected<std::string> generatePtx(llvm::Module &module, llvm::StringRef ar
                                         llvm::raw_ostream *dumpOptimized = nullptr);
 
 /// Assembles PTX into a cubin with ptxas, adding `extraFlags` (e.g. -lineinfo); with `log` set
-/// (-v) the command is printed there first. Safe to call from several threads at once.
+/// (-v) the command is printed there first. What ptxas prints when it succeeds (its warnings,
+/// e.g. that it serialises wgmma instructions) goes to `warnings` when given. Safe to call from
+/// several threads at once.
 llvm::Expected<std::string> assembleCubin(const std::string &ptxas, const std::string &ptx,
                                           llvm::StringRef arch, unsigned optLevel,
                                           llvm::ArrayRef<llvm::StringRef> extraFlags = {},
-                                          llvm::raw_ostream *log = nullptr);
+                                          llvm::raw_ostream *log = nullptr, std::string *warnings = nullptr);
 
 } // namespace oxide
 

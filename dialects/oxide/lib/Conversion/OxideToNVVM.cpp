@@ -1030,7 +1030,10 @@ struct OxideToNVVMPass : oxide::impl::OxideToNVVMBase<OxideToNVVMPass> {
                  ClockLowering, ClusterGeometryLowering, ClusterSyncLowering, MapSharedLowering,
                  GridSyncLowering, WarpReduxLowering, WarpMatchLowering>(&getContext());
     oxide::populateTensorCoreToNVVMPatterns(patterns);
+    oxide::populateHopperToNVVMPatterns(patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+    if (failed(oxide::lowerPtxBuilderOps(module)))
       return signalPassFailure();
 
     // Entry points keep the ptx_kernel calling convention; the marker has served its purpose.

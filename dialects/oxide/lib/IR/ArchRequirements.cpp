@@ -26,8 +26,31 @@ SmallVector<LLVM::LLVMFuncOp> oxide::reachableFunctions(LLVM::LLVMFuncOp root, S
 
 namespace {
 
+struct OpRequirement {
+  unsigned minArch = 0;
+  const char *feature = nullptr;
+  bool archSpecific = false;
+};
+
 /// The architecture `op` needs and what to call it, or 0 when every target has it.
-std::pair<unsigned, const char *> opRequirement(Operation *op) {
+OpRequirement opRequirement(Operation *op) {
+  // Hopper: the warpgroup operations exist on sm_90a only; the copy engine (TMA), transaction
+  // counts and the async proxy on sm_90 and newer, and so are the mbarrier forms the lowering
+  // emits (the .release.cta/.acquire.cta qualifiers of PTX 8).
+  if (isa<oxide::WgmmaOp, oxide::WgmmaFenceOp, oxide::WgmmaCommitGroupOp, oxide::WgmmaWaitGroupOp>(op))
+    return {90, "uses warpgroup matrix multiply-accumulate (oxide::wgmma, wgmma.mma_async)", true};
+  if (isa<oxide::SetMaxNRegOp>(op))
+    return {90, "changes its warpgroups' register budget (setmaxnreg)", true};
+  if (isa<oxide::TmaLoadOp, oxide::TmaPrefetchOp>(op))
+    return {90, "uses bulk tensor copies (TMA, cp.async.bulk.tensor)"};
+  if (isa<oxide::MbarrierArriveExpectTxOp, oxide::MbarrierTryWaitParityOp>(op))
+    return {90, "waits for transactions on an mbarrier (mbarrier expect_tx / try_wait)"};
+  if (isa<oxide::MbarrierArriveClusterOp>(op))
+    return {90, "arrives on an mbarrier of another block of its cluster"};
+  if (isa<oxide::MbarrierInitFenceOp, oxide::FenceProxyAsyncSharedOp>(op))
+    return {90, "orders shared memory for the async proxy (fence.mbarrier_init, fence.proxy.async)"};
+  if (isa<oxide::MbarrierInitOp, oxide::MbarrierArriveOp, oxide::MbarrierInvalOp>(op))
+    return {90, "uses an mbarrier (oxide::mbarrier)"};
   if (isa<oxide::ClusterSyncOp>(op))
     return {90, "uses a thread-block cluster barrier (oxide::cluster::sync)"};
   if (isa<oxide::MapSharedOp>(op))
@@ -60,16 +83,20 @@ SmallVector<oxide::ArchRequirement> oxide::collectArchRequirements(ModuleOp modu
   for (auto kernel : module.getOps<LLVM::LLVMFuncOp>()) {
     if (!kernel->hasAttr(OxideDialect::getKernelAttrName()))
       continue;
-    ArchRequirement strongest{kernel, 0, "", kernel.getLoc()};
-    auto consider = [&](unsigned minArch, std::string feature, Location where) {
-      if (minArch > strongest.minArch)
-        strongest = {kernel, minArch, std::move(feature), where};
+    ArchRequirement strongest{kernel, 0, false, "", kernel.getLoc()};
+    auto consider = [&](unsigned minArch, std::string feature, Location where, bool archSpecific = false) {
+      // An architecture-specific need names the one architecture that can run the kernel: it
+      // stays the reason whatever else the kernel needs.
+      if (strongest.archSpecific)
+        return;
+      if (archSpecific || minArch > strongest.minArch)
+        strongest = {kernel, minArch, archSpecific, std::move(feature), where};
     };
     // What the code does comes first: it names the user's line.
     for (auto fn : reachableFunctions(kernel, symbols))
       fn.walk([&](Operation *op) {
-        if (auto [minArch, feature] = opRequirement(op); minArch)
-          consider(minArch, feature, userLocation(op->getLoc()));
+        if (OpRequirement r = opRequirement(op); r.minArch)
+          consider(r.minArch, r.feature, userLocation(op->getLoc()), r.archSpecific);
       });
     // What the launch contract asks for: the runtime launches in clusters what it says, and
     // min_compute_capability is the user's own statement.
@@ -93,4 +120,8 @@ SmallVector<oxide::ArchRequirement> oxide::collectArchRequirements(ModuleOp modu
       result.push_back(std::move(strongest));
   }
   return result;
+}
+
+std::string oxide::requiredTargetName(const ArchRequirement &requirement) {
+  return "sm_" + std::to_string(requirement.minArch) + (requirement.archSpecific ? "a" : "");
 }

@@ -32,7 +32,7 @@ constexpr llvm::StringLiteral kIntrinsicPrefix = "__oxide_";
 
 /// The IR types of an intrinsic's C signature, read from its declaration in
 /// oxide/device/intrinsics.hpp, so that the header is the one statement of each signature.
-enum class Abi : std::uint8_t { none, i32, i64, ptr };
+enum class Abi : std::uint8_t { none, i16, i32, i64, ptr };
 
 template <class T> constexpr Abi abiOf() {
   if constexpr (std::is_void_v<T>)
@@ -40,9 +40,9 @@ template <class T> constexpr Abi abiOf() {
   else if constexpr (std::is_pointer_v<T>)
     return Abi::ptr;
   else {
-    static_assert(std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8),
-                  "intrinsic operands are 32- or 64-bit integers or pointers");
-    return sizeof(T) == 4 ? Abi::i32 : Abi::i64;
+    static_assert(std::is_integral_v<T> && (sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8),
+                  "intrinsic operands are 16-, 32- or 64-bit integers or pointers");
+    return sizeof(T) == 2 ? Abi::i16 : sizeof(T) == 4 ? Abi::i32 : Abi::i64;
   }
 }
 
@@ -63,6 +63,11 @@ constexpr std::uint64_t kMaxStridedCount = oxide::detail::kMaxStridedCount;
 
 /// Largest launch rank (the `rank` operand of __oxide_thread_index and __oxide_grid_stride_next).
 constexpr std::uint32_t kMaxRank = 3;
+
+/// The largest arrival count of an mbarrier phase (PTX: 2^20 - 1).
+constexpr std::uint64_t kMaxMbarrierCount = (1u << 20) - 1;
+/// The largest rank of a TMA box, and the largest N of a wgmma.
+constexpr std::uint32_t kMaxTensorRank = 5, kMaxWgmmaN = 256;
 
 /// One raised call: checks its operands and builds the replacement.
 class CallRaiser {
@@ -144,6 +149,23 @@ private:
         OXIDE_INTRINSIC(cp_async, cpAsync),
         OXIDE_INTRINSIC(cp_async_commit, cpAsyncCommit),
         OXIDE_INTRINSIC(cp_async_wait, cpAsyncWait),
+        OXIDE_INTRINSIC(shared_address, sharedAddress),
+        OXIDE_INTRINSIC(mbarrier_init, mbarrierInit),
+        OXIDE_INTRINSIC(mbarrier_init_fence, mbarrierInitFence),
+        OXIDE_INTRINSIC(mbarrier_arrive, mbarrierArrive),
+        OXIDE_INTRINSIC(mbarrier_arrive_expect_tx, mbarrierArriveExpectTx),
+        OXIDE_INTRINSIC(mbarrier_arrive_cluster, mbarrierArriveCluster),
+        OXIDE_INTRINSIC(mbarrier_try_wait_parity, mbarrierTryWaitParity),
+        OXIDE_INTRINSIC(mbarrier_inval, mbarrierInval),
+        OXIDE_INTRINSIC(fence_proxy_async_shared, fenceProxyAsyncShared),
+        OXIDE_INTRINSIC(tma_load, tmaLoad),
+        OXIDE_INTRINSIC(tma_load_multicast, tmaLoadMulticast),
+        OXIDE_INTRINSIC(tma_prefetch, tmaPrefetch),
+        OXIDE_INTRINSIC(wgmma, wgmma),
+        OXIDE_INTRINSIC(wgmma_fence, wgmmaFence),
+        OXIDE_INTRINSIC(wgmma_commit_group, wgmmaCommitGroup),
+        OXIDE_INTRINSIC(wgmma_wait_group, wgmmaWaitGroup),
+        OXIDE_INTRINSIC(setmaxnreg, setmaxnreg),
     };
 #undef OXIDE_INTRINSIC
     return kIntrinsics;
@@ -153,6 +175,8 @@ private:
     switch (abi) {
     case Abi::none:
       break;
+    case Abi::i16:
+      return rewriter.getI16Type();
     case Abi::i32:
       return i32;
     case Abi::i64:
@@ -520,6 +544,106 @@ private:
     if (!pending)
       return nullptr;
     return oxide::CpAsyncWaitOp::create(rewriter, loc, *pending);
+  }
+
+  // --- Hopper: mbarriers, TMA, wgmma, setmaxnreg ----------------------------------------------
+
+  Operation *sharedAddress() {
+    return oxide::SharedAddressOp::create(rewriter, loc, i32, call.getOperand(0));
+  }
+
+  /// Operands: bar, count (1 .. 2^20 - 1, checked when it is a constant).
+  Operation *mbarrierInit() {
+    if (APInt count; matchPattern(call.getOperand(1), m_ConstantInt(&count)) &&
+                     (count.isZero() || count.getZExtValue() > kMaxMbarrierCount)) {
+      call.emitError() << "oxide intrinsic '" << name << "' expects 1 to " << kMaxMbarrierCount
+                       << " arrivals per phase, not " << count.getZExtValue();
+      return nullptr;
+    }
+    return oxide::MbarrierInitOp::create(rewriter, loc, call.getOperand(0), call.getOperand(1));
+  }
+  Operation *mbarrierInitFence() { return oxide::MbarrierInitFenceOp::create(rewriter, loc); }
+  Operation *mbarrierArrive() { return oxide::MbarrierArriveOp::create(rewriter, loc, call.getOperand(0)); }
+  Operation *mbarrierArriveExpectTx() {
+    return oxide::MbarrierArriveExpectTxOp::create(rewriter, loc, call.getOperand(0), call.getOperand(1));
+  }
+  Operation *mbarrierArriveCluster() {
+    return oxide::MbarrierArriveClusterOp::create(rewriter, loc, call.getOperand(0), call.getOperand(1));
+  }
+  Operation *mbarrierTryWaitParity() {
+    return oxide::MbarrierTryWaitParityOp::create(rewriter, loc, i32, call.getOperand(0), call.getOperand(1));
+  }
+  Operation *mbarrierInval() { return oxide::MbarrierInvalOp::create(rewriter, loc, call.getOperand(0)); }
+  Operation *fenceProxyAsyncShared() { return oxide::FenceProxyAsyncSharedOp::create(rewriter, loc); }
+
+  /// Operands: dst, map, bar, rank (constant, 1..5), c0..c4 (the first `rank` are the box's
+  /// coordinates), and for the multicast form the 16-bit mask.
+  Operation *tmaLoad(Value mask) {
+    auto rank = constantOperand(3, kMaxTensorRank);
+    if (!rank)
+      return nullptr;
+    if (*rank == 0) {
+      call.emitError() << "oxide intrinsic '" << name << "' copies a box of rank 1 to " << kMaxTensorRank
+                       << ", not 0";
+      return nullptr;
+    }
+    return oxide::TmaLoadOp::create(rewriter, loc, call.getOperand(0), call.getOperand(1), call.getOperand(2),
+                                    call.getOperands().slice(4, *rank), mask);
+  }
+  Operation *tmaLoad() { return tmaLoad(nullptr); }
+  Operation *tmaLoadMulticast() { return tmaLoad(call.getOperand(9)); }
+  Operation *tmaPrefetch() { return oxide::TmaPrefetchOp::create(rewriter, loc, call.getOperand(0)); }
+
+  /// Operands: acc, desc_a, desc_b, n, type, accumulate, trans_a, trans_b. The accumulator's
+  /// n / 2 registers are loaded before the op and stored after it, as mma.sync's are.
+  Operation *wgmma() {
+    auto n = constantOperand(3, kMaxWgmmaN);
+    auto type = n ? enumOperand<oxide::WgmmaType>(4, oxide::getMaxEnumValForWgmmaType()) : std::nullopt;
+    auto accumulate = type ? constantOperand(5, 1) : std::nullopt;
+    auto transA = accumulate ? constantOperand(6, 1) : std::nullopt;
+    auto transB = transA ? constantOperand(7, 1) : std::nullopt;
+    if (!transB)
+      return nullptr;
+    const std::uint32_t step = *type == oxide::WgmmaType::s8 ? 16 : 8;
+    if (*n < step || *n % step != 0) {
+      call.emitError() << "oxide intrinsic '" << name << "': n of a " << oxide::stringifyWgmmaType(*type)
+                       << " wgmma is " << step << ".." << kMaxWgmmaN << " in steps of " << step << ", not "
+                       << *n;
+      return nullptr;
+    }
+    if ((*transA || *transB) && *type != oxide::WgmmaType::bf16 && *type != oxide::WgmmaType::f16) {
+      call.emitError() << "oxide intrinsic '" << name << "' transposes only bf16 and f16 operands, not "
+                       << oxide::stringifyWgmmaType(*type);
+      return nullptr;
+    }
+    Type accumulator = oxide::WgmmaOp::accumulatorType(rewriter.getContext(), *type);
+    SmallVector<Value> c = loadRegisters(call.getOperand(0), accumulator, *n / 2);
+    auto op = oxide::WgmmaOp::create(rewriter, loc, SmallVector<Type>(*n / 2, accumulator), *type, *n,
+                                     call.getOperand(1), call.getOperand(2), c, *accumulate != 0,
+                                     *transA != 0, *transB != 0);
+    return storeRegisters(call.getOperand(0), op.getD());
+  }
+  Operation *wgmmaFence() { return oxide::WgmmaFenceOp::create(rewriter, loc); }
+  Operation *wgmmaCommitGroup() { return oxide::WgmmaCommitGroupOp::create(rewriter, loc); }
+  Operation *wgmmaWaitGroup() {
+    auto pending = constantOperand(0, 7);
+    if (!pending)
+      return nullptr;
+    return oxide::WgmmaWaitGroupOp::create(rewriter, loc, *pending);
+  }
+
+  /// Operands: count (a multiple of 8 in 24..256), increase (0 or 1).
+  Operation *setmaxnreg() {
+    auto count = constantOperand(0, 256);
+    auto increase = count ? constantOperand(1, 1) : std::nullopt;
+    if (!increase)
+      return nullptr;
+    if (*count < 24 || *count % 8 != 0) {
+      call.emitError() << "oxide intrinsic '" << name
+                       << "' sets a register count that is a multiple of 8 in 24..256, not " << *count;
+      return nullptr;
+    }
+    return oxide::SetMaxNRegOp::create(rewriter, loc, *count, *increase != 0);
   }
 
   // --- operand checks --------------------------------------------------------------------------

@@ -61,4 +61,9 @@ def Oxide_Ownership : I32EnumAttr<"Ownership", "the write set of an owner of out
   let cppNamespace = "::oxide";
 }
 
+def Oxide_WgmmaType : I32EnumAttr<"WgmmaType", "the multiplicands of a warpgroup MMA",
+    Oxide_WgmmaTypeCases> {
+  let cppNamespace = "::oxide";
+}
+
 #endif // OXIDE_ENUMS

@@ -615,4 +615,6 @@ def Oxide_CpAsyncWaitOp : Oxide_Op<"cp_async_wait"> {
   let assemblyFormat = "$pending attr-dict";
 }
 
+include "Oxide/IR/HopperOps.td"
+
 #endif // OXIDE_OPS

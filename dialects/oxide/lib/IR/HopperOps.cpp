@@ -1,0 +1,120 @@
+//===- HopperOps.cpp - verifiers of the Hopper ops ------------------------===//
+//
+// mbarriers, TMA, wgmma and setmaxnreg (HopperOps.td): the address spaces each pointer may be
+// in, and the shapes, register counts and immediates that PTX accepts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Oxide/IR/OxideOps.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+
+using namespace mlir;
+using namespace oxide;
+
+namespace {
+constexpr unsigned kGeneric = 0, kGlobal = 1, kShared = 3;
+
+unsigned addressSpaceOf(Value pointer) {
+  return cast<LLVM::LLVMPointerType>(pointer.getType()).getAddressSpace();
+}
+
+/// `pointer` (what `what` names) must point into shared memory: generic or addrspace(3).
+LogicalResult checkShared(Operation *op, Value pointer, llvm::StringRef what) {
+  if (unsigned space = addressSpaceOf(pointer); space != kGeneric && space != kShared)
+    return op->emitOpError()
+           << what << " is in shared memory: its address must be generic or in address space 3, not "
+           << space;
+  return success();
+}
+
+/// `map` must be the address of a TensorMap in global memory: generic or addrspace(1).
+LogicalResult checkTensorMap(Operation *op, Value map) {
+  if (unsigned space = addressSpaceOf(map); space != kGeneric && space != kGlobal)
+    return op->emitOpError() << "reads its TensorMap from global memory: the map's address must be generic "
+                                "or in address space 1, not "
+                             << space;
+  return success();
+}
+} // namespace
+
+LogicalResult SharedAddressOp::verify() { return checkShared(*this, getPtr(), "takes a pointer that"); }
+
+LogicalResult MbarrierInitOp::verify() { return checkShared(*this, getBar(), "'s barrier"); }
+LogicalResult MbarrierArriveOp::verify() { return checkShared(*this, getBar(), "'s barrier"); }
+LogicalResult MbarrierArriveExpectTxOp::verify() { return checkShared(*this, getBar(), "'s barrier"); }
+LogicalResult MbarrierArriveClusterOp::verify() { return checkShared(*this, getBar(), "'s barrier"); }
+LogicalResult MbarrierTryWaitParityOp::verify() { return checkShared(*this, getBar(), "'s barrier"); }
+LogicalResult MbarrierInvalOp::verify() { return checkShared(*this, getBar(), "'s barrier"); }
+
+LogicalResult TmaLoadOp::verify() {
+  const size_t rank = getCoords().size();
+  if (rank < 1 || rank > 5)
+    return emitOpError() << "copies a box of rank 1 to 5 (one coordinate per dimension), not " << rank;
+  if (failed(checkShared(*this, getDst(), "'s destination")) ||
+      failed(checkShared(*this, getBar(), "'s barrier")))
+    return failure();
+  return checkTensorMap(*this, getMap());
+}
+
+LogicalResult TmaPrefetchOp::verify() { return checkTensorMap(*this, getMap()); }
+
+unsigned WgmmaOp::shapeK(WgmmaType type) {
+  switch (type) {
+  case WgmmaType::bf16:
+  case WgmmaType::f16:
+    return 16;
+  case WgmmaType::tf32:
+    return 8;
+  case WgmmaType::e4m3:
+  case WgmmaType::e5m2:
+  case WgmmaType::s8:
+    return 32;
+  }
+  return 0;
+}
+
+Type WgmmaOp::accumulatorType(MLIRContext *context, WgmmaType type) {
+  if (type == WgmmaType::s8)
+    return IntegerType::get(context, 32);
+  return Float32Type::get(context);
+}
+
+LogicalResult WgmmaOp::verify() {
+  const WgmmaType type = getType();
+  const std::uint32_t n = getN();
+  const std::uint32_t step = type == WgmmaType::s8 ? 16 : 8;
+  if (n < step || n > 256 || n % step != 0)
+    return emitOpError() << "n of a " << stringifyWgmmaType(type) << " wgmma is " << step
+                         << "..256 in steps of " << step << ", not " << n;
+  if (getC().size() != n / 2 || getD().size() != n / 2)
+    return emitOpError() << "m64n" << n << " takes and gives n/2 = " << n / 2
+                         << " accumulator registers per thread, not " << getC().size() << " and "
+                         << getD().size();
+  Type accumulator = accumulatorType(getContext(), type);
+  for (Value v : getC())
+    if (v.getType() != accumulator)
+      return emitOpError() << "accumulates " << stringifyWgmmaType(type) << " products in " << accumulator
+                           << ", not " << v.getType();
+  for (Value v : getD())
+    if (v.getType() != accumulator)
+      return emitOpError() << "gives " << accumulator << " results for " << stringifyWgmmaType(type)
+                           << ", not " << v.getType();
+  if ((getTransA() || getTransB()) && type != WgmmaType::bf16 && type != WgmmaType::f16)
+    return emitOpError() << "transposes only bf16 and f16 operands (the others are K-major), not "
+                         << stringifyWgmmaType(type);
+  return success();
+}
+
+LogicalResult WgmmaWaitGroupOp::verify() {
+  if (getPending() > 7)
+    return emitOpError() << "waits for at most 7 pending groups, not " << getPending();
+  return success();
+}
+
+LogicalResult SetMaxNRegOp::verify() {
+  const std::uint32_t count = getCount();
+  if (count < 24 || count > 256 || count % 8 != 0)
+    return emitOpError() << "sets a register count that is a multiple of 8 in 24..256, not " << count;
+  return success();
+}
