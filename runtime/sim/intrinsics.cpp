@@ -356,17 +356,13 @@ void *__oxide_owned_elem(void *data, std::size_t width, std::size_t height, std:
     const auto tile = oxide::detail::WarpgroupTile::unpack(param);
     if (!tile.valid())
       bad_argument("__oxide_owned_elem", "warpgroup tile", static_cast<std::uint32_t>(param));
-    const std::size_t tile_rows = 64 * std::size_t{tile.consumers};
-    const std::size_t tiles_m = (height + tile_rows - 1) / tile_rows, tiles_n = (width + tile.n - 1) / tile.n;
+    const auto origin = tile.origin(owner_x, width, height);
     const std::size_t w = t.linear / 128;
-    if (owner_x >= tiles_m * tiles_n || w < tile.first || w >= tile.first + tile.consumers || j >= tile.n / 2)
+    if (!origin.inside || w < tile.first || w >= tile.first + tile.consumers || j >= tile.n / 2)
       return nullptr;
-    const std::size_t per = tile.group * tiles_n, first_m = owner_x / per * tile.group;
-    const std::size_t rows = std::min<std::size_t>(tile.group, tiles_m - first_m), local = owner_x % per;
-    const std::size_t bm = first_m + local % rows, bn = local / rows;
     const std::size_t warp = t.linear % 128 / 32, lane = t.linear % 32;
-    const std::size_t row = bm * tile_rows + 64 * (w - tile.first) + 16 * warp + lane / 4 + 8 * (j / 2 % 2);
-    const std::size_t column = bn * tile.n + 8 * (j / 4) + 2 * (lane % 4) + j % 2;
+    const std::size_t row = origin.row + 64 * (w - tile.first) + 16 * warp + lane / 4 + 8 * (j / 2 % 2);
+    const std::size_t column = origin.column + 8 * (j / 4) + 2 * (lane % 4) + j % 2;
     if (row >= height || column >= width)
       return nullptr;
     return owned(t, data, row * width + column, elem_size, column, row, 0, 2);

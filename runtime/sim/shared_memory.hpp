@@ -12,8 +12,9 @@ namespace oxide::detail::sim {
 
 class SharedMemory {
 public:
-  /// What CUDA gives a block without opting in to more: static plus dynamic shared memory.
-  static constexpr std::size_t kLimitBytes = 48 * 1024;
+  /// What a Hopper GPU (sm_90) gives a block once its limit is raised, as the runtime does for
+  /// launches above 48 KiB: static plus dynamic shared memory (227 KiB).
+  static constexpr std::size_t kLimitBytes = 227 * 1024;
   /// The byte the checking mode fills shared memory with: reads of it give NaN floats and -1.
   static constexpr unsigned char kPoison = 0xff;
   /// Dynamic shared memory is this aligned (the device API promises 16).

@@ -97,6 +97,24 @@ z_columns(oxide::DisjointSpan3D<Value> out) {
       *o = f((z * out.height() + index.y()) * out.width() + index.x());
 }
 
+// Warpgroups 1 and 2 of 3 hold 64 x 24 accumulators of a (128 x 24)-element block tile, the
+// blocks taking the tiles 2 tile rows at a time; each thread writes f(element) from the element's
+// coordinates, which wgmma::Accumulator::coord gives for its registers. The launch has 2 blocks
+// more than there are tiles (they own nothing).
+using Acc = oxide::wgmma::Accumulator<oxide::bfloat16, 24>;
+[[kernel, oxide::launch_contract("domain = 1, block = (384)")]] void
+warpgroup_tiles(oxide::DisjointSpan2D<Value> out) {
+  const auto block = oxide::block::index();
+  const auto origin = out.warpgroup_tile_origin<24, 2, 1, 2>(block);
+  const auto mine = out.warpgroup_tile_mut<24, 2, 1, 2>(block);
+  const std::uint32_t rank = oxide::warpgroup::rank(), consumer = oxide::warpgroup::index() - 1;
+  for (std::uint32_t j = 0; j < mine.size(); ++j) {
+    const oxide::mma::Coord at = Acc::coord(rank, j);
+    if (Value *o = mine.get_mut(j))
+      *o = f((origin.row + 64 * consumer + at.row) * out.width() + origin.column + at.col);
+  }
+}
+
 struct Run {
   oxide::Context ctx = oxide::Context::create();
   oxide::Stream stream = ctx.default_stream();
@@ -165,6 +183,14 @@ int main() try {
     oxide::prepare(ctx, z_columns,
                    oxide::LaunchConfig2D::for_elements(9, 7, {4, 4, 1}))(stream, out.view_3d(9, 7, 5));
     run.check("z_columns", out);
+  }
+  {
+    // 300 x 100: 3 tile rows (the last cut short) of 5 tiles (the last 4 wide), in groups of 2
+    // tile rows: the last group has one.
+    auto out = run.poisoned(100 * 300);
+    oxide::prepare(ctx, warpgroup_tiles, oxide::LaunchConfig1D{3 * 5 + 2, 384})(stream,
+                                                                                out.view_2d(100, 300));
+    run.check("warpgroup_tiles", out);
   }
   std::printf("ownership: %zu checks on %s\n", run.checks, ctx.device().name().c_str());
   std::printf("%s\n", run.failures == 0 ? "PASS" : "FAIL");

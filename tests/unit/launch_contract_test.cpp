@@ -156,7 +156,7 @@ protected:
     register_kernel(fill_3d, "fill_3d", "domain = 3", {"out"});
     register_kernel(bounded, "bounded", "domain = 1", {"out"}, /*max_threads=*/128);
     register_kernel(shared_range, "shared_range", "domain = 1, dynamic_shared = 1024..4096", {"out"});
-    register_kernel(big_shared, "big_shared", "domain = 1, dynamic_shared = 0..65536", {"out"});
+    register_kernel(big_shared, "big_shared", "domain = 1, dynamic_shared = 0..262144", {"out"});
     register_kernel(needs_hopper, "needs_hopper", "domain = 1, min_compute_capability = (9, 0)", {"out"});
     register_kernel(first_n, "first_n", "domain = 1, requires = (n <= in.size(), in.size() == out.size())",
                     {"n", "in", "out"});
@@ -291,11 +291,11 @@ TEST_F(LaunchContracts, NoDynamicSharedMemoryWithoutTheField) {
 
 TEST_F(LaunchContracts, DynamicSharedMemoryWithinTheDevice) {
   EXPECT_ERROR(
-      (void)oxide::prepare(ctx, big_shared, LaunchConfig1D{1, 32, 48 * 1024 + 1}),
+      (void)oxide::prepare(ctx, big_shared, LaunchConfig1D{1, 32, 227 * 1024 + 1}),
       ErrorKind::DynamicSharedOverDeviceLimit,
-      "oxide: kernel 'big_shared' asks for 49153 bytes of dynamic shared memory, more than the 49152 "
+      "oxide: kernel 'big_shared' asks for 232449 bytes of dynamic shared memory, more than the 232448 "
       "bytes per block of the CPU simulator");
-  EXPECT_NO_THROW((void)oxide::prepare(ctx, big_shared, LaunchConfig1D{1, 32, 48 * 1024}));
+  EXPECT_NO_THROW((void)oxide::prepare(ctx, big_shared, LaunchConfig1D{1, 32, 227 * 1024}));
 }
 
 TEST_F(LaunchContracts, ComputeCapabilityOfTheDevice) {
@@ -586,9 +586,9 @@ TEST_F(LaunchContracts, UnsafeLaunchStillChecksKernelAndLimits) {
       "oxide: launch configuration: block (32,32,2) is outside CUDA's limits (each extent at least 1, at "
       "most (1024,1024,64), and at most 1024 threads in all)");
   EXPECT_ERROR(
-      oxide::unsafe_launch(stream, in_place, oxide::LaunchConfig{{1}, {32}, 64 * 1024}, out),
+      oxide::unsafe_launch(stream, in_place, oxide::LaunchConfig{{1}, {32}, 256 * 1024}, out),
       ErrorKind::DynamicSharedOverDeviceLimit,
-      "oxide: kernel 'in_place' asks for 65536 bytes of dynamic shared memory, more than the 49152 bytes "
+      "oxide: kernel 'in_place' asks for 262144 bytes of dynamic shared memory, more than the 232448 bytes "
       "per block of the CPU simulator");
   void (*as_double)(double) = reinterpret_cast<void (*)(double)>(in_place);
   const oxide::Error layout =

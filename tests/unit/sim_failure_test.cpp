@@ -370,11 +370,10 @@ TEST_F(SimFailures, TwoThreadsWritingOneTile) {
 TEST_F(SimFailures, StaticSharedMemoryBeyondTheLimit) {
   auto ctx = simulator();
   EXPECT_EQ(
-      launch_error(ctx, too_much_shared, oxide::LaunchConfig1D{1, 1, 16384}, 0),
+      launch_error(ctx, too_much_shared, oxide::LaunchConfig1D{1, 1, 200000}, 0),
       "oxide: kernel 'too_much_shared' block (0,0,0) thread (0,0,0): shared memory: a 40000-byte array on "
-      "top "
-      "of 0 bytes of static and 16384 of dynamic shared memory exceeds the 49152 bytes per block of the CPU "
-      "simulator");
+      "top of 0 bytes of static and 200000 of dynamic shared memory exceeds the 232448 bytes per block of "
+      "the CPU simulator");
   auto stream = ctx.default_stream();
   oxide::unsafe_launch(stream, too_much_shared, oxide::LaunchConfig1D{1, 1, 8192}, 0);
 }

@@ -191,6 +191,21 @@ struct WarpgroupTile {
     return {static_cast<std::uint32_t>(param & 0xffff), static_cast<std::uint32_t>((param >> 16) & 0xff),
             static_cast<std::uint32_t>((param >> 24) & 0xff), static_cast<std::uint32_t>(param >> 32)};
   }
+  /// Where block `b`'s tile starts in a width x height output; `inside` is false for a block past
+  /// the last tile (it owns nothing). The arithmetic of the set's definition above.
+  struct Origin {
+    std::size_t row = 0, column = 0;
+    bool inside = false;
+  };
+  [[nodiscard]] constexpr Origin origin(std::size_t b, std::size_t width, std::size_t height) const noexcept {
+    const std::size_t tile_rows = 64 * std::size_t{consumers};
+    const std::size_t tiles_m = (height + tile_rows - 1) / tile_rows, tiles_n = (width + n - 1) / n;
+    if (b >= tiles_m * tiles_n)
+      return {};
+    const std::size_t per = group * tiles_n, first_m = b / per * group;
+    const std::size_t rows = tiles_m - first_m < group ? tiles_m - first_m : group, local = b % per;
+    return {(first_m + local % rows) * tile_rows, local / rows * n, true};
+  }
   /// Whether the fields describe a tile: n a multiple of 8 up to 256, 1..4 consumer warpgroups
   /// after `first` (a block has at most 8 warpgroups), 1..kMaxGroup tile rows per group.
   [[nodiscard]] constexpr bool valid() const noexcept {

@@ -38,4 +38,24 @@ template <class T> [[nodiscard]] inline Span<T> dynamic_shared() noexcept {
                                        __oxide_dynamic_shared_size() / sizeof(T));
 }
 
+/// The bytes of dynamic shared memory a launch gives for dynamic_shared_object<T>(): T and room
+/// to align it (the dynamic area itself is 16-byte aligned).
+template <class T>
+inline constexpr std::size_t dynamic_shared_bytes_for = sizeof(T) + (alignof(T) > 16 ? alignof(T) - 16 : 0);
+
+/// The block's dynamic shared memory as one T (a struct of the block's shared buffers, such as
+/// SharedMatrix stages and Mbarriers), aligned to alignof(T), which may be up to 1024 bytes.
+/// Launch with at least dynamic_shared_bytes_for<T> bytes; the kernel stops otherwise. Its
+/// contents start uninitialised.
+template <class T> [[nodiscard]] inline T &dynamic_shared_object() noexcept {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_default_constructible_v<T>,
+                "shared memory holds trivial types only: no constructor runs for it");
+  static_assert(alignof(T) <= 1024, "dynamic shared memory objects are aligned to at most 1024 bytes");
+  auto *base = static_cast<unsigned char *>(__oxide_dynamic_shared());
+  const std::size_t pad = (alignof(T) - __oxide_shared_address(base) % alignof(T)) % alignof(T);
+  if (__oxide_dynamic_shared_size() < pad + sizeof(T)) [[unlikely]]
+    __oxide_bounds_fail(pad + sizeof(T) - 1, __oxide_dynamic_shared_size());
+  return *reinterpret_cast<T *>(base + pad);
+}
+
 } // namespace oxide

@@ -377,6 +377,13 @@ public:
                   "among a block's 8, and 1 to 65535 tile rows per group");
     return {data_, width_, height_, 1, tile.pack(), b.get(), 0, N / 2};
   }
+  /// Where block `b`'s tile of warpgroup_tile_mut<N, Consumers, First, Group> starts (the rows and
+  /// columns of the inputs it multiplies); `inside` is false for a block past the last tile.
+  template <std::uint32_t N, std::uint32_t Consumers, std::uint32_t First = 0, std::uint32_t Group = 1>
+  [[nodiscard]] detail::WarpgroupTile::Origin
+  warpgroup_tile_origin(const block::BlockIndex &b) const noexcept {
+    return detail::WarpgroupTile{N, Consumers, First, Group}.origin(b.get(), width_, height_);
+  }
 
 private:
   static constexpr size_type kWarpSize = detail::kWarpSize;
