@@ -109,15 +109,24 @@ def main():
     ap.add_argument("--oxcc", default=os.environ.get("OXCC", str(ROOT / "build" / "bin" / "oxcc")))
     ap.add_argument("--flags", default="", help="more oxcc flags")
     ap.add_argument("--nice", type=int, default=10)
+    ap.add_argument("--append", action="store_true",
+                    help="add the programs to the bundle in --out (new parts) instead of starting afresh")
     args = ap.parse_args()
 
     work, out = Path(args.work), Path(args.out)
-    shutil.rmtree(work, ignore_errors=True)
+    old_manifest, old_rejected, first_part = [], [], 1
+    if args.append and (out / "manifest.txt").exists():
+        old_manifest = (out / "manifest.txt").read_text().splitlines()
+        old_rejected = (out / "rejected.txt").read_text().splitlines()
+        first_part = 1 + max(int(m.split("part=")[1].split()[0]) for m in old_manifest)
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(out, ignore_errors=True)
     for d in ("src", "bin", "bin-O0", "logs"):
         (work / d).mkdir(parents=True, exist_ok=True)
-    shutil.rmtree(out, ignore_errors=True)
-    out.mkdir(parents=True)
-    seeds = [args.first_seed + p for p in range(args.programs)]
+    out.mkdir(parents=True, exist_ok=True)
+    have = {m.split()[0] for m in old_manifest}
+    seeds = [args.first_seed + p for p in range(args.programs) if "p%d" % (args.first_seed + p) not in have]
     jobs = [(s, "") for s in seeds] + [(s, "-O0") for s in seeds[: args.o0]]
     start = time.monotonic()
     results = {}
@@ -132,7 +141,7 @@ def main():
 
     # Parts: stripped executables, whole programs per part.
     manifest, rejected_lines, failed = [], [], []
-    part, in_part, members = 1, 0, {}
+    part, in_part, members = first_part, 0, {}
     for s in seeds:
         built, rejected, error = results[(s, "")]
         name = "p%d" % s
@@ -158,10 +167,11 @@ def main():
                 stripped.parent.mkdir(parents=True, exist_ok=True)
                 subprocess.run(["strip", "-o", str(stripped), str(work / folder / name)], check=True)
                 tar.add(stripped, arcname="%s/%s" % (folder, name))
-    (out / "manifest.txt").write_text("\n".join(manifest) + "\n")
-    (out / "rejected.txt").write_text("".join(line + "\n" for line in rejected_lines + failed))
+    (out / "manifest.txt").write_text("\n".join(old_manifest + manifest) + "\n")
+    (out / "rejected.txt").write_text("".join(line + "\n" for line in old_rejected + rejected_lines + failed))
     for f in ("run.sh", "run.py", "compare.py", "generate.py"):
         shutil.copy(HERE / f, out / f)
+    manifest = old_manifest + manifest
     total = sum(int(m.split()[1].split("=")[1]) for m in manifest)
     size = sum(f.stat().st_size for f in out.iterdir())
     print("build.py: %d programs, %d kernels in %d part(s), %d kernels rejected by the compiler, %d programs failed; "

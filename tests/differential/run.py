@@ -20,6 +20,7 @@ summary, and exits 1 on any finding or when programs were left out for lack of t
 import argparse
 import concurrent.futures
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -96,6 +97,9 @@ def classify(name, outs, expected, flags):
                            else "; ptxas -O0 gives the same as -O3: Oxide (or simulator) suspect" if got["gpu-O0"] == got["gpu"]
                            else "; ptxas -O0 differs from both")
             problems.append("MISMATCH GPU vs simulator in %s%s" % (",".join(arrays), verdict))
+        elif "gpu-O0" in got and got["gpu-O0"] != got["sim"]:
+            arrays = [a for a in got["sim"] if got["sim"][a] != got["gpu-O0"].get(a)]
+            problems.append("MISMATCH GPU (ptxas -O0 twin only) vs simulator in %s" % ",".join(arrays))
         if problems:
             findings.append("%s: %s (%s; %s)" % (k, "; ".join(problems), how, flags))
         else:
@@ -178,6 +182,7 @@ def main():
     (results / "summary.txt").write_text(text)
     with tarfile.open(results / "differential-outputs.tar.gz", "w:gz") as tar:
         tar.add(raw, arcname="outputs")
+    shutil.rmtree(scratch, ignore_errors=True)
     sys.stdout.write(text)
     # A part that did not travel is reported above (missing from the bundle), not failed: the
     # parts may be run by separate commands.
