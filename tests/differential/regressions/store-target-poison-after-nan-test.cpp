@@ -18,7 +18,8 @@
 #include <vector>
 
 [[kernel, oxide::launch_contract("domain = 1, block = 64, requires = (in.size() == out.size())")]]
-void nan_branch(oxide::Span<const float> in, oxide::DisjointSpan<unsigned> out, oxide::AtomicSpan<unsigned> bits) {
+void nan_branch(oxide::Span<const float> in, oxide::DisjointSpan<unsigned> out,
+                oxide::AtomicSpan<unsigned> bits) {
   const auto idx = oxide::thread::index_1d();
   const float x = in[idx.get() % in.size()];
   if (!(x == x))

@@ -23,7 +23,8 @@ void shared_histogram(oxide::DisjointSpan<unsigned> out) {
   if (tid < 4)
     bins[tid] = 0;
   oxide::sync_threads();
-  oxide::AtomicRef<unsigned, oxide::Scope::block>(bins[tid % 4]).fetch_max(tid); // lanes 0, 4, 8... share bin 0
+  oxide::AtomicRef<unsigned, oxide::Scope::block>(bins[tid % 4])
+      .fetch_max(tid); // lanes 0, 4, 8... share bin 0
   oxide::sync_threads();
   if (unsigned *o = out.get_mut(idx))
     *o = bins[tid % 4];

@@ -10,7 +10,7 @@
 //
 //   oxcc check --arch=sm_90 witness-rejected-after-branch.cpp
 //   expected: no error; seen (a76d0f2):
-//   witness-rejected-after-branch.cpp:52:21: error: this DisjointSpan element is indexed by a value
+//   witness-rejected-after-branch.cpp:55:21: error: this DisjointSpan element is indexed by a value
 //   that is not the calling thread's witness; pass the witness from oxide::thread::index_1d() itself ...
 #include <oxide/oxide.hpp>
 
@@ -34,8 +34,11 @@ using AtomU = oxide::AtomicSpan<u32>;
 using AtomI = oxide::AtomicSpan<i32>;
 using AtomF = oxide::AtomicSpan<float>;
 
-[[kernel, oxide::launch_contract("domain = 1, block = 128, requires = (ou.size() == n, of.size() == n, iu.size() == 4096, ii.size() == 4096, fe.size() == 4096, fa.size() == 4096, au.size() == 64)")]]
-void d2_62(u32 n, u32 p0, i32 p1, float p2, SpanU iu, SpanI ii, SpanF fe, SpanF fa, OutU ou, OutF of, OutU ob, OutU ow, AtomU au, AtomI ai, AtomF af) {
+[[kernel,
+  oxide::launch_contract("domain = 1, block = 128, requires = (ou.size() == n, of.size() == n, iu.size() == "
+                         "4096, ii.size() == 4096, fe.size() == 4096, fa.size() == 4096, au.size() == 64)")]]
+void d2_62(u32 n, u32 p0, i32 p1, float p2, SpanU iu, SpanI ii, SpanF fe, SpanF fa, OutU ou, OutF of, OutU ob,
+           OutU ow, AtomU au, AtomI ai, AtomF af) {
   const u32 tid = oxide::thread_idx().x;
   const u32 bid = oxide::block_idx().x;
   const u32 lane = oxide::warp::lane_id();
@@ -49,9 +52,9 @@ void d2_62(u32 n, u32 p0, i32 p1, float p2, SpanU iu, SpanI ii, SpanF fe, SpanF 
   } else {
     float e12 = ((w3 == 0) ? fe[(static_cast<u32>(f4 != 0.1f)) % fe.size()] : fa[0]);
   }
-  if (float *o = of.get_mut(idx)) *o = 1.0f;
+  if (float *o = of.get_mut(idx))
+    *o = 1.0f;
 }
-
 
 namespace {
 constexpr std::size_t kIn = 4096, kAtom = 64;
@@ -70,17 +73,15 @@ Inputs make_inputs(oxide::Stream &stream, std::uint64_t seed) {
   std::vector<i32> ii(kIn);
   std::vector<float> fe(kIn), fa(kIn);
   return {oxide::DeviceBuffer<u32>::from_host(stream, iu), oxide::DeviceBuffer<i32>::from_host(stream, ii),
-          oxide::DeviceBuffer<float>::from_host(stream, fe), oxide::DeviceBuffer<float>::from_host(stream, fa)};
+          oxide::DeviceBuffer<float>::from_host(stream, fe),
+          oxide::DeviceBuffer<float>::from_host(stream, fa)};
 }
 
-std::uint64_t fnv(const std::vector<u32> &v) {
-}
+std::uint64_t fnv(const std::vector<u32> &v) {}
 
 // Floats by their bits, every NaN as one (GPUs and CPUs make NaNs of different payloads).
-std::vector<u32> bits(const std::vector<float> &v) {
-}
-std::vector<u32> bits(const std::vector<i32> &v) {
-}
+std::vector<u32> bits(const std::vector<float> &v) {}
+std::vector<u32> bits(const std::vector<i32> &v) {}
 
 bool want(const char *only, const char *name) { return only == nullptr || std::strcmp(only, name) == 0; }
 
@@ -112,6 +113,8 @@ int main(int argc, char **argv) try {
   auto ctx = oxide::Context::create();
   auto stream = ctx.default_stream();
   Inputs in = make_inputs(stream, 2ull);
-  if (want(only, "d2_62")) run_one(ctx, stream, in, "d2_62", d2_62, oxide::LaunchConfig1D{5u, 128u, 0u}, 537u, 2579695907u, -358, 1.25f, dump);
+  if (want(only, "d2_62"))
+    run_one(ctx, stream, in, "d2_62", d2_62, oxide::LaunchConfig1D{5u, 128u, 0u}, 537u, 2579695907u, -358,
+            1.25f, dump);
 } catch (const oxide::Error &e) {
 }
