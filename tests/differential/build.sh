@@ -3,7 +3,7 @@
 # random safe kernels each (generate.py), each built with oxcc for sm_90, packed for the GPU
 # machine into .gpu/differential (see README.md).
 #
-#   bash tests/differential/build.sh                       # 100 programs x 100 kernels = 10,000
+#   bash tests/differential/build.sh --programs 103     # 103 programs x 100 kernels
 #   bash tests/differential/build.sh --programs 4 --kernels 50 --o0 2
 #   OXCC=/tmp/clone/build/bin/oxcc bash tests/differential/build.sh   # a stable oxcc of one's own
 #
