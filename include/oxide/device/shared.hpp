@@ -45,16 +45,20 @@ inline constexpr std::size_t dynamic_shared_bytes_for = sizeof(T) + (alignof(T) 
 
 /// The block's dynamic shared memory as one T (a struct of the block's shared buffers, such as
 /// SharedMatrix stages and Mbarriers), aligned to alignof(T), which may be up to 1024 bytes.
-/// Launch with at least dynamic_shared_bytes_for<T> bytes; the kernel stops otherwise. Its
-/// contents start uninitialised.
+/// Launch with at least dynamic_shared_bytes_for<T> bytes; the kernel stops otherwise. With
+/// that minimum in the launch contract (`dynamic_shared = N..M`, N >= dynamic_shared_bytes_for<T>),
+/// the runtime checks it at launch and the kernel's own check compiles away. Its contents start
+/// uninitialised.
 template <class T> [[nodiscard]] inline T &dynamic_shared_object() noexcept {
   static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_default_constructible_v<T>,
                 "shared memory holds trivial types only: no constructor runs for it");
   static_assert(alignof(T) <= 1024, "dynamic shared memory objects are aligned to at most 1024 bytes");
+  constexpr std::size_t need = dynamic_shared_bytes_for<T>;
+  if (__oxide_dynamic_shared_size() < need) [[unlikely]]
+    __oxide_bounds_fail(need - 1, __oxide_dynamic_shared_size());
+  // The dynamic area is 16-byte aligned, so the padding is at most alignof(T) - 16: T fits.
   auto *base = static_cast<unsigned char *>(__oxide_dynamic_shared());
   const std::size_t pad = (alignof(T) - __oxide_shared_address(base) % alignof(T)) % alignof(T);
-  if (__oxide_dynamic_shared_size() < pad + sizeof(T)) [[unlikely]]
-    __oxide_bounds_fail(pad + sizeof(T) - 1, __oxide_dynamic_shared_size());
   return *reinterpret_cast<T *>(base + pad);
 }
 

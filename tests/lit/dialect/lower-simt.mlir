@@ -108,3 +108,30 @@ llvm.func @clusters(%rank: i32) {
   %remote = oxide.map_shared %s, %rank : !llvm.ptr
   llvm.return
 }
+
+// In a contracted kernel the dynamic shared size is assumed within the contract's range, so that
+// a kernel's check for enough of it folds away (no call, which would serialise wgmma).
+// CHECK-LABEL: llvm.func ptx_kernelcc @dynamic_shared_range
+// CHECK: %[[SIZE:.*]] = llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.dynamic_smem_size"() : () -> i32
+// CHECK: %[[LO:.*]] = llvm.mlir.constant(4096 : i32) : i32
+// CHECK: %[[GE:.*]] = llvm.icmp "uge" %[[SIZE]], %[[LO]] : i32
+// CHECK: llvm.intr.assume %[[GE]]
+// CHECK: %[[HI:.*]] = llvm.mlir.constant(8192 : i32) : i32
+// CHECK: %[[LE:.*]] = llvm.icmp "ule" %[[SIZE]], %[[HI]] : i32
+// CHECK: llvm.intr.assume %[[LE]]
+llvm.func @dynamic_shared_range(%out: !llvm.ptr) attributes {oxide.kernel, oxide.contract = "domain = 1, block = (64), dynamic_shared = 4096..8192", oxide.params = "out=x"} {
+  %ds = oxide.dynamic_shared_size : i32
+  llvm.store %ds, %out : i32, !llvm.ptr
+  llvm.return
+}
+
+// Without a contract, only the register.
+// CHECK-LABEL: llvm.func @dynamic_shared_unbounded
+// CHECK: llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.dynamic_smem_size"() : () -> i32
+// CHECK-NOT: llvm.intr.assume
+// CHECK: llvm.return
+llvm.func @dynamic_shared_unbounded(%out: !llvm.ptr) {
+  %ds = oxide.dynamic_shared_size : i32
+  llvm.store %ds, %out : i32, !llvm.ptr
+  llvm.return
+}

@@ -330,11 +330,32 @@ struct DynamicSharedLowering : OpConversionPattern<oxide::DynamicSharedOp> {
 
 struct DynamicSharedSizeLowering : OpConversionPattern<oxide::DynamicSharedSizeOp> {
   using OpConversionPattern::OpConversionPattern;
+  /// The register, and in a contracted kernel the contract's dynamic_shared range as assumptions
+  /// (the runtime launches it only within the range): a kernel's check that it got enough then
+  /// folds away, which matters where any call (the check's failure report) would make ptxas
+  /// serialise wgmma.
   LogicalResult matchAndRewrite(oxide::DynamicSharedSizeOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
-        op, rewriter.getI32Type(), rewriter.getStringAttr("llvm.nvvm.read.ptx.sreg.dynamic_smem_size"),
-        ValueRange{});
+    Location loc = op.getLoc();
+    Value size = LLVM::CallIntrinsicOp::create(
+                     rewriter, loc, rewriter.getI32Type(),
+                     rewriter.getStringAttr("llvm.nvvm.read.ptx.sreg.dynamic_smem_size"), ValueRange{})
+                     .getResult(0);
+    auto func = op->getParentOfType<LLVM::LLVMFuncOp>();
+    if (func && func->hasAttr(oxide::OxideDialect::getKernelAttrName())) {
+      auto contract = oxide::getKernelContract(func);
+      if (succeeded(contract) && *contract) {
+        const auto &c = (*contract)->contract;
+        auto assume = [&](LLVM::ICmpPredicate predicate, std::uint32_t bound) {
+          Value limit = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI32Type(), bound);
+          LLVM::AssumeOp::create(rewriter, loc, LLVM::ICmpOp::create(rewriter, loc, predicate, size, limit));
+        };
+        if (c.dynamic_shared_min > 0)
+          assume(LLVM::ICmpPredicate::uge, c.dynamic_shared_min);
+        assume(LLVM::ICmpPredicate::ule, c.dynamic_shared_max);
+      }
+    }
+    rewriter.replaceOp(op, size);
     return success();
   }
 };
