@@ -82,8 +82,12 @@ namespace oxide::detail {
 /// cuFuncLoad (12.4): with lazy loading (the default since CUDA 12.2) a function is loaded at
 /// its first launch, and that load waits for every kernel running in the context; loading it
 /// when the kernel is prepared keeps launches asynchronous.
+/// cuTensorMapEncodeTiled (12.0): the descriptors of DeviceTensorMap (runtime/tensor_map.cpp);
+/// optional so that older drivers still run everything else.
 #if CUDA_VERSION >= 12040
-#define OXIDE_OPTIONAL_CUDA_DRIVER_FUNCTIONS(X) X(cuFuncLoad, 12040)
+#define OXIDE_OPTIONAL_CUDA_DRIVER_FUNCTIONS(X) X(cuFuncLoad, 12040) X(cuTensorMapEncodeTiled, 12000)
+#elif CUDA_VERSION >= 12000
+#define OXIDE_OPTIONAL_CUDA_DRIVER_FUNCTIONS(X) X(cuTensorMapEncodeTiled, 12000)
 #else
 #define OXIDE_OPTIONAL_CUDA_DRIVER_FUNCTIONS(X)
 #endif

@@ -50,6 +50,7 @@ std::string_view to_string(ErrorKind kind) noexcept {
     OXIDE_ERROR_KIND(NegativeArgument)
     OXIDE_ERROR_KIND(ArgumentOutOfRange)
     OXIDE_ERROR_KIND(NotAPermutation)
+    OXIDE_ERROR_KIND(InvalidTensorMap)
 #undef OXIDE_ERROR_KIND
   }
   return "Unknown";

@@ -87,6 +87,8 @@ ParamKind paramKind(QualType type) {
     return ParamKind::append;
   if (name == "PermutationSpan")
     return ParamKind::permutation;
+  if (name == "TensorMap")
+    return ParamKind::tensor_map;
   const Type *canonical = type.getCanonicalType().getTypePtr();
   if (const auto *builtin = dyn_cast<BuiltinType>(canonical);
       builtin && builtin->isInteger() && !builtin->isBooleanType() &&

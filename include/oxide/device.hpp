@@ -21,5 +21,6 @@
 #include "oxide/device/sync.hpp"
 #include "oxide/device/thread.hpp"
 #include "oxide/device/time.hpp"
+#include "oxide/device/tma.hpp"
 #include "oxide/device/warp.hpp"
 #include "oxide/device/wgmma.hpp"

@@ -19,4 +19,5 @@
 #include "oxide/host/pinned.hpp"
 #include "oxide/host/simulator.hpp"
 #include "oxide/host/stream.hpp"
+#include "oxide/host/tensor_map.hpp"
 #include "oxide/host/unsafe_launch.hpp"

@@ -18,6 +18,7 @@ enum class ParamKind : char {
   atomic = 'a',           ///< AtomicSpan<T>
   append = 'r',           ///< AppendSpan<T>: written at slots reserved from its counter
   permutation = 'q',      ///< PermutationSpan: a validated permutation, read only
+  tensor_map = 't',       ///< TensorMap<const T, Box, Swizzle>: read only, by TMA copies
   unsigned_integer = 'u', ///< an unsigned integer, usable in `requires`
   signed_integer = 's',   ///< a signed integer, usable in `requires`; launches check it is >= 0
   other = 'x',            ///< anything else
@@ -26,11 +27,10 @@ enum class ParamKind : char {
 };
 
 inline constexpr ParamKind kParamKinds[] = {
-    ParamKind::input,          ParamKind::mutable_span, ParamKind::output,
-    ParamKind::output_2d,      ParamKind::output_3d,    ParamKind::atomic,
-    ParamKind::append,         ParamKind::permutation,  ParamKind::unsigned_integer,
-    ParamKind::signed_integer, ParamKind::other,        ParamKind::const_pointer,
-    ParamKind::pointer,
+    ParamKind::input,         ParamKind::mutable_span,     ParamKind::output,         ParamKind::output_2d,
+    ParamKind::output_3d,     ParamKind::atomic,           ParamKind::append,         ParamKind::permutation,
+    ParamKind::tensor_map,    ParamKind::unsigned_integer, ParamKind::signed_integer, ParamKind::other,
+    ParamKind::const_pointer, ParamKind::pointer,
 };
 
 /// The letter that encodes `kind`.
@@ -59,6 +59,7 @@ inline constexpr ParamKind kParamKinds[] = {
     return 2;
   case ParamKind::output_3d:
     return 3;
+  case ParamKind::tensor_map: // its extents are the map's, not a size
   case ParamKind::unsigned_integer:
   case ParamKind::signed_integer:
   case ParamKind::other:

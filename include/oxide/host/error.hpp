@@ -63,6 +63,8 @@ enum class ErrorKind : std::uint8_t {
   ArgumentOutOfRange, ///< a scalar argument whose value its parameter type cannot hold (-1 for unsigned)
   // --- index maps ---
   NotAPermutation, ///< Permutation::from_host of a map with a repeated or out-of-range index
+  // --- TMA ---
+  InvalidTensorMap, ///< DeviceTensorMap::create with extents or strides that TMA cannot describe
 };
 
 /// The enumerator's name, e.g. "RequiresViolated".

@@ -9,6 +9,8 @@
 //   DisjointSpan3D<T>   buffer.view_3d(width, height, depth), DisjointSpan3D<T>
 //   AtomicSpan<T, S>    a non-const DeviceBuffer<T> lvalue or its slice
 //   PermutationSpan     an oxide::Permutation lvalue (oxide/host/permutation.hpp)
+//   TensorMap<T, B, S>  an oxide::DeviceTensorMap<T, B, S> lvalue of exactly that type
+//                       (oxide/host/tensor_map.hpp)
 //   arithmetic S        any arithmetic value, converted as in a function call (an int for an
 //                       unsigned, 2.0 for a float); each launch checks that the value fits in S
 //                       (ErrorKind::ArgumentOutOfRange: -1 for an unsigned, 2^40 for an int)
@@ -303,6 +305,9 @@ template <class T> inline constexpr unsigned disjoint_rank_v = 0;
 template <class T> inline constexpr unsigned disjoint_rank_v<DisjointSpan2D<T>> = 2;
 template <class T> inline constexpr unsigned disjoint_rank_v<DisjointSpan3D<T>> = 3;
 
+/// A TensorMap parameter (oxide/device/tma.hpp; its binding is in oxide/host/tensor_map.hpp).
+template <class P> inline constexpr bool is_tensor_map_param_v = false;
+
 template <std::size_t Index, class Arg, class Param, bool Unsafe>
 constexpr DiagnosticText argument_diagnostic() noexcept {
   DiagnosticText d;
@@ -316,6 +321,9 @@ constexpr DiagnosticText argument_diagnostic() noexcept {
     d << "; pass buffer.view_3d(width, height, depth) of a non-const DeviceBuffer with the same element type";
   else if constexpr (std::is_same_v<Param, PermutationSpan>)
     d << "; a PermutationSpan takes a named oxide::Permutation (Permutation::from_host checks the map)";
+  else if constexpr (is_tensor_map_param_v<Param>)
+    d << "; a TensorMap<T, Box, Swizzle> takes a named oxide::DeviceTensorMap<T, Box, Swizzle> of the same "
+         "element type, box and swizzle";
   else if constexpr (std::is_pointer_v<Param> && !Unsafe)
     d << "; raw pointer parameters take arguments only in oxide::unsafe_launch";
   else if constexpr (is_device_buffer_v<std::remove_cvref_t<Arg>>)

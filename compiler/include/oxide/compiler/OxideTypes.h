@@ -27,8 +27,10 @@ bool isAtomicSpan(clang::QualType type);
 bool isAppendSpan(clang::QualType type);
 /// PermutationSpan (oxide/device/permutation.hpp).
 bool isPermutationSpan(clang::QualType type);
+/// TensorMap<const T, Box, Swizzle> (oxide/device/tma.hpp).
+bool isTensorMap(clang::QualType type);
 /// The span types that hold a pointer by design and are bound only by the runtime: Span<T>,
-/// DisjointSpan/2D/3D<T>, AtomicSpan<T, S>, AppendSpan<T> and PermutationSpan.
+/// DisjointSpan/2D/3D<T>, AtomicSpan<T, S>, AppendSpan<T>, PermutationSpan and TensorMap.
 bool isPointerHoldingSpan(clang::QualType type);
 /// std::span<T, N>, of any element type and extent.
 bool isStdSpan(clang::QualType type);

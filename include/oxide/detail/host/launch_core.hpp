@@ -118,6 +118,8 @@ template <class T> inline constexpr bool is_span_v<Span<T>> = true;
 template <class T> inline constexpr bool is_append_buffer_v = false;
 /// oxide::Permutation (oxide/host/permutation.hpp), which gives the kernel its indices, read-only.
 template <class T> inline constexpr bool is_permutation_v = false;
+/// oxide::DeviceTensorMap (oxide/host/tensor_map.hpp), whose copies read its tensor.
+template <class T> inline constexpr bool is_device_tensor_map_v = false;
 
 template <class Param, class Arg> ArgumentMemory argument_memory(const Arg &arg) noexcept {
   using A = std::remove_cvref_t<Arg>;
@@ -129,6 +131,8 @@ template <class Param, class Arg> ArgumentMemory argument_memory(const Arg &arg)
     return argument_memory<Param>(arg.elements());
   else if constexpr (is_permutation_v<A>)
     return argument_memory<Param>(arg.device());
+  else if constexpr (is_device_tensor_map_v<A>) // the tensor, read-only (its descriptor is its own)
+    return argument_memory<Param>(arg.buffer());
   else if constexpr (is_buffer_slice_v<A>) // only the slice's own bytes
     return {BufferAccess::context(arg.buffer()), arg.device_ptr(), arg.size_bytes(), writes_through_v<Param>,
             true};

@@ -1,0 +1,175 @@
+// The host side of oxide::TensorMap (oxide/device/tma.hpp): a tensor in device memory and the
+// descriptor through which TMA copies read boxes of it.
+//
+//   using A = oxide::DeviceTensorMap<const oxide::bfloat16, oxide::Box<128, 64>, oxide::Swizzle::b128>;
+//   auto a = A::create(stream, std::move(buffer), {m, k});  // an m x k row-major matrix
+//   gemm(stream, a, ...);       // binds to a TensorMap<const bf16, Box<128, 64>, Swizzle::b128>
+//
+// On a GPU the descriptor is a CUtensorMap (cuTensorMapEncodeTiled); on the simulator it is the
+// simulator's own format. Either way it lives in 128 bytes of device memory that the object owns.
+#pragma once
+
+#include <array>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+#include "oxide/detail/host/launch_core.hpp"
+#include "oxide/device/tma.hpp"
+#include "oxide/host/buffer.hpp"
+#include "oxide/host/simulator.hpp"
+#include "oxide/host/stream.hpp"
+
+namespace oxide {
+
+namespace detail {
+
+/// What a descriptor says, as the public API takes it: outermost dimension first, strides in
+/// elements. encode_tensor_map validates and converts it.
+struct TensorMapSpec {
+  std::uint32_t rank = 0;          ///< 1..5
+  std::uint32_t element_bytes = 0; ///< 1, 2, 4 or 8
+  std::uint32_t swizzle_bytes = 0; ///< 0 (none), 32, 64 or 128
+  std::uint64_t data = 0;          ///< device address of element (0, ..., 0)
+  std::uint64_t buffer_bytes = 0;  ///< bytes of the buffer from `data` on
+  std::uint64_t extents[5]{};      ///< elements per dimension, outermost first
+  std::uint64_t strides[4]{};      ///< elements between consecutive indices of the outer dimensions
+  std::uint32_t box[5]{};          ///< the box's extents, outermost first
+};
+
+/// The 128 bytes of a descriptor: a CUtensorMap (which CUDA 13 aligns to 128 bytes; TMA needs
+/// 64), or the simulator's.
+struct alignas(128) TensorMapBytes {
+  std::byte bytes[128];
+};
+
+/// Validates `spec` (the rules of cuTensorMapEncodeTiled, on both backends) and encodes it for the
+/// context of `stream`. Throws oxide::Error: InvalidTensorMap naming the rule a value breaks,
+/// Driver when the driver refuses it.
+[[nodiscard]] TensorMapBytes encode_tensor_map(const Stream &stream, const TensorMapSpec &spec);
+
+struct TensorMapObjectAccess;
+
+} // namespace detail
+
+/// A tensor of T (const: copies only read it) in device memory, viewed as row-major with the
+/// given extents, and the descriptor through which TMA copies read it in boxes of shape B with
+/// swizzle S. It binds only to a kernel parameter TensorMap<T, B, S> of the same type. It owns
+/// the tensor's buffer, so that the buffer lives as long as the descriptor that points into it;
+/// release() gives it back. RAII and move-only, like DeviceBuffer.
+template <class T, class B, Swizzle S = Swizzle::none> class DeviceTensorMap {
+public:
+  using kernel_parameter = TensorMap<T, B, S>;
+  using element_type = std::remove_const_t<T>;
+  static constexpr std::uint32_t rank = B::rank;
+  static_assert(std::is_const_v<T>, "oxide::DeviceTensorMap<const T, ...>: TMA copies only read the tensor");
+
+  /// An empty map, which binds to no launch.
+  DeviceTensorMap() = default;
+
+  /// The map of `tensor`, viewed as a row-major tensor of `extents` (outermost first, e.g.
+  /// {rows, columns}) whose rows are contiguous and packed: each outer dimension's stride is the
+  /// product of the extents inside it. Uploads the descriptor on `stream`. Throws oxide::Error
+  /// (InvalidTensorMap) when the extents need more elements than `tensor` has, or break TMA's
+  /// rules (each extent 1..2^32, rows a multiple of 16 bytes when there are several).
+  [[nodiscard]] static DeviceTensorMap create(Stream &stream, DeviceBuffer<element_type> tensor,
+                                              const std::array<std::uint64_t, rank> &extents) {
+    std::array<std::uint64_t, rank - 1> strides{};
+    std::uint64_t stride = 1;
+    for (std::size_t d = rank - 1; d > 0; --d) {
+      stride *= extents[d];
+      strides[d - 1] = stride;
+    }
+    return create(stream, std::move(tensor), extents, strides);
+  }
+
+  /// The same with explicit `strides`: the elements from one index to the next of each outer
+  /// dimension, outermost first (rank - 1 of them; the innermost dimension is contiguous). Each
+  /// is a multiple of 16 bytes below 2^40 bytes and covers the dimension inside it (rows never
+  /// overlap: padding is allowed).
+  [[nodiscard]] static DeviceTensorMap create(Stream &stream, DeviceBuffer<element_type> tensor,
+                                              const std::array<std::uint64_t, rank> &extents,
+                                              const std::array<std::uint64_t, rank - 1> &strides) {
+    detail::TensorMapSpec spec;
+    spec.rank = rank;
+    spec.element_bytes = sizeof(T);
+    spec.swizzle_bytes = static_cast<std::uint32_t>(S);
+    spec.data = tensor.device_ptr();
+    spec.buffer_bytes = tensor.size_bytes();
+    for (std::size_t d = 0; d < rank; ++d) {
+      spec.extents[d] = extents[d];
+      spec.box[d] = B::extents[d];
+    }
+    for (std::size_t d = 0; d + 1 < rank; ++d)
+      spec.strides[d] = strides[d];
+    const detail::TensorMapBytes bytes = detail::encode_tensor_map(stream, spec);
+    DeviceTensorMap map;
+    map.descriptor_ = DeviceBuffer<detail::TensorMapBytes>::from_host(stream, std::span(&bytes, 1));
+    map.tensor_ = std::move(tensor);
+    map.extents_ = extents;
+    return map;
+  }
+
+  /// The tensor, read-only: it stays the map's while the map lives (bind it as a Span<const T>
+  /// input; replace its contents with copy_from_host).
+  [[nodiscard]] const DeviceBuffer<element_type> &buffer() const noexcept { return tensor_; }
+  /// Copies `host` (exactly buffer().size() elements) into the tensor, ordered on `stream`.
+  void copy_from_host(Stream &stream, std::span<const element_type> host) {
+    tensor_.copy_from_host(stream, host);
+  }
+  /// The extents the map was made with, outermost first.
+  [[nodiscard]] const std::array<std::uint64_t, rank> &extents() const noexcept { return extents_; }
+  /// Whether the map holds a descriptor (it was made by create and not released or moved from).
+  [[nodiscard]] bool empty() const noexcept { return descriptor_.size() == 0; }
+
+  /// Ends the map (its descriptor is freed) and gives the tensor back. Launches already
+  /// enqueued with the map must have completed, as for DeviceBuffer::reset.
+  [[nodiscard]] DeviceBuffer<element_type> release() && {
+    descriptor_.reset();
+    return std::move(tensor_);
+  }
+
+private:
+  friend struct detail::TensorMapObjectAccess;
+  DeviceBuffer<detail::TensorMapBytes> descriptor_;
+  DeviceBuffer<element_type> tensor_;
+  std::array<std::uint64_t, rank> extents_{};
+};
+
+namespace detail {
+
+struct TensorMapObjectAccess {
+  template <class T, class B, Swizzle S>
+  [[nodiscard]] static const DeviceBuffer<TensorMapBytes> &
+  descriptor(const DeviceTensorMap<T, B, S> &map) noexcept {
+    return map.descriptor_;
+  }
+};
+
+/// A TensorMap parameter takes a named DeviceTensorMap of exactly its type.
+template <class T, class B, Swizzle S> struct Binder<TensorMap<T, B, S>> {
+  template <class Arg>
+  static constexpr bool accepts =
+      std::is_lvalue_reference_v<Arg> && std::same_as<std::remove_cvref_t<Arg>, DeviceTensorMap<T, B, S>>;
+  static TensorMap<T, B, S> bind(const DeviceTensorMap<T, B, S> &map) noexcept {
+    const auto &descriptor = TensorMapObjectAccess::descriptor(map);
+    return TensorMapAccess::make<TensorMap<T, B, S>>(
+        reinterpret_cast<const void *>(static_cast<std::uintptr_t>(descriptor.device_ptr())));
+  }
+};
+
+template <class T, class B, Swizzle S> inline constexpr bool is_tensor_map_param_v<TensorMap<T, B, S>> = true;
+template <class T, class B, Swizzle S>
+inline constexpr bool is_device_tensor_map_v<DeviceTensorMap<T, B, S>> = true;
+
+} // namespace detail
+
+namespace sim::detail {
+template <class T, class B, Swizzle S>
+inline constexpr char param_kind_v<TensorMap<T, B, S>> = param_kind_letter(ParamKind::tensor_map);
+} // namespace sim::detail
+
+} // namespace oxide
