@@ -15,7 +15,7 @@ root="$(cd "$here/../.." && pwd)"
 out="$root/.gpu/bench"
 oxcc="${OXIDE_BUILD_DIR:-$root/build}/bin/oxcc"
 nvcc="${CUDA_PATH:-/usr/local/cuda}/bin/nvcc"
-read -r -a pairs <<<"${PAIRS:-stream reduce transpose histogram softmax stencil sgemm mma_gemm}"
+read -r -a pairs <<<"${PAIRS:-stream reduce transpose histogram softmax stencil sgemm mma_gemm wgmma_gemm}"
 mkdir -p "$out"
 
 seconds() { date +%s.%N; }
@@ -40,8 +40,15 @@ for p in "${pairs[@]}"; do
     exit 1
   }
   libs=()
-  [ "$p" = mma_gemm ] && libs=(-lcublas) # its twin also times cuBLAS
-  nv=$(fastest "$nvcc" -O3 -arch=sm_90 -std=c++17 "$here/${p}_cuda.cu" -o "$out/${p}_cuda" "${libs[@]}") || {
+  arch=(-arch=sm_90)
+  case "$p" in
+  mma_gemm) libs=(-lcublas) ;; # its twin also times cuBLAS
+  wgmma_gemm)                  # wgmma and setmaxnreg need sm_90a; the twin times cuBLAS
+    libs=(-lcublas)
+    arch=(-gencode=arch=compute_90a,code=sm_90a)
+    ;;
+  esac
+  nv=$(fastest "$nvcc" -O3 "${arch[@]}" -std=c++17 "$here/${p}_cuda.cu" -o "$out/${p}_cuda" "${libs[@]}") || {
     echo "bench: nvcc failed on ${p}_cuda.cu" >&2
     exit 1
   }

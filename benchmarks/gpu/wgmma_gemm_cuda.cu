@@ -6,7 +6,8 @@
 // producer (one thread issues the copies, setmaxnreg lowers its registers), warpgroups 1 and 2
 // each multiply a 64 x 256 half of the tile with wgmma m64n256k16 (accumulators in 128
 // registers per thread) and write it straight from registers. In the same run, cuBLAS
-// (cublasGemmEx, bf16 in, f32 out and compute) on the same inputs: the reference of issue #18.
+// (cublasGemmEx, bf16 in, f32 out and compute; and tf32) on the same inputs: the references of
+// issue #18.
 // m, n multiples of 128 and 256 and k of 64.
 #include "bench_cuda.cuh"
 
@@ -16,6 +17,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 constexpr unsigned kBM = 128, kBN = 256, kBK = 64, kStages = 4, kConsumers = 2;
 constexpr unsigned kThreads = 128 * (kConsumers + 1);
@@ -247,6 +249,34 @@ int main(int argc, char **argv) {
       const bool ok =
           bench::check_gemm_nt("cublas_bf16_tn", c.download(), fa, fw, n, bench::kBf16GemmTolerance);
       bench::report("cublas_bf16_tn", bench::dims(n, n), "flops", flops, ms, ok, "cuda");
+    }
+    {
+      // tf32: the Oxide side's inputs (the same floats rounded to tf32, to nearest with ties away
+      // as cvt.rna.tf32.f32), which cuBLAS's tensor-core path then reads exactly.
+      auto to_tf32 = [](float x) {
+        std::uint32_t bits;
+        std::memcpy(&bits, &x, 4);
+        if ((bits & 0x7f800000u) != 0x7f800000u)
+          bits = (bits + 0x1000u) & 0xffffe000u;
+        std::memcpy(&x, &bits, 4);
+        return x;
+      };
+      std::vector<float> ta = bench::uniform_vector(8, nn), tw = bench::uniform_vector(9, nn);
+      for (size_t i = 0; i < nn; ++i) {
+        ta[i] = to_tf32(ta[i]);
+        tw[i] = to_tf32(tw[i]);
+      }
+      bench::DeviceArray<float> a32(ta), w32(tw);
+      const float alpha = 1.0f, beta = 0.0f;
+      c.poison();
+      const float ms = timer.median_ms([&](int) {
+        CHECK_CUBLAS(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(n), int(n), int(n), &alpha, w32.ptr,
+                                  CUDA_R_32F, int(n), a32.ptr, CUDA_R_32F, int(n), &beta, c.ptr, CUDA_R_32F,
+                                  int(n), CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
+      });
+      const bool ok =
+          bench::check_gemm_nt("cublas_tf32_tn", c.download(), ta, tw, n, bench::kBf16GemmTolerance);
+      bench::report("cublas_tf32_tn", bench::dims(n, n), "flops", flops, ms, ok, "cuda");
     }
   }
   CHECK_CUBLAS(cublasDestroy(handle));

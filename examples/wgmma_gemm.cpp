@@ -1,0 +1,142 @@
+// Matrix products on Hopper's warpgroup tensor cores, C = A * W^T as a linear layer computes it
+// (examples/wgmma_gemm.hpp: TMA, mbarriers, a producer warpgroup and two wgmma consumers, the
+// output written from the accumulators in the safe tier), with bf16, tf32 and FP8 (e4m3)
+// multiplicands, and bf16 with a fused bias + GELU epilogue; each checked against a
+// double-precision product on the host. The sizes are not multiples of the tiles: the copy
+// engine's zero fill and the output's edges are part of the test.
+//
+//   oxcc run examples/wgmma_gemm.cpp      (a GPU of compute capability 9.0, or the simulator)
+#include "wgmma_gemm.hpp"
+
+#include "problem_size.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using wgmma_gemm::bf16;
+
+/// How the host makes and reads each multiplicand type.
+float value(bf16 x) { return oxide::to_float(x); }
+float value(oxide::tf32 x) { return x.value; }
+float value(oxide::float8_e4m3 x) { return oxide::to_float(x); }
+template <class T> T from_float(float x) {
+  if constexpr (std::is_same_v<T, bf16>)
+    return oxide::to_bfloat16(x);
+  else if constexpr (std::is_same_v<T, oxide::tf32>)
+    return {oxide::to_tf32(x)};
+  else
+    return oxide::to_float8_e4m3(x);
+}
+
+struct Problem {
+  oxide::Context &ctx;
+  oxide::Stream &stream;
+  std::uint32_t m, n, k;
+  bool small;
+};
+
+/// C = A W^T (with bias + GELU when `bias` is not empty) for random A and W of type T; true when
+/// every checked element is within the tolerance of the double-precision product.
+template <class T> bool run(const Problem &p, const char *name, const std::vector<float> &bias = {}) {
+  const auto [m, n, k] = std::tuple{p.m, p.n, p.k};
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<T> ha(std::size_t{m} * k), hw(std::size_t{n} * k);
+  for (auto *v : {&ha, &hw})
+    for (T &x : *v)
+      x = from_float<T>(dist(rng));
+
+  auto a = wgmma_gemm::HostMapA<T>::create(p.stream, oxide::DeviceBuffer<T>::from_host(p.stream, ha), {m, k});
+  auto w = wgmma_gemm::HostMapW<T>::create(p.stream, oxide::DeviceBuffer<T>::from_host(p.stream, hw), {n, k});
+  auto b = oxide::DeviceBuffer<float>::from_host(p.stream, bias);
+  // Poisoned with NaN so an element the kernel never wrote cannot pass the check.
+  auto c = oxide::DeviceBuffer<float>::from_host(
+      p.stream, std::vector<float>(std::size_t{m} * n, std::numeric_limits<float>::quiet_NaN()));
+  auto once = [&] {
+    if (bias.empty())
+      oxide::prepare(p.ctx, wgmma_gemm::gemm<T>, wgmma_gemm::config(m, n))(p.stream, a, w, c.view_2d(n, m),
+                                                                           k);
+    else
+      oxide::prepare(p.ctx, wgmma_gemm::gemm_bias_gelu<T>,
+                     wgmma_gemm::config(m, n))(p.stream, a, w, b, c.view_2d(n, m), m, n, k);
+  };
+  once(); // a warm-up on a GPU, the run on the simulator
+  p.stream.synchronize();
+  const int reps = p.ctx.is_simulator() ? 0 : 10;
+  const auto start = std::chrono::steady_clock::now();
+  for (int r = 0; r < reps; ++r)
+    once();
+  p.stream.synchronize();
+  const double seconds =
+      reps ? std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / reps : 0.0;
+  const std::vector<float> result = c.to_host(p.stream);
+
+  // Products of bf16, tf32 or e4m3 values are exact in f32; the f32 sums of k terms stay within
+  // 32 sqrt(k) u of the terms' magnitudes (the tensor cores' adders may drop low bits). GELU's
+  // slope is below 1.13, and tanhf adds a few ulps.
+  constexpr double u = std::numeric_limits<float>::epsilon() / 2;
+  const double tolerance = 32.0 * std::sqrt(double(k)) * u;
+  const std::uint32_t row_step = p.small ? 1 : 61; // every row on a small problem, the last always
+  std::size_t wrong = 0, checked = 0;
+  for (std::uint32_t i = 0;; i = i + row_step < m ? i + row_step : m - 1) {
+    for (std::uint32_t j = 0; j < n; ++j, ++checked) {
+      double dot = 0, magnitude = 0;
+      for (std::uint32_t q = 0; q < k; ++q) {
+        const double term = double(value(ha[std::size_t{i} * k + q])) * value(hw[std::size_t{j} * k + q]);
+        dot += term;
+        magnitude += std::fabs(term);
+      }
+      double want = dot, bound = tolerance * magnitude;
+      if (!bias.empty()) {
+        const double x = dot + bias[j];
+        want = 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+        bound = 1.2 * bound + 8 * u * (1.0 + std::fabs(x));
+      }
+      const float got = result[std::size_t{i} * n + j];
+      if (!(std::fabs(got - want) <= bound) && wrong++ < 5)
+        std::printf("%s: C[%u][%u]: got %.8g, expected %.8g\n", name, i, j, got, want);
+    }
+    if (i == m - 1)
+      break;
+  }
+  std::printf("wgmma_gemm %s: C(%u x %u, f32) = A(%u x %u) * W(%u x %u)^T, %zu elements checked", name, m, n,
+              m, k, n, k, checked);
+  if (reps)
+    std::printf(", %.1f TFLOP/s", 2.0 * m * n * k / seconds / 1e12);
+  std::printf(wrong ? ": %zu wrong\n" : "\n", wrong);
+  return wrong == 0;
+}
+
+} // namespace
+
+int main() try {
+  auto ctx = oxide::Context::create();
+  auto stream = ctx.default_stream();
+  if (!ctx.is_simulator() && ctx.device().compute_capability().as_int() != 90) {
+    std::printf("wgmma_gemm: skipped: %s is not a Hopper GPU (compute capability 9.0)\n",
+                ctx.device().name().c_str());
+    return 0;
+  }
+  const bool small = example::small_problem(ctx);
+  const Problem p{ctx, stream, small ? 200u : 4160u, small ? 300u : 4200u, small ? 272u : 4224u, small};
+  std::vector<float> bias(p.n);
+  for (std::uint32_t j = 0; j < p.n; ++j)
+    bias[j] = 0.25f * std::sin(0.1f * float(j));
+  bool ok = run<bf16>(p, "bf16");
+  ok &= run<oxide::tf32>(p, "tf32");
+  ok &= run<oxide::float8_e4m3>(p, "e4m3");
+  ok &= run<bf16>(p, "bf16+bias+gelu", bias);
+  std::printf("wgmma_gemm on %s\n%s\n", ctx.device().name().c_str(), ok ? "PASS" : "FAIL");
+  return ok ? 0 : 1;
+} catch (const oxide::Error &e) {
+  std::fprintf(stderr, "%s\n", e.what());
+  return 1;
+}

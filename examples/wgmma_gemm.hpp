@@ -1,0 +1,162 @@
+// The GEMMs of examples/wgmma_gemm.cpp and benchmarks/gpu/wgmma_gemm_oxide.cpp, on Hopper's
+// warpgroup tensor cores: C (f32, m x n) = A * W^T for A (m x k) and W (n x k) row-major, the
+// layout of a linear layer (y = x W^T), with bf16, tf32 or FP8 (e4m3) multiplicands, and the same
+// with a fused bias + GELU epilogue. The CUDA twin is benchmarks/gpu/wgmma_gemm_cuda.cu.
+//
+// Each block of 3 warpgroups computes a 128 x 256 tile of C, k in steps of 128 bytes of the type
+// (64 bf16) through a ring of 4 shared-memory stages:
+// - warpgroup 0 is the producer: it gives up registers (setmaxnreg) and one of its threads has the
+//   copy engine (TMA) load A's 128-row and W's 256-row tiles of each step into a free stage, in
+//   the 128-byte swizzle wgmma reads; the stage's `full` mbarrier counts their bytes;
+// - warpgroups 1 and 2 are the consumers: each waits for a full stage, multiplies its 64 rows of A
+//   by W's 256 with 4 wgmma m64n256 (the accumulator: 128 registers per thread), waits for them,
+//   and releases the stage through its `empty` mbarrier.
+// The blocks take the tiles 16 tile rows at a time, so that the blocks running together share
+// W's tiles in L2. The safe tier writes the result straight from the accumulators: the output is
+// a DisjointSpan2D and each thread writes the elements its accumulator holds
+// (warpgroup_tile_mut). Edges need no special case: the copy engine fills rows and columns past
+// A's and W's ends with zeros, and the tile's elements past C's edge are not written.
+#pragma once
+
+#include <oxide/oxide.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+namespace wgmma_gemm {
+
+using bf16 = oxide::bfloat16;
+
+inline constexpr std::uint32_t kBM = 128, kBN = 256, kConsumers = 2, kGroupM = 16, kStages = 4;
+inline constexpr std::uint32_t kThreads = oxide::warpgroup::kThreads * (1 + kConsumers);
+/// A stage's k: one 128-byte swizzled row of the multiplicand (64 bf16, 32 tf32, 128 fp8), 4
+/// wgmma instructions whatever the type.
+template <class T> inline constexpr std::uint32_t kBK = 128 / sizeof(T);
+
+/// A's and W's tensor maps: boxes of one stage's tiles, rows of 128 bytes in the 128-byte swizzle.
+template <class T> using MapA = oxide::TensorMap<const T, oxide::Box<kBM, kBK<T>>, oxide::Swizzle::b128>;
+template <class T> using MapW = oxide::TensorMap<const T, oxide::Box<kBN, kBK<T>>, oxide::Swizzle::b128>;
+/// Their host sides: A's and W's buffers with the descriptors.
+template <class T>
+using HostMapA = oxide::DeviceTensorMap<const T, oxide::Box<kBM, kBK<T>>, oxide::Swizzle::b128>;
+template <class T>
+using HostMapW = oxide::DeviceTensorMap<const T, oxide::Box<kBN, kBK<T>>, oxide::Swizzle::b128>;
+
+/// The block's shared memory (dynamic: 193 KiB, the same for every type).
+template <class T> struct Shared {
+  typename MapA<T>::matrix_type a[kStages];
+  typename MapW<T>::matrix_type w[kStages];
+  oxide::Mbarrier full[kStages], empty[kStages];
+};
+
+/// The dynamic shared memory a launch gives the kernels.
+inline constexpr std::uint32_t kSharedBytes = oxide::dynamic_shared_bytes_for<Shared<bf16>>;
+static_assert(kSharedBytes == oxide::dynamic_shared_bytes_for<Shared<oxide::tf32>> &&
+              kSharedBytes == oxide::dynamic_shared_bytes_for<Shared<oxide::float8_e4m3>>);
+
+/// The epilogues: what each element of C becomes.
+struct Plain {
+  float operator()(float acc, std::uint32_t) const noexcept { return acc; }
+};
+/// GELU(acc + bias[column]), with the tanh approximation PyTorch's gelu(approximate='tanh') uses.
+/// The bias is read with Span::get, not operator[]: a failed check would be a call.
+struct BiasGelu {
+  oxide::Span<const float> bias;
+  float operator()(float acc, std::uint32_t column) const noexcept {
+    const float *b = bias.get(column);
+    const float x = acc + (b ? *b : 0.0f);
+    return 0.5f * x * (1.0f + std::tanh(0.7978845608f * (x + 0.044715f * x * x * x)));
+  }
+};
+
+/// C = epilogue(A W^T), k = A's (and W's) columns: the body of the kernels below. Inlined into
+/// them: a wgmma kernel makes no calls (ptxas would serialise its wgmmas), which is also why
+/// their contracts give the minimum of dynamic shared memory (the kernel's own check then
+/// compiles away).
+template <class T, class Epilogue>
+[[gnu::always_inline]] inline void multiply(const MapA<T> &a, const MapW<T> &w,
+                                            oxide::DisjointSpan2D<float> c, std::uint32_t k,
+                                            const Epilogue &epilogue) {
+  static_assert(kStages >= 2, "one stage multiplied while the next lands");
+  constexpr std::uint32_t bk = kBK<T>;
+  auto &sm = oxide::dynamic_shared_object<Shared<T>>();
+  const auto block = oxide::block::index();
+  const std::uint32_t role = oxide::warpgroup::index(), rank = oxide::warpgroup::rank();
+  const auto origin = c.warpgroup_tile_origin<kBN, kConsumers, 1, kGroupM>(block);
+  const std::uint32_t steps = (k + bk - 1) / bk;
+  if (role == 0 && rank == 0) {
+    for (std::uint32_t s = 0; s < kStages; ++s) {
+      sm.full[s].init(1);
+      sm.empty[s].init(kConsumers);
+    }
+    oxide::Mbarrier::fence_init();
+  }
+  oxide::sync_threads();
+  if (!origin.inside)
+    return;
+
+  if (role == 0) {
+    oxide::warpgroup::decrease_registers<40>();
+    if (rank == 0) {
+      oxide::PipelineState<kStages> at;
+      for (std::uint32_t i = 0; i < steps; ++i, at.advance()) {
+        if (i >= kStages) // the consumers are done with this stage's previous tiles
+          sm.empty[at.stage].wait(at.phase ^ 1);
+        sm.full[at.stage].arrive_expect_tx(MapA<T>::box_bytes + MapW<T>::box_bytes);
+        const auto k0 = static_cast<std::int32_t>(i * bk);
+        oxide::tma::load(sm.a[at.stage], a, {static_cast<std::int32_t>(origin.row), k0}, sm.full[at.stage]);
+        oxide::tma::load(sm.w[at.stage], w, {static_cast<std::int32_t>(origin.column), k0},
+                         sm.full[at.stage]);
+      }
+    }
+    return;
+  }
+
+  oxide::warpgroup::increase_registers<232>();
+  const std::uint32_t row0 = (role - 1) * 64; // this consumer's rows of the stage's A tile
+  oxide::wgmma::Accumulator<T, kBN> acc;
+  oxide::PipelineState<kStages> at;
+  for (std::uint32_t i = 0; i < steps; ++i, at.advance()) {
+    sm.full[at.stage].wait(at.phase);
+    oxide::wgmma::fence();
+    oxide::wgmma::mma_async(acc, sm.a[at.stage], row0, sm.w[at.stage], 0); // 4 x m64n256kK
+    oxide::wgmma::commit_group();
+    oxide::wgmma::wait_group<0>();
+    if (rank == 0)
+      sm.empty[at.stage].arrive();
+  }
+  const auto out = c.warpgroup_tile_mut<kBN, kConsumers, 1, kGroupM>(block);
+#pragma unroll
+  for (std::uint32_t j = 0; j < acc.size; ++j)
+    if (float *element = out.get_mut(j))
+      *element =
+          epilogue(acc.x[j], static_cast<std::uint32_t>(origin.column) + decltype(acc)::coord(rank, j).col);
+}
+
+/// C = A W^T; launch config(m, n).
+template <class T>
+[[kernel, oxide::launch_bounds(kThreads, 1),
+  oxide::launch_contract("domain = 1, block = 384, dynamic_shared = kSharedBytes..232448")]] void
+gemm(MapA<T> a, MapW<T> w, oxide::DisjointSpan2D<float> c, std::uint32_t k) {
+  multiply(a, w, c, k, Plain{});
+}
+
+/// C = GELU(A W^T + bias) for an m x n C, bias[j] added to column j: a linear layer with its
+/// activation fused.
+template <class T>
+[[kernel, oxide::launch_bounds(kThreads, 1),
+  oxide::launch_contract("domain = 1, block = 384, dynamic_shared = kSharedBytes..232448, "
+                         "requires = (bias.size() == n, c.size() == m * n)")]] void
+gemm_bias_gelu(MapA<T> a, MapW<T> w, oxide::Span<const float> bias, oxide::DisjointSpan2D<float> c,
+               std::uint32_t m, std::uint32_t n, std::uint32_t k) {
+  multiply(a, w, c, k, BiasGelu{bias});
+}
+
+/// The launch of the kernels for an m x n C: one block per tile.
+inline oxide::LaunchConfig1D config(std::uint32_t m, std::uint32_t n) {
+  const std::uint32_t tiles = ((m + kBM - 1) / kBM) * ((n + kBN - 1) / kBN);
+  return {tiles, kThreads, kSharedBytes};
+}
+
+} // namespace wgmma_gemm
