@@ -592,6 +592,13 @@ public:
     return true;
   }
 
+  bool VisitCallExpr(CallExpr *call) {
+    // The host compile checks launches; the device compile sees the same calls in host code.
+    if (!context.getLangOpts().CUDAIsDevice)
+      checkPrepareHasContract(call);
+    return true;
+  }
+
   bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *call) {
     if (call->getOperator() != OO_Call)
       return true;
@@ -640,6 +647,46 @@ private:
     if (threads > maxThreads)
       oxide::report(diags, FD->getLocation(), Diag::BlockExceedsBounds)
           << std::to_string(threads) << std::to_string(maxThreads) << FD->getName();
+  }
+
+  /// Whether a declaration of `FD`, or of the template it was instantiated from, satisfies `has`.
+  template <class Predicate> static bool anyDeclaration(const FunctionDecl *FD, Predicate has) {
+    const FunctionDecl *pattern = FD->getTemplateInstantiationPattern();
+    for (const FunctionDecl *decl : {FD, pattern})
+      if (decl && llvm::any_of(decl->redecls(), has))
+        return true;
+    return false;
+  }
+
+  /// `oxide::prepare(ctx, kernel, config)` of a kernel defined in this file without a launch
+  /// contract (or of a function that is not a kernel) would throw NoContract (NotAKernel) at
+  /// run time: report it at the call. A kernel only declared here may have its contract in
+  /// the translation unit that defines it; the runtime checks those.
+  void checkPrepareHasContract(const CallExpr *call) {
+    const FunctionDecl *callee = call->getDirectCallee();
+    if (!callee || call->getNumArgs() < 2 || !callee->getIdentifier() || callee->getName() != "prepare" ||
+        callee->getQualifiedNameAsString() != "oxide::prepare")
+      return;
+    const Expr *arg = call->getArg(1)->IgnoreParenImpCasts();
+    if (const auto *addressOf = dyn_cast<UnaryOperator>(arg);
+        addressOf && addressOf->getOpcode() == UO_AddrOf)
+      arg = addressOf->getSubExpr()->IgnoreParenImpCasts();
+    const auto *ref = dyn_cast<DeclRefExpr>(arg);
+    const auto *kernel = ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : nullptr;
+    const FunctionDecl *definition = nullptr;
+    if (!kernel || !kernel->isDefined(definition) || kernel->isDependentContext())
+      return;
+    const bool isKernelFunction = anyDeclaration(kernel, isKernel);
+    if (isKernelFunction && anyDeclaration(kernel, [](const FunctionDecl *D) {
+          return annotation(D, oxide::kContractAnnotation);
+        }))
+      return;
+    std::string name;
+    llvm::raw_string_ostream os(name);
+    kernel->getNameForDiagnostic(os, context.getPrintingPolicy(), /*Qualified=*/false);
+    oxide::report(diags, ref->getBeginLoc(), Diag::PrepareWithoutContract)
+        << !isKernelFunction << name << ref->getSourceRange();
+    oxide::report(diags, definition->getLocation(), Diag::NoteKernelDeclared) << name;
   }
 
   /// The variable an argument names, looking through implicit conversions and parentheses.

@@ -57,6 +57,18 @@ void addCommonArgs(std::vector<std::string> &args, const CompileOptions &opts, c
     args.push_back("-ffp-contract=off");
 }
 
+/// The user's warning flags; for the device compile (`device`) without those that turn warnings
+/// into errors: it reports warnings only in code the host compile does not see, and a warning the
+/// host compile prints must not fail the device compile.
+void addWarningArgs(std::vector<std::string> &args, const CompileOptions &opts, bool device) {
+  for (const std::string &flag : opts.warnings) {
+    const llvm::StringRef f(flag);
+    if (device && (f == "-Werror" || f.starts_with("-Werror=") || f == "-pedantic-errors"))
+      continue;
+    args.push_back(flag);
+  }
+}
+
 /// The device compile's main file around `include` (a quoted or angled header name). The
 /// implicit-device pragma must be pushed and popped in the same file, so the device compile
 /// parses this wrapper instead of the user's file. The device C++ runtime (aligned
@@ -115,11 +127,17 @@ private:
 /// Clang's LLVM IR generation with Oxide's safety checks running on the same AST.
 class CheckedEmitLLVMAction : public clang::EmitLLVMOnlyAction {
 public:
-  using EmitLLVMOnlyAction::EmitLLVMOnlyAction;
+  /// `deviceSource`: the device compile records there the code the host compile does not see.
+  CheckedEmitLLVMAction(llvm::LLVMContext *ctx, std::shared_ptr<DeviceSource> deviceSource)
+      : EmitLLVMOnlyAction(ctx), deviceSource(std::move(deviceSource)) {}
 
 protected:
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &ci,
                                                         llvm::StringRef file) override {
+    if (deviceSource) {
+      ci.getPreprocessor().addPPCallbacks(deviceSource->watch(ci.getSourceManager()));
+      deviceSource->setAST(ci.getASTContext());
+    }
     std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
     if (!ci.getLangOpts().CUDA) {
       consumers.push_back(std::make_unique<HostLambdaNumbering>());
@@ -130,6 +148,9 @@ protected:
     consumers.push_back(EmitLLVMOnlyAction::CreateASTConsumer(ci, file));
     return std::make_unique<clang::MultiplexConsumer>(std::move(consumers));
   }
+
+private:
+  std::shared_ptr<DeviceSource> deviceSource;
 };
 
 /// `oxcc check`'s host compile: the safety checks on the AST and no code at all.
@@ -224,13 +245,17 @@ runClang(const std::vector<std::string> &args, llvm::LLVMContext &ctx,
   clang::CompilerInstance ci(std::move(invocation));
   ci.setVirtualFileSystem(vfs);
   // The device compile prints what only it finds, at the user's lines (DeviceDiagnostics.h).
-  if (deviceIncludeDir)
+  std::shared_ptr<DeviceSource> deviceSource;
+  if (deviceIncludeDir) {
+    deviceSource = std::make_shared<DeviceSource>();
     ci.createDiagnostics(
-        createDeviceDiagnosticPrinter(diagOut, ci.getDiagnosticOpts(), *deviceIncludeDir).release(),
+        createDeviceDiagnosticPrinter(diagOut, ci.getDiagnosticOpts(), *deviceIncludeDir, deviceSource)
+            .release(),
         /*ShouldOwnClient=*/true);
-  else
-    ci.createDiagnostics(new clang::TextDiagnosticPrinter(diagOut, ci.getDiagnosticOpts()),
+  } else {
+    ci.createDiagnostics(createHostDiagnosticPrinter(diagOut, ci.getDiagnosticOpts()).release(),
                          /*ShouldOwnClient=*/true);
+  }
   ci.setVerboseOutputStream(diagOut); // "N warnings generated"
   if (optimization == FrontendOptimization::None) {
     CheckedSyntaxOnlyAction check;
@@ -238,7 +263,7 @@ runClang(const std::vector<std::string> &args, llvm::LLVMContext &ctx,
       return reportedError(stage.str() + " compile");
     return std::make_unique<llvm::Module>(stage, ctx); // empty: nothing was asked for but the checks
   }
-  CheckedEmitLLVMAction action(&ctx);
+  CheckedEmitLLVMAction action(&ctx, std::move(deviceSource));
   if (!ci.ExecuteAction(action) || ci.getDiagnostics().hasErrorOccurred())
     return reportedError(stage.str() + " compile");
   std::unique_ptr<llvm::Module> module = action.takeModule();
@@ -267,6 +292,7 @@ std::vector<std::string> oxide::hostCompileArgs(const TranslationUnit &tu, const
   const CompileOptions &opts = tu.opts;
   std::vector<std::string> args = {tc.clangDriver, "-x", "c++"};
   addCommonArgs(args, opts, tc, opts.optLevel, opts.debug);
+  addWarningArgs(args, opts, /*device=*/false);
   for (const auto &sanitizer : opts.sanitizers)
     args.push_back("-fsanitize=" + sanitizer);
   args.push_back(tu.input);
@@ -295,6 +321,8 @@ std::vector<std::string> oxide::deviceCompileArgs(const TranslationUnit &tu, con
                                    "--cuda-gpu-arch=" + arch.smName(),
                                    "--cuda-path=" + tc.cudaPath};
   args.push_back("-nocudalib"); // libdevice is linked after the MLIR stage
+  // Before oxcc's own -Wno- flags below, so that -Wall or -Weverything leaves them in force.
+  addWarningArgs(args, opts, /*device=*/true);
   // 32-bit pointers into shared, constant and local memory, as nvcc emits them: one register
   // per address instead of two, and 32-bit address arithmetic.
   args.push_back("-fcuda-short-ptr");

@@ -192,6 +192,10 @@ protected:
 
 // --- oxide::prepare: the kernel and its contract -------------------------------------------------
 
+// oxcc refuses `prepare` of a kernel defined in the same file without a contract at compile time
+// (tests/lit/safety/prepare-contract.test); what reaches the runtime is a kernel whose definition
+// the calling file does not see (declared there, defined without a contract in another
+// translation unit), as `in_place` is to this test's plain compile.
 TEST_F(LaunchContracts, KernelWithoutAContractIsRefused) {
   EXPECT_ERROR(
       (void)oxide::prepare(ctx, in_place, LaunchConfig1D{1, 32}), ErrorKind::NoContract,

@@ -195,6 +195,25 @@ std::optional<int> oxcc::parseOptions(llvm::ArrayRef<const char *> args, Command
         return usageError("'" + table.getOption(item.id).getPrefixedName() + "' needs a directory", verb);
       cmd.opts.includeDirs.push_back(value->str());
       break;
+    case OPT_W_Joined:
+      // -Wa, and -Wp, hand flags to the assembler and the preprocessor: not warnings.
+      if (!value || value->empty() || value->starts_with("a,") || value->starts_with("p,")) {
+        if (auto rc = unknownArgument(arg))
+          return rc;
+        break;
+      }
+      [[fallthrough]];
+    case OPT_w:
+    case OPT_pedantic:
+    case OPT_pedantic_errors:
+      // The CMake launcher form keeps ignoring them (unknownArgument: harmless flags).
+      if (cmd.launcher) {
+        if (auto rc = unknownArgument(arg))
+          return rc;
+        break;
+      }
+      cmd.opts.warnings.push_back(arg.str());
+      break;
     case OPT_D:
       if (!value || value->empty())
         return usageError("'-D' needs a macro name", verb);

@@ -17,6 +17,13 @@ def D : JoinedOrSeparate<["-"], "D">;
 def U : JoinedOrSeparate<["-"], "U">; // compile only: ignored with a warning
 def x : Separate<["-"], "x">;         // compile only: c++ or cuda
 
+// Warnings: to the host compile, and to the device compile less those that make errors (it prints
+// only the warnings of code the host compile does not see). -Wl, (below) is the link's.
+def W_Joined : Joined<["-"], "W">;
+def w : Flag<["-"], "w">;
+def pedantic : Flag<["-", "--"], "pedantic">;
+def pedantic_errors : Flag<["-"], "pedantic-errors">;
+
 // The link (build and run).
 def l : JoinedOrSeparate<["-"], "l">;
 def L : JoinedOrSeparate<["-"], "L">;

@@ -47,6 +47,10 @@ constexpr const char *kCompileOptions = R"(
 COMPILE OPTIONS:
   -I DIR, -IDIR       add an include directory (also -isystem DIR, -iquote DIR)
   -D NAME[=VALUE]     define a macro
+  -Wall, -Wno-X, -Werror[=X], -w, -pedantic
+                      warning flags, as clang takes them; each warning is printed once,
+                      by the host compile (the device compile adds only those in code
+                      under __CUDA_ARCH__ and the like)
   -O0 .. -O3          optimisation level for host and device code (default -O3)
   -std=c++20|c++23    C++ standard (default c++20)
   --arch=LIST         GPU architectures, comma-separated or repeated: sm_XX embeds PTX and

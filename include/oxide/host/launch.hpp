@@ -79,6 +79,8 @@ template <class Config, class... P>
 /// contract (domain, exact block, launch bounds, dynamic shared memory, compute capability) and
 /// the device's limits. Throws oxide::Error, whose kind() says which check failed; a kernel
 /// without a contract is refused (ErrorKind::NoContract): launch it with oxide::unsafe_launch.
+/// oxcc already rejects, at the call, a kernel defined in the calling file without a contract
+/// (compiler/ast/SafetyChecker.cpp); the run-time check covers kernels defined elsewhere.
 template <class... P>
 [[nodiscard]] PreparedLaunch<P...> prepare(const Context &context, void (*kernel)(P...),
                                            LaunchConfig1D config) {

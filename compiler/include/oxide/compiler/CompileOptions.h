@@ -51,7 +51,11 @@ struct CompileOptions {
   std::string output;                   ///< executable (or stage dump) path; "-" for stdout
   std::vector<std::string> includeDirs; ///< -I
   std::vector<std::string> defines;     ///< -D (NAME or NAME=VALUE)
-  unsigned optLevel = 3;                ///< -O0..-O3, for both host and device code
+  /// Warning flags as the user wrote them (-Wall, -Wno-X, -Werror=X, -w, -pedantic...), for the
+  /// host compile; the device compile takes them less those that make warnings errors, since it
+  /// prints only the warnings of code the host compile does not see.
+  std::vector<std::string> warnings;
+  unsigned optLevel = 3; ///< -O0..-O3, for both host and device code
   /// Every architecture the device image carries (--arch, repeatable or a comma list), in the
   /// order given. Empty means defaultGpuArchs().
   std::vector<GpuArch> archs;

@@ -50,6 +50,8 @@ enum class Diag : unsigned {
   AsmInContractedKernel,
   OutputAliased,
   NoteOutputArgument,
+  PrepareWithoutContract,
+  NoteKernelDeclared,
   DeviceTypeid,
   DeviceLongDouble,
   NoteCalledBy,
@@ -117,9 +119,15 @@ inline constexpr DiagInfo kDiagnostics[] = {
      "|is a member pointer; a contracted kernel's parameters may hold pointers only inside "
      "oxide::Span<const T> and oxide::DisjointSpan<T>"
      "|is a mutable oxide::Span, which every thread may write; use oxide::DisjointSpan<T> for outputs or "
-     "oxide::Span<const T> for inputs"
+     "oxide::Span<const T> for inputs: DisjointSpan<T> when each thread writes its own elements (get_mut "
+     "with "
+     "its thread index), oxide::AtomicSpan<T> when threads update shared elements with atomics, Span<const "
+     "T> "
+     "when the kernel only reads it"
      "|is a mutable std::span, which every thread may write; use oxide::DisjointSpan<T> for outputs or "
-     "oxide::Span<const T> for inputs}2"
+     "oxide::Span<const T> for inputs: DisjointSpan<T> when each thread writes its own elements, "
+     "oxide::AtomicSpan<T> when threads update shared elements with atomics, Span<const T> when the kernel "
+     "only reads it}2"
      " (or drop the contract and launch with oxide::unsafe_launch) [safety rule: parameter-type]"},
     {Diag::ParameterHoldsPointer, clang::DiagnosticIDs::Error,
      "parameter '%0' of contracted kernel '%1' holds %2 %3%4; "
@@ -162,6 +170,13 @@ inline constexpr DiagInfo kDiagnostics[] = {
      "'%0' is passed as argument %1 and also as the DisjointSpan output argument %2; a kernel's output must "
      "not alias its other arguments: use a separate buffer"},
     {Diag::NoteOutputArgument, clang::DiagnosticIDs::Note, "output argument is here"},
+    {Diag::PrepareWithoutContract, clang::DiagnosticIDs::Error,
+     "%select{kernel '%1' has no launch contract|'%1' is not a [[kernel]]}0, so oxide::prepare cannot check "
+     "its "
+     "launches; %select{add [[oxide::launch_contract(\"domain = ...\")]] to it, or launch it with "
+     "oxide::unsafe_launch (oxide/host/unsafe_launch.hpp)|mark it [[kernel]] and give it a "
+     "[[oxide::launch_contract(\"domain = ...\")]]}0"},
+    {Diag::NoteKernelDeclared, clang::DiagnosticIDs::Note, "'%0' is defined here"},
     {Diag::DeviceTypeid, clang::DiagnosticIDs::Error,
      "device code uses typeid, which needs run-time type information (RTTI is not available in device "
      "code)"},
