@@ -281,8 +281,11 @@ struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySaf
             failed = true;
           }
           auto group = dyn_cast<oxide::GroupIndexOp>(op);
-          if ((isa<oxide::ClusterSyncOp, oxide::MapSharedOp>(op) ||
-               (group && group.getGroup() == oxide::Group::cluster)) &&
+          auto tma = dyn_cast<oxide::TmaLoadOp>(op);
+          // A multicast copy and a remote arrival reach other blocks' shared memory, as
+          // cluster::map_shared does.
+          if ((isa<oxide::ClusterSyncOp, oxide::MapSharedOp, oxide::MbarrierArriveClusterOp>(op) ||
+               (group && group.getGroup() == oxide::Group::cluster) || (tma && tma.getMulticast())) &&
               !clustered) {
             emitError(oxide::userLocation(op->getLoc()))
                 << "kernel '" << kernelName << "' uses thread-block cluster operations but is not launched "

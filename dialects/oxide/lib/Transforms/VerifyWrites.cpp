@@ -1009,6 +1009,12 @@ private:
         .Case<oxide::ReservedElemOp>([&](oxide::ReservedElemOp slot) { checkReservedSlot(slot); })
         .Case<oxide::PermutedElemOp>([&](oxide::PermutedElemOp permuted) { checkPermutedElem(permuted); })
         .Case<oxide::CpAsyncOp>([&](oxide::CpAsyncOp copy) { checkAsyncCopy(copy); })
+        .Case<oxide::TmaLoadOp>([&](oxide::TmaLoadOp copy) { checkTmaLoad(copy); })
+        .Case<oxide::TmaPrefetchOp>(
+            [&](oxide::TmaPrefetchOp prefetch) { checkTensorMap(prefetch, prefetch.getMap()); })
+        .Case<oxide::MbarrierInitOp, oxide::MbarrierArriveOp, oxide::MbarrierArriveExpectTxOp,
+              oxide::MbarrierArriveClusterOp, oxide::MbarrierTryWaitParityOp, oxide::MbarrierInvalOp>(
+            [&](auto barrier) { checkBarrier(barrier, barrier.getBar()); })
         .Case<oxide::SpanElemOp>([&](oxide::SpanElemOp elem) {
           if (auto data = paramField(elem.getData()); data && data->second == kSpanDataOffset)
             recordElementSize(elem, data->first, elem.getElemSize());
@@ -1065,6 +1071,73 @@ private:
       return;
     }
     checkWrite(copy, copy.getDstMutable().getOperandNumber(), copy.getBytes(), false);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Hopper: mbarriers and bulk tensor copies (oxide/device/mbarrier.hpp, tma.hpp)
+  //===--------------------------------------------------------------------===//
+
+  /// Whether `pointer` points into shared memory only: an addrspace(3) pointer, or one whose every
+  /// root is a shared array (of this block, or of another block of the cluster) or null.
+  bool pointsIntoShared(Value pointer) {
+    if (addressSpace(pointer) == kShared)
+      return true;
+    const RootSet &set = rootsOf(pointer);
+    return !set.empty() && llvm::all_of(set, [](const Root &r) {
+      return r.kind == RootKind::Shared || r.kind == RootKind::Null;
+    });
+  }
+
+  /// An mbarrier is an object in shared memory: the hardware updates it (arrivals, the copy
+  /// engine's transactions) where the op says, so a barrier anywhere else would be written by
+  /// operations Oxide cannot see.
+  void checkBarrier(Operation *op, Value barrier) {
+    if (pointsIntoShared(barrier))
+      return;
+    report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) {
+      if (isa<oxide::TmaLoadOp>(op))
+        d << "this bulk tensor copy (TMA) completes its bytes on an mbarrier";
+      else
+        d << "this mbarrier operation (" << op->getName().stripDialect() << ") takes a barrier";
+      d << " that is not in shared memory; an mbarrier is a std::uint64_t in a shared array "
+           "(oxide::shared_array or oxide::dynamic_shared)";
+    });
+  }
+
+  /// The TensorMap of a bulk tensor copy says which global memory it reads: it must be one the
+  /// host encoded for a launch argument (a kernel parameter's, or a helper's copy of one), never
+  /// one the kernel made or found in memory.
+  // The note for later: once oxide/detail/param_kind.hpp has a letter for TensorMap
+  // parameters, this also checks the parameter's kind (today any kernel parameter's field is
+  // accepted: the runtime encodes the maps of TensorMap<T, Rank> arguments from DeviceBuffers).
+  void checkTensorMap(Operation *op, Value map) {
+    Value base = map;
+    while (auto cast = base.getDefiningOp<LLVM::AddrSpaceCastOp>())
+      base = cast.getArg();
+    if (paramField(base) || isKernelArgument(base))
+      return;
+    report(op, kRuleSpanOrigin, [&](InFlightDiagnostic &d) {
+      d << "this bulk tensor copy (TMA) reads through a TensorMap that is not a parameter of kernel '"
+        << kernelName(op)
+        << "'; pass the oxide::TensorMap the host made from a DeviceBuffer as a kernel argument, whose map "
+           "describes memory the launch binds";
+    });
+  }
+
+  /// A bulk tensor copy writes its box into shared memory only (lowered through the shared
+  /// window, so it cannot land elsewhere); with a multicast mask, at the same offset in other
+  /// blocks of the cluster, which distributed shared memory allows (the cluster launch is
+  /// oxide-verify-safety's check). Its barrier is shared memory and its map a parameter's.
+  void checkTmaLoad(oxide::TmaLoadOp copy) {
+    if (!pointsIntoShared(copy.getDst())) {
+      report(copy, kRuleStoreTarget, [&](InFlightDiagnostic &d) {
+        d << "this bulk tensor copy (TMA) writes memory that is not shared memory; its destination must be "
+             "a shared array (oxide::shared_array or oxide::dynamic_shared)";
+      });
+      return;
+    }
+    checkBarrier(copy, copy.getBar());
+    checkTensorMap(copy, copy.getMap());
   }
 
   /// Whether `root` is the memory of a Span<const T> parameter: loaded from the kernel's own
