@@ -317,6 +317,19 @@ private:
       }
       count = k.getZExtValue();
     }
+    DenseI64ArrayAttr tile;
+    if (*shape == oxide::Ownership::warpgroup_tile) {
+      APInt packed;
+      const auto fields = matchPattern(param, m_ConstantInt(&packed))
+                              ? oxide::detail::WarpgroupTile::unpack(packed.getZExtValue())
+                              : oxide::detail::WarpgroupTile{};
+      if (!fields.valid()) {
+        call.emitError() << "the tile of oxide intrinsic '" << name
+                         << "' must be a constant oxide::detail::WarpgroupTile that is valid()";
+        return nullptr;
+      }
+      tile = rewriter.getDenseI64ArrayAttr({fields.n, fields.consumers, fields.first, fields.group});
+    }
     auto operands = call.getOperands();
     auto op = oxide::OwnedElemOp::create(rewriter, loc, ptr, operands[0], operands.slice(1, rank),
                                          operands.slice(7, owners), operands[9], uniform,
@@ -341,19 +354,6 @@ private:
 
   Operation *permutedElem() {
     APInt elemSize;
-    DenseI64ArrayAttr tile;
-    if (*shape == oxide::Ownership::warpgroup_tile) {
-      APInt packed;
-      const auto fields = matchPattern(param, m_ConstantInt(&packed))
-                              ? oxide::detail::WarpgroupTile::unpack(packed.getZExtValue())
-                              : oxide::detail::WarpgroupTile{};
-      if (!fields.valid()) {
-        call.emitError() << "the tile of oxide intrinsic '" << name
-                         << "' must be a constant oxide::detail::WarpgroupTile that is valid()";
-        return nullptr;
-      }
-      tile = rewriter.getDenseI64ArrayAttr({fields.n, fields.consumers, fields.first, fields.group});
-    }
     if (!matchPattern(call.getOperand(2), m_ConstantInt(&elemSize)) || elemSize.isZero()) {
       call.emitError() << "the element size of oxide intrinsic '" << name << "' must be a non-zero constant";
       return nullptr;
