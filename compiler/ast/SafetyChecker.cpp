@@ -659,9 +659,8 @@ private:
   }
 
   /// `oxide::prepare(ctx, kernel, config)` of a kernel defined in this file without a launch
-  /// contract (or of a function that is not a kernel) would throw NoContract (NotAKernel) at
-  /// run time: report it at the call. A kernel only declared here may have its contract in
-  /// the translation unit that defines it; the runtime checks those.
+  /// contract would throw NoContract at run time: report it at the call. A kernel only declared here may have
+  /// its contract in the translation unit that defines it; the runtime checks those.
   void checkPrepareHasContract(const CallExpr *call) {
     const FunctionDecl *callee = call->getDirectCallee();
     if (!callee || call->getNumArgs() < 2 || !callee->getIdentifier() || callee->getName() != "prepare" ||
@@ -676,16 +675,16 @@ private:
     const FunctionDecl *definition = nullptr;
     if (!kernel || !kernel->isDefined(definition) || kernel->isDependentContext())
       return;
-    const bool isKernelFunction = anyDeclaration(kernel, isKernel);
-    if (isKernelFunction && anyDeclaration(kernel, [](const FunctionDecl *D) {
+    // A function that is no [[kernel]] may be one the simulator registered with a contract
+    // (oxide::sim::register_kernel); the runtime judges it.
+    if (!anyDeclaration(kernel, isKernel) || anyDeclaration(kernel, [](const FunctionDecl *D) {
           return annotation(D, oxide::kContractAnnotation);
         }))
       return;
     std::string name;
     llvm::raw_string_ostream os(name);
     kernel->getNameForDiagnostic(os, context.getPrintingPolicy(), /*Qualified=*/false);
-    oxide::report(diags, ref->getBeginLoc(), Diag::PrepareWithoutContract)
-        << !isKernelFunction << name << ref->getSourceRange();
+    oxide::report(diags, ref->getBeginLoc(), Diag::PrepareWithoutContract) << name << ref->getSourceRange();
     oxide::report(diags, definition->getLocation(), Diag::NoteKernelDeclared) << name;
   }
 

@@ -171,11 +171,9 @@ inline constexpr DiagInfo kDiagnostics[] = {
      "not alias its other arguments: use a separate buffer"},
     {Diag::NoteOutputArgument, clang::DiagnosticIDs::Note, "output argument is here"},
     {Diag::PrepareWithoutContract, clang::DiagnosticIDs::Error,
-     "%select{kernel '%1' has no launch contract|'%1' is not a [[kernel]]}0, so oxide::prepare cannot check "
-     "its "
-     "launches; %select{add [[oxide::launch_contract(\"domain = ...\")]] to it, or launch it with "
-     "oxide::unsafe_launch (oxide/host/unsafe_launch.hpp)|mark it [[kernel]] and give it a "
-     "[[oxide::launch_contract(\"domain = ...\")]]}0"},
+     "kernel '%0' has no launch contract, so oxide::prepare cannot check its launches; add "
+     "[[oxide::launch_contract(\"domain = ...\")]] to it, or launch it with oxide::unsafe_launch "
+     "(oxide/host/unsafe_launch.hpp)"},
     {Diag::NoteKernelDeclared, clang::DiagnosticIDs::Note, "'%0' is defined here"},
     {Diag::DeviceTypeid, clang::DiagnosticIDs::Error,
      "device code uses typeid, which needs run-time type information (RTTI is not available in device "
