@@ -37,8 +37,8 @@ int main() try {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   auto c = oxide::DeviceBuffer<Float4>::from_host(
       stream, std::vector<Float4>(std::size_t{m} * n / 4, Float4{nan, nan, nan, nan}));
-  // Two stages of 128 x 128 x 32 fit the simulator's 48 KiB of shared memory; a GPU takes three
-  // of 128 x 256 x 64 (benchmarks/gpu/mma_gemm_oxide.cpp).
+  // Two stages of 128 x 128 x 32 on the simulator (its small problem has few k steps); a GPU takes
+  // three of 128 x 256 x 64 (benchmarks/gpu/mma_gemm_oxide.cpp).
   auto run = [&](auto kernel, const oxide::LaunchConfig2D &config) {
     auto launch = oxide::prepare(ctx, kernel, config);
     if (!simulator) { // one launch to warm up, then 20 timed up to a synchronize

@@ -3,7 +3,7 @@
 //
 // Each block of 16 x 16 threads (8 warps) computes a 128 x 128 tile of C, walking k in steps of 32
 // through `Stages` shared-memory stages in dynamic shared memory: while the warps multiply one
-// stage, cp.async fills the next ones (2 stages fit the simulator's 48 KiB; a GPU takes 4).
+// stage, cp.async fills the next ones (2 small stages for the simulator's small problem; a GPU takes 3).
 // Each warp owns a 64 x 32 piece of the tile: per 16 of k it loads 4 A fragments (ldmatrix.x4)
 // and 4 B fragments (two ldmatrix.x4.trans) and issues 16 mma.sync m16n8k16. The safe tier writes
 // the result: thread (x, y) of the 2-D launch owns the 8 x 8 tile of C at rows y * 8, columns

@@ -157,6 +157,25 @@ TEST_P(TensorMaps, CopiesLandInASharedMatrix) {
   }
 }
 
+TEST_P(TensorMaps, AnEmptyMapIsRefusedAtLaunch) {
+  if (GetParam())
+    GTEST_SKIP() << "the kernel is registered for the simulator only (tests/gpu runs TMA on the GPU)";
+  auto ctx = context();
+  auto stream = ctx.default_stream();
+  auto map = HostMap::create(stream, DeviceBuffer<std::uint16_t>::zeroed(stream, 16 * 64), {16, 64});
+  (void)std::move(map).release();
+  auto origin = DeviceBuffer<std::int32_t>::zeroed(stream, 2);
+  auto out = DeviceBuffer<std::uint16_t>::zeroed(stream, 16 * 64);
+  auto launch = oxide::prepare(ctx, copy_boxes, oxide::LaunchConfig1D{1, 64});
+  try {
+    launch(stream, map, origin, out);
+    FAIL() << "expected oxide::Error";
+  } catch (const oxide::Error &e) {
+    EXPECT_EQ(e.kind(), oxide::ErrorKind::InvalidTensorMap);
+    EXPECT_NE(std::string(e.what()).find("an empty DeviceTensorMap"), std::string::npos) << e.what();
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, TensorMaps, ::testing::Values(false, true),
                          [](const ::testing::TestParamInfo<bool> &info) {
                            return std::string(info.param ? "Gpu" : "Simulator");

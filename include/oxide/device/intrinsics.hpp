@@ -222,7 +222,7 @@ void __oxide_tma_prefetch(const void *map) noexcept;
 /// multiple of 4), asynchronous: acc (n / 2 registers per thread: f32, or s32 for s8) =
 /// A * B + (accumulate ? acc : 0) for one m64nNkK instruction, A (64 x K) and B (K x N) read
 /// from shared memory through the matrix descriptors `desc_a` and `desc_b`. `n` (constant:
-/// 8..256 in steps of 8; steps of 16 for s8), `type` (constant, intrinsic::WgmmaType),
+/// 8..256 in steps of 8; for s8 8, 16, 24, 32, then steps of 16), `type` (constant, intrinsic::WgmmaType),
 /// `accumulate`, `trans_a` and `trans_b` (constants, 0 or 1; transposes only for bf16 and f16:
 /// 0 means K-major) select the instruction. Element i of a thread's acc is row
 /// 16 * warp + lane / 4 + 8 * ((i / 2) % 2), column 8 * (i / 4) + 2 * (lane % 4) + i % 2 of

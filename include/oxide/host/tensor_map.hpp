@@ -20,6 +20,7 @@
 #include "oxide/detail/host/launch_core.hpp"
 #include "oxide/device/tma.hpp"
 #include "oxide/host/buffer.hpp"
+#include "oxide/host/error.hpp"
 #include "oxide/host/simulator.hpp"
 #include "oxide/host/stream.hpp"
 
@@ -154,7 +155,13 @@ template <class T, class B, Swizzle S> struct Binder<TensorMap<T, B, S>> {
   template <class Arg>
   static constexpr bool accepts =
       std::is_lvalue_reference_v<Arg> && std::same_as<std::remove_cvref_t<Arg>, DeviceTensorMap<T, B, S>>;
-  static TensorMap<T, B, S> bind(const DeviceTensorMap<T, B, S> &map) noexcept {
+  /// Throws oxide::Error (InvalidTensorMap) for an empty map: its copies would fault.
+  static TensorMap<T, B, S> bind(const DeviceTensorMap<T, B, S> &map) {
+    if (map.empty())
+      throw Error(
+          ErrorKind::InvalidTensorMap,
+          "oxide: an empty DeviceTensorMap (default-constructed, moved from or released) is passed for a "
+          "TensorMap parameter; make it with DeviceTensorMap::create");
     const auto &descriptor = TensorMapObjectAccess::descriptor(map);
     return TensorMapAccess::make<TensorMap<T, B, S>>(
         reinterpret_cast<const void *>(static_cast<std::uintptr_t>(descriptor.device_ptr())));
