@@ -8,10 +8,10 @@
 // and a row-major n x k matrix B^T, as a linear layer's weights are stored), swizzled, as the
 // copy engine (oxide/device/tma.hpp) writes them. The operations are asynchronous:
 //
-//   wgmma::fence();                                      // accumulators and shared memory ready
-//   for (k0 = 0; k0 < 64; k0 += 16) wgmma::mma_async(acc, a, row0, b, 0, k0);
+//   wgmma::fence();                        // accumulators and shared memory ready
+//   wgmma::mma_async(acc, a, row0, b, 0);  // 64 x N += (64 x C) * (N x C)^T
 //   wgmma::commit_group();
-//   wgmma::wait_group<0>();                               // acc valid, a and b reusable
+//   wgmma::wait_group<0>();                // acc valid, a and b reusable
 //
 // The kernel that uses them is compiled for sm_90a (the compiler picks it). The safe tier's
 // writes from an accumulator go through DisjointSpan2D::warpgroup_tile_mut.
@@ -20,6 +20,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "oxide/detail/intrinsic_abi.hpp"
 #include "oxide/device/half.hpp"
@@ -196,23 +197,30 @@ template <class T, std::size_t R, std::size_t C, Swizzle S>
 }
 } // namespace detail
 
-/// acc (+)= A * B^T for one instruction: rows [a_row0, a_row0 + 64) of `a` and rows
-/// [b_row0, b_row0 + N) of `b` (B^T's rows: the n of the product), columns [k0, k0 + K) of both.
-/// Without Accumulate, acc = A * B^T. Warpgroup-collective and asynchronous: acc is valid, and
-/// a and b may be overwritten, after a wait_group that covers its commit_group. The offsets
-/// are checked (the kernel stops when the tiles do not fit); row offsets are multiples of 8.
+/// acc (+)= A * B^T: rows [a_row0, a_row0 + 64) of `a` times rows [b_row0, b_row0 + N) of `b`
+/// (B^T's rows: the n of the product), over all C columns of both, as C / K instructions issued
+/// back to back. Without Accumulate, acc = A * B^T. Warpgroup-collective and asynchronous: acc is
+/// valid, and a and b may be overwritten, after a wait_group that covers its commit_group; call
+/// fence() before it. The row offsets (multiples of 8) are checked before the first instruction
+/// (the kernel stops when a tile does not fit), so that no call lands between the instructions
+/// and their wait: ptxas would serialise them.
 template <bool Accumulate = true, Multiplicand T, std::uint32_t N, std::size_t RA, std::size_t RB,
           std::size_t C, Swizzle SA, Swizzle SB>
   requires(SA != Swizzle::none && SB != Swizzle::none && C % Traits<T>::k == 0)
 [[gnu::always_inline]] inline void mma_async(Accumulator<T, N> &acc, const SharedMatrix<T, RA, C, SA> &a,
                                              std::size_t a_row0, const SharedMatrix<T, RB, C, SB> &b,
-                                             std::size_t b_row0, std::size_t k0) noexcept {
-  constexpr std::size_t k = Traits<T>::k;
-  if (a_row0 % 8 != 0 || a_row0 + 64 > RA || b_row0 % 8 != 0 || b_row0 + N > RB || k0 % k != 0 || k0 + k > C)
-      [[unlikely]]
+                                             std::size_t b_row0) noexcept {
+  if (a_row0 % 8 != 0 || a_row0 + 64 > RA || b_row0 % 8 != 0 || b_row0 + N > RB) [[unlikely]]
     __oxide_trap("wgmma::mma_async: the A or B tile is not inside its SharedMatrix");
-  __oxide_wgmma(acc.x, detail::descriptor(a, a_row0, k0), detail::descriptor(b, b_row0, k0), N,
-                intrinsic::code(Traits<T>::type), Accumulate ? 1 : 0, 0, 0);
+  const std::uint64_t da = detail::descriptor(a, a_row0, 0), db = detail::descriptor(b, b_row0, 0);
+  // Instruction i reads columns [i K, i K + K): i K sizeof(T) bytes on, in the descriptors'
+  // start-address field (16-byte units; the tiles end below the field's 2^18 bytes).
+  constexpr std::uint64_t step = Traits<T>::k * sizeof(T) / 16;
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (__oxide_wgmma(acc.x, da + I * step, db + I * step, N, intrinsic::code(Traits<T>::type),
+                   Accumulate || I > 0 ? 1 : 0, 0, 0),
+     ...);
+  }(std::make_index_sequence<C / Traits<T>::k>{});
 }
 
 /// Orders the warpgroup's earlier accesses to its accumulators and to shared memory before the
