@@ -43,11 +43,20 @@ SimThread &self() noexcept {
 [[noreturn]] void fail(SimThread &t, std::string message) { t.block->fail(t, std::move(message)); }
 
 /// `address` in `shared` for a message: "byte N of dynamic shared memory" or "of a shared array".
-std::string place(const SharedMemory &shared, const void *address) {
+/// A fixed buffer, not a std::string: the messages go to fail(), which never returns, so a
+/// temporary that owned heap memory in its caller's frame would never be freed.
+struct Place {
+  char text[96] = {};
+};
+Place place(const SharedMemory &shared, const void *address) {
+  Place p;
   if (const auto location = shared.locate(address))
-    return fmt::format("byte {} of {}", location->offset,
-                       location->site ? "a shared array" : "dynamic shared memory");
-  return fmt::format("address {}, which is not in the block's shared memory", fmt::ptr(address));
+    fmt::format_to_n(p.text, sizeof p.text - 1, "byte {} of {}", location->offset,
+                     location->site ? "a shared array" : "dynamic shared memory");
+  else
+    fmt::format_to_n(p.text, sizeof p.text - 1, "address {}, which is not in the block's shared memory",
+                     fmt::ptr(address));
+  return p;
 }
 
 /// Whether [address, address + bytes) lies in one array (or the dynamic area) of `shared`.
@@ -74,7 +83,7 @@ SharedMemory &barrier_memory(SimThread &t, const std::uint64_t *bar, const char 
                         "dynamic_shared)",
                         op, fmt::ptr(bar)));
   if (reinterpret_cast<std::uintptr_t>(bar) % 8 != 0)
-    fail(t, fmt::format("{}: the mbarrier at {} is not 8-byte aligned", op, place(owner->shared, bar)));
+    fail(t, fmt::format("{}: the mbarrier at {} is not 8-byte aligned", op, place(owner->shared, bar).text));
   return owner->shared;
 }
 
@@ -90,7 +99,7 @@ Mbarrier load_barrier(SimThread &t, const std::uint64_t *bar, const char *op) {
     return *m;
   fail(t, fmt::format("{}: the mbarrier at {} is not initialised (call mbarrier_init first, and again after "
                       "mbarrier_inval)",
-                      op, place(shared, bar)));
+                      op, place(shared, bar).text));
 }
 
 void store_barrier(SimThread &t, std::uint64_t *bar, const Mbarrier &m) {
@@ -105,11 +114,11 @@ void arrive(SimThread &t, std::uint64_t *bar, std::uint32_t tx, const char *op) 
   if (due > Mbarrier::kMaxTx)
     fail(t, fmt::format("{}: the mbarrier at {} would expect {} transaction bytes at once, more than the {} "
                         "of its tx-count",
-                        op, place(barrier_memory(t, bar, op), bar), due, Mbarrier::kMaxTx));
+                        op, place(barrier_memory(t, bar, op), bar).text, due, Mbarrier::kMaxTx));
   if (m.pending == 0)
     fail(t, fmt::format("{}: phase {} of the mbarrier at {} has had all its {} arrivals and waits for {} "
                         "transaction bytes; one arrival more than its count is undefined on the GPU",
-                        op, m.parity, place(barrier_memory(t, bar, op), bar), m.count, m.tx));
+                        op, m.parity, place(barrier_memory(t, bar, op), bar).text, m.count, m.tx));
   m.tx = static_cast<std::int32_t>(due);
   --m.pending;
   const bool completed = m.try_complete();
@@ -146,9 +155,9 @@ void tma_load(void *dst, const void *map, std::uint64_t *bar, std::uint32_t rank
   const std::uint64_t span = image.swizzle_bytes ? (bytes + 127) / 128 * 128 : bytes;
   if (!inside(shared, dst, span))
     fail(t, fmt::format("{}: the {}-byte box does not fit in the block's shared memory at {}", op, bytes,
-                        place(shared, dst)));
+                        place(shared, dst).text));
   if (reinterpret_cast<std::uintptr_t>(dst) % 128 != 0)
-    fail(t, fmt::format("{}: the destination at {} is not 128-byte aligned", op, place(shared, dst)));
+    fail(t, fmt::format("{}: the destination at {} is not 128-byte aligned", op, place(shared, dst).text));
   (void)load_barrier(t, bar, op);
   if (t.home->shared.locate(bar) == std::nullopt)
     fail(t, fmt::format("{}: the mbarrier must be in the calling block's shared memory", op));
@@ -459,10 +468,10 @@ void __oxide_mbarrier_init(std::uint64_t *bar, std::uint32_t count) noexcept {
     fail(t, "mbarrier_init: the mbarrier must be in the calling block's shared memory");
   if (count < 1 || count > Mbarrier::kMaxCount)
     fail(t, fmt::format("mbarrier_init: the arrival count {} of the mbarrier at {} is outside 1..{}", count,
-                        place(shared, bar), Mbarrier::kMaxCount));
+                        place(shared, bar).text, Mbarrier::kMaxCount));
   if (t.block->checking() && t.block->mbarrier_in_use(bar))
     fail(t, fmt::format("mbarrier_init: threads still wait at the mbarrier at {}, or copies will complete it",
-                        place(shared, bar)));
+                        place(shared, bar).text));
   store_barrier(t, bar, Mbarrier::initial(count));
 }
 
@@ -502,7 +511,7 @@ void __oxide_mbarrier_inval(std::uint64_t *bar) noexcept {
   if (t.block->checking() && t.block->mbarrier_in_use(bar))
     fail(t,
          fmt::format("mbarrier_inval: threads still wait at the mbarrier at {}, or copies will complete it",
-                     place(t.home->shared, bar)));
+                     place(t.home->shared, bar).text));
   const BlockRunner::OwnAccess access(*t.block);
   *bar = 0;
 }
