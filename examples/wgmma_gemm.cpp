@@ -81,9 +81,12 @@ template <class T> bool run(const Problem &p, const char *name, const std::vecto
 
   // Products of bf16, tf32 or e4m3 values are exact in f32; the f32 sums of k terms stay within
   // 32 sqrt(k) u of the terms' magnitudes (the tensor cores' adders may drop low bits). GELU's
-  // slope is below 1.13, and tanhf adds a few ulps.
+  // slope is below 1.13, and tanhf adds a few ulps. FP8 wgmma on Hopper keeps only about 14 bits
+  // of its running sum (measured: 1e-4 of the magnitude at k = 4224; cuBLASLt calls this "fast
+  // accumulation"), so e4m3 gets 2^-10 of the magnitude: a lost k step is off by far more.
   constexpr double u = std::numeric_limits<float>::epsilon() / 2;
-  const double tolerance = 32.0 * std::sqrt(double(k)) * u;
+  const double tolerance =
+      std::is_same_v<T, oxide::float8_e4m3> ? std::ldexp(1.0, -10) : 32.0 * std::sqrt(double(k)) * u;
   const std::uint32_t row_step = p.small ? 1 : 61; // every row on a small problem, the last always
   std::size_t wrong = 0, checked = 0;
   for (std::uint32_t i = 0;; i = i + row_step < m ? i + row_step : m - 1) {

@@ -95,6 +95,9 @@ template <class Ref> bool check_sampled(const char *kernel, const float *got, st
 /// are exact, but the tensor cores' f32 adders may truncate, and n = 8192 terms add up to
 /// sqrt(n) * 2^-23 ~ 1e-5 of the terms' magnitudes; a wrong or unwritten element is off by O(1).
 constexpr double kBf16GemmTolerance = 1e-4;
+/// check_gemm's tolerance for FP8 (e4m3) inputs: Hopper's FP8 tensor cores keep only about 14
+/// bits of the running sum ("fast accumulation"), 1e-4 of the terms' magnitudes at n = 4096.
+constexpr double kFp8GemmTolerance = 1.0 / 1024;
 
 /// Checks C = A * B (n x n, row-major) at 1024 pseudo-random elements and the four corners,
 /// each against a double-precision dot product (relative to the sum of the terms' magnitudes,

@@ -43,8 +43,8 @@ for p in "${pairs[@]}"; do
   arch=(-arch=sm_90)
   case "$p" in
   mma_gemm) libs=(-lcublas) ;; # its twin also times cuBLAS
-  wgmma_gemm)                  # wgmma and setmaxnreg need sm_90a; the twin times cuBLAS
-    libs=(-lcublas)
+  wgmma_gemm)                  # wgmma and setmaxnreg need sm_90a; the twin times cuBLAS and cuBLASLt
+    libs=(-lcublas -lcublasLt)
     arch=(-gencode=arch=compute_90a,code=sm_90a)
     ;;
   esac

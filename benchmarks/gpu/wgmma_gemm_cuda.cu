@@ -6,14 +6,18 @@
 // producer (one thread issues the copies, setmaxnreg lowers its registers), warpgroups 1 and 2
 // each multiply a 64 x 256 half of the tile with wgmma m64n256k16 (accumulators in 128
 // registers per thread) and write it straight from registers. In the same run, cuBLAS
-// (cublasGemmEx, bf16 in, f32 out and compute; and tf32) on the same inputs: the references of
-// issue #18.
+// (cublasGemmEx, bf16 in, f32 out and compute; and tf32) and cuBLASLt (e4m3 in, f32 out; and bf16
+// with its GELU_BIAS epilogue) on the same inputs as the Oxide rows: the references of issue #18.
 // m, n multiples of 128 and 256 and k of 64.
 #include "bench_cuda.cuh"
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <cuda_bf16.h>
+#include <cuda_fp8.h>
+
+#include <cmath>
 
 #include <cstdint>
 #include <cstdio>
@@ -200,6 +204,74 @@ CUtensorMap tensor_map(EncodeTiled encode, const __nv_bfloat16 *data, unsigned r
   return map;
 }
 
+/// C (f32, n x n row-major) = A W^T through cuBLASLt for n x n row-major A and W of `type`, with
+/// `epilogue` (GELU_BIAS reads an f32 bias per column of C). Row-major C = A W^T is column-major
+/// C^T = W A^T: the TN form cuBLASLt's FP8 kernels require. The algorithm is the heuristic's
+/// first, with a 64 MiB workspace; returns a launcher for the timer.
+class LtGemm {
+public:
+  LtGemm(cublasLtHandle_t handle, cudaDataType_t type, const void *a, const void *w, float *c, unsigned n,
+         cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT, const float *bias = nullptr,
+         bool fast_accumulation = false)
+      : handle_(handle), a_(a), w_(w), c_(c) {
+    CHECK_CUBLAS(cublasLtMatmulDescCreate(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    const std::int8_t fast = fast_accumulation ? 1 : 0;
+    CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast));
+    const cublasOperation_t t = CUBLAS_OP_T, nop = CUBLAS_OP_N;
+    CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
+    CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &nop, sizeof nop));
+    CHECK_CUBLAS(
+        cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue));
+    if (bias != nullptr) {
+      const cudaDataType_t bias_type = CUDA_R_32F;
+      CHECK_CUBLAS(
+          cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
+      CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type,
+                                                  sizeof bias_type));
+    }
+    CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&w_layout_, type, n, n, n));
+    CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&a_layout_, type, n, n, n));
+    CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&c_layout_, CUDA_R_32F, n, n, n));
+    CHECK(cudaMalloc(&workspace_, kWorkspace));
+    cublasLtMatmulPreference_t preference;
+    CHECK_CUBLAS(cublasLtMatmulPreferenceCreate(&preference));
+    CHECK_CUBLAS(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                      &kWorkspace, sizeof kWorkspace));
+    int found = 0;
+    CHECK_CUBLAS(cublasLtMatmulAlgoGetHeuristic(handle_, desc_, w_layout_, a_layout_, c_layout_, c_layout_,
+                                                preference, 1, &algo_, &found));
+    CHECK_CUBLAS(cublasLtMatmulPreferenceDestroy(preference));
+    if (found == 0) {
+      std::fprintf(stderr, "cuBLASLt: no algorithm for this GEMM\n");
+      std::exit(1);
+    }
+  }
+  LtGemm(const LtGemm &) = delete;
+  LtGemm &operator=(const LtGemm &) = delete;
+  ~LtGemm() {
+    cudaFree(workspace_);
+    cublasLtMatrixLayoutDestroy(c_layout_);
+    cublasLtMatrixLayoutDestroy(a_layout_);
+    cublasLtMatrixLayoutDestroy(w_layout_);
+    cublasLtMatmulDescDestroy(desc_);
+  }
+  void operator()() const {
+    const float alpha = 1.0f, beta = 0.0f;
+    CHECK_CUBLAS(cublasLtMatmul(handle_, desc_, &alpha, w_, w_layout_, a_, a_layout_, &beta, c_, c_layout_,
+                                c_, c_layout_, &algo_.algo, workspace_, kWorkspace, nullptr));
+  }
+
+private:
+  static constexpr std::size_t kWorkspace = std::size_t{64} << 20;
+  cublasLtHandle_t handle_;
+  const void *a_, *w_;
+  float *c_;
+  cublasLtMatmulDesc_t desc_{};
+  cublasLtMatrixLayout_t w_layout_{}, a_layout_{}, c_layout_{};
+  cublasLtMatmulHeuristicResult_t algo_{};
+  void *workspace_ = nullptr;
+};
+
 int main(int argc, char **argv) {
   std::vector<unsigned> sizes;
   for (int arg = 1; arg < argc; ++arg)
@@ -213,6 +285,8 @@ int main(int argc, char **argv) {
   bench::EventTimer timer;
   cublasHandle_t handle;
   CHECK_CUBLAS(cublasCreate(&handle));
+  cublasLtHandle_t lt;
+  CHECK_CUBLAS(cublasLtCreate(&lt));
   for (const unsigned n : sizes) {
     const size_t nn = size_t(n) * n;
     std::vector<float> fa = bench::uniform_vector(8, nn), fw = bench::uniform_vector(9, nn);
@@ -278,7 +352,62 @@ int main(int argc, char **argv) {
           bench::check_gemm_nt("cublas_tf32_tn", c.download(), ta, tw, n, bench::kBf16GemmTolerance);
       bench::report("cublas_tf32_tn", bench::dims(n, n), "flops", flops, ms, ok, "cuda");
     }
+    {
+      // bf16 with cuBLASLt's GELU_BIAS epilogue (GELU's tanh form, as the Oxide kernel's), checked
+      // against GELU of the host product plus the Oxide row's bias, at a sample of elements, within
+      // the product's tolerance (relative to the sum of the terms' magnitudes; GELU's slope is
+      // below 1.13) plus a few ulps of the epilogue's own arithmetic.
+      std::vector<float> bias(n);
+      for (unsigned j = 0; j < n; ++j)
+        bias[j] = 0.25f * std::sin(0.1f * float(j));
+      bench::DeviceArray<float> b(bias);
+      const LtGemm gemm(lt, CUDA_R_16BF, a.ptr, w.ptr, c.ptr, n, CUBLASLT_EPILOGUE_GELU_BIAS, b.ptr);
+      c.poison();
+      const float ms = timer.median_ms([&](int) { gemm(); });
+      const std::vector<float> got = c.download();
+      bool ok = true;
+      for (std::size_t s = 0; s < 4096 && ok; ++s) {
+        const std::size_t e = bench::mix(s) % nn, i = e / n, j = e % n;
+        double x = bias[j], magnitude = 0;
+        for (unsigned l = 0; l < n; ++l) {
+          x += double(fa[i * n + l]) * fw[j * n + l];
+          magnitude += std::fabs(double(fa[i * n + l]) * fw[j * n + l]);
+        }
+        const double want = 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+        if (!bench::close(got[e], want, 1.2 * bench::kBf16GemmTolerance * magnitude, 1.0,
+                          1e-5 * (1.0 + std::fabs(x)))) {
+          bench::mismatch("cublaslt_bf16_gelu_bias", e, got[e], want);
+          ok = false;
+        }
+      }
+      bench::report("cublaslt_bf16_gelu_bias", bench::dims(n, n), "flops", flops, ms, ok, "cuda");
+    }
+    {
+      // e4m3: the Oxide side's inputs (the same floats rounded to e4m3, to nearest even, saturated),
+      // through cuBLASLt's FP8 path (scales of 1).
+      std::vector<float> ea = bench::uniform_vector(8, nn), ew = bench::uniform_vector(9, nn);
+      std::vector<__nv_fp8_e4m3> qa(nn), qw(nn);
+      for (size_t i = 0; i < nn; ++i) {
+        qa[i] = __nv_fp8_e4m3(ea[i]);
+        qw[i] = __nv_fp8_e4m3(ew[i]);
+        ea[i] = float(qa[i]);
+        ew[i] = float(qw[i]);
+      }
+      bench::DeviceArray<__nv_fp8_e4m3> a8(qa), w8(qw);
+      // Fast accumulation is what the Oxide kernel does (wgmma's own FP8 sums); the default
+      // promotes partial sums to f32 on the CUDA cores, slower and more accurate.
+      for (const bool fast : {true, false}) {
+        const char *name = fast ? "cublaslt_e4m3_fast_tn" : "cublaslt_e4m3_tn";
+        const LtGemm gemm(lt, CUDA_R_8F_E4M3, a8.ptr, w8.ptr, c.ptr, n, CUBLASLT_EPILOGUE_DEFAULT, nullptr,
+                          fast);
+        c.poison();
+        const float ms = timer.median_ms([&](int) { gemm(); });
+        const bool ok = bench::check_gemm_nt(name, c.download(), ea, ew, n, bench::kFp8GemmTolerance);
+        bench::report(name, bench::dims(n, n), "flops", flops, ms, ok, "cuda");
+      }
+    }
   }
+  CHECK_CUBLAS(cublasLtDestroy(lt));
   CHECK_CUBLAS(cublasDestroy(handle));
   return 0;
 }

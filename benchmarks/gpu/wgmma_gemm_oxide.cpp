@@ -53,7 +53,9 @@ void bench_type(oxide::Context &ctx, oxide::Stream &stream, bench::EventTimer &t
   bench::poison(timer, stream, c);
   const float ms = timer.median_ms(stream, [&](int) { plain(stream, a, w, c.view_2d(n, n), n); });
   const std::vector<float> product = c.to_host(stream);
-  const bool ok = bench::check_gemm_nt(name, product, fa, fw, n, bench::kBf16GemmTolerance);
+  const bool ok = bench::check_gemm_nt(name, product, fa, fw, n,
+                                       std::is_same_v<T, oxide::float8_e4m3> ? bench::kFp8GemmTolerance
+                                                                             : bench::kBf16GemmTolerance);
   bench::report(name, bench::dims(n, n), "flops", flops, ms, ok, "safe");
   if constexpr (std::is_same_v<T, oxide::bfloat16>) {
     std::vector<float> bias(n);

@@ -8,6 +8,7 @@
 // RUN: oxcc build %s --emit=cubin --arch=sm_90 -o %t.cubin
 #include <oxide/oxide.hpp>
 
+#include <bit>
 #include <cstdint>
 
 // CHECK: .target sm_90a
@@ -30,10 +31,11 @@
 // CHECK-DAG: mbarrier.inval.shared{{.*}}.b64
 // A multicast copy and a remote arrival need a cluster launch.
 [[kernel, oxide::launch_contract("domain = 1, block = 128, cluster = 2")]] void
-copy_tile(oxide::Span<const unsigned char> map_bytes, oxide::DisjointSpan<float> out, std::int32_t x, std::int32_t y,
-          std::uint16_t mask) {
-  // The TensorMap's 128 bytes in global memory (oxide/device/tma.hpp passes oxide::TensorMap).
-  const void *map = map_bytes.data();
+copy_tile(oxide::TensorMap<const float, oxide::Box<64, 64>> tensor, oxide::DisjointSpan<float> out, std::int32_t x,
+          std::int32_t y, std::uint16_t mask) {
+  // The pointer to the descriptor's 128 bytes in global memory, the map's one field (what
+  // oxide::tma::load passes).
+  const void *map = std::bit_cast<const void *>(tensor);
   struct alignas(128) Stage {
     float tile[64 * 64];
   };

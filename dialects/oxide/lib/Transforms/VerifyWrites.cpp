@@ -120,6 +120,7 @@ std::vector<KernelParam> kernelParams(LLVM::LLVMFuncOp kernel) {
                      .Case("oxide::AtomicSpan", 'a')
                      .Case("oxide::AppendSpan", 'r')
                      .Case("oxide::PermutationSpan", 'q')
+                     .Case("oxide::TensorMap", 't')
                      .Case("oxide::Span", 'i')
                      .Default('x');
   }
@@ -1104,23 +1105,23 @@ private:
     });
   }
 
-  /// The TensorMap of a bulk tensor copy says which global memory it reads: it must be one the
-  /// host encoded for a launch argument (a kernel parameter's, or a helper's copy of one), never
-  /// one the kernel made or found in memory.
-  // The note for later: once oxide/detail/param_kind.hpp has a letter for TensorMap
-  // parameters, this also checks the parameter's kind (today any kernel parameter's field is
-  // accepted: the runtime encodes the maps of TensorMap<T, Rank> arguments from DeviceBuffers).
+  /// The TensorMap of a bulk tensor copy says which global memory it reads and how many bytes
+  /// land in shared memory: it must be the descriptor of a TensorMap parameter (kind 't', whose
+  /// only field is the pointer the runtime sets to a map it encoded from a DeviceBuffer for this
+  /// launch), or a helper's copy of one; never bytes of an input span, nor a map the kernel made
+  /// or found in memory.
   void checkTensorMap(Operation *op, Value map) {
     Value base = map;
     while (auto cast = base.getDefiningOp<LLVM::AddrSpaceCastOp>())
       base = cast.getArg();
-    if (paramField(base) || isKernelArgument(base))
+    auto field = paramField(base);
+    if (field && field->second == 0 && paramKind(field->first) == 't')
       return;
     report(op, kRuleSpanOrigin, [&](InFlightDiagnostic &d) {
       d << "this bulk tensor copy (TMA) reads through a TensorMap that is not a parameter of kernel '"
         << kernelName(op)
-        << "'; pass the oxide::TensorMap the host made from a DeviceBuffer as a kernel argument, whose map "
-           "describes memory the launch binds";
+        << "'; pass the oxide::TensorMap the host made from a DeviceBuffer (oxide::DeviceTensorMap) as a "
+           "kernel argument, whose map describes memory the launch binds";
     });
   }
 
