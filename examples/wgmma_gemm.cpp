@@ -22,19 +22,8 @@
 namespace {
 
 using wgmma_gemm::bf16;
-
-/// How the host makes and reads each multiplicand type.
-float value(bf16 x) { return oxide::to_float(x); }
-float value(oxide::tf32 x) { return x.value; }
-float value(oxide::float8_e4m3 x) { return oxide::to_float(x); }
-template <class T> T from_float(float x) {
-  if constexpr (std::is_same_v<T, bf16>)
-    return oxide::to_bfloat16(x);
-  else if constexpr (std::is_same_v<T, oxide::tf32>)
-    return {oxide::to_tf32(x)};
-  else
-    return oxide::to_float8_e4m3(x);
-}
+using wgmma_gemm::from_float;
+using wgmma_gemm::value;
 
 struct Problem {
   oxide::Context &ctx;

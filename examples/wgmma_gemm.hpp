@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace wgmma_gemm {
 
@@ -54,6 +55,20 @@ template <class T> struct Shared {
 inline constexpr std::uint32_t kSharedBytes = oxide::dynamic_shared_bytes_for<Shared<bf16>>;
 static_assert(kSharedBytes == oxide::dynamic_shared_bytes_for<Shared<oxide::tf32>> &&
               kSharedBytes == oxide::dynamic_shared_bytes_for<Shared<oxide::float8_e4m3>>);
+
+/// How the host makes each multiplicand type from a float, and reads it back: the example and
+/// the benchmark make their inputs and their references with these.
+template <class T> T from_float(float x) {
+  if constexpr (std::is_same_v<T, bf16>)
+    return oxide::to_bfloat16(x);
+  else if constexpr (std::is_same_v<T, oxide::tf32>)
+    return {oxide::to_tf32(x)};
+  else
+    return oxide::to_float8_e4m3(x);
+}
+inline float value(bf16 x) { return oxide::to_float(x); }
+inline float value(oxide::tf32 x) { return x.value; }
+inline float value(oxide::float8_e4m3 x) { return oxide::to_float(x); }
 
 /// The epilogues: what each element of C becomes.
 struct Plain {

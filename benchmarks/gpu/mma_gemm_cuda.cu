@@ -6,9 +6,9 @@
 // time and written as float4s. In the same run, cuBLAS (cublasGemmEx: bf16 in, f32 out, f32
 // compute) on the same inputs: the reference the issue measures against (row `cublas_bf16`).
 // n must be a multiple of 256.
+#include "bench_cublas.cuh"
 #include "bench_cuda.cuh"
 
-#include <cublas_v2.h>
 #include <cuda_bf16.h>
 
 #include <cstdint>
@@ -147,15 +147,6 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     __syncthreads();
   }
 }
-
-#define CHECK_CUBLAS(call)                                                                                   \
-  do {                                                                                                       \
-    cublasStatus_t status_ = (call);                                                                         \
-    if (status_ != CUBLAS_STATUS_SUCCESS) {                                                                  \
-      std::fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #call, int(status_));        \
-      std::exit(1);                                                                                          \
-    }                                                                                                        \
-  } while (0)
 
 int main(int argc, char **argv) {
   std::vector<unsigned> sizes;

@@ -9,10 +9,10 @@
 // (cublasGemmEx, bf16 in, f32 out and compute; and tf32) and cuBLASLt (e4m3 in, f32 out; and bf16
 // with its GELU_BIAS epilogue) on the same inputs as the Oxide rows: the references of issue #18.
 // m, n multiples of 128 and 256 and k of 64.
+#include "bench_cublas.cuh"
 #include "bench_cuda.cuh"
 
 #include <cublasLt.h>
-#include <cublas_v2.h>
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
@@ -172,15 +172,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   }
 }
-
-#define CHECK_CUBLAS(call)                                                                                   \
-  do {                                                                                                       \
-    cublasStatus_t status_ = (call);                                                                         \
-    if (status_ != CUBLAS_STATUS_SUCCESS) {                                                                  \
-      std::fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #call, int(status_));        \
-      std::exit(1);                                                                                          \
-    }                                                                                                        \
-  } while (0)
 
 using EncodeTiled = CUresult (*)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
                                  const cuuint64_t *, const cuuint32_t *, const cuuint32_t *,

@@ -19,17 +19,8 @@
 
 namespace {
 
-template <class T> T from_float(float x) {
-  if constexpr (std::is_same_v<T, oxide::bfloat16>)
-    return oxide::to_bfloat16(x);
-  else if constexpr (std::is_same_v<T, oxide::tf32>)
-    return {oxide::to_tf32(x)};
-  else
-    return oxide::to_float8_e4m3(x);
-}
-float value(oxide::bfloat16 x) { return oxide::to_float(x); }
-float value(oxide::tf32 x) { return x.value; }
-float value(oxide::float8_e4m3 x) { return oxide::to_float(x); }
+using wgmma_gemm::from_float;
+using wgmma_gemm::value;
 
 /// Times C = A W^T with T multiplicands (the twin's inputs, rounded to T) and, for bf16, the fused
 /// bias + GELU epilogue; prints one RESULT line per kernel.
