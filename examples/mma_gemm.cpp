@@ -8,6 +8,8 @@
 //   oxcc run examples/mma_gemm.cpp
 #include "mma_gemm.hpp"
 
+#include "problem_size.hpp"
+
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -21,9 +23,10 @@ int main() try {
   using mma_gemm::Float4;
   auto ctx = oxide::Context::create();
   auto stream = ctx.default_stream();
-  const bool simulator = ctx.is_simulator();
-  // The simulator runs each mma.sync as 32 fibers exchanging their fragments: a small product.
-  const std::uint32_t m = simulator ? 256 : 4096, n = simulator ? 128 : 4096, k = simulator ? 96 : 4096;
+  // The simulator runs each mma.sync as 32 fibers exchanging their fragments: a small product
+  // there and under compute-sanitizer (OXIDE_EXAMPLE_SMALL), with the small problem's kernel.
+  const bool small = example::small_problem(ctx);
+  const std::uint32_t m = small ? 256 : 4096, n = small ? 128 : 4096, k = small ? 96 : 4096;
   std::mt19937 rng(42);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<bf16> ha(std::size_t{m} * k), hb(std::size_t{k} * n);
@@ -41,19 +44,19 @@ int main() try {
   // three of 128 x 256 x 64 (benchmarks/gpu/mma_gemm_oxide.cpp).
   auto run = [&](auto kernel, const oxide::LaunchConfig2D &config) {
     auto launch = oxide::prepare(ctx, kernel, config);
-    if (!simulator) { // one launch to warm up, then 20 timed up to a synchronize
+    if (!small) { // one launch to warm up, then 20 timed up to a synchronize
       launch(stream, m, n, k, a, b, c.view_2d(n / 4, m));
       stream.synchronize();
     }
-    const int reps = simulator ? 1 : 20;
+    const int reps = small ? 1 : 20;
     const auto start = std::chrono::steady_clock::now();
     for (int r = 0; r < reps; ++r)
       launch(stream, m, n, k, a, b, c.view_2d(n / 4, m));
     stream.synchronize();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / reps;
   };
-  const double seconds = simulator ? run(mma_gemm::gemm<2, 128, 2>, mma_gemm::config<2, 128>(m, n))
-                                   : run(mma_gemm::gemm<3, 256, 1, 64>, mma_gemm::config<3, 256, 64>(m, n));
+  const double seconds = small ? run(mma_gemm::gemm<2, 128, 2>, mma_gemm::config<2, 128>(m, n))
+                               : run(mma_gemm::gemm<3, 256, 1, 64>, mma_gemm::config<3, 256, 64>(m, n));
   const std::vector<Float4> result4 = c.to_host(stream);
   const float *result = &result4[0].x;
 
@@ -64,7 +67,7 @@ int main() try {
   constexpr double u = std::numeric_limits<float>::epsilon() / 2;
   const double tolerance = 32.0 * std::sqrt(double(k)) * u;
   // On a GPU every 61st row (the check is O(m n k) on the host); all of them on the simulator.
-  const std::uint32_t row_step = simulator ? 1 : 61;
+  const std::uint32_t row_step = small ? 1 : 61;
   std::vector<double> dot(n), magnitude(n);
   std::size_t wrong = 0, checked = 0;
   for (std::uint32_t i = 0; i < m; i += row_step) {

@@ -9,6 +9,8 @@
 //   oxcc run examples/multi_gpu.cpp [elements]
 #include <oxide/oxide.hpp>
 
+#include "problem_size.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -73,16 +75,15 @@ int main(int argc, char **argv) try {
   else
     contexts.push_back(oxide::Context::create());
   const std::size_t devices = contexts.size();
-  const bool simulator = contexts.front().is_simulator();
-  // 1 GiB per vector on GPUs; the simulator's threads are fibers on a few cores, so it gets a
-  // size it runs in about a second.
-  const std::size_t n =
-      argc > 1 ? std::strtoull(argv[1], nullptr, 10) : std::size_t{1} << (simulator ? 20 : 28);
+  const bool small = example::small_problem(contexts.front()); // the simulator, compute-sanitizer
+  // 1 GiB per vector on GPUs; the simulator's threads are fibers on a few cores, so it (and a
+  // compute-sanitizer run) gets a size it runs in about a second.
+  const std::size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : std::size_t{1} << (small ? 20 : 28);
   if (n == 0) {
     std::fprintf(stderr, "usage: multi_gpu [elements > 0]\n");
     return 2;
   }
-  const int reps = simulator ? 1 : 10; // timed launches per measurement
+  const int reps = small ? 1 : 10; // timed launches per measurement
 
   std::vector<float> ha(n), hb(n);
   for (std::size_t i = 0; i < n; ++i) {
