@@ -105,37 +105,57 @@ driver::EarlyDeviceBuilds::~EarlyDeviceBuilds() {
 llvm::Expected<std::vector<BuiltArch>> driver::reportArchBuilds(const TranslationUnit &tu,
                                                                 std::vector<ArchBuild> builds) {
   const CompileOptions &opts = tu.opts;
+  // Every build ran to its end (in parallel): what each printed is merged, so that a diagnostic
+  // all architectures report is printed once and one only some report is not lost.
+  std::vector<const ArchBuild *> all;
+  for (const ArchBuild &b : builds) {
+    llvm::errs() << b.log;
+    all.push_back(&b);
+  }
+  const MergedDiagnostics merged = mergeDiagnostics(all);
+  llvm::errs() << merged.text;
+
   std::vector<BuiltArch> built;
-  std::vector<std::string> printed; // diagnostics already shown, without the architecture
   std::vector<std::pair<std::string, std::vector<std::string>>> leftOut; // reason -> architectures
   unsigned minArch = 0;
   llvm::Error failure = llvm::Error::success();
-  for (ArchBuild &b : builds) {
-    if (failure) {
-      llvm::consumeError(b.image->takeError()); // a serial build would have stopped before
-      continue;
-    }
-    llvm::errs() << b.log;
-    std::string key = b.diagnostics;
-    for (size_t at; (at = key.find(" when compiling for " + b.arch.smName())) != std::string::npos;)
-      key.erase(at, (" when compiling for " + b.arch.smName()).size());
-    if (!key.empty() && !llvm::is_contained(printed, key)) {
-      llvm::errs() << b.diagnostics;
-      printed.push_back(std::move(key));
-    }
+  bool reported = false;             // a failure whose diagnostics were printed
+  std::vector<std::string> messages; // the other failures' messages, each once
+  for (size_t i = 0; i < builds.size(); ++i) {
+    ArchBuild &b = builds[i];
     if (*b.image) {
       built.push_back({b.arch, std::move(**b.image), std::move(b.constants)});
       continue;
     }
-    failure = llvm::handleErrors(b.image->takeError(), [&](const UnsupportedArchError &e) {
-      auto same = llvm::find_if(leftOut, [&](const auto &entry) { return entry.first == e.reason; });
-      if (same == leftOut.end())
-        leftOut.push_back({e.reason, {b.arch.smName()}});
-      else
-        same->second.push_back(b.arch.smName());
-      minArch = std::max(minArch, e.minArch);
-    });
+    llvm::Error rest = llvm::handleErrors(
+        b.image->takeError(),
+        [&](const UnsupportedArchError &e) {
+          auto same = llvm::find_if(leftOut, [&](const auto &entry) { return entry.first == e.reason; });
+          if (same == leftOut.end())
+            leftOut.push_back({e.reason, {b.arch.smName()}});
+          else
+            same->second.push_back(b.arch.smName());
+          minArch = std::max(minArch, e.minArch);
+        },
+        [&](std::unique_ptr<ReportedError> e) -> llvm::Error {
+          if (merged.printedError[i]) {
+            reported = true;
+            return llvm::Error::success();
+          }
+          // A stage that failed without printing an error: its failure is the message.
+          return llvm::createStringError("the " + b.arch.smName() + " device build failed: " + e->stage +
+                                         " failed without a diagnostic");
+        });
+    if (!rest)
+      continue;
+    const std::string message = llvm::toString(std::move(rest));
+    if (!llvm::is_contained(messages, message)) {
+      failure = llvm::joinErrors(std::move(failure), llvm::createStringError(message));
+      messages.push_back(message);
+    }
   }
+  if (reported && !failure)
+    failure = reportedError("the device compile");
   if (failure)
     return std::move(failure);
   if (opts.verbose)

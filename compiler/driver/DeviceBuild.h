@@ -99,10 +99,21 @@ struct BuiltArch {
   std::vector<std::string> constants;
 };
 
-/// Prints, in architecture order, what each of `builds` printed (the same diagnostics from
-/// several architectures once), as a serial build would. A default architecture the
-/// translation unit cannot be built for is left out, with a note under -v; the first other
-/// failure is returned.
+/// What several device builds printed, merged (MergedDiagnostics.cpp): each distinct
+/// diagnostic (with its include stack, snippet and notes) once, in the order of the first build
+/// that printed it; one that only some of the builds printed ends with the architectures that
+/// did ("(when compiling for sm_80)"), unless it names them. clang's summary lines ("N errors
+/// generated when compiling for sm_80.") come last, once each.
+struct MergedDiagnostics {
+  std::string text;
+  std::vector<bool> printedError; ///< per build: whether it printed an error
+};
+MergedDiagnostics mergeDiagnostics(llvm::ArrayRef<const ArchBuild *> builds);
+
+/// Prints the -v logs of `builds` in architecture order, then their merged diagnostics: each
+/// diagnostic once, however many architectures report it. A default architecture the
+/// translation unit cannot be built for is left out, with a note under -v; every other failure
+/// is returned (a failure that printed no error is returned with its message).
 llvm::Expected<std::vector<BuiltArch>> reportArchBuilds(const TranslationUnit &tu,
                                                         std::vector<ArchBuild> builds);
 
