@@ -1,12 +1,13 @@
 // Everything a kernel author needs: witnesses, spans, geometry, shared memory, barriers,
-// warp operations, tensor cores (mma.sync, ldmatrix, cp.async), atomics, 16-bit floats, printf
-// and trap, constant memory, clusters, grid sync and clocks.
+// warp operations, tensor cores (mma.sync, ldmatrix, cp.async), atomics, 16-bit floats, fast
+// approximate maths, printf and trap, constant memory, clusters, grid sync and clocks.
 #pragma once
 
 #include "oxide/device/append.hpp"
 #include "oxide/device/atomic.hpp"
 #include "oxide/device/cluster.hpp"
 #include "oxide/device/constant.hpp"
+#include "oxide/device/fast_math.hpp"
 #include "oxide/device/geometry.hpp"
 #include "oxide/device/group.hpp"
 #include "oxide/device/half.hpp"

@@ -26,15 +26,41 @@ enum Function : int {
   Erf,
   Atan2,
   Cbrt,
+  // CUDA's intrinsic functions (oxide::fast, nvcc's __expf...) in float; in double the accurate
+  // function of the same name (rsqrt: oxide::fast::rsqrt(double), nvcc's rsqrt).
+  FastExp,
+  FastExp10,
+  FastLog,
+  FastLog2,
+  FastLog10,
+  FastSin,
+  FastCos,
+  FastTan,
+  FastPow,
+  FastDiv,
+  FastRsqrt,
+  FastSaturate,
   kFunctions
 };
-inline constexpr const char *kNames[kFunctions] = {"sqrt", "div", "exp", "exp2", "log", "log2",  "sin",
-                                                   "cos",  "tan", "pow", "tanh", "erf", "atan2", "cbrt"};
+inline constexpr const char *kNames[kFunctions] = {
+    "sqrt",     "div",    "exp",    "exp2",   "log",    "log2",       "sin",      "cos",        "tan",
+    "pow",      "tanh",   "erf",    "atan2",  "cbrt",   "__expf",     "__exp10f", "__logf",     "__log2f",
+    "__log10f", "__sinf", "__cosf", "__tanf", "__powf", "__fdividef", "rsqrtf",   "__saturatef"};
 /// CUDA's documented maximum error in ulps for the float versions with nvcc's defaults
-/// (-prec-div=true, -prec-sqrt=true; CUDA C++ Programming Guide, "Mathematical Functions").
-inline constexpr int kFloatUlps[kFunctions] = {0, 0, 2, 2, 1, 1, 2, 2, 4, 4, 2, 2, 3, 1};
-/// The same for double.
-inline constexpr int kDoubleUlps[kFunctions] = {0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 1};
+/// (-prec-div=true, -prec-sqrt=true; CUDA C++ Programming Guide, "Mathematical Functions" and
+/// "Intrinsic Functions"), on the ranges below: __expf 2 + floor(|1.173 x|) for |x| <= 10,
+/// __exp10f 2 + floor(|2.97 x|) for |x| <= 4, the logarithms outside [0.5, 2]. -1: no ulp bound
+/// (an absolute one, kFloatAbs). __powf has no documented bound: 32 ulps follows from its
+/// implementation, 2^(y __log2f(x)), for |y log2 x| <= 8.
+inline constexpr int kFloatUlps[kFunctions] = {0, 0,  2,  2, 1, 1, 2,  2,  4,  4,  2, 2, 3,
+                                               1, 13, 13, 3, 2, 3, -1, -1, -1, 32, 2, 2, 0};
+/// Absolute bounds where CUDA gives them instead of ulps: __sinf and __cosf on [-pi, pi]
+/// (2^-21.41, 2^-21.19), and for __tanf (none documented) what __sinf / __cosf allows on [-1, 1].
+inline constexpr double kFloatAbs[kFunctions] = {0, 0, 0, 0, 0, 0, 0,       0,       0,    0, 0, 0, 0,
+                                                 0, 0, 0, 0, 0, 0, 3.57e-7, 4.15e-7, 1e-5, 0, 0, 0, 0};
+/// The same for double (the accurate functions: 10^x is pow's; rsqrt 1 ulp).
+inline constexpr int kDoubleUlps[kFunctions] = {0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2,
+                                                1, 1, 2, 1, 1, 1, 2, 2, 2, 2, 0, 1, 0};
 
 /// A deterministic input stream (splitmix64), identical on every compiler.
 struct Inputs {
@@ -86,6 +112,45 @@ inline void range(int f, double &lo, double &hi) {
     lo = -6;
     hi = 6;
     break;
+  case FastExp:
+    lo = -10;
+    hi = 10;
+    break;
+  case FastExp10:
+    lo = -4;
+    hi = 4;
+    break;
+  case FastLog:
+  case FastLog2:
+  case FastLog10:
+    lo = 2;
+    hi = 1e6;
+    break;
+  case FastSin:
+  case FastCos:
+    lo = -3.14159;
+    hi = 3.14159;
+    break;
+  case FastTan:
+    lo = -1;
+    hi = 1;
+    break;
+  case FastPow:
+    lo = 0.5;
+    hi = 4;
+    break;
+  case FastDiv:
+    lo = -1e6;
+    hi = 1e6;
+    break;
+  case FastRsqrt:
+    lo = 1e-6;
+    hi = 1e6;
+    break;
+  case FastSaturate:
+    lo = -2;
+    hi = 2;
+    break;
   default:
     lo = -100;
     hi = 100;
@@ -106,7 +171,10 @@ inline FunctionInputs make_inputs(int f, std::size_t n) {
                     std::vector<double>(n)};
   for (std::size_t i = 0; i < n; ++i) {
     in.ad[i] = gen.uniform(lo, hi);
-    in.bd[i] = f == Div ? gen.uniform(0.5, 1e3) : f == Pow ? gen.uniform(-8, 8) : gen.uniform(lo, hi);
+    in.bd[i] = f == Div || f == FastDiv ? gen.uniform(0.5, 1e3)
+               : f == Pow               ? gen.uniform(-8, 8)
+               : f == FastPow           ? gen.uniform(-4, 4)
+                                        : gen.uniform(lo, hi);
     in.af[i] = static_cast<float>(in.ad[i]);
     in.bf[i] = static_cast<float>(in.bd[i]);
   }
