@@ -90,8 +90,8 @@ private:
   };
 
   /// Whether every value `value` may take comes from a source `classify` accepts, through
-  /// steps, phis and function arguments. A worklist, not a recursion: a chain of grid-stride
-  /// steps or phis may be as long as the program, and the stack is not.
+  /// steps, phis, selects, freezes and function arguments. A worklist, not a recursion: a chain of
+  /// grid-stride steps or phis may be as long as the program, and the stack is not.
   bool traces(Value value, unsigned key, llvm::function_ref<Source(Operation *)> classify) {
     llvm::DenseSet<Value> seen;
     SmallVector<Value> work = {value};
@@ -100,6 +100,23 @@ private:
       if (proven.contains({v, key}) || !seen.insert(v).second)
         continue; // a cycle adds no new source of values
       if (Operation *def = v.getDefiningOp()) {
+        // `freeze x` is x unless x is poison or undef, and no witness is: the index ops are
+        // defined values (registers), and a phi or call argument is followed only to such ops.
+        // LLVM freezes a value before it lets a branch on it or a division by it execute
+        // unconditionally (speculation, select formation, loop unswitching) and then may replace
+        // every other use of the value by the frozen one (InstCombine's freezeOtherUses): the
+        // witnesses' intrinsics are extern "C", whose results clang does not mark noundef.
+        if (auto freeze = dyn_cast<LLVM::FreezeOp>(def)) {
+          work.push_back(freeze.getVal());
+          continue;
+        }
+        // A select is a phi without the branch (SimplifyCFG turns one into the other): it is a
+        // witness when both of its values are, whichever the condition picks.
+        if (auto select = dyn_cast<LLVM::SelectOp>(def)) {
+          work.push_back(select.getTrueValue());
+          work.push_back(select.getFalseValue());
+          continue;
+        }
         Source source = classify(def);
         if (source.kind == Source::Reject)
           return false;

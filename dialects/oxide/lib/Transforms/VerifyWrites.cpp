@@ -290,6 +290,14 @@ private:
           addAll(result, select.getFalseValue());
         })
         .Case<LLVM::InsertValueOp>([&](LLVM::InsertValueOp insert) {
+          // An aggregate built field by field over poison or undef (how SROA writes a struct
+          // returned by value) holds no pointer of that base once the inserts cover every part
+          // that holds pointers: only the inserted ones.
+          if (overwritesUndefinedPointers(insert)) {
+            for (auto in = insert; in; in = in.getContainer().getDefiningOp<LLVM::InsertValueOp>())
+              addAll(result, in.getValue());
+            return;
+          }
           addAll(result, insert.getContainer());
           addAll(result, insert.getValue());
         })
@@ -352,6 +360,55 @@ private:
           returnsOf(fn);
         })
         .Default([&](Operation *) { add(result, {RootKind::Unknown, result}); });
+  }
+
+  /// Whether `insert` and the inserts it builds on start from llvm.mlir.poison or
+  /// llvm.mlir.undef and write every part of the aggregate that holds a pointer. A part they do
+  /// not write is still the base's: a poison pointer, which keeps its Unknown root. Poison as an
+  /// address is not accepted as such: it is UB only if the write executes, and LLVM makes it of
+  /// user code that may reach it too (a pointer variable left uninitialised on one path), where
+  /// the back end may give it any value; here no pointer of the base is left to write through.
+  static bool overwritesUndefinedPointers(LLVM::InsertValueOp insert) {
+    SmallVector<ArrayRef<int64_t>> written;
+    Value base = insert.getResult();
+    while (auto in = base.getDefiningOp<LLVM::InsertValueOp>()) {
+      if (written.size() == 64)
+        return false;
+      written.push_back(in.getPosition());
+      base = in.getContainer();
+    }
+    if (!base.getDefiningOp<LLVM::PoisonOp>() && !base.getDefiningOp<LLVM::UndefOp>())
+      return false;
+    SmallVector<int64_t> path;
+    return coversPointers(insert.getType(), path, written);
+  }
+
+  /// Whether every pointer in the part of type `type` at `path` lies under one of `written`.
+  static bool coversPointers(Type type, SmallVector<int64_t> &path, ArrayRef<ArrayRef<int64_t>> written) {
+    for (ArrayRef<int64_t> w : written)
+      if (w.size() <= path.size() && llvm::equal(w, ArrayRef<int64_t>(path).take_front(w.size())))
+        return true;
+    if (!holdsPointers(type))
+      return true;
+    auto covered = [&](int64_t i, Type member) {
+      path.push_back(i);
+      bool ok = coversPointers(member, path, written);
+      path.pop_back();
+      return ok;
+    };
+    if (auto s = dyn_cast<LLVM::LLVMStructType>(type)) {
+      for (auto [i, member] : llvm::enumerate(s.getBody()))
+        if (!covered(static_cast<int64_t>(i), member))
+          return false;
+      return true;
+    }
+    if (auto a = dyn_cast<LLVM::LLVMArrayType>(type); a && a.getNumElements() <= 64) {
+      for (unsigned i = 0; i < a.getNumElements(); ++i)
+        if (!covered(i, a.getElementType()))
+          return false;
+      return true;
+    }
+    return false;
   }
 
   /// The kernel argument whose byval copy `address` points into (at any offset), or null.
@@ -423,6 +480,16 @@ private:
     return offsetFrom(value, origin, visiting, 0);
   }
 
+  static Offset merge(Offset a, Offset b) {
+    if (a.state == Offset::NotDerived)
+      return b;
+    if (b.state == Offset::NotDerived)
+      return a;
+    if (a.state == Offset::Known && b.state == Offset::Known && a.bytes == b.bytes)
+      return a;
+    return {Offset::Unknown};
+  }
+
   Offset offsetFrom(Value value, Value origin, llvm::DenseSet<Value> &visiting, unsigned depth) {
     if (value == origin)
       return {Offset::Known, 0};
@@ -430,16 +497,9 @@ private:
       return {Offset::NotDerived};
     if (depth > 256 || !visiting.insert(value).second)
       return {Offset::Unknown};
-    auto merge = [](Offset a, Offset b) -> Offset {
-      if (a.state == Offset::NotDerived)
-        return b;
-      if (b.state == Offset::NotDerived)
-        return a;
-      if (a.state == Offset::Known && b.state == Offset::Known && a.bytes == b.bytes)
-        return a;
-      return {Offset::Unknown};
-    };
     Operation *def = value.getDefiningOp();
+    if (auto extract = dyn_cast_or_null<LLVM::ExtractValueOp>(def))
+      return fieldOffsetFrom(extract.getContainer(), extract.getPosition(), origin, visiting, depth + 1);
     if (auto gep = dyn_cast_or_null<LLVM::GEPOp>(def)) {
       Offset base = offsetFrom(gep.getBase(), origin, visiting, depth + 1);
       std::optional<int64_t> step = constantGepOffset(gep);
@@ -479,6 +539,46 @@ private:
           result = merge(result, offsetFrom(incoming, origin, visiting, depth + 1));
         }
     }
+    return result;
+  }
+
+  /// Where the pointer at `position` of aggregate `aggregate` points relative to `origin`: the
+  /// value an insert put there, or what each return of the called function has there (a helper
+  /// that returns a struct holding a pointer, such as AtomicSpan::operator[] when not inlined).
+  Offset fieldOffsetFrom(Value aggregate, ArrayRef<int64_t> position, Value origin,
+                         llvm::DenseSet<Value> &visiting, unsigned depth) {
+    if (!llvm::any_of(rootsOf(aggregate), [&](const Root &r) { return r.source == origin; }))
+      return {Offset::NotDerived};
+    if (depth > 256)
+      return {Offset::Unknown};
+    Operation *def = aggregate.getDefiningOp();
+    if (auto insert = dyn_cast_or_null<LLVM::InsertValueOp>(def)) {
+      ArrayRef<int64_t> at = insert.getPosition();
+      const size_t common = std::min(at.size(), position.size());
+      if (!llvm::equal(at.take_front(common), position.take_front(common))) // another part
+        return fieldOffsetFrom(insert.getContainer(), position, origin, visiting, depth + 1);
+      if (at.size() == position.size())
+        return offsetFrom(insert.getValue(), origin, visiting, depth + 1);
+      if (at.size() < position.size())
+        return fieldOffsetFrom(insert.getValue(), position.drop_front(at.size()), origin, visiting,
+                               depth + 1);
+      return {Offset::Unknown}; // the insert replaced a part of the aggregate asked for
+    }
+    if (auto extract = dyn_cast_or_null<LLVM::ExtractValueOp>(def)) {
+      SmallVector<int64_t> outer(extract.getPosition());
+      outer.append(position.begin(), position.end());
+      return fieldOffsetFrom(extract.getContainer(), outer, origin, visiting, depth + 1);
+    }
+    auto call = dyn_cast_or_null<LLVM::CallOp>(def);
+    auto callee = call ? call.getCalleeAttr() : nullptr;
+    auto fn = callee ? symbols.lookup<LLVM::LLVMFuncOp>(callee.getValue()) : nullptr;
+    if (!fn || fn.isExternal() || !checked.contains(fn))
+      return {Offset::Unknown};
+    Offset result{Offset::NotDerived};
+    fn.walk([&](LLVM::ReturnOp ret) {
+      if (ret.getArg())
+        result = merge(result, fieldOffsetFrom(ret.getArg(), position, origin, visiting, depth + 1));
+    });
     return result;
   }
 
