@@ -87,8 +87,12 @@ ParamKind paramKind(QualType type) {
     return ParamKind::append;
   if (name == "PermutationSpan")
     return ParamKind::permutation;
-  if (name == "TensorMap")
-    return ParamKind::tensor_map;
+  if (name == "TensorMap") {
+    // TensorMap<T, ...> with a mutable T: TMA stores write its tensor.
+    QualType element = oxide::firstTemplateTypeArgument(type);
+    return !element.isNull() && !element.isConstQualified() ? ParamKind::writable_tensor_map
+                                                            : ParamKind::tensor_map;
+  }
   const Type *canonical = type.getCanonicalType().getTypePtr();
   if (const auto *builtin = dyn_cast<BuiltinType>(canonical);
       builtin && builtin->isInteger() && !builtin->isBooleanType() &&

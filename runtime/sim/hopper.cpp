@@ -8,6 +8,7 @@
 // - A TMA copy reads the simulator's TensorMap (sim/tensor_map_format.hpp) and is queued; it lands
 //   (the box, zeros outside the tensor, swizzled on the shared-memory address bits as the GPU
 //   does) when a thread waits at its mbarrier or no thread can run, completing its bytes there.
+//   A TMA store writes its box (elements outside the tensor skipped) when it is issued.
 // - wgmma reads A and B from shared memory through the matrix descriptors as the PTX ISA lays
 //   them out ("Matrix Descriptor Format", "Shared Memory Matrix Layout"); each thread computes its
 //   own accumulators at once (so the wait is a no-op). Shared-memory addresses (shared_address,
@@ -173,6 +174,62 @@ void tma_load(void *dst, const void *map, std::uint64_t *bar, std::uint32_t rank
       (void)load_barrier(t, copy.bar, op);
       t.block->defer_copy(copy);
     }
+}
+
+/// Writes the box of `map` at `c` (innermost first) from shared memory at `src`, row-major and
+/// swizzled as a load lands it; elements outside the tensor are skipped (TMA stores clip).
+void store_box(const TensorMapImage &m, const std::int32_t (&c)[5], const std::byte *src) noexcept {
+  const std::uint32_t size = m.element_bytes;
+  std::uint32_t box[5] = {1, 1, 1, 1, 1};
+  std::uint64_t extents[5] = {1, 1, 1, 1, 1};
+  for (std::uint32_t d = 0; d < m.rank; ++d) {
+    box[d] = m.box[d];
+    extents[d] = m.extents[d];
+  }
+  auto *data = reinterpret_cast<std::byte *>(static_cast<std::uintptr_t>(m.data));
+  const auto base = reinterpret_cast<std::uintptr_t>(src);
+  std::uint64_t offset = 0;
+  for (std::uint32_t i4 = 0; i4 < box[4]; ++i4)
+    for (std::uint32_t i3 = 0; i3 < box[3]; ++i3)
+      for (std::uint32_t i2 = 0; i2 < box[2]; ++i2)
+        for (std::uint32_t i1 = 0; i1 < box[1]; ++i1) {
+          const std::int64_t outer[4] = {std::int64_t{c[1]} + i1, std::int64_t{c[2]} + i2,
+                                         std::int64_t{c[3]} + i3, std::int64_t{c[4]} + i4};
+          bool row_inside = true;
+          std::int64_t row_offset = 0;
+          for (std::uint32_t d = 1; d < 5; ++d) {
+            row_inside =
+                row_inside && outer[d - 1] >= 0 && static_cast<std::uint64_t>(outer[d - 1]) < extents[d];
+            if (d < m.rank)
+              row_offset += outer[d - 1] * static_cast<std::int64_t>(m.strides[d - 1]);
+          }
+          for (std::uint32_t i0 = 0; i0 < box[0]; ++i0, offset += size) {
+            const std::int64_t x = std::int64_t{c[0]} + i0;
+            if (!row_inside || x < 0 || static_cast<std::uint64_t>(x) >= extents[0])
+              continue;
+            const auto *from = reinterpret_cast<const std::byte *>(swizzle(base + offset, m.swizzle_bytes));
+            std::memcpy(data + row_offset + x * size, from, size);
+          }
+        }
+}
+
+/// A TMA store: checked, then done at once (the GPU's copy may finish any time before the
+/// wait_group.read that covers it; doing it at the issue is one of the orders it allows).
+void tma_store(const void *map, const void *src, std::uint32_t rank, const std::int32_t (&c)[5]) {
+  SimThread &t = self();
+  const TensorMapImage image = load_map(t, map, "tma_store");
+  if (rank != image.rank)
+    fail(t, fmt::format("tma_store: a copy of rank {} with a TensorMap of rank {}", rank, image.rank));
+  SharedMemory &shared = t.home->shared;
+  const std::uint64_t bytes = image.box_bytes();
+  const std::uint64_t span = image.swizzle_bytes ? (bytes + 127) / 128 * 128 : bytes;
+  if (!inside(shared, src, span))
+    fail(t, fmt::format("tma_store: the {}-byte box does not fit in the block's shared memory at {}", bytes,
+                        place(shared, src).text));
+  if (reinterpret_cast<std::uintptr_t>(src) % 128 != 0)
+    fail(t, fmt::format("tma_store: the source at {} is not 128-byte aligned", place(shared, src).text));
+  const BlockRunner::OwnAccess access(*t.block);
+  store_box(image, c, static_cast<const std::byte *>(src));
 }
 
 // --- wgmma -----------------------------------------------------------------------------------
@@ -534,6 +591,19 @@ void __oxide_tma_load_multicast(void *dst, const void *map, std::uint64_t *bar, 
 }
 
 void __oxide_tma_prefetch(const void *map) noexcept { (void)load_map(self(), map, "tma_prefetch"); }
+
+void __oxide_tma_store(const void *map, const void *src, std::uint32_t rank, std::int32_t c0, std::int32_t c1,
+                       std::int32_t c2, std::int32_t c3, std::int32_t c4) noexcept {
+  tma_store(map, src, rank, {c0, c1, c2, c3, c4});
+}
+
+void __oxide_tma_store_commit() noexcept { (void)self(); }
+
+void __oxide_tma_store_wait(std::uint32_t pending) noexcept {
+  SimThread &t = self();
+  if (pending > 7)
+    fail(t, fmt::format("tma_store_wait: {} pending groups; the instruction takes 0..7", pending));
+}
 
 void __oxide_wgmma(void *acc, std::uint64_t desc_a, std::uint64_t desc_b, std::uint32_t n, std::uint32_t type,
                    std::uint32_t accumulate, std::uint32_t trans_a, std::uint32_t trans_b) noexcept {

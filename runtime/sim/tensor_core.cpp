@@ -1,4 +1,4 @@
-// Host definitions of the tensor-core intrinsics (mma.sync, ldmatrix, cp.async) for the CPU
+// Host definitions of the tensor-core intrinsics (mma.sync, ldmatrix, stmatrix, cp.async) for the CPU
 // simulator.
 //
 // mma.sync and ldmatrix are warp-collective: every lane gathers the warp's registers (or row
@@ -183,6 +183,39 @@ void __oxide_ldmatrix(void *fragment, const void *row, std::uint32_t count,
     out[j] = static_cast<std::uint32_t>(hi) << 16 | lo;
   }
   std::memcpy(fragment, out, 4 * count);
+}
+
+void __oxide_stmatrix(void *row, const void *fragment, std::uint32_t count,
+                      std::uint32_t transpose) noexcept {
+  if (count != 1 && count != 2 && count != 4)
+    __oxide_trap("oxide simulator: stmatrix stores 1, 2 or 4 matrices");
+  // Every lane passes an address; those of lanes past 8 * count are not used (as on the GPU).
+  const auto address = reinterpret_cast<std::uintptr_t>(row);
+  std::array<unsigned char *, kLanes> rows{};
+  for (std::uint32_t lane = 0; lane < 8 * count; ++lane) {
+    const std::uint64_t lo = __oxide_warp_shuffle(kAllLanes, static_cast<std::uint32_t>(address), lane, kIdx);
+    const std::uint64_t hi =
+        __oxide_warp_shuffle(kAllLanes, static_cast<std::uint32_t>(address >> 32), lane, kIdx);
+    rows[lane] = reinterpret_cast<unsigned char *>(static_cast<std::uintptr_t>(hi << 32 | lo));
+    if (reinterpret_cast<std::uintptr_t>(rows[lane]) % 16 != 0)
+      __oxide_trap("oxide simulator: stmatrix row address is not 16-byte aligned");
+  }
+  // Each lane stores its own registers where ldmatrix would have read them.
+  const std::uint32_t lane = __oxide_lane_id();
+  std::uint32_t in[4] = {};
+  std::memcpy(in, fragment, 4 * count);
+  for (std::uint32_t j = 0; j < count; ++j) {
+    const auto lo = static_cast<std::uint16_t>(in[j]), hi = static_cast<std::uint16_t>(in[j] >> 16);
+    if (!transpose) { // row lane / 4, columns 2 (lane % 4) and the next
+      unsigned char *r = rows[8 * j + lane / 4] + 4 * (lane % 4);
+      std::memcpy(r, &lo, 2);
+      std::memcpy(r + 2, &hi, 2);
+    } else { // column lane / 4 of rows 2 (lane % 4) and the next
+      const unsigned column = 2 * (lane / 4);
+      std::memcpy(rows[8 * j + 2 * (lane % 4)] + column, &lo, 2);
+      std::memcpy(rows[8 * j + 2 * (lane % 4) + 1] + column, &hi, 2);
+    }
+  }
 }
 
 void __oxide_cp_async(void *dst, const void *src, std::uint32_t bytes, std::uint32_t src_bytes) noexcept {

@@ -1,5 +1,6 @@
 // The Hopper operations on the CPU simulator: mbarriers (phases, arrival counts, transaction
-// bytes, deadlocks), TMA box copies (each swizzle, zero fill, multicast) and wgmma (each type and
+// bytes, deadlocks), TMA box copies (each swizzle, zero fill, multicast), TMA stores (each
+// swizzle, clipping) and wgmma (each type and
 // layout against a scalar product). The layouts are restated here from the PTX ISA and CUTLASS's
 // canonical GMMA layouts, independently of runtime/sim/hopper.cpp.
 #include <gtest/gtest.h>
@@ -74,6 +75,7 @@ void misuse(Span<const std::uint32_t> which);
 // The kernels, registered with the simulator once.
 void tma_box(Span<const TensorMapImage>, Span<const std::int32_t>, Span<std::uint8_t>);
 void tma_misuse(Span<const TensorMapImage>, Span<const std::uint32_t>);
+void tma_store_box(Span<const TensorMapImage>, Span<const std::int32_t>, Span<const std::uint8_t>);
 void multicast(Span<const TensorMapImage>, DisjointSpan<std::uint16_t>);
 /// What the kernel needs: descriptors without their start address, the start offsets in the
 /// shared image, and the instruction.
@@ -95,6 +97,7 @@ protected:
     register_kernel(misuse, "misuse");
     register_kernel(tma_box, "tma_box");
     register_kernel(tma_misuse, "tma_misuse");
+    register_kernel(tma_store_box, "tma_store_box");
     register_kernel(multicast, "multicast", "domain = 1, block = 32, cluster = 2", {"map", "out"});
     register_kernel(wgmma_kernel, "wgmma_kernel");
     register_kernel(wgmma_outside, "wgmma_outside");
@@ -353,6 +356,87 @@ TEST_F(SimHopper, TmaBoxWithEachSwizzleAndZeroFill) {
   check_box(t3, {16, 4, 3}, {30, 3, 3}, 32);
   const Tensor t5 = make_tensor({24, 3, 2, 3, 2}, 24);
   check_box(t5, {8, 2, 2, 2, 2}, {20, 2, 1, 0, 1}, 0);
+}
+
+/// The block fills 1024-byte-aligned shared memory with `box` (the box as it lies in shared
+/// memory, swizzled), then thread 0 stores it at `coords` with a TMA store and waits for it.
+void tma_store_box(Span<const TensorMapImage> map, Span<const std::int32_t> coords,
+                   Span<const std::uint8_t> box) {
+  auto &shared = oxide::shared_array<SharedBytes<kBoxBytes>, 1>()[0];
+  const std::uint32_t t = oxide::thread_idx().x;
+  for (std::uint32_t i = t; i < box.size(); i += oxide::block_dim().x)
+    shared.b[i] = std::byte{box[i]};
+  __oxide_fence_proxy_async_shared();
+  oxide::sync_threads();
+  if (t == 0) {
+    __oxide_tma_store(map.data(), shared.b, map[0].rank, coords[0], coords[1], coords[2], coords[3],
+                      coords[4]);
+    __oxide_tma_store_commit();
+    __oxide_tma_store_wait(0);
+  }
+}
+
+/// The tensor after storing the box whose element e (logical, row-major) is at shared byte
+/// swizzled(2 e): every element of the box inside the tensor takes its value, the others stay.
+std::vector<std::uint16_t> expected_store(const Tensor &t, const std::vector<std::uint32_t> &box,
+                                          const std::vector<std::int32_t> &coords, std::uint32_t span,
+                                          const std::vector<std::uint8_t> &shared) {
+  std::vector<std::uint16_t> values = t.values;
+  std::size_t count = 1;
+  for (std::uint32_t b : box)
+    count *= b;
+  for (std::size_t e = 0; e < count; ++e) {
+    std::size_t rest = e, offset = 0;
+    bool inside = true;
+    for (std::size_t d = 0; d < box.size(); ++d) {
+      const std::int64_t c = coords[d] + static_cast<std::int64_t>(rest % box[d]);
+      rest /= box[d];
+      inside = inside && c >= 0 && static_cast<std::uint64_t>(c) < t.extents[d];
+      offset += d == 0 ? static_cast<std::size_t>(c) * 2 : static_cast<std::size_t>(c) * t.strides[d - 1];
+    }
+    if (inside)
+      std::memcpy(reinterpret_cast<std::uint8_t *>(values.data()) + offset, &shared[swizzled(e * 2, span)],
+                  2);
+  }
+  return values;
+}
+
+void check_store(const Tensor &t, const std::vector<std::uint32_t> &box,
+                 const std::vector<std::int32_t> &coords, std::uint32_t span) {
+  SCOPED_TRACE(testing::Message() << "store: swizzle " << span << ", rank " << box.size() << ", coords "
+                                  << coords[0] << ", " << coords[1]);
+  auto ctx = simulator(true);
+  auto stream = ctx.default_stream();
+  auto data = DeviceBuffer<std::uint16_t>::from_host(stream, t.values);
+  const TensorMapImage image = image_of(t, data, box, span);
+  auto map = DeviceBuffer<TensorMapImage>::from_host(stream, std::vector<TensorMapImage>{image});
+  std::vector<std::int32_t> c5(5, 0);
+  std::copy(coords.begin(), coords.end(), c5.begin());
+  auto dc = DeviceBuffer<std::int32_t>::from_host(stream, c5);
+  std::vector<std::uint8_t> shared(image.box_bytes());
+  for (std::size_t i = 0; i < shared.size(); ++i)
+    shared[i] = static_cast<std::uint8_t>(i * 97 + 13);
+  auto box_bytes = DeviceBuffer<std::uint8_t>::from_host(stream, shared);
+  oxide::unsafe_launch(stream, tma_store_box, oxide::LaunchConfig1D{1, 64}, map, dc, box_bytes);
+  const auto host = data.to_host(stream);
+  const auto expected = expected_store(t, box, coords, span, shared);
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    ASSERT_EQ(host[i], expected[i]) << "tensor element " << i;
+}
+
+TEST_F(SimHopper, TmaStoreWithEachSwizzleSkipsElementsOutsideTheTensor) {
+  const Tensor t = make_tensor({100, 50}, 104);
+  for (const std::uint32_t span : {0u, 32u, 64u, 128u}) {
+    const std::uint32_t inner = span ? span / 2 : 64;
+    check_store(t, {inner, 16}, {8, 3}, span);    // inside
+    check_store(t, {inner, 16}, {80, 40}, span);  // past both ends: clipped
+    check_store(t, {inner, 16}, {-10, -5}, span); // before both
+    check_store(t, {inner, 16}, {-70, 10}, span); // wholly outside: nothing written
+  }
+  const Tensor t3 = make_tensor({40, 6, 5}, 40);
+  check_store(t3, {16, 4, 3}, {30, 3, 3}, 32);
+  const Tensor t5 = make_tensor({24, 3, 2, 3, 2}, 24);
+  check_store(t5, {8, 2, 2, 2, 2}, {20, 2, 1, 0, 1}, 0);
 }
 
 /// The copy's map is not a TensorMap, its destination is not aligned or not shared memory.

@@ -1,4 +1,4 @@
-// The tensor-core operations on the CPU simulator: mma.sync, ldmatrix and cp.async, each checked
+// The tensor-core operations on the CPU simulator: mma.sync, ldmatrix, stmatrix and cp.async, each checked
 // against a scalar reference, with the fragment layouts restated here from the PTX ISA ("Matrix
 // Fragments for mma.m16n8k16 / m16n8k8 / m16n8k32", "ldmatrix"), independently of mma.hpp.
 #include <gtest/gtest.h>
@@ -123,6 +123,7 @@ template <class T> void check_mma() {
 
 void mma_edges(Span<float> tf, Span<std::int32_t> s8);
 void ldmatrix_kernel(Span<std::uint32_t> out);
+void stmatrix_kernel(Span<std::uint16_t> out);
 void load_kernel(Span<std::uint32_t> bad);
 struct CopyObservations;
 void cp_async_kernel(Span<const std::uint32_t> in, Span<CopyObservations> out);
@@ -136,6 +137,7 @@ protected:
     oxide::sim::register_kernel(mma_kernel<std::int8_t>, "mma_kernel<s8>");
     oxide::sim::register_kernel(mma_edges, "mma_edges");
     oxide::sim::register_kernel(ldmatrix_kernel, "ldmatrix_kernel");
+    oxide::sim::register_kernel(stmatrix_kernel, "stmatrix_kernel");
     oxide::sim::register_kernel(load_kernel, "load_kernel");
     oxide::sim::register_kernel(cp_async_kernel, "cp_async_kernel");
   }
@@ -229,6 +231,66 @@ TEST_F(SimTensorCore, LdmatrixDealsRowsAndColumnsAsThePtxTable) {
     EXPECT_EQ(host[lane * 16 + 9], pair(at(c, r), at(c + 1, r))) << lane << " x2.trans 0";
     EXPECT_EQ(host[lane * 16 + 10], pair(at(8 + c, r), at(9 + c, r))) << lane << " x2.trans 1";
   }
+}
+
+// stmatrix: each lane builds its registers from the scalar reference at(row, col) = row * 256 +
+// col by the ldmatrix table, and stores them into zeroed shared memory: P (rows 0-31) by x4, T
+// (rows 32-63) by x4.trans, S (rows 64-79) by x1 into columns 8-15 of its rows 0-7 and x2.trans
+// into columns 0-7 of its rows 0-15. out[0 .. 80 * 16) is the shared tile afterwards; out[80 * 16
+// + lane] is 1 when ldmatrix reads back from P the registers x4 stored.
+void stmatrix_kernel(Span<std::uint16_t> out) {
+  std::uint16_t *tile = aligned_shared<std::uint16_t, 80 * 16>();
+  std::uint16_t *p = tile, *t = tile + 32 * 16, *s = tile + 64 * 16;
+  const unsigned lane = __oxide_lane_id();
+  for (unsigned i = lane; i < 80 * 16; i += 32)
+    tile[i] = 0;
+  oxide::sync_threads();
+  auto at = [](unsigned row, unsigned col) { return row * 256 + col; };
+  auto pair = [](std::uint32_t lo, std::uint32_t hi) { return hi << 16 | lo; };
+  const unsigned r = lane / 4, c = 2 * (lane % 4);
+  std::uint32_t x4[4], t4[4], x1[1], x2[2];
+  for (unsigned j = 0; j < 4; ++j) {
+    x4[j] = pair(at(8 * j + r, c), at(8 * j + r, c + 1));
+    t4[j] = pair(at(8 * j + c, r), at(8 * j + c + 1, r));
+  }
+  x1[0] = pair(at(r, 8 + c), at(r, 9 + c));
+  x2[0] = pair(at(c, r), at(c + 1, r));
+  x2[1] = pair(at(8 + c, r), at(9 + c, r));
+  oxide::mma::stmatrix<4>(&p[lane * 16], x4);
+  oxide::mma::stmatrix_trans<4>(&t[lane * 16], t4);
+  oxide::mma::stmatrix<1>(&s[(lane % 8) * 16 + 8], x1);
+  oxide::mma::stmatrix_trans<2>(&s[(lane % 16) * 16], x2);
+  oxide::sync_threads();
+  for (unsigned i = lane; i < 80 * 16; i += 32)
+    out[i] = tile[i];
+  std::uint32_t back[4];
+  oxide::mma::ldmatrix<4>(back, &p[lane * 16]);
+  out[80 * 16 + lane] = back[0] == x4[0] && back[1] == x4[1] && back[2] == x4[2] && back[3] == x4[3];
+}
+
+TEST_F(SimTensorCore, StmatrixStoresWhereLdmatrixLoads) {
+  auto ctx = simulator(/*check=*/true);
+  auto stream = ctx.default_stream();
+  auto out = DeviceBuffer<std::uint16_t>::zeroed(stream, 80 * 16 + 32);
+  oxide::unsafe_launch(stream, stmatrix_kernel, oxide::LaunchConfig1D{1, 32}, out);
+  const auto host = out.to_host(stream);
+  auto at = [](unsigned row, unsigned col) { return static_cast<std::uint16_t>(row * 256 + col); };
+  for (unsigned row = 0; row < 32; ++row)
+    for (unsigned col = 0; col < 16; ++col) {
+      // x4 and x4.trans write the first 8 columns of each of their 32 rows.
+      EXPECT_EQ(host[row * 16 + col], col < 8 ? at(row, col) : 0) << "x4 (" << row << ", " << col << ")";
+      EXPECT_EQ(host[(32 + row) * 16 + col], col < 8 ? at(row, col) : 0)
+          << "x4.trans (" << row << ", " << col << ")";
+    }
+  for (unsigned row = 0; row < 16; ++row)
+    for (unsigned col = 0; col < 16; ++col) {
+      // x2.trans: columns 0-7 of rows 0-15; x1: columns 8-15 of rows 0-7.
+      const bool written = col < 8 || row < 8;
+      EXPECT_EQ(host[(64 + row) * 16 + col], written ? at(row, col) : 0)
+          << "S (" << row << ", " << col << ")";
+    }
+  for (unsigned lane = 0; lane < 32; ++lane)
+    EXPECT_EQ(host[80 * 16 + lane], 1) << "ldmatrix reads back lane " << lane;
 }
 
 // load_a / load_b / load_b_trans give the fragments of the tiles they read (f16 here: the host

@@ -10,27 +10,39 @@
 namespace oxide::detail {
 
 enum class ParamKind : char {
-  input = 'i',            ///< Span<const T>
-  mutable_span = 'm',     ///< Span<T>
-  output = 'o',           ///< DisjointSpan<T>
-  output_2d = '2',        ///< DisjointSpan2D<T>
-  output_3d = '3',        ///< DisjointSpan3D<T>
-  atomic = 'a',           ///< AtomicSpan<T>
-  append = 'r',           ///< AppendSpan<T>: written at slots reserved from its counter
-  permutation = 'q',      ///< PermutationSpan: a validated permutation, read only
-  tensor_map = 't',       ///< TensorMap<const T, Box, Swizzle>: read only, by TMA copies
-  unsigned_integer = 'u', ///< an unsigned integer, usable in `requires`
-  signed_integer = 's',   ///< a signed integer, usable in `requires`; launches check it is >= 0
-  other = 'x',            ///< anything else
-  const_pointer = 'c',    ///< const T *, in the simulator's descriptions only (oxide.params says x)
-  pointer = 'p',          ///< T *, likewise
+  input = 'i',               ///< Span<const T>
+  mutable_span = 'm',        ///< Span<T>
+  output = 'o',              ///< DisjointSpan<T>
+  output_2d = '2',           ///< DisjointSpan2D<T>
+  output_3d = '3',           ///< DisjointSpan3D<T>
+  atomic = 'a',              ///< AtomicSpan<T>
+  append = 'r',              ///< AppendSpan<T>: written at slots reserved from its counter
+  permutation = 'q',         ///< PermutationSpan: a validated permutation, read only
+  tensor_map = 't',          ///< TensorMap<const T, Box, Swizzle>: read only, by TMA copies
+  writable_tensor_map = 'w', ///< TensorMap<T, Box, Swizzle>: TMA stores write it (unsafe_launch only)
+  unsigned_integer = 'u',    ///< an unsigned integer, usable in `requires`
+  signed_integer = 's',      ///< a signed integer, usable in `requires`; launches check it is >= 0
+  other = 'x',               ///< anything else
+  const_pointer = 'c',       ///< const T *, in the simulator's descriptions only (oxide.params says x)
+  pointer = 'p',             ///< T *, likewise
 };
 
 inline constexpr ParamKind kParamKinds[] = {
-    ParamKind::input,         ParamKind::mutable_span,     ParamKind::output,         ParamKind::output_2d,
-    ParamKind::output_3d,     ParamKind::atomic,           ParamKind::append,         ParamKind::permutation,
-    ParamKind::tensor_map,    ParamKind::unsigned_integer, ParamKind::signed_integer, ParamKind::other,
-    ParamKind::const_pointer, ParamKind::pointer,
+    ParamKind::input,
+    ParamKind::mutable_span,
+    ParamKind::output,
+    ParamKind::output_2d,
+    ParamKind::output_3d,
+    ParamKind::atomic,
+    ParamKind::append,
+    ParamKind::permutation,
+    ParamKind::tensor_map,
+    ParamKind::writable_tensor_map,
+    ParamKind::unsigned_integer,
+    ParamKind::signed_integer,
+    ParamKind::other,
+    ParamKind::const_pointer,
+    ParamKind::pointer,
 };
 
 /// The letter that encodes `kind`.
@@ -60,6 +72,7 @@ inline constexpr ParamKind kParamKinds[] = {
   case ParamKind::output_3d:
     return 3;
   case ParamKind::tensor_map: // its extents are the map's, not a size
+  case ParamKind::writable_tensor_map:
   case ParamKind::unsigned_integer:
   case ParamKind::signed_integer:
   case ParamKind::other:

@@ -163,6 +163,11 @@ void __oxide_mma_m16n8k32_s8(void *d, const void *a, const void *b, const void *
 /// `fragment` (`count` registers); lane l gives the address of row l % 8 of matrix l / 8 (lanes
 /// past 8 * count give none). `transpose` (constant, 0 or 1) loads each matrix transposed.
 void __oxide_ldmatrix(void *fragment, const void *row, std::uint32_t count, std::uint32_t transpose) noexcept;
+/// stmatrix (sm_90), the inverse of ldmatrix: stores `count` (constant: 1, 2 or 4) 8x8 matrices
+/// of 16-bit elements from `fragment` (`count` registers, laid out as ldmatrix gives them) into
+/// shared memory; lane l gives the address of row l % 8 of matrix l / 8 (16-byte aligned; lanes
+/// past 8 * count give none). `transpose` (constant, 0 or 1) stores each matrix transposed.
+void __oxide_stmatrix(void *row, const void *fragment, std::uint32_t count, std::uint32_t transpose) noexcept;
 /// Starts an asynchronous copy of `bytes` (constant: 4, 8 or 16) from global memory at `src` to
 /// shared memory at `dst`, both aligned to `bytes`; the first `src_bytes` (at most `bytes`) come
 /// from `src` and the rest are zeros. It lands once a cp_async_wait lets its group complete.
@@ -217,6 +222,20 @@ void __oxide_tma_load_multicast(void *dst, const void *map, std::uint64_t *bar, 
                                 std::int32_t c4, std::uint16_t mask) noexcept;
 /// Brings the TensorMap at `map` into the descriptor cache (prefetch.tensormap).
 void __oxide_tma_prefetch(const void *map) noexcept;
+/// Starts the bulk tensor copy (TMA) of the box at `c0..c4` (`rank` constant, 1..5; c0 the
+/// innermost coordinate; unused ones 0) from shared memory at `src` (128-byte aligned) into the
+/// tensor that `map` describes (global memory): elements of the box outside the tensor are not
+/// written. The copy belongs to the thread's next tma_store_commit group; `src` may be written
+/// again once a tma_store_wait has let the group finish reading it. `map` is a TensorMap in
+/// global memory.
+void __oxide_tma_store(const void *map, const void *src, std::uint32_t rank, std::int32_t c0, std::int32_t c1,
+                       std::int32_t c2, std::int32_t c3, std::int32_t c4) noexcept;
+/// Closes the calling thread's bulk copies (tma_store) started since the last commit into a group
+/// (cp.async.bulk.commit_group).
+void __oxide_tma_store_commit() noexcept;
+/// Waits until at most `pending` (constant, 0..7) of the thread's committed bulk groups are still
+/// reading their shared memory (cp.async.bulk.wait_group.read).
+void __oxide_tma_store_wait(std::uint32_t pending) noexcept;
 
 /// Warpgroup-collective (the 128 threads of 4 consecutive warps, the first warp's index a
 /// multiple of 4), asynchronous: acc (n / 2 registers per thread: f32, or s32 for s8) =

@@ -11,6 +11,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "oxide/device/half.hpp"
 #include "oxide/device/intrinsics.hpp"
@@ -195,6 +196,26 @@ template <unsigned Count, class T>
   requires(sizeof(T) == 2 && (Count == 1 || Count == 2 || Count == 4))
 inline void ldmatrix_trans(std::uint32_t (&fragment)[Count], const T *row) noexcept {
   __oxide_ldmatrix(fragment, row, Count, 1);
+}
+
+/// stmatrix (sm_90): the inverse of ldmatrix. Stores `Count` (1, 2 or 4) 8x8 matrices of 16-bit
+/// elements from `fragment` into shared memory, in ldmatrix's layout: lane l passes the address of
+/// row l % 8 of matrix l / 8 (16-byte aligned; lanes past 8 * Count pass any address), and register
+/// j of lane l holds row l / 4, columns 2 * (l % 4) and 2 * (l % 4) + 1 of matrix j (the low half
+/// the first). That is the layout of an mma.sync accumulator pair packed into one register, and of
+/// a wgmma accumulator's 8 x 8 pieces: a warp writes its C tile out as 16-bit values in one
+/// instruction. Every lane of the warp calls it together.
+template <unsigned Count, class T>
+  requires(sizeof(T) == 2 && !std::is_const_v<T> && (Count == 1 || Count == 2 || Count == 4))
+inline void stmatrix(T *row, const std::uint32_t (&fragment)[Count]) noexcept {
+  __oxide_stmatrix(row, fragment, Count, 0);
+}
+/// stmatrix .trans: register j of lane l goes to rows 2 * (l % 4) and 2 * (l % 4) + 1 of column
+/// l / 4 of matrix j (the inverse of ldmatrix_trans).
+template <unsigned Count, class T>
+  requires(sizeof(T) == 2 && !std::is_const_v<T> && (Count == 1 || Count == 2 || Count == 4))
+inline void stmatrix_trans(T *row, const std::uint32_t (&fragment)[Count]) noexcept {
+  __oxide_stmatrix(row, fragment, Count, 1);
 }
 
 /// A's fragment of the 16 x 16 row-major tile at `tile` in shared memory (`stride` elements

@@ -1,5 +1,6 @@
-// TMA (sm_90): the copy engine's bulk tensor copies from global into shared memory, described by
-// a TensorMap that the host made (oxide::DeviceTensorMap, oxide/host/tensor_map.hpp).
+// TMA (sm_90): the copy engine's bulk tensor copies from global into shared memory (tma::load)
+// and back (tma::store, in kernels launched with oxide::unsafe_launch), described by a TensorMap
+// that the host made (oxide::DeviceTensorMap, oxide/host/tensor_map.hpp).
 //
 // The element type, the box and the swizzle are part of the TensorMap's type, on the host and in
 // the kernel, so that a launch accepts only a map made for the parameter, a copy lands only in a
@@ -18,6 +19,18 @@
 //   //           stream, std::move(buffer), {m, k});
 //
 // Elements of a box outside the tensor land as zeros (and count in the bytes a copy completes).
+//
+// A store writes a SharedMatrix back into a box of a TensorMap of a mutable T, skipping the
+// elements outside the tensor:
+//
+//   using CMap = oxide::TensorMap<float, oxide::Box<64, 32>>;  // mutable float: stores allowed
+//   oxide::fence_async_shared();   // every writer of s.c_tile, then
+//   oxide::sync_threads();
+//   if (oxide::thread_idx().x == 0) {
+//     oxide::tma::store(c, {row, col}, s.c_tile);
+//     oxide::tma::store_commit();
+//     oxide::tma::store_wait<0>();   // s.c_tile may be reused after this
+//   }
 #pragma once
 
 #include <array>
@@ -56,9 +69,11 @@ struct TensorMapAccess;
 } // namespace detail
 
 /// A kernel parameter: the tensor map of a DeviceTensorMap<T, B, S> of the same type, through
-/// which TMA copies read the tensor (a kernel never writes through it). T is const.
+/// which TMA copies read the tensor (tma::load, either T). With a mutable T, TMA stores
+/// (tma::store) also write it: a kernel with a launch contract refuses them (the safe tier cannot
+/// confine a write through a descriptor), so such a map is for kernels launched with
+/// oxide::unsafe_launch.
 template <class T, class B, Swizzle S = Swizzle::none> class TensorMap {
-  static_assert(std::is_const_v<T>, "oxide::TensorMap<const T, ...>: TMA copies only read the tensor");
   static_assert(std::is_trivially_copyable_v<T> &&
                     (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8),
                 "a TensorMap's elements take 1, 2, 4 or 8 bytes");
@@ -119,6 +134,20 @@ template <class Matrix, class Map> constexpr void check_destination() noexcept {
                 "outer extents, columns: its innermost extent); use TensorMap<...>::matrix_type");
 }
 
+template <class Matrix, class Map> constexpr void check_source() noexcept {
+  static_assert(!std::is_const_v<typename Map::element_type>,
+                "tma::store writes the tensor: its map is a TensorMap<T, ...> of a mutable T (the kernel "
+                "parameter of a DeviceTensorMap<T, ...> made from a DeviceBuffer<T>)");
+  static_assert(is_shared_matrix_v<Matrix>, "tma::store copies from an oxide::SharedMatrix");
+  static_assert(std::is_same_v<typename Matrix::value_type, typename Map::element_type>,
+                "tma::store: the SharedMatrix's element type is not the TensorMap's");
+  static_assert(Matrix::swizzle == Map::swizzle,
+                "tma::store: the SharedMatrix's swizzle is not the TensorMap's");
+  static_assert(Matrix::rows == Map::box_type::rows && Matrix::cols == Map::box_type::cols,
+                "tma::store: the SharedMatrix does not have the box's shape (rows: the product of the box's "
+                "outer extents, columns: its innermost extent); use TensorMap<...>::matrix_type");
+}
+
 /// The copy's coordinates innermost first, as the intrinsics take them.
 template <std::size_t Rank>
 [[nodiscard]] constexpr std::array<std::int32_t, 5>
@@ -162,6 +191,35 @@ void load_multicast(Matrix &dst, const TensorMap<T, B, S> &map,
 /// Brings `map`'s descriptor into the copy engine's cache ahead of the first copy.
 template <class T, class B, Swizzle S> void prefetch(const TensorMap<T, B, S> &map) noexcept {
   __oxide_tma_prefetch(detail::TensorMapAccess::descriptor(map));
+}
+
+/// Starts the copy of `src`, a SharedMatrix of the box's shape, element type and swizzle in the
+/// block's shared memory, into the box of `map` whose first element is at `coords` (outermost
+/// first, as for load); elements of the box outside the tensor are not written. `map` is a
+/// TensorMap of a mutable T. One thread issues it, after the threads that wrote `src` made their
+/// stores visible to the copy engine (fence_async_shared(), then a barrier). The copy joins the
+/// thread's next store_commit() group; `src` may be written again after store_wait<N>() lets that
+/// group finish reading, and the tensor holds the box when the kernel has ended. A contracted
+/// kernel refuses it: launch the kernel with oxide::unsafe_launch.
+template <class Matrix, class T, class B, Swizzle S>
+void store(const TensorMap<T, B, S> &map, const std::array<std::int32_t, B::rank> &coords,
+           const Matrix &src) noexcept {
+  detail::check_source<Matrix, TensorMap<T, B, S>>();
+  const auto c = detail::innermost_first(coords);
+  __oxide_tma_store(detail::TensorMapAccess::descriptor(map), &src, B::rank, c[0], c[1], c[2], c[3], c[4]);
+}
+
+/// Closes the calling thread's stores started since the last store_commit() into a group
+/// (cp.async.bulk.commit_group).
+inline void store_commit() noexcept { __oxide_tma_store_commit(); }
+
+/// Waits until at most `Pending` (0..7) of the calling thread's committed store groups still read
+/// their shared memory (cp.async.bulk.wait_group.read): the sources of all older groups may be
+/// written again.
+template <unsigned Pending = 0>
+  requires(Pending <= 7)
+inline void store_wait() noexcept {
+  __oxide_tma_store_wait(Pending);
 }
 
 } // namespace tma

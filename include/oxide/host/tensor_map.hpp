@@ -1,5 +1,6 @@
 // The host side of oxide::TensorMap (oxide/device/tma.hpp): a tensor in device memory and the
-// descriptor through which TMA copies read boxes of it.
+// descriptor through which TMA copies read boxes of it (and, for a mutable element type, TMA
+// stores write them).
 //
 //   using A = oxide::DeviceTensorMap<const oxide::bfloat16, oxide::Box<128, 64>, oxide::Swizzle::b128>;
 //   auto a = A::create(stream, std::move(buffer), {m, k});  // an m x k row-major matrix
@@ -16,6 +17,7 @@
 #include <span>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "oxide/detail/host/launch_core.hpp"
 #include "oxide/device/tma.hpp"
@@ -56,8 +58,9 @@ struct TensorMapObjectAccess;
 
 } // namespace detail
 
-/// A tensor of T (const: copies only read it) in device memory, viewed as row-major with the
-/// given extents, and the descriptor through which TMA copies read it in boxes of shape B with
+/// A tensor of T in device memory, viewed as row-major with the given extents, and the descriptor
+/// through which TMA copies read it (T const: loads only) or also write it (T mutable: TMA stores,
+/// oxide::tma::store, in kernels launched with oxide::unsafe_launch) in boxes of shape B with
 /// swizzle S. It binds only to a kernel parameter TensorMap<T, B, S> of the same type. It owns
 /// the tensor's buffer, so that the buffer lives as long as the descriptor that points into it;
 /// release() gives it back. RAII and move-only, like DeviceBuffer.
@@ -66,7 +69,6 @@ public:
   using kernel_parameter = TensorMap<T, B, S>;
   using element_type = std::remove_const_t<T>;
   static constexpr std::uint32_t rank = B::rank;
-  static_assert(std::is_const_v<T>, "oxide::DeviceTensorMap<const T, ...>: TMA copies only read the tensor");
 
   /// An empty map, which binds to no launch.
   DeviceTensorMap() = default;
@@ -121,6 +123,8 @@ public:
   void copy_from_host(Stream &stream, std::span<const element_type> host) {
     tensor_.copy_from_host(stream, host);
   }
+  /// The tensor's elements, read back on `stream` (what TMA stores wrote, for a mutable T).
+  [[nodiscard]] std::vector<element_type> to_host(Stream &stream) const { return tensor_.to_host(stream); }
   /// The extents the map was made with, outermost first.
   [[nodiscard]] const std::array<std::uint64_t, rank> &extents() const noexcept { return extents_; }
   /// Whether the map holds a descriptor (it was made by create and not released or moved from).
@@ -169,6 +173,9 @@ template <class T, class B, Swizzle S> struct Binder<TensorMap<T, B, S>> {
 };
 
 template <class T, class B, Swizzle S> inline constexpr bool is_tensor_map_param_v<TensorMap<T, B, S>> = true;
+/// A map of a mutable T is written (TMA stores): the launch's aliasing checks count it as an output.
+template <class T, class B, Swizzle S>
+inline constexpr bool writes_through_v<TensorMap<T, B, S>> = !std::is_const_v<T>;
 template <class T, class B, Swizzle S>
 inline constexpr bool is_device_tensor_map_v<DeviceTensorMap<T, B, S>> = true;
 
@@ -176,7 +183,8 @@ inline constexpr bool is_device_tensor_map_v<DeviceTensorMap<T, B, S>> = true;
 
 namespace sim::detail {
 template <class T, class B, Swizzle S>
-inline constexpr char param_kind_v<TensorMap<T, B, S>> = param_kind_letter(ParamKind::tensor_map);
+inline constexpr char param_kind_v<TensorMap<T, B, S>> =
+    param_kind_letter(std::is_const_v<T> ? ParamKind::tensor_map : ParamKind::writable_tensor_map);
 } // namespace sim::detail
 
 } // namespace oxide

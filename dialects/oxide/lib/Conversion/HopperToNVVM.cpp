@@ -165,6 +165,40 @@ struct TmaPrefetchLowering : OpConversionPattern<oxide::TmaPrefetchOp> {
   }
 };
 
+struct TmaStoreLowering : OpConversionPattern<oxide::TmaStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::TmaStoreOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    // The .global.shared::cta.bulk_group form: no cache hint, no predicate (an LLVM intrinsic).
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(
+        op, inAddressSpace(rewriter, loc, adaptor.getMap(), kGenericAddressSpace),
+        shared(rewriter, loc, adaptor.getSrc()), adaptor.getCoords(), Value(), NVVM::TMAStoreMode::TILE,
+        Value());
+    return success();
+  }
+};
+
+struct TmaStoreCommitLowering : OpConversionPattern<oxide::TmaStoreCommitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::TmaStoreCommitOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkCommitGroupOp>(op);
+    return success();
+  }
+};
+
+struct TmaStoreWaitLowering : OpConversionPattern<oxide::TmaStoreWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::TmaStoreWaitOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    // .read: the source may be reused once the copies have read it; the kernel's end waits for
+    // the writes themselves.
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkWaitGroupOp>(op, op.getPending(), rewriter.getUnitAttr());
+    return success();
+  }
+};
+
 struct WgmmaLowering : OpConversionPattern<oxide::WgmmaOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(oxide::WgmmaOp op, OpAdaptor adaptor,
@@ -261,8 +295,9 @@ void oxide::populateHopperToNVVMPatterns(RewritePatternSet &patterns) {
   patterns.add<SharedAddressLowering, MbarrierInitLowering, MbarrierInitFenceLowering, MbarrierArriveLowering,
                MbarrierArriveExpectTxLowering, MbarrierArriveClusterLowering, MbarrierTryWaitParityLowering,
                MbarrierInvalLowering, FenceProxyAsyncSharedLowering, TmaLoadLowering, TmaPrefetchLowering,
-               WgmmaLowering, WgmmaFenceLowering, WgmmaCommitGroupLowering, WgmmaWaitGroupLowering,
-               SetMaxNRegLowering>(patterns.getContext());
+               TmaStoreLowering, TmaStoreCommitLowering, TmaStoreWaitLowering, WgmmaLowering,
+               WgmmaFenceLowering, WgmmaCommitGroupLowering, WgmmaWaitGroupLowering, SetMaxNRegLowering>(
+      patterns.getContext());
 }
 
 LogicalResult oxide::lowerPtxBuilderOps(ModuleOp module) {

@@ -1,4 +1,4 @@
-//===- TensorCoreToNVVM.cpp - mma.sync, ldmatrix, cp.async to NVVM --------===//
+//===- TensorCoreToNVVM.cpp - mma.sync, ld/stmatrix, cp.async to NVVM -----===//
 //
 // The tensor-core ops map one to one onto NVVM's: the work here is the operand forms NVVM wants
 // (f16 pairs as vector<2xf16>, pointers in their own address spaces) and the cache mode of
@@ -87,6 +87,21 @@ struct LdMatrixLowering : OpConversionPattern<oxide::LdMatrixOp> {
   }
 };
 
+struct StMatrixLowering : OpConversionPattern<oxide::StMatrixOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::StMatrixOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    // NVVM spells .trans as the column layout, as for ldmatrix.
+    rewriter.replaceOpWithNewOp<NVVM::StMatrixOp>(
+        op, inAddressSpace(rewriter, op.getLoc(), adaptor.getRow(), kSharedAddressSpace),
+        adaptor.getFragment(),
+        NVVM::MMALayoutAttr::get(getContext(), op.getTrans() ? NVVM::MMALayout::col : NVVM::MMALayout::row),
+        NVVM::LdStMatrixShapeAttr::get(getContext(), 8, 8),
+        NVVM::LdStMatrixEltTypeAttr::get(getContext(), NVVM::LdStMatrixEltType::B16));
+    return success();
+  }
+};
+
 struct CpAsyncLowering : OpConversionPattern<oxide::CpAsyncOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(oxide::CpAsyncOp op, OpAdaptor adaptor,
@@ -124,7 +139,6 @@ struct CpAsyncWaitLowering : OpConversionPattern<oxide::CpAsyncWaitOp> {
 } // namespace
 
 void oxide::populateTensorCoreToNVVMPatterns(RewritePatternSet &patterns) {
-  patterns
-      .add<MmaSyncLowering, LdMatrixLowering, CpAsyncLowering, CpAsyncCommitLowering, CpAsyncWaitLowering>(
-          patterns.getContext());
+  patterns.add<MmaSyncLowering, LdMatrixLowering, StMatrixLowering, CpAsyncLowering, CpAsyncCommitLowering,
+               CpAsyncWaitLowering>(patterns.getContext());
 }

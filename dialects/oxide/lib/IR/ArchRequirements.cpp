@@ -41,8 +41,11 @@ OpRequirement opRequirement(Operation *op) {
     return {90, "uses warpgroup matrix multiply-accumulate (oxide::wgmma, wgmma.mma_async)", true};
   if (isa<oxide::SetMaxNRegOp>(op))
     return {90, "changes its warpgroups' register budget (setmaxnreg)", true};
-  if (isa<oxide::TmaLoadOp, oxide::TmaPrefetchOp>(op))
+  if (isa<oxide::TmaLoadOp, oxide::TmaPrefetchOp, oxide::TmaStoreOp, oxide::TmaStoreCommitOp,
+          oxide::TmaStoreWaitOp>(op))
     return {90, "uses bulk tensor copies (TMA, cp.async.bulk.tensor)"};
+  if (isa<oxide::StMatrixOp>(op))
+    return {90, "uses a warp matrix store to shared memory (oxide::mma::stmatrix)"};
   if (isa<oxide::MbarrierArriveExpectTxOp, oxide::MbarrierTryWaitParityOp>(op))
     return {90, "waits for transactions on an mbarrier (mbarrier expect_tx / try_wait)"};
   if (isa<oxide::MbarrierArriveClusterOp>(op))

@@ -59,6 +59,21 @@ LogicalResult TmaLoadOp::verify() {
 
 LogicalResult TmaPrefetchOp::verify() { return checkTensorMap(*this, getMap()); }
 
+LogicalResult TmaStoreOp::verify() {
+  const size_t rank = getCoords().size();
+  if (rank < 1 || rank > 5)
+    return emitOpError() << "copies a box of rank 1 to 5 (one coordinate per dimension), not " << rank;
+  if (failed(checkShared(*this, getSrc(), "'s source")))
+    return failure();
+  return checkTensorMap(*this, getMap());
+}
+
+LogicalResult TmaStoreWaitOp::verify() {
+  if (getPending() > 7)
+    return emitOpError() << "waits for at most 7 pending groups, not " << getPending();
+  return success();
+}
+
 unsigned WgmmaOp::shapeK(WgmmaType type) {
   switch (type) {
   case WgmmaType::bf16:

@@ -1,6 +1,6 @@
 //===- TensorCoreOps.cpp - verifiers of the tensor-core ops ---------------===//
 //
-// mma_sync, ldmatrix and cp_async (OxideOps.td, "Tensor cores"): the register counts and
+// mma_sync, ldmatrix, stmatrix and cp_async (OxideOps.td, "Tensor cores"): the register counts and
 // types each shape has, and the address spaces each pointer may be in.
 //
 //===----------------------------------------------------------------------===//
@@ -58,6 +58,16 @@ LogicalResult LdMatrixOp::verify() {
     return emitOpError() << "gives one register per matrix: " << count << ", not " << getFragment().size();
   if (unsigned space = addressSpaceOf(getRow()); space != kGeneric && space != kShared)
     return emitOpError() << "reads shared memory: its address must be generic or in address space 3, not "
+                         << space;
+  return success();
+}
+
+LogicalResult StMatrixOp::verify() {
+  const size_t count = getFragment().size();
+  if (count != 1 && count != 2 && count != 4)
+    return emitOpError() << "stores 1, 2 or 4 matrices (one register each), not " << count;
+  if (unsigned space = addressSpaceOf(getRow()); space != kGeneric && space != kShared)
+    return emitOpError() << "writes shared memory: its address must be generic or in address space 3, not "
                          << space;
   return success();
 }

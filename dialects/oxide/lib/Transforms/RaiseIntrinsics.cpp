@@ -146,6 +146,7 @@ private:
         OXIDE_INTRINSIC(mma_m16n8k8_tf32, mmaTf32),
         OXIDE_INTRINSIC(mma_m16n8k32_s8, mmaS8),
         OXIDE_INTRINSIC(ldmatrix, ldmatrix),
+        OXIDE_INTRINSIC(stmatrix, stmatrix),
         OXIDE_INTRINSIC(cp_async, cpAsync),
         OXIDE_INTRINSIC(cp_async_commit, cpAsyncCommit),
         OXIDE_INTRINSIC(cp_async_wait, cpAsyncWait),
@@ -161,6 +162,9 @@ private:
         OXIDE_INTRINSIC(tma_load, tmaLoad),
         OXIDE_INTRINSIC(tma_load_multicast, tmaLoadMulticast),
         OXIDE_INTRINSIC(tma_prefetch, tmaPrefetch),
+        OXIDE_INTRINSIC(tma_store, tmaStore),
+        OXIDE_INTRINSIC(tma_store_commit, tmaStoreCommit),
+        OXIDE_INTRINSIC(tma_store_wait, tmaStoreWait),
         OXIDE_INTRINSIC(wgmma, wgmma),
         OXIDE_INTRINSIC(wgmma_fence, wgmmaFence),
         OXIDE_INTRINSIC(wgmma_commit_group, wgmmaCommitGroup),
@@ -522,6 +526,20 @@ private:
     return storeRegisters(call.getOperand(0), op.getFragment());
   }
 
+  /// Operands: row, fragment, count, transpose. The fragment's registers are loaded before the op.
+  Operation *stmatrix() {
+    auto count = constantOperand(2, 4);
+    auto transpose = count ? constantOperand(3, 1) : std::nullopt;
+    if (!count || !transpose)
+      return nullptr;
+    if (*count != 1 && *count != 2 && *count != 4) {
+      call.emitError() << "oxide intrinsic '" << name << "' stores 1, 2 or 4 matrices, not " << *count;
+      return nullptr;
+    }
+    SmallVector<Value> fragment = loadRegisters(call.getOperand(1), i32, *count);
+    return oxide::StMatrixOp::create(rewriter, loc, call.getOperand(0), fragment, *transpose != 0);
+  }
+
   /// Operands: dst, src, bytes, src_bytes (dropped when it is `bytes`: a whole copy).
   Operation *cpAsync() {
     auto bytes = constantOperand(2, 16);
@@ -593,6 +611,26 @@ private:
   Operation *tmaLoad() { return tmaLoad(nullptr); }
   Operation *tmaLoadMulticast() { return tmaLoad(call.getOperand(9)); }
   Operation *tmaPrefetch() { return oxide::TmaPrefetchOp::create(rewriter, loc, call.getOperand(0)); }
+  /// Operands: map, src, rank (constant, 1..5), c0..c4 (the first `rank` are the box's coordinates).
+  Operation *tmaStore() {
+    auto rank = constantOperand(2, kMaxTensorRank);
+    if (!rank)
+      return nullptr;
+    if (*rank == 0) {
+      call.emitError() << "oxide intrinsic '" << name << "' copies a box of rank 1 to " << kMaxTensorRank
+                       << ", not 0";
+      return nullptr;
+    }
+    return oxide::TmaStoreOp::create(rewriter, loc, call.getOperand(0), call.getOperand(1),
+                                     call.getOperands().slice(3, *rank));
+  }
+  Operation *tmaStoreCommit() { return oxide::TmaStoreCommitOp::create(rewriter, loc); }
+  Operation *tmaStoreWait() {
+    auto pending = constantOperand(0, 7);
+    if (!pending)
+      return nullptr;
+    return oxide::TmaStoreWaitOp::create(rewriter, loc, *pending);
+  }
 
   /// Operands: acc, desc_a, desc_b, n, type, accumulate, trans_a, trans_b. The accumulator's
   /// n / 2 registers are loaded before the op and stored after it, as mma.sync's are.

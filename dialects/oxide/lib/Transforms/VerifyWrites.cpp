@@ -1111,6 +1111,8 @@ private:
         .Case<oxide::PermutedElemOp>([&](oxide::PermutedElemOp permuted) { checkPermutedElem(permuted); })
         .Case<oxide::CpAsyncOp>([&](oxide::CpAsyncOp copy) { checkAsyncCopy(copy); })
         .Case<oxide::TmaLoadOp>([&](oxide::TmaLoadOp copy) { checkTmaLoad(copy); })
+        .Case<oxide::TmaStoreOp>([&](oxide::TmaStoreOp copy) { refuseTmaStore(copy); })
+        .Case<oxide::StMatrixOp>([&](oxide::StMatrixOp store) { checkStMatrix(store); })
         .Case<oxide::TmaPrefetchOp>(
             [&](oxide::TmaPrefetchOp prefetch) { checkTensorMap(prefetch, prefetch.getMap()); })
         .Case<oxide::MbarrierInitOp, oxide::MbarrierArriveOp, oxide::MbarrierArriveExpectTxOp,
@@ -1217,6 +1219,14 @@ private:
     auto field = paramField(base);
     if (field && field->second == 0 && paramKind(field->first) == 't')
       return;
+    if (field && field->second == 0 && paramKind(field->first) == 'w') {
+      report(op, kRuleSpanOrigin, [&](InFlightDiagnostic &d) {
+        d << "this bulk tensor copy (TMA) reads through a writable TensorMap (TensorMap<T, ...> with a "
+             "non-const T), which a contracted kernel does not take; make the parameter TensorMap<const T, "
+             "...>, or launch the kernel with oxide::unsafe_launch";
+      });
+      return;
+    }
     report(op, kRuleSpanOrigin, [&](InFlightDiagnostic &d) {
       d << "this bulk tensor copy (TMA) reads through a TensorMap that is not a parameter of kernel '"
         << kernelName(op)
@@ -1239,6 +1249,29 @@ private:
     }
     checkBarrier(copy, copy.getBar());
     checkTensorMap(copy, copy.getMap());
+  }
+
+  /// A TMA store writes the box into global memory through its TensorMap's descriptor: where it
+  /// lands is the map's (and the coordinates'), which the ownership of DisjointSpan2D cannot see.
+  void refuseTmaStore(oxide::TmaStoreOp copy) {
+    report(copy, kRuleStoreTarget, [&](InFlightDiagnostic &d) {
+      d << "a TMA store writes global memory through a descriptor the safe tier cannot confine; write the "
+           "block's tile from registers with DisjointSpan2D::warpgroup_tile_mut / tile_mut, or launch the "
+           "kernel with oxide::unsafe_launch";
+    });
+  }
+
+  /// stmatrix writes 16 bytes at each lane's row address, which must be shared memory (as a
+  /// cp.async destination: in bounds, or confined to shared memory).
+  void checkStMatrix(oxide::StMatrixOp store) {
+    if (!pointsIntoShared(store.getRow())) {
+      report(store, kRuleStoreTarget, [&](InFlightDiagnostic &d) {
+        d << "this warp matrix store (stmatrix) writes memory that is not shared memory; its rows must be "
+             "in a shared array (oxide::shared_array or oxide::dynamic_shared)";
+      });
+      return;
+    }
+    checkWrite(store, store.getRowMutable().getOperandNumber(), 16, false);
   }
 
   /// Whether `root` is the memory of a Span<const T> parameter: loaded from the kernel's own

@@ -183,6 +183,54 @@ def Oxide_TmaPrefetchOp : Oxide_Op<"tma_prefetch"> {
   let hasVerifier = 1;
 }
 
+def Oxide_TmaStoreOp : Oxide_Op<"tma_store"> {
+  let summary = "start a bulk tensor copy (TMA) of a box from shared into global memory";
+  let description = [{
+    Copies the box at `coords` (1 to 5 of them, the innermost first: their number is the
+    tensor's rank) from shared memory at `src` (128-byte aligned) into the tensor that the
+    TensorMap at `map` describes; elements of the box outside the tensor are not written
+    (`cp.async.bulk.tensor.Rd.global.shared::cta.bulk_group`). The copy joins the thread's next
+    `oxide.tma_store_commit` group. It writes global memory through the descriptor, which the
+    safe tier cannot confine: `oxide-verify-safety` refuses it in a contracted kernel. `src` is
+    a generic or addrspace(3) pointer into shared memory; `map` the generic address of the
+    TensorMap.
+
+    ```mlir
+    oxide.tma_store %map, %src box [%x, %y] : !llvm.ptr, !llvm.ptr
+    ```
+  }];
+  let arguments = (ins LLVM_AnyPointer:$map, LLVM_AnyPointer:$src, Variadic<I32>:$coords);
+  let assemblyFormat = [{
+    $map `,` $src `box` ` ` `[` $coords `]` attr-dict `:` qualified(type($map)) `,` qualified(type($src))
+  }];
+  let hasVerifier = 1;
+}
+
+def Oxide_TmaStoreCommitOp : Oxide_Op<"tma_store_commit"> {
+  let summary = "close the thread's pending bulk copies into a group (cp.async.bulk.commit_group)";
+  let description = [{
+    ```mlir
+    oxide.tma_store_commit
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Oxide_TmaStoreWaitOp : Oxide_Op<"tma_store_wait"> {
+  let summary = "wait until at most N bulk groups still read their shared memory";
+  let description = [{
+    `cp.async.bulk.wait_group.read N`: once it returns, the shared memory of every bulk copy of
+    the thread's groups but the `pending` (0..7) newest may be written again.
+
+    ```mlir
+    oxide.tma_store_wait 0
+    ```
+  }];
+  let arguments = (ins I32Attr:$pending);
+  let assemblyFormat = "$pending attr-dict";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Warpgroup MMA (sm_90a). Warpgroup-collective and asynchronous: the accumulator registers are
 // valid after an oxide.wgmma_wait_group that covers the op's group.

@@ -568,6 +568,28 @@ def Oxide_LdMatrixOp : Oxide_Op<"ldmatrix"> {
   let hasVerifier = 1;
 }
 
+def Oxide_StMatrixOp : Oxide_Op<"stmatrix"> {
+  let summary = "warp-collective store of 8x8 16-bit matrices to shared memory (stmatrix, sm_90)";
+  let description = [{
+    The inverse of `oxide.ldmatrix`: stores `count` (1, 2 or 4) 8x8 matrices of 16-bit
+    elements, one 32-bit register of each per lane (`fragment`, `count` of them): lane l passes
+    the address of row l % 8 of matrix l / 8 and gives row l / 4, columns 2 * (l % 4) and
+    2 * (l % 4) + 1 of every matrix (`trans`: column l / 4, rows 2 * (l % 4) and
+    2 * (l % 4) + 1). `row` is a generic or shared (addrspace 3) pointer into shared memory;
+    `oxide-verify-safety` checks that it is shared memory in a contracted kernel.
+
+    ```mlir
+    oxide.stmatrix %row, [%r0, %r1, %r2, %r3] trans : !llvm.ptr
+    ```
+  }];
+  let arguments = (ins Arg<LLVM_AnyPointer, "a row of a matrix in shared memory", [MemWrite]>:$row,
+                       Variadic<I32>:$fragment, UnitAttr:$trans);
+  let assemblyFormat = [{
+    $row `,` `[` $fragment `]` (`trans` $trans^)? attr-dict `:` qualified(type($row))
+  }];
+  let hasVerifier = 1;
+}
+
 def Oxide_CpAsyncOp : Oxide_Op<"cp_async"> {
   let summary = "start an asynchronous copy from global to shared memory (cp.async)";
   let description = [{
