@@ -37,8 +37,11 @@ using AtomU = oxide::AtomicSpan<u32>;
 using AtomI = oxide::AtomicSpan<i32>;
 using AtomF = oxide::AtomicSpan<float>;
 
-[[kernel, oxide::launch_contract("domain = 1, block = 128, requires = (ou.size() == n, of.size() == n, iu.size() == 4096, ii.size() == 4096, fe.size() == 4096, fa.size() == 4096, au.size() == 64)")]]
-void d1084_45(u32 n, u32 p0, i32 p1, float p2, SpanU iu, SpanI ii, SpanF fe, SpanF fa, OutU ou, OutF of, OutU ob, OutU ow, AtomU au, AtomI ai, AtomF af) {
+[[kernel,
+  oxide::launch_contract("domain = 1, block = 128, requires = (ou.size() == n, of.size() == n, iu.size() == "
+                         "4096, ii.size() == 4096, fe.size() == 4096, fa.size() == 4096, au.size() == 64)")]]
+void d1084_45(u32 n, u32 p0, i32 p1, float p2, SpanU iu, SpanI ii, SpanF fe, SpanF fa, OutU ou, OutF of,
+              OutU ob, OutU ow, AtomU au, AtomI ai, AtomF af) {
   const u32 tid = oxide::thread_idx().x;
   const u32 bid = oxide::block_idx().x;
   const u32 lane = oxide::warp::lane_id();
@@ -47,38 +50,65 @@ void d1084_45(u32 n, u32 p0, i32 p1, float p2, SpanU iu, SpanI ii, SpanF fe, Spa
   u32 u1 = (p0 | gi);
   float f2 = fa[(u1) % fa.size()];
   ai.fetch_min(((~u1)) % ai.size(), (((42) * ii[(tid) % ii.size()]) >> 28));
-  i32 i3 = (((static_cast<i32>(348673042u & 0xfffu) - 2048) >> 14) * std::clamp(((static_cast<i32>(p0 & 0xfffu) - 2048) * ii[(static_cast<u32>(f2 > ((f2 >= fa[(static_cast<u32>(f2 <= f2)) % fa.size()]) ? f2 : f2))) % ii.size()]), -32768, 32768));
+  i32 i3 =
+      (((static_cast<i32>(348673042u & 0xfffu) - 2048) >> 14) *
+       std::clamp(
+           ((static_cast<i32>(p0 & 0xfffu) - 2048) *
+            ii[(static_cast<u32>(f2 > ((f2 >= fa[(static_cast<u32>(f2 <= f2)) % fa.size()]) ? f2 : f2))) %
+               ii.size()]),
+           -32768, 32768));
   float f4 = std::sqrt(std::abs((f2 / fa[(p0) % fa.size()])));
-  f2 = ((fa[(0x80000000u) % fa.size()] - fa[(tid) % fa.size()]) - (static_cast<float>(tid & 1023u) + 0.333333f));
+  f2 = ((fa[(0x80000000u) % fa.size()] - fa[(tid) % fa.size()]) -
+        (static_cast<float>(tid & 1023u) + 0.333333f));
   if (((lane & 1u) != 0u)) {
     float f5 = (f4 - fa[(u1) % fa.size()]);
   }
-  if ((((static_cast<u32>(gi < n) > ((1e30f > fa[(static_cast<u32>(f2 <= (static_cast<float>(tid) + f2))) % fa.size()]) ? bid : static_cast<u32>(i3))) ? std::max(p0, static_cast<u32>(f2 > std::max(3.0f, f2))) : (~u1)) == static_cast<u32>((lane % (lane | 1u)) >= (gi + p0)))) {
+  if ((((static_cast<u32>(gi < n) >
+         ((1e30f > fa[(static_cast<u32>(f2 <= (static_cast<float>(tid) + f2))) % fa.size()])
+              ? bid
+              : static_cast<u32>(i3)))
+            ? std::max(p0, static_cast<u32>(f2 > std::max(3.0f, f2)))
+            : (~u1)) == static_cast<u32>((lane % (lane | 1u)) >= (gi + p0)))) {
     u1 = ((gi - u1) * (u1 ^ iu[(n) % iu.size()]));
     for (u32 k6 = 0; k6 < 9u; ++k6) {
       u32 u7 = static_cast<u32>(std::rotr(u1, 25));
-      au.fetch_add(((~static_cast<u32>(f2 != std::max(f2, f2)))) % au.size(), (static_cast<u32>(static_cast<std::uint16_t>(u7) * 7813u) >> ((bid + bid) & 31u)));
+      au.fetch_add(((~static_cast<u32>(f2 != std::max(f2, f2)))) % au.size(),
+                   (static_cast<u32>(static_cast<std::uint16_t>(u7) * 7813u) >> ((bid + bid) & 31u)));
     }
   } else {
-    for (u32 k8 = 0; k8 < ((static_cast<u32>(static_cast<u32>(static_cast<std::uint16_t>(u1) * 22306u) < (n << (iu[(0x80000000u) % iu.size()] & 31u)))) & 7u); ++k8) {
+    for (u32 k8 = 0; k8 < ((static_cast<u32>(static_cast<u32>(static_cast<std::uint16_t>(u1) * 22306u) <
+                                             (n << (iu[(0x80000000u) % iu.size()] & 31u)))) &
+                           7u);
+         ++k8) {
       for (u32 k9 = 0; k9 < ((n) & 7u); ++k9) {
         au[((tid >> (n & 31u))) % au.size()].fetch_sub(n);
       }
       float f10 = std::abs(fa[(static_cast<u32>(i3)) % fa.size()]);
     }
-    af.fetch_add((std::max(n, p0)) % af.size(), std::floor(std::clamp(std::min((static_cast<float>(p0 & 1023u) - p2), ((ii[(u1) % ii.size()] > ii[(u1) % ii.size()]) ? 6.7500f : fe[(static_cast<u32>(f2 == (static_cast<float>(p1) + f2))) % fe.size()])), -64.0f, 64.0f)));
+    af.fetch_add(
+        (std::max(n, p0)) % af.size(),
+        std::floor(std::clamp(
+            std::min((static_cast<float>(p0 & 1023u) - p2),
+                     ((ii[(u1) % ii.size()] > ii[(u1) % ii.size()])
+                          ? 6.7500f
+                          : fe[(static_cast<u32>(f2 == (static_cast<float>(p1) + f2))) % fe.size()])),
+            -64.0f, 64.0f)));
   }
   if (((~static_cast<u32>(static_cast<std::uint16_t>(u1) * 38717u)) != tid)) {
     if (((bid * 231u + (p0 >> 23)) & 2u) != 0u) {
-      ai.fetch_min(((~bid)) % ai.size(), std::min(((static_cast<i32>(iu[(bid) % iu.size()] & 0xfffu) - 2048) - i3), std::min(i3, ii[(iu[(gi) % iu.size()]) % ii.size()])));
+      ai.fetch_min(((~bid)) % ai.size(),
+                   std::min(((static_cast<i32>(iu[(bid) % iu.size()] & 0xfffu) - 2048) - i3),
+                            std::min(i3, ii[(iu[(gi) % iu.size()]) % ii.size()])));
     } else {
-      u32 u11 = (((u1 != p0) ? u1 : iu[(static_cast<u32>(f2 < 3.0f)) % iu.size()]) << (std::min(u1, lane) & 31u));
+      u32 u11 =
+          (((u1 != p0) ? u1 : iu[(static_cast<u32>(f2 < 3.0f)) % iu.size()]) << (std::min(u1, lane) & 31u));
     }
   }
-  if (u32 *o = ou.get_mut(idx)) *o = (u1 * 79022565u) ^ (static_cast<u32>(i3) * 4076590237u);
-  if (float *o = of.get_mut(idx)) *o = f4;
+  if (u32 *o = ou.get_mut(idx))
+    *o = (u1 * 79022565u) ^ (static_cast<u32>(i3) * 4076590237u);
+  if (float *o = of.get_mut(idx))
+    *o = f4;
 }
-
 
 namespace {
 constexpr std::size_t kIn = 4096, kAtom = 64;
@@ -105,18 +135,23 @@ Inputs make_inputs(oxide::Stream &stream, std::uint64_t seed) {
   for (std::size_t k = 0; k < kIn; ++k) {
     iu[k] = next(s) ^ (next(s) << 16);
     ii[k] = static_cast<i32>(next(s) % 2001u) - 1000;
-    fe[k] = static_cast<float>(static_cast<i32>(next(s) % 2049u) - 1024) / 16.0f; // exact: k / 16, |k| <= 1024
+    fe[k] =
+        static_cast<float>(static_cast<i32>(next(s) % 2049u) - 1024) / 16.0f; // exact: k / 16, |k| <= 1024
     const u32 kind = next(s) % 8u;
     const float mant = 1.0f + static_cast<float>(next(s) % 65536u) / 65536.0f;
     const int e = static_cast<int>(next(s) % 61u) - 30;
     float x = std::ldexp(mant, e) * ((next(s) & 1u) ? -1.0f : 1.0f);
-    if (kind == 0) x = static_cast<float>(static_cast<i32>(next(s) % 200u) - 100);
-    if (kind == 1) x = 0.0f;
-    if (kind == 2) x = std::ldexp(mant, -140); // a denormal
+    if (kind == 0)
+      x = static_cast<float>(static_cast<i32>(next(s) % 200u) - 100);
+    if (kind == 1)
+      x = 0.0f;
+    if (kind == 2)
+      x = std::ldexp(mant, -140); // a denormal
     fa[k] = x;
   }
   return {oxide::DeviceBuffer<u32>::from_host(stream, iu), oxide::DeviceBuffer<i32>::from_host(stream, ii),
-          oxide::DeviceBuffer<float>::from_host(stream, fe), oxide::DeviceBuffer<float>::from_host(stream, fa)};
+          oxide::DeviceBuffer<float>::from_host(stream, fe),
+          oxide::DeviceBuffer<float>::from_host(stream, fa)};
 }
 
 std::uint64_t fnv(const std::vector<u32> &v) {
@@ -164,9 +199,9 @@ void run_one(oxide::Context &ctx, oxide::Stream &stream, Inputs &in, const char 
     auto launch = oxide::prepare(ctx, kernel, cfg);
     launch(stream, n, p0, p1, p2, in.iu, in.ii, in.fe, in.fa, ou, of, ob, ow, au, ai, af);
     stream.synchronize();
-    const std::vector<u32> arrays[] = {ou.to_host(stream), bits(of.to_host(stream)), ob.to_host(stream),
-                                       ow.to_host(stream), au.to_host(stream), bits(ai.to_host(stream)),
-                                       bits(af.to_host(stream))};
+    const std::vector<u32> arrays[] = {
+        ou.to_host(stream), bits(of.to_host(stream)), ob.to_host(stream),      ow.to_host(stream),
+        au.to_host(stream), bits(ai.to_host(stream)), bits(af.to_host(stream))};
     const char *names[] = {"ou", "of", "ob", "ow", "au", "ai", "af"};
     if (dump) {
       for (int a = 0; a < 7; ++a)
@@ -193,7 +228,9 @@ int main(int argc, char **argv) try {
   auto stream = ctx.default_stream();
   Inputs in = make_inputs(stream, 1084ull);
   std::printf("# %s\n", ctx.device().name().c_str());
-  if (want(only, "d1084_45")) run_one(ctx, stream, in, "d1084_45", d1084_45, oxide::LaunchConfig1D{24u, 128u, 0u}, 2977u, 941459452u, -240, 1.25f, dump);
+  if (want(only, "d1084_45"))
+    run_one(ctx, stream, in, "d1084_45", d1084_45, oxide::LaunchConfig1D{24u, 128u, 0u}, 2977u, 941459452u,
+            -240, 1.25f, dump);
   return 0;
 } catch (const oxide::Error &e) {
   std::printf("FATAL %s\n", e.what());
