@@ -177,7 +177,10 @@ void tma_load(void *dst, const void *map, std::uint64_t *bar, std::uint32_t rank
 }
 
 /// Writes the box of `map` at `c` (innermost first) from shared memory at `src`, row-major and
-/// swizzled as a load lands it; elements outside the tensor are skipped (TMA stores clip).
+/// swizzled as a load lands it; elements outside the tensor are skipped (TMA stores clip), but in
+/// whole 16-byte chunks along the innermost dimension, as the GPU writes them: when a row's bytes
+/// are not a multiple of 16, the elements up to the next 16-byte boundary past its end are written
+/// too (an H200 does; the row strides, multiples of 16 bytes, leave room for them).
 void store_box(const TensorMapImage &m, const std::int32_t (&c)[5], const std::byte *src) noexcept {
   const std::uint32_t size = m.element_bytes;
   std::uint32_t box[5] = {1, 1, 1, 1, 1};
@@ -188,6 +191,7 @@ void store_box(const TensorMapImage &m, const std::int32_t (&c)[5], const std::b
   }
   auto *data = reinterpret_cast<std::byte *>(static_cast<std::uintptr_t>(m.data));
   const auto base = reinterpret_cast<std::uintptr_t>(src);
+  const std::uint64_t row_end = (extents[0] * size + 15) / 16 * 16 / size; // whole chunks
   std::uint64_t offset = 0;
   for (std::uint32_t i4 = 0; i4 < box[4]; ++i4)
     for (std::uint32_t i3 = 0; i3 < box[3]; ++i3)
@@ -205,7 +209,7 @@ void store_box(const TensorMapImage &m, const std::int32_t (&c)[5], const std::b
           }
           for (std::uint32_t i0 = 0; i0 < box[0]; ++i0, offset += size) {
             const std::int64_t x = std::int64_t{c[0]} + i0;
-            if (!row_inside || x < 0 || static_cast<std::uint64_t>(x) >= extents[0])
+            if (!row_inside || x < 0 || static_cast<std::uint64_t>(x) >= row_end)
               continue;
             const auto *from = reinterpret_cast<const std::byte *>(swizzle(base + offset, m.swizzle_bytes));
             std::memcpy(data + row_offset + x * size, from, size);

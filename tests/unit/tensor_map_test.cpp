@@ -125,6 +125,28 @@ TEST_P(TensorMaps, CreateChecksTheTensor) {
   EXPECT_EQ(buffer.size(), 9u * 72 + 64);
 }
 
+// A writable map (TMA stores) also needs the last row's last 16-byte chunk: stores write whole
+// chunks, so rows of 60 u16 (120 bytes) are written up to 128 bytes.
+TEST_P(TensorMaps, AWritableMapNeedsTheLastRowsWholeChunk) {
+  auto ctx = context();
+  auto stream = ctx.default_stream();
+  using Writable = DeviceTensorMap<std::uint16_t, Box<8, 8>>;
+  try {
+    (void)Writable::create(stream, DeviceBuffer<std::uint16_t>::zeroed(stream, 3 * 64 + 60), {4, 60}, {64});
+    ADD_FAILURE() << "expected an oxide::Error";
+  } catch (const oxide::Error &e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidTensorMap);
+    EXPECT_NE(std::string(e.what()).find("give the buffer 512 bytes (it has 504)"), std::string::npos)
+        << e.what();
+  }
+  auto map = Writable::create(stream, DeviceBuffer<std::uint16_t>::zeroed(stream, 4 * 64), {4, 60}, {64});
+  EXPECT_FALSE(map.empty());
+  EXPECT_EQ(map.to_host(stream).size(), 4u * 64);
+  // A read-only map needs only the elements.
+  (void)DeviceTensorMap<const std::uint16_t, Box<8, 8>>::create(
+      stream, DeviceBuffer<std::uint16_t>::zeroed(stream, 3 * 64 + 60), {4, 60}, {64});
+}
+
 TEST_P(TensorMaps, CopiesLandInASharedMatrix) {
   if (GetParam())
     GTEST_SKIP() << "the kernel is registered for the simulator only (tests/gpu runs TMA on the GPU)";

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -109,6 +110,20 @@ public:
     for (std::size_t d = 0; d + 1 < rank; ++d)
       spec.strides[d] = strides[d];
     const detail::TensorMapBytes bytes = detail::encode_tensor_map(stream, spec);
+    if constexpr (!std::is_const_v<T>) {
+      // TMA stores write a row's bytes in whole 16-byte chunks (past a row whose bytes are not a
+      // multiple of 16, up to the next chunk): the last row's last chunk must be the buffer's.
+      std::uint64_t last_row = 0;
+      for (std::size_t d = 0; d + 1 < rank; ++d)
+        last_row += (extents[d] ? extents[d] - 1 : 0) * strides[d];
+      const std::uint64_t row_bytes = (extents[rank - 1] * sizeof(T) + 15) / 16 * 16;
+      if (last_row * sizeof(T) + row_bytes > tensor.size_bytes())
+        throw Error(ErrorKind::InvalidTensorMap,
+                    "oxide: DeviceTensorMap::create: TMA stores write the rows of a writable tensor in whole "
+                    "16-byte chunks, and the buffer ends inside the last row's last chunk; give the buffer " +
+                        std::to_string(last_row * sizeof(T) + row_bytes) + " bytes (it has " +
+                        std::to_string(tensor.size_bytes()) + ")");
+    }
     DeviceTensorMap map;
     map.descriptor_ = DeviceBuffer<detail::TensorMapBytes>::from_host(stream, std::span(&bytes, 1));
     map.tensor_ = std::move(tensor);

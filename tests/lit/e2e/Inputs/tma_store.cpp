@@ -1,5 +1,5 @@
 // stmatrix and TMA stores in a kernel launched with oxide::unsafe_launch (the safe tier refuses a
-// TMA store): each block loads a 64 x 64 bf16 tile of a 100 x 64 matrix A with a TMA load, its
+// TMA store): each block loads a 64 x 64 bf16 tile of a 96 x 64 matrix A with a TMA load, its
 // four warps read it 8 x 8 matrices at a time with ldmatrix, compute 2 a + 1 in registers and
 // write the results with stmatrix into two 128-byte-swizzled SharedMatrix tiles, as they are
 // (B = 2 A + 1) and transposed (stmatrix .trans: C = B^T), and thread 0 stores both tiles with TMA
@@ -25,9 +25,12 @@ struct Shared {
   oxide::Mbarrier bar;
 };
 
-constexpr std::uint64_t kRows = 100, kCols = 64;
-constexpr std::uint64_t kBRows = 128;       // B's buffer: rows 100..127 are padding
-constexpr std::uint64_t kCStride = 104;     // C (64 x 100) in rows of 104 (208 bytes): 4 of padding
+// C's rows (kRows elements) are a whole number of 16-byte chunks: TMA stores write whole chunks,
+// so past a row whose bytes were not a multiple of 16 they would write the padding up to the next
+// chunk (an H200 does; the simulator too).
+constexpr std::uint64_t kRows = 96, kCols = 64;
+constexpr std::uint64_t kBRows = 128;   // B's buffer: rows 96..127 are padding
+constexpr std::uint64_t kCStride = 104; // C (64 x 96) in rows of 104 (208 bytes): 8 of padding
 constexpr std::uint16_t kSentinel = 0x7fc1; // a bf16 NaN: no result is one
 
 /// 2 x + 1 of each bf16 half of `r`.
@@ -85,7 +88,7 @@ int main() {
   const auto sentinel = std::bit_cast<bf16>(kSentinel);
   auto in = oxide::DeviceTensorMap<const bf16, Box, kSwizzle>::create(
       stream, oxide::DeviceBuffer<bf16>::from_host(stream, a), {kRows, kCols});
-  // B: 100 x 64 in a buffer of 128 rows; C = B^T: 64 x 100 in rows of 104.
+  // B: 96 x 64 in a buffer of 128 rows; C = B^T: 64 x 96 in rows of 104.
   auto b = oxide::DeviceTensorMap<bf16, Box, kSwizzle>::create(
       stream, oxide::DeviceBuffer<bf16>::from_host(stream, std::vector<bf16>(kBRows * kCols, sentinel)),
       {kRows, kCols});
