@@ -21,7 +21,9 @@
 // Elements of a box outside the tensor land as zeros (and count in the bytes a copy completes).
 //
 // A store writes a SharedMatrix back into a box of a TensorMap of a mutable T, skipping the
-// elements outside the tensor:
+// elements outside the tensor, except that the copy engine writes a row's innermost extent in
+// whole 16-byte chunks (the padding up to the next 16-byte boundary past a row's end is written
+// too; DeviceTensorMap refuses a writable map whose buffer ends inside that chunk):
 //
 //   using CMap = oxide::TensorMap<float, oxide::Box<64, 32>>;  // mutable float: stores allowed
 //   oxide::fence_async_shared();   // every writer of s.c_tile, then
@@ -195,7 +197,8 @@ template <class T, class B, Swizzle S> void prefetch(const TensorMap<T, B, S> &m
 
 /// Starts the copy of `src`, a SharedMatrix of the box's shape, element type and swizzle in the
 /// block's shared memory, into the box of `map` whose first element is at `coords` (outermost
-/// first, as for load); elements of the box outside the tensor are not written. `map` is a
+/// first, as for load); elements of the box outside the tensor are not written, but for the
+/// padding of a row's last 16-byte chunk (see the top of this file). `map` is a
 /// TensorMap of a mutable T. One thread issues it, after the threads that wrote `src` made their
 /// stores visible to the copy engine (fence_async_shared(), then a barrier). The copy joins the
 /// thread's next store_commit() group; `src` may be written again after store_wait<N>() lets that
