@@ -1,6 +1,6 @@
 // Everything a kernel author needs: witnesses, spans, geometry, shared memory, barriers,
 // warp operations, tensor cores (mma.sync, ldmatrix, cp.async), atomics, 16-bit floats, fast
-// approximate maths, printf and trap, constant memory, clusters, grid sync and clocks.
+// approximate maths, vector types, printf and trap, constant memory, clusters, grid sync and clocks.
 #pragma once
 
 #include "oxide/device/append.hpp"
@@ -23,5 +23,6 @@
 #include "oxide/device/thread.hpp"
 #include "oxide/device/time.hpp"
 #include "oxide/device/tma.hpp"
+#include "oxide/device/vector.hpp"
 #include "oxide/device/warp.hpp"
 #include "oxide/device/wgmma.hpp"

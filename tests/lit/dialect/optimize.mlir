@@ -78,3 +78,58 @@ llvm.func @unsigned_bound(%n: i32, %out: !llvm.ptr {llvm.byval = !llvm.struct<(p
                 oxide.contract = "domain = 1, requires = ($0 <= $1.size())"} {
   llvm.return
 }
+
+// `*o = c ? a[i] : b[i]` for a 16-byte struct: the span picked by a branch (a block argument)
+// or a select of two inputs' elements is still an input, so the copy is one invariant vector
+// load (ld.global.nc.v4) and one vector store; a select with the output's element is not.
+// CHECK-LABEL: llvm.func @select_inputs
+// CHECK: ^bb3(%[[SPAN:.*]]: !llvm.ptr):
+// CHECK: %[[D:.*]] = llvm.load %[[SPAN]] : !llvm.ptr -> !llvm.ptr
+// CHECK: %[[E:.*]] = llvm.getelementptr %[[D]]
+// CHECK: %[[V:.*]] = llvm.load %[[E]] invariant {alignment = 16 : i64} : !llvm.ptr -> vector<4xi32>
+// CHECK: llvm.store %[[V]], %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr
+// CHECK: %[[S:.*]] = llvm.select
+// CHECK: llvm.load %[[S]] invariant {alignment = 16 : i64} : !llvm.ptr -> vector<4xi32>
+// CHECK: %[[M:.*]] = llvm.select
+// CHECK: llvm.load %[[M]] {alignment = 16 : i64} : !llvm.ptr -> vector<4xi32>
+// CHECK-NOT: memcpy
+llvm.func @select_inputs(%a: !llvm.ptr {llvm.byval = !llvm.struct<(ptr, i64)>}, %b: !llvm.ptr {llvm.byval = !llvm.struct<(ptr, i64)>},
+                         %c: !llvm.ptr {llvm.byval = !llvm.struct<(ptr, i64)>}, %pick: i1)
+    attributes {oxide.kernel, oxide.params = "a=i,b=i,c=o", oxide.contract = "domain = 1"} {
+  %len = llvm.mlir.constant(16 : i64) : i64
+  %false = llvm.mlir.constant(false) : i1
+  %i = oxide.thread_index rank 1 dim x : i64
+  %cd = llvm.load %c : !llvm.ptr -> !llvm.ptr
+  %ce = llvm.getelementptr %cd[%i] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.struct<(f32, f32, f32, f32)>
+  llvm.cond_br %pick, ^left, ^right
+^left:
+  llvm.br ^join(%a : !llvm.ptr)
+^right:
+  llvm.br ^join(%b : !llvm.ptr)
+^join(%span: !llvm.ptr):
+  %d = llvm.load %span : !llvm.ptr -> !llvm.ptr
+  %e = llvm.getelementptr %d[%i] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.struct<(f32, f32, f32, f32)>
+  "llvm.intr.memcpy"(%ce, %e, %len) <{arg_attrs = [{llvm.align = 16 : i64}, {llvm.align = 16 : i64}, {}], isVolatile = false}> : (!llvm.ptr, !llvm.ptr, i64) -> ()
+  %ad = llvm.load %a : !llvm.ptr -> !llvm.ptr
+  %ae = llvm.getelementptr %ad[%i] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.struct<(f32, f32, f32, f32)>
+  %bd = llvm.load %b : !llvm.ptr -> !llvm.ptr
+  %be = llvm.getelementptr %bd[%i] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.struct<(f32, f32, f32, f32)>
+  %s = llvm.select %pick, %ae, %be : i1, !llvm.ptr
+  "llvm.intr.memcpy"(%ce, %s, %len) <{arg_attrs = [{llvm.align = 16 : i64}, {llvm.align = 16 : i64}, {}], isVolatile = false}> : (!llvm.ptr, !llvm.ptr, i64) -> ()
+  %m = llvm.select %pick, %ae, %ce : i1, !llvm.ptr
+  "llvm.intr.memcpy"(%ce, %m, %len) <{arg_attrs = [{llvm.align = 16 : i64}, {llvm.align = 16 : i64}, {}], isVolatile = false}> : (!llvm.ptr, !llvm.ptr, i64) -> ()
+  llvm.return
+}
+
+// Any function's small copy aligned to its size (here shared memory to a local) is one vector
+// access, not a memcpy that NVPTX splits into 64-bit pieces; an under-aligned one stays a memcpy.
+// CHECK-LABEL: llvm.func @helper_copy
+// CHECK: %[[V:.*]] = llvm.load %arg0 {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xi32>
+// CHECK: llvm.store %[[V]], %arg1 {alignment = 8 : i64} : vector<2xi32>, !llvm.ptr
+// CHECK: "llvm.intr.memcpy"(%arg1, %arg0
+llvm.func @helper_copy(%src: !llvm.ptr<3>, %dst: !llvm.ptr) {
+  %len = llvm.mlir.constant(8 : i64) : i64
+  "llvm.intr.memcpy"(%dst, %src, %len) <{arg_attrs = [{llvm.align = 8 : i64}, {llvm.align = 8 : i64}, {}], isVolatile = false}> : (!llvm.ptr, !llvm.ptr<3>, i64) -> ()
+  "llvm.intr.memcpy"(%dst, %src, %len) <{arg_attrs = [{llvm.align = 8 : i64}, {llvm.align = 4 : i64}, {}], isVolatile = false}> : (!llvm.ptr, !llvm.ptr<3>, i64) -> ()
+  llvm.return
+}

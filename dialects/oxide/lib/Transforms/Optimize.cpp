@@ -6,6 +6,7 @@
 #include "oxide/detail/intrinsic_abi.hpp"
 
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
@@ -163,10 +164,10 @@ struct SmallCopy {
   }
 };
 
-/// A 4-, 8- or 16-byte copy out of an input span (a struct assignment such as `*o = in[i]` for
-/// a float4-like element) as one vector load and store: clang leaves it a memcpy, which NVPTX
-/// splits into plain 64-bit loads, losing both the 128-bit access and the read-only cache.
-/// Returns the load, to be marked invariant, or nullptr when the copy stays.
+/// A 4-, 8- or 16-byte copy (a struct assignment such as `*o = in[i]` for a float4-like
+/// element) as one vector load and store: clang leaves it a memcpy, which NVPTX splits into plain
+/// 64-bit loads, losing the 128-bit access (and, out of an input span, the read-only cache).
+/// Returns the load, or nullptr when the copy stays.
 LLVM::LoadOp copyAsVectorLoad(const SmallCopy &copy) {
   if (copy.bytes != 4 && copy.bytes != 8 && copy.bytes != 16)
     return nullptr;
@@ -180,29 +181,84 @@ LLVM::LoadOp copyAsVectorLoad(const SmallCopy &copy) {
   return load;
 }
 
-/// Marks loads through the data pointer of read-only span parameter `index` invariant.
-void markInputLoadsInvariant(LLVM::LLVMFuncOp func, unsigned index) {
-  Value arg = func.getArgument(index);
-  SmallVector<Value> worklist;
-  // The data pointer is the first field of the byval span: a load straight from the argument.
-  for (Operation *user : arg.getUsers())
-    if (auto load = dyn_cast<LLVM::LoadOp>(user);
-        load && load.getAddr() == arg && isa<LLVM::LLVMPointerType>(load.getType()))
-      worklist.push_back(load.getResult());
-  llvm::DenseSet<Value> seen(worklist.begin(), worklist.end());
-  while (!worklist.empty()) {
-    Value ptr = worklist.pop_back_val();
-    for (Operation *user : llvm::make_early_inc_range(ptr.getUsers())) {
-      if (auto load = dyn_cast<LLVM::LoadOp>(user); load && load.getAddr() == ptr)
-        load.setInvariant(true);
-      else if (auto copy = SmallCopy::match(user); copy && copy->src == ptr && copy->dst != ptr) {
-        if (LLVM::LoadOp load = copyAsVectorLoad(*copy))
-          load.setInvariant(true);
-      } else if (auto gep = dyn_cast<LLVM::GEPOp>(user);
-                 gep && gep.getBase() == ptr && seen.insert(gep).second)
-        worklist.push_back(gep.getResult());
-    }
+/// The values block argument `arg` receives from its predecessors; empty when one is unknown.
+SmallVector<Value> incomingValues(BlockArgument arg) {
+  Block *block = arg.getOwner();
+  SmallVector<Value> values;
+  if (block->isEntryBlock())
+    return values;
+  for (auto it = block->pred_begin(); it != block->pred_end(); ++it) {
+    auto branch = dyn_cast<BranchOpInterface>((*it)->getTerminator());
+    Value value = branch ? branch.getSuccessorOperands(it.getSuccessorIndex())[arg.getArgNumber()] : Value();
+    if (!value)
+      return {};
+    values.push_back(value);
   }
+  return values;
+}
+
+/// Marks loads through the data pointers of the read-only span parameters `inputs` invariant,
+/// also where a select or branch merges two of them (`*o = c ? a[i] : b[i]`).
+void markInputLoadsInvariant(LLVM::LLVMFuncOp func, ArrayRef<unsigned> inputs) {
+  // The byval spans, and the pointers into their data (the first field of a span).
+  llvm::DenseSet<Value> spans, data;
+  for (unsigned index : inputs)
+    spans.insert(func.getArgument(index));
+  auto merges = [](const llvm::DenseSet<Value> &set, ValueRange values) {
+    return !values.empty() && llvm::all_of(values, [&](Value v) { return set.contains(v); });
+  };
+  // Grows both sets to a fixed point; a pointer joins only when every value it may be is in.
+  for (bool changed = true; changed;) {
+    changed = false;
+    func.walk([&](Block *block) {
+      for (BlockArgument arg : block->getArguments()) {
+        if (!isa<LLVM::LLVMPointerType>(arg.getType()) || spans.contains(arg) || data.contains(arg))
+          continue;
+        SmallVector<Value> incoming = incomingValues(arg);
+        if (merges(spans, incoming))
+          changed |= spans.insert(arg).second;
+        else if (merges(data, incoming))
+          changed |= data.insert(arg).second;
+      }
+      for (Operation &op : *block) {
+        if (auto load = dyn_cast<LLVM::LoadOp>(op);
+            load && spans.contains(load.getAddr()) && isa<LLVM::LLVMPointerType>(load.getType()))
+          changed |= data.insert(load.getResult()).second;
+        else if (auto gep = dyn_cast<LLVM::GEPOp>(op); gep && data.contains(gep.getBase()))
+          changed |= data.insert(gep.getResult()).second;
+        else if (auto select = dyn_cast<LLVM::SelectOp>(op)) {
+          const std::array<Value, 2> both = {select.getTrueValue(), select.getFalseValue()};
+          if (merges(spans, both))
+            changed |= spans.insert(select.getResult()).second;
+          else if (merges(data, both))
+            changed |= data.insert(select.getResult()).second;
+        }
+      }
+    });
+  }
+  SmallVector<Operation *> users;
+  func.walk([&](Operation *op) { users.push_back(op); });
+  for (Operation *user : users) {
+    if (auto load = dyn_cast<LLVM::LoadOp>(user); load && data.contains(load.getAddr()))
+      load.setInvariant(true);
+    else if (auto copy = SmallCopy::match(user);
+             copy && data.contains(copy->src) && !data.contains(copy->dst))
+      if (LLVM::LoadOp load = copyAsVectorLoad(*copy))
+        load.setInvariant(true);
+  }
+}
+
+/// The other small copies whose ends are aligned to their size (a whole Float4 or Int2 between
+/// shared, local and global memory) as one vector access each, in every function.
+void copiesAsVectorAccesses(ModuleOp module) {
+  SmallVector<SmallCopy> copies;
+  module.walk([&](Operation *op) {
+    if (auto copy = SmallCopy::match(op);
+        copy && copy->alignment(0) >= copy->bytes && copy->alignment(1) >= copy->bytes)
+      copies.push_back(*copy);
+  });
+  for (const SmallCopy &copy : copies)
+    copyAsVectorLoad(copy);
 }
 
 /// The runtime never binds a null data pointer to a span (empty buffers get a dangling,
@@ -259,13 +315,16 @@ struct OxideOptimizePass : oxide::impl::OxideOptimizeBase<OxideOptimizePass> {
       b.setInsertionPointToStart(&func.getBody().front());
       RequiresLowering(func, contract, b).emitAssumes();
 
+      SmallVector<unsigned> inputs;
       for (unsigned i = 0; i < contract.params.size() && i < func.getNumArguments(); ++i) {
         if (contract.params[i].isSpan())
           assumeDataNonNull(func, i, b);
         if (contract.params[i].kind == oxide::detail::ParamKind::input)
-          markInputLoadsInvariant(func, i);
+          inputs.push_back(i);
       }
+      markInputLoadsInvariant(func, inputs);
     }
+    copiesAsVectorAccesses(module);
     if (failed)
       signalPassFailure();
   }
