@@ -143,6 +143,21 @@ enum class WgmmaType : std::uint32_t {
   s8 = 5,
 };
 
+/// The cache operator of __oxide_cached_load and __oxide_cached_store (PTX's ld/st .cop, or
+/// ld.global.nc), printed as its PTX suffix. Loads take nc, ca, cg, cs, lu and cv; stores wb, cg,
+/// cs and wt (the PTX ISA, "Cache Operators"); CUDA's __ldg, __ldca, __ldcg, __ldcs, __ldlu,
+/// __ldcv, __stwb, __stcg, __stcs and __stwt.
+enum class CacheHint : std::uint32_t {
+  read_only = 0,     // printed: nc
+  all_levels = 1,    // printed: ca
+  global_level = 2,  // printed: cg
+  streaming = 3,     // printed: cs
+  last_use = 4,      // printed: lu
+  no_cache = 5,      // printed: cv
+  write_back = 6,    // printed: wb
+  write_through = 7, // printed: wt
+};
+
 /// The operand an intrinsic takes for `value`. consteval, so that it is a literal in the IR at
 /// every optimisation level (oxide-raise requires constants).
 template <class E> [[nodiscard]] consteval std::uint32_t code(E value) noexcept {

@@ -259,3 +259,16 @@ void __oxide_wgmma_wait_group(std::uint32_t pending) noexcept;
 /// multiple of 8 in 24..256), raised when `increase` (constant) is 1, lowered when 0.
 void __oxide_setmaxnreg(std::uint32_t count, std::uint32_t increase) noexcept;
 }
+
+// --- cache-hinted global loads and stores (oxide/device/cache.hpp) ---------------------------
+// `bytes` (constant) is 1, 2, 4, 8 or 16 and both addresses are aligned to it; `hint` (constant)
+// is an intrinsic::CacheHint. The element goes through memory at the thread's own `dst` / `src`
+// (the raise loads and stores it, so it stays in registers), whatever its type.
+extern "C" {
+/// Copies the `bytes` at `src`, in global memory, to `dst` with one ld.global.<hint>: nc, ca, cg,
+/// cs, lu or cv.
+void __oxide_cached_load(void *dst, const void *src, std::uint32_t bytes, std::uint32_t hint) noexcept;
+/// Writes the `bytes` at `src` to `dst`, in global memory, with one st.global.<hint>: wb, cg, cs
+/// or wt. A write like any store: the compiler checks `dst` as one.
+void __oxide_cached_store(void *dst, const void *src, std::uint32_t bytes, std::uint32_t hint) noexcept;
+}

@@ -9,6 +9,7 @@
 #include <iterator>
 #include <type_traits>
 
+#include "oxide/device/cache.hpp"
 #include "oxide/device/group.hpp"
 #include "oxide/device/intrinsics.hpp"
 #include "oxide/device/permutation.hpp" // PermutationSpan, which DisjointSpan::scatter_mut takes
@@ -44,6 +45,16 @@ public:
   }
   /// Pointer to element `i`, or nullptr when `i` is out of bounds.
   [[nodiscard]] constexpr T *get(size_type i) const noexcept { return i < size_ ? data_ + i : nullptr; }
+  /// Element `i` read with cache hint `Hint` (oxide/device/cache.hpp: cache::streaming for data
+  /// read once, cache::read_only for __ldg...); bounds-checked like operator[]. Inputs only: a
+  /// Span<const T> parameter, in global memory.
+  template <cache::Hint Hint> [[nodiscard, gnu::always_inline]] value_type load(size_type i) const noexcept {
+    static_assert(std::is_const_v<T>, "cache-hinted loads read Span<const T> inputs (global memory that no "
+                                      "thread writes); a Span<T> is shared memory or an unchecked kernel's");
+    if (i >= size_) [[unlikely]]
+      __oxide_bounds_fail(i, size_);
+    return detail::cached_load<Hint>(data_ + i);
+  }
 
   constexpr T *begin() const noexcept { return data_; }
   constexpr T *end() const noexcept { return data_ + size_; }
@@ -54,6 +65,12 @@ private:
   T *data_ = nullptr;
   size_type size_ = 0;
 };
+
+/// in.load<Hint>(i), as a free function: generic code then needs no `in.template load<Hint>(i)`.
+template <cache::Hint Hint, class T>
+[[nodiscard, gnu::always_inline]] inline T load(const Span<const T> &in, std::size_t i) noexcept {
+  return in.template load<Hint>(i);
+}
 
 /// The `N` (at most) consecutive output elements of one thread: index it below size() or
 /// iterate over it. Every element is named by the thread's witness and its place in the tile,

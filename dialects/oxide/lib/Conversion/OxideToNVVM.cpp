@@ -1052,6 +1052,7 @@ struct OxideToNVVMPass : oxide::impl::OxideToNVVMBase<OxideToNVVMPass> {
                  GridSyncLowering, WarpReduxLowering, WarpMatchLowering>(&getContext());
     oxide::populateTensorCoreToNVVMPatterns(patterns);
     oxide::populateHopperToNVVMPatterns(patterns);
+    oxide::populateCacheToNVVMPatterns(patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
     if (failed(oxide::lowerPtxBuilderOps(module)))

@@ -1113,6 +1113,8 @@ private:
         .Case<oxide::TmaLoadOp>([&](oxide::TmaLoadOp copy) { checkTmaLoad(copy); })
         .Case<oxide::TmaStoreOp>([&](oxide::TmaStoreOp copy) { refuseTmaStore(copy); })
         .Case<oxide::StMatrixOp>([&](oxide::StMatrixOp store) { checkStMatrix(store); })
+        .Case<oxide::CachedStoreOp>([&](oxide::CachedStoreOp store) { checkCachedStore(store); })
+        .Case<oxide::CachedLoadOp>([&](oxide::CachedLoadOp load) { checkCachedLoad(load); })
         .Case<oxide::TmaPrefetchOp>(
             [&](oxide::TmaPrefetchOp prefetch) { checkTensorMap(prefetch, prefetch.getMap()); })
         .Case<oxide::MbarrierInitOp, oxide::MbarrierArriveOp, oxide::MbarrierArriveExpectTxOp,
@@ -1272,6 +1274,46 @@ private:
       return;
     }
     checkWrite(store, store.getRowMutable().getOperandNumber(), 16, false);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Cache-hinted loads and stores (oxide/device/cache.hpp)
+  //===--------------------------------------------------------------------===//
+
+  /// Whether `pointer` may point into the thread's local memory or the block's shared memory,
+  /// which a cache-hinted access (ld.global / st.global) cannot reach.
+  bool mayBeLocalOrShared(Value pointer) {
+    const unsigned space = addressSpace(pointer);
+    if (space == kShared || space == kLocal)
+      return true;
+    return llvm::any_of(rootsOf(pointer), [](const Root &r) {
+      return r.kind == RootKind::Private || r.kind == RootKind::Shared;
+    });
+  }
+
+  /// A cache-hinted store is a store: judged by where it lands exactly as a plain one (the
+  /// thread's own output element, never an input), and it must land in global memory.
+  void checkCachedStore(oxide::CachedStoreOp store) {
+    if (mayBeLocalOrShared(store.getPtr())) {
+      report(store, kRuleStoreTarget, [&](InFlightDiagnostic &d) {
+        d << "this cache-hinted store (st.global." << oxide::stringifyCacheHint(store.getHint())
+          << ") may write a local variable or shared memory, which st.global cannot reach; store to the "
+             "thread's own output element (the pointer get_mut returns), or use a plain store";
+      });
+      return;
+    }
+    checkWrite(store, store.getPtrMutable().getOperandNumber(), sizeOf(store.getValue().getType()), false);
+  }
+
+  /// A cache-hinted load reads global memory: never a local variable or shared memory.
+  void checkCachedLoad(oxide::CachedLoadOp load) {
+    if (!mayBeLocalOrShared(load.getPtr()))
+      return;
+    report(load, kRuleSpanOrigin, [&](InFlightDiagnostic &d) {
+      d << "this cache-hinted load (ld.global." << oxide::stringifyCacheHint(load.getHint())
+        << ") may read a local variable or shared memory, which ld.global cannot reach; hinted loads are "
+           "for Span<const T> inputs in global memory";
+    });
   }
 
   /// Whether `root` is the memory of a Span<const T> parameter: loaded from the kernel's own

@@ -15,6 +15,10 @@ void populateTensorCoreToNVVMPatterns(mlir::RewritePatternSet &patterns);
 /// its inline PTX (lowerPtxBuilderOps).
 void populateHopperToNVVMPatterns(mlir::RewritePatternSet &patterns);
 
+/// The lowerings of the cache-hinted loads and stores (cached_load, cached_store) to inline PTX,
+/// for oxide-to-nvvm.
+void populateCacheToNVVMPatterns(mlir::RewritePatternSet &patterns);
+
 /// The NVVM ops of `module` that only exist as inline PTX (wgmma.mma_async), as that PTX.
 mlir::LogicalResult lowerPtxBuilderOps(mlir::ModuleOp module);
 

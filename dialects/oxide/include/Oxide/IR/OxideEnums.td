@@ -66,4 +66,9 @@ def Oxide_WgmmaType : I32EnumAttr<"WgmmaType", "the multiplicands of a warpgroup
   let cppNamespace = "::oxide";
 }
 
+def Oxide_CacheHint : I32EnumAttr<"CacheHint", "the cache operator of a global load or store",
+    Oxide_CacheHintCases> {
+  let cppNamespace = "::oxide";
+}
+
 #endif // OXIDE_ENUMS

@@ -638,5 +638,6 @@ def Oxide_CpAsyncWaitOp : Oxide_Op<"cp_async_wait"> {
 }
 
 include "Oxide/IR/HopperOps.td"
+include "Oxide/IR/CacheOps.td"
 
 #endif // OXIDE_OPS
