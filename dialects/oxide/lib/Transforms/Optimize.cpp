@@ -6,7 +6,9 @@
 #include "oxide/detail/intrinsic_abi.hpp"
 
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "llvm/ADT/MapVector.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
@@ -197,55 +199,180 @@ SmallVector<Value> incomingValues(BlockArgument arg) {
   return values;
 }
 
-/// Marks loads through the data pointers of the read-only span parameters `inputs` invariant,
-/// also where a select or branch merges two of them (`*o = c ? a[i] : b[i]`).
-void markInputLoadsInvariant(LLVM::LLVMFuncOp func, ArrayRef<unsigned> inputs) {
-  // The byval spans, and the pointers into their data (the first field of a span).
+/// The pointers of one function into read-only input memory (`data`), and to spans over it
+/// (`spans`: loading a span's first field gives its data pointer), also where a select or branch
+/// merges two of them (`*o = c ? a[i] : b[i]`).
+struct InputPointers {
   llvm::DenseSet<Value> spans, data;
-  for (unsigned index : inputs)
-    spans.insert(func.getArgument(index));
-  auto merges = [](const llvm::DenseSet<Value> &set, ValueRange values) {
-    return !values.empty() && llvm::all_of(values, [&](Value v) { return set.contains(v); });
+
+  /// Grows both sets from what they hold to a fixed point; a pointer joins only when every value
+  /// it may be is in.
+  void grow(LLVM::LLVMFuncOp func) {
+    auto merges = [](const llvm::DenseSet<Value> &set, ValueRange values) {
+      return !values.empty() && llvm::all_of(values, [&](Value v) { return set.contains(v); });
+    };
+    for (bool changed = true; changed;) {
+      changed = false;
+      func.walk([&](Block *block) {
+        for (BlockArgument arg : block->getArguments()) {
+          if (!isa<LLVM::LLVMPointerType>(arg.getType()) || spans.contains(arg) || data.contains(arg))
+            continue;
+          SmallVector<Value> incoming = incomingValues(arg);
+          if (merges(spans, incoming))
+            changed |= spans.insert(arg).second;
+          else if (merges(data, incoming))
+            changed |= data.insert(arg).second;
+        }
+        for (Operation &op : *block) {
+          if (auto load = dyn_cast<LLVM::LoadOp>(op);
+              load && spans.contains(load.getAddr()) && isa<LLVM::LLVMPointerType>(load.getType()))
+            changed |= data.insert(load.getResult()).second;
+          else if (auto gep = dyn_cast<LLVM::GEPOp>(op); gep && data.contains(gep.getBase()))
+            changed |= data.insert(gep.getResult()).second;
+          else if (auto select = dyn_cast<LLVM::SelectOp>(op)) {
+            const std::array<Value, 2> both = {select.getTrueValue(), select.getFalseValue()};
+            if (merges(spans, both))
+              changed |= spans.insert(select.getResult()).second;
+            else if (merges(data, both))
+              changed |= data.insert(select.getResult()).second;
+          }
+        }
+      });
+    }
+  }
+
+  /// Marks the loads (and small copies, made vector loads) through `data` invariant. In a
+  /// helper, the address also becomes a global one (address space 1): NVPTX emits ld.global.nc
+  /// only for those, and knows by itself only that a kernel's span parameters point there.
+  void markInvariant(LLVM::LLVMFuncOp func, bool kernel) const {
+    auto mark = [&](LLVM::LoadOp load) {
+      load.setInvariant(true);
+      auto type = cast<LLVM::LLVMPointerType>(load.getAddr().getType());
+      if (kernel || type.getAddressSpace() != 0)
+        return;
+      OpBuilder b(load);
+      load.getAddrMutable().assign(LLVM::AddrSpaceCastOp::create(
+          b, load.getLoc(), LLVM::LLVMPointerType::get(b.getContext(), kGlobalAddressSpace), load.getAddr()));
+    };
+    SmallVector<Operation *> users;
+    func.walk([&](Operation *op) { users.push_back(op); });
+    for (Operation *user : users) {
+      if (auto load = dyn_cast<LLVM::LoadOp>(user); load && data.contains(load.getAddr()))
+        mark(load);
+      else if (auto copy = SmallCopy::match(user);
+               copy && data.contains(copy->src) && !data.contains(copy->dst))
+        if (LLVM::LoadOp load = copyAsVectorLoad(*copy))
+          mark(load);
+    }
+  }
+
+  static constexpr unsigned kGlobalAddressSpace = 1;
+};
+
+/// Whether nothing writes the memory `pointer` points to where it is passed: it is only loaded
+/// from, offset, copied from, or passed on to a function that copies it (byval) or, in turn,
+/// never writes it. A helper's span is then its caller's, which stays an input span.
+bool neverWritten(Value pointer, SymbolTableCollection &symbols, unsigned depth = 0) {
+  if (depth > 8)
+    return false;
+  for (OpOperand &use : pointer.getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<LLVM::LoadOp>(user))
+      continue; // its one operand is the address
+    if (auto gep = dyn_cast<LLVM::GEPOp>(user); gep && gep.getBase() == pointer) {
+      if (!neverWritten(gep.getResult(), symbols, depth + 1))
+        return false;
+      continue;
+    }
+    if (auto copy = SmallCopy::match(user); copy && copy->src == pointer && copy->dst != pointer)
+      continue;
+    auto call = dyn_cast<LLVM::CallOp>(user);
+    auto callee = call && call.getCalleeAttr()
+                      ? symbols.lookupNearestSymbolFrom<LLVM::LLVMFuncOp>(call, call.getCalleeAttr())
+                      : LLVM::LLVMFuncOp();
+    if (!callee || callee.isExternal())
+      return false;
+    const unsigned first = call.getArgOperands().getBeginOperandIndex();
+    const unsigned k = use.getOperandNumber() - first;
+    if (use.getOperandNumber() < first || k >= callee.getNumArguments())
+      return false;
+    if (callee.getArgAttr(k, LLVM::LLVMDialect::getByValAttrName()))
+      continue; // the callee gets a copy
+    if (!neverWritten(callee.getArgument(k), symbols, depth + 1))
+      return false;
+  }
+  return true;
+}
+
+/// Marks loads through the data pointers of the read-only span parameters of contracted kernels
+/// (`kernelInputs`: each kernel's parameter numbers) invariant (ld.global.nc), in the kernels and
+/// in the helpers they call that the compiler did not inline. A helper's argument counts as an
+/// input span (or input data) only when every call of the helper in the module passes one, and a
+/// span only when the helper never writes it; a helper that some caller passes other memory, or
+/// whose address is taken, keeps plain loads.
+void markInputLoadsInvariant(ModuleOp module,
+                             const llvm::MapVector<Operation *, SmallVector<unsigned>> &kernelInputs) {
+  llvm::MapVector<Operation *, InputPointers> found;
+  for (const auto &[op, inputs] : kernelInputs) {
+    auto kernel = cast<LLVM::LLVMFuncOp>(op);
+    InputPointers &pointers = found[op];
+    for (unsigned index : inputs)
+      pointers.spans.insert(kernel.getArgument(index));
+    pointers.grow(kernel);
+  }
+  // The helpers whose every use is a direct call, with those calls.
+  SmallVector<std::pair<LLVM::LLVMFuncOp, SmallVector<LLVM::CallOp>>> helpers;
+  for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
+    if (fn.isExternal() || fn->hasAttr(oxide::OxideDialect::getKernelAttrName()))
+      continue;
+    auto uses = SymbolTable::getSymbolUses(fn, module);
+    if (!uses)
+      continue;
+    SmallVector<LLVM::CallOp> calls;
+    bool onlyCalls = true;
+    for (const SymbolTable::SymbolUse &use : *uses) {
+      auto call = dyn_cast<LLVM::CallOp>(use.getUser());
+      onlyCalls &= call && call.getCalleeAttr() && call.getCalleeAttr().getAttr() == fn.getSymNameAttr();
+      if (call)
+        calls.push_back(call);
+    }
+    if (onlyCalls && !calls.empty()) {
+      helpers.push_back({fn, calls});
+      found.insert({fn, InputPointers{}}); // made here: the loop below only looks entries up
+    }
+  }
+  SymbolTableCollection symbols;
+  auto everyCallPasses = [&](ArrayRef<LLVM::CallOp> calls, unsigned k,
+                             llvm::DenseSet<Value> InputPointers::*set) {
+    return llvm::all_of(calls, [&](LLVM::CallOp call) {
+      auto it = found.find(call->getParentOfType<LLVM::LLVMFuncOp>());
+      return it != found.end() && k < call.getArgOperands().size() &&
+             (it->second.*set).contains(call.getArgOperands()[k]);
+    });
   };
-  // Grows both sets to a fixed point; a pointer joins only when every value it may be is in.
+  // Helpers of helpers: the sets only grow, so this ends.
   for (bool changed = true; changed;) {
     changed = false;
-    func.walk([&](Block *block) {
-      for (BlockArgument arg : block->getArguments()) {
-        if (!isa<LLVM::LLVMPointerType>(arg.getType()) || spans.contains(arg) || data.contains(arg))
+    for (auto &[fn, calls] : helpers) {
+      InputPointers &pointers = found.find(fn)->second;
+      bool seeded = false;
+      for (BlockArgument arg : fn.getArguments()) {
+        if (!isa<LLVM::LLVMPointerType>(arg.getType()) || pointers.spans.contains(arg) ||
+            pointers.data.contains(arg))
           continue;
-        SmallVector<Value> incoming = incomingValues(arg);
-        if (merges(spans, incoming))
-          changed |= spans.insert(arg).second;
-        else if (merges(data, incoming))
-          changed |= data.insert(arg).second;
+        if (everyCallPasses(calls, arg.getArgNumber(), &InputPointers::spans) && neverWritten(arg, symbols))
+          seeded |= pointers.spans.insert(arg).second;
+        else if (everyCallPasses(calls, arg.getArgNumber(), &InputPointers::data))
+          seeded |= pointers.data.insert(arg).second;
       }
-      for (Operation &op : *block) {
-        if (auto load = dyn_cast<LLVM::LoadOp>(op);
-            load && spans.contains(load.getAddr()) && isa<LLVM::LLVMPointerType>(load.getType()))
-          changed |= data.insert(load.getResult()).second;
-        else if (auto gep = dyn_cast<LLVM::GEPOp>(op); gep && data.contains(gep.getBase()))
-          changed |= data.insert(gep.getResult()).second;
-        else if (auto select = dyn_cast<LLVM::SelectOp>(op)) {
-          const std::array<Value, 2> both = {select.getTrueValue(), select.getFalseValue()};
-          if (merges(spans, both))
-            changed |= spans.insert(select.getResult()).second;
-          else if (merges(data, both))
-            changed |= data.insert(select.getResult()).second;
-        }
+      if (seeded) {
+        pointers.grow(fn);
+        changed = true;
       }
-    });
+    }
   }
-  SmallVector<Operation *> users;
-  func.walk([&](Operation *op) { users.push_back(op); });
-  for (Operation *user : users) {
-    if (auto load = dyn_cast<LLVM::LoadOp>(user); load && data.contains(load.getAddr()))
-      load.setInvariant(true);
-    else if (auto copy = SmallCopy::match(user);
-             copy && data.contains(copy->src) && !data.contains(copy->dst))
-      if (LLVM::LoadOp load = copyAsVectorLoad(*copy))
-        load.setInvariant(true);
-  }
+  for (const auto &[op, pointers] : found)
+    pointers.markInvariant(cast<LLVM::LLVMFuncOp>(op), kernelInputs.contains(op));
 }
 
 /// The other small copies whose ends are aligned to their size (a whole Float4 or Int2 between
@@ -279,6 +406,8 @@ struct OxideOptimizePass : oxide::impl::OxideOptimizeBase<OxideOptimizePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     bool failed = false;
+    // Each contracted kernel's read-only span parameters.
+    llvm::MapVector<Operation *, SmallVector<unsigned>> kernelInputs;
     for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
       if (!func->hasAttr(oxide::OxideDialect::getKernelAttrName()) || func.isExternal())
         continue;
@@ -322,8 +451,9 @@ struct OxideOptimizePass : oxide::impl::OxideOptimizeBase<OxideOptimizePass> {
         if (contract.params[i].kind == oxide::detail::ParamKind::input)
           inputs.push_back(i);
       }
-      markInputLoadsInvariant(func, inputs);
+      kernelInputs[func] = std::move(inputs);
     }
+    markInputLoadsInvariant(module, kernelInputs);
     copiesAsVectorAccesses(module);
     if (failed)
       signalPassFailure();
