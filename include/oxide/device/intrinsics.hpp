@@ -263,7 +263,9 @@ void __oxide_setmaxnreg(std::uint32_t count, std::uint32_t increase) noexcept;
 // --- cache-hinted global loads and stores (oxide/device/cache.hpp) ---------------------------
 // `bytes` (constant) is 1, 2, 4, 8 or 16 and both addresses are aligned to it; `hint` (constant)
 // is an intrinsic::CacheHint. The element goes through memory at the thread's own `dst` / `src`
-// (the raise loads and stores it, so it stays in registers), whatever its type.
+// (the raise loads and stores it, so it stays in registers), whatever its type. Called in the
+// device compile only: on the simulator cache.hpp does a plain load or store, which its write
+// checks see, so the runtime defines neither.
 extern "C" {
 /// Copies the `bytes` at `src`, in global memory, to `dst` with one ld.global.<hint>: nc, ca, cg,
 /// cs, lu or cv.
