@@ -7,6 +7,7 @@
 #include "oxide/device/atomic.hpp"
 #include "oxide/device/cluster.hpp"
 #include "oxide/device/constant.hpp"
+#include "oxide/device/cooperative.hpp"
 #include "oxide/device/fast_math.hpp"
 #include "oxide/device/geometry.hpp"
 #include "oxide/device/group.hpp"

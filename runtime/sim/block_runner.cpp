@@ -56,6 +56,9 @@ std::optional<Failure> BlockRunner::run(LaunchPlan &plan, std::uint64_t group) {
     for (std::uint32_t member = 0; member < members_; ++member)
       blocks_[member]->shared.protect(true);
   warp_pending_.assign(std::size_t{members_} * warps_per_block_, 0);
+  active_pending_.assign(warp_pending_.size(), 0);
+  for (std::uint32_t t = 0; t < total_; ++t)
+    threads_[t].status = Status::unstarted;
   if (check_) {
     warp_epochs_.resize(warp_pending_.size());
     new_epochs(0, static_cast<std::uint32_t>(warp_epochs_.size()));
@@ -271,6 +274,9 @@ void BlockRunner::start_thread(std::uint32_t slot, FiberStack *stack) {
 }
 
 void BlockRunner::suspend(ThreadState &thread) {
+  // A lane that stops may be the last one its warp's active-mask calls wait for.
+  if (thread.status != Status::at_active_mask)
+    settle_active_masks(thread.sim.home->first_warp + thread.sim.linear / kWarpSize, thread.sim.slot);
   const std::optional<SwitchTarget> target = next_target();
   switch_to(target ? *target : FiberSwitch::host(host_), {Event::suspended, thread.sim.slot, nullptr});
   current_sim_thread = &thread.sim;
@@ -280,6 +286,7 @@ void BlockRunner::thread_exited(ThreadState &thread) {
   thread.status = Status::exited;
   BlockState &block = *thread.sim.home;
   ++block.exited;
+  settle_active_masks(block.first_warp + thread.sim.linear / kWarpSize, thread.sim.slot);
   if (waiting_ == 0) [[likely]]
     return;
   // Outside the checking mode a thread that exits no longer holds up a barrier, as on GPUs
@@ -505,6 +512,55 @@ std::uint32_t BlockRunner::warp_op(SimThread &thread, const WarpRequest &request
   return state.warp_result;
 }
 
+std::uint32_t BlockRunner::active_mask(SimThread &thread, const CallSite &site) {
+  ThreadState &state = threads_[thread.slot];
+  const std::uint32_t warp = thread.home->first_warp + thread.linear / kWarpSize;
+  state.status = Status::at_active_mask;
+  state.active_site = site;
+  active_pending_[warp] |= 1u << thread.linear % kWarpSize;
+  settle_active_masks(warp, thread.slot);
+  if (state.status == Status::at_active_mask)
+    suspend(state);
+  return state.warp_result;
+}
+
+void BlockRunner::settle_active_masks(std::uint32_t warp, std::uint32_t current) {
+  std::uint32_t pending = active_pending_[warp];
+  if (pending == 0) [[likely]]
+    return;
+  const BlockState &block = *blocks_[warp / warps_per_block_];
+  const std::uint32_t base = block.first_slot + (warp - block.first_warp) * kWarpSize;
+  for (std::uint32_t lanes = lanes_of_warp(warp - block.first_warp); lanes != 0; lanes &= lanes - 1) {
+    const Status status = threads_[base + static_cast<std::uint32_t>(std::countr_zero(lanes))].status;
+    if (status == Status::running || status == Status::ready || status == Status::unstarted)
+      return; // a lane that may still reach the call
+  }
+  const CallSite *first = nullptr;
+  for (std::uint32_t lanes = pending; lanes != 0; lanes &= lanes - 1) {
+    const CallSite &site = threads_[base + static_cast<std::uint32_t>(std::countr_zero(lanes))].active_site;
+    if (!first || CallSite::earlier(site, *first))
+      first = &site;
+  }
+  std::uint32_t group = 0;
+  for (std::uint32_t lanes = pending; lanes != 0; lanes &= lanes - 1) {
+    const std::uint32_t lane = static_cast<std::uint32_t>(std::countr_zero(lanes));
+    if (threads_[base + lane].active_site == *first)
+      group |= 1u << lane;
+  }
+  for (std::uint32_t lanes = group; lanes != 0; lanes &= lanes - 1) {
+    const std::uint32_t slot = base + static_cast<std::uint32_t>(std::countr_zero(lanes));
+    ThreadState &state = threads_[slot];
+    state.warp_result = group;
+    if (slot == current) {
+      state.status = Status::running;
+    } else {
+      state.status = Status::ready;
+      ready_.push_back(slot);
+    }
+  }
+  active_pending_[warp] = pending & ~group;
+}
+
 void BlockRunner::complete_warp_op(const BlockState &block, std::uint32_t warp, std::uint32_t group,
                                    std::uint32_t current) {
   const std::uint32_t base = block.first_slot + warp * kWarpSize;
@@ -513,8 +569,8 @@ void BlockRunner::complete_warp_op(const BlockState &block, std::uint32_t warp, 
   for (std::uint32_t lanes = group; lanes != 0; lanes &= lanes - 1) {
     const std::uint32_t lane = static_cast<std::uint32_t>(std::countr_zero(lanes));
     const WarpRequest &request = threads_[base + lane].warp;
-    if (plan_->options.check &&
-        (request.kind != reference.kind || request.mode != reference.mode || request.mask != reference.mask))
+    if (plan_->options.check && (request.kind != reference.kind || request.mode != reference.mode ||
+                                 request.mask != reference.mask || request.width != reference.width))
       fail_thread(current,
                   fmt::format("divergent warp operation: the thread calls warp {} with mask 0x{:08x} "
                               "while lane {} calls warp {} with mask 0x{:08x}",
@@ -572,7 +628,7 @@ void BlockRunner::check_shuffle_sources(std::uint32_t warp, std::uint32_t group,
   for (std::uint32_t lanes = group; lanes != 0; lanes &= lanes - 1) {
     const std::uint32_t lane = static_cast<std::uint32_t>(std::countr_zero(lanes));
     const WarpRequest &request = threads_[base + lane].warp;
-    const std::uint32_t source = shuffle_source(lane, request.mode, request.arg);
+    const std::uint32_t source = shuffle_source(lane, request.mode, request.arg, request.width);
     if (source >= kWarpSize || (group >> source & 1u))
       continue;
     // One string, moved into the failure: locals of an abandoned fiber are never destroyed.
@@ -785,6 +841,8 @@ std::string BlockRunner::describe_mbarrier_deadlock(const ThreadState &waiter) {
       break;
     case Status::running:
     case Status::ready:
+    case Status::at_active_mask:
+    case Status::unstarted:
       break;
     }
   return fmt::format("the thread waits for the phase of parity {} of {}, which can never complete: {}, "

@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,6 +45,22 @@ struct BlockState {
   SharedMemory shared;
 };
 
+/// Where a thread calls __oxide_active_mask: the user's source location (the host compile may
+/// merge or duplicate the code of branches, so return addresses would not tell them apart).
+struct CallSite {
+  const char *file = "";
+  std::uint32_t line = 0, column = 0;
+  friend bool operator==(const CallSite &a, const CallSite &b) noexcept {
+    return a.line == b.line && a.column == b.column && std::strcmp(a.file, b.file) == 0;
+  }
+  /// Whether `a` comes first in the source: the code of a branch before the code after it.
+  [[nodiscard]] static bool earlier(const CallSite &a, const CallSite &b) noexcept {
+    if (const int file = std::strcmp(a.file, b.file); file != 0)
+      return file < 0;
+    return a.line != b.line ? a.line < b.line : a.column < b.column;
+  }
+};
+
 /// The barriers wider than a block.
 enum class GroupBarrier : std::uint8_t { cluster, grid };
 
@@ -65,6 +82,13 @@ public:
   /// cluster::sync() or grid::sync(): waits for every thread of the group.
   void group_sync(SimThread &thread, GroupBarrier barrier);
   [[nodiscard]] std::uint32_t warp_op(SimThread &thread, const WarpRequest &request);
+  /// __oxide_active_mask called from `site`: the lanes of the warp that wait at the same site
+  /// once no lane of the warp can run on without the others (each has blocked, at a warp
+  /// operation, a barrier or this, or exited). Those are the lanes the GPU would run together:
+  /// in divergent code, the ones that took the caller's branch. When lanes wait at several sites,
+  /// the earliest in the code goes first (the others may still be on their way to the later ones,
+  /// as after a nested branch).
+  [[nodiscard]] std::uint32_t active_mask(SimThread &thread, const CallSite &site);
   [[nodiscard]] void *shared_alloc(SimThread &thread, std::size_t bytes, std::size_t align, const void *site);
   [[nodiscard]] void *dynamic_shared(SimThread &thread) const noexcept {
     return thread.home->shared.dynamic_base();
@@ -149,7 +173,9 @@ private:
     at_group_barrier,
     in_warp_op,
     at_mbarrier,
-    exited
+    at_active_mask,
+    exited,
+    unstarted
   };
 
   struct ThreadState {
@@ -161,6 +187,7 @@ private:
     std::uint32_t warp_result = 0;
     const std::uint64_t *mbarrier = nullptr; ///< at_mbarrier: the barrier...
     std::uint32_t mbarrier_parity = 0;       ///< ... and the parity of the phase it waits for
+    CallSite active_site;                    ///< at_active_mask: the call site
   };
 
   /// What the side that switched away was doing, for the side that is switched to.
@@ -195,6 +222,9 @@ private:
   [[nodiscard]] std::uint32_t lanes_of_warp(std::uint32_t warp) const noexcept;
   void complete_warp_op(const BlockState &block, std::uint32_t warp, std::uint32_t group,
                         std::uint32_t current);
+  /// Answers the active-mask calls at the earliest site of warp `warp` (of the group) once none of
+  /// its lanes can run; `current` (a slot) goes on running, the others become ready.
+  void settle_active_masks(std::uint32_t warp, std::uint32_t current);
   /// Checking mode: fails the first lane of `group` (warp `warp`, whose lane 0 is slot `base`)
   /// whose shuffle reads a lane outside the group.
   void check_shuffle_sources(std::uint32_t warp, std::uint32_t group, std::uint32_t base);
@@ -240,7 +270,8 @@ private:
   std::vector<std::uint32_t> group_waiters_;        ///< slots of threads at cluster::sync / grid::sync
   std::vector<std::uint32_t> mbarrier_waiters_;     ///< slots of threads waiting at an mbarrier
   std::vector<TmaCopy> copies_;                     ///< TMA copies that have not landed
-  std::vector<std::uint32_t> warp_pending_; ///< per warp of the group: lanes waiting in a warp operation
+  std::vector<std::uint32_t> warp_pending_;   ///< per warp of the group: lanes waiting in a warp operation
+  std::vector<std::uint32_t> active_pending_; ///< per warp of the group: lanes waiting in active_mask
   std::vector<std::uint32_t> ready_;
   std::size_t ready_head_ = 0;
   std::vector<FiberStack *> stacks_in_use_;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <bit>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -100,6 +101,8 @@ bool known(intrinsic::ClockKind kind) noexcept {
 }
 
 } // namespace
+
+namespace {} // namespace
 
 extern "C" {
 
@@ -427,11 +430,35 @@ std::uint32_t __oxide_dynamic_shared_size() noexcept {
 std::uint32_t __oxide_lane_id() noexcept { return thread().linear % oxide::detail::sim::kWarpSize; }
 
 std::uint32_t __oxide_warp_shuffle(std::uint32_t mask, std::uint32_t value, std::uint32_t arg,
-                                   std::uint32_t mode) noexcept {
+                                   std::uint32_t mode, std::uint32_t width) noexcept {
   SimThread &t = thread();
   if (!known(static_cast<intrinsic::ShuffleMode>(mode))) [[unlikely]]
     bad_argument("__oxide_warp_shuffle", "mode", mode);
-  return block(t).warp_op(t, WarpRequest{WarpOpKind::shuffle, mode, mask, value, arg});
+  if (width == 0 || width > oxide::detail::sim::kWarpSize || !std::has_single_bit(width)) [[unlikely]]
+    bad_argument("__oxide_warp_shuffle", "width", width);
+  return block(t).warp_op(t, WarpRequest{WarpOpKind::shuffle, mode, mask, value, arg, width});
+}
+
+std::uint32_t __oxide_active_mask(const char *file, std::uint32_t line, std::uint32_t column) noexcept {
+  SimThread &t = thread();
+  return block(t).active_mask(t, oxide::detail::sim::CallSite{file, line, column});
+}
+
+std::uint32_t __oxide_lane_mask(std::uint32_t kind) noexcept {
+  const std::uint32_t lane = thread().linear % oxide::detail::sim::kWarpSize, eq = 1u << lane;
+  switch (static_cast<intrinsic::LaneMaskKind>(kind)) {
+  case intrinsic::LaneMaskKind::lt:
+    return eq - 1;
+  case intrinsic::LaneMaskKind::le:
+    return eq | (eq - 1);
+  case intrinsic::LaneMaskKind::eq:
+    return eq;
+  case intrinsic::LaneMaskKind::ge:
+    return ~(eq - 1);
+  case intrinsic::LaneMaskKind::gt:
+    return ~(eq | (eq - 1));
+  }
+  bad_argument("__oxide_lane_mask", "kind", kind);
 }
 
 std::uint32_t __oxide_warp_vote(std::uint32_t mask, std::uint32_t predicate, std::uint32_t mode) noexcept {

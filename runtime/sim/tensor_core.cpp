@@ -33,7 +33,7 @@ std::array<std::array<std::uint32_t, Count>, kLanes> gather(const void *register
   std::array<std::array<std::uint32_t, Count>, kLanes> all{};
   for (unsigned r = 0; r < Count; ++r)
     for (std::uint32_t lane = 0; lane < kLanes; ++lane)
-      all[lane][r] = __oxide_warp_shuffle(kAllLanes, mine[r], lane, kIdx);
+      all[lane][r] = __oxide_warp_shuffle(kAllLanes, mine[r], lane, kIdx, kLanes);
   return all;
 }
 
@@ -160,9 +160,10 @@ void __oxide_ldmatrix(void *fragment, const void *row, std::uint32_t count,
   const auto address = reinterpret_cast<std::uintptr_t>(row);
   std::array<const unsigned char *, kLanes> rows{};
   for (std::uint32_t lane = 0; lane < 8 * count; ++lane) {
-    const std::uint64_t lo = __oxide_warp_shuffle(kAllLanes, static_cast<std::uint32_t>(address), lane, kIdx);
+    const std::uint64_t lo =
+        __oxide_warp_shuffle(kAllLanes, static_cast<std::uint32_t>(address), lane, kIdx, kLanes);
     const std::uint64_t hi =
-        __oxide_warp_shuffle(kAllLanes, static_cast<std::uint32_t>(address >> 32), lane, kIdx);
+        __oxide_warp_shuffle(kAllLanes, static_cast<std::uint32_t>(address >> 32), lane, kIdx, kLanes);
     rows[lane] = reinterpret_cast<const unsigned char *>(static_cast<std::uintptr_t>(hi << 32 | lo));
     if (reinterpret_cast<std::uintptr_t>(rows[lane]) % 16 != 0)
       __oxide_trap("oxide simulator: ldmatrix row address is not 16-byte aligned");
@@ -193,9 +194,10 @@ void __oxide_stmatrix(void *row, const void *fragment, std::uint32_t count,
   const auto address = reinterpret_cast<std::uintptr_t>(row);
   std::array<unsigned char *, kLanes> rows{};
   for (std::uint32_t lane = 0; lane < 8 * count; ++lane) {
-    const std::uint64_t lo = __oxide_warp_shuffle(kAllLanes, static_cast<std::uint32_t>(address), lane, kIdx);
+    const std::uint64_t lo =
+        __oxide_warp_shuffle(kAllLanes, static_cast<std::uint32_t>(address), lane, kIdx, kLanes);
     const std::uint64_t hi =
-        __oxide_warp_shuffle(kAllLanes, static_cast<std::uint32_t>(address >> 32), lane, kIdx);
+        __oxide_warp_shuffle(kAllLanes, static_cast<std::uint32_t>(address >> 32), lane, kIdx, kLanes);
     rows[lane] = reinterpret_cast<unsigned char *>(static_cast<std::uintptr_t>(hi << 32 | lo));
     if (reinterpret_cast<std::uintptr_t>(rows[lane]) % 16 != 0)
       __oxide_trap("oxide simulator: stmatrix row address is not 16-byte aligned");

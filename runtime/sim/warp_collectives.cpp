@@ -38,4 +38,11 @@ std::uint32_t __oxide_warp_match(std::uint32_t mask, std::uint32_t value, std::u
   return collective(WarpRequest{WarpOpKind::match, kind, mask, value, 0});
 }
 
+std::uint32_t __oxide_warp_match_b64(std::uint32_t mask, std::uint64_t value, std::uint32_t kind) noexcept {
+  // Two 32-bit matches: the lanes equal in both halves (any), or the group when both halves
+  // agree everywhere (all: each half gives the group or 0).
+  return __oxide_warp_match(mask, static_cast<std::uint32_t>(value), kind) &
+         __oxide_warp_match(mask, static_cast<std::uint32_t>(value >> 32), kind);
+}
+
 } // extern "C"

@@ -32,17 +32,21 @@ std::uint32_t combine(std::uint32_t kind, std::uint32_t a, std::uint32_t b) noex
 
 } // namespace
 
-std::uint32_t shuffle_source(std::uint32_t lane, std::uint32_t mode, std::uint32_t arg) noexcept {
+std::uint32_t shuffle_source(std::uint32_t lane, std::uint32_t mode, std::uint32_t arg,
+                             std::uint32_t width) noexcept {
+  // PTX's rule for shfl.sync's c operand ((32 - width) << 8 | clamp): the segment runs from
+  // `first` to `last`; up may not go below `first`, the others not above `last`.
+  const std::uint32_t first = lane & ~(width - 1), last = first + width - 1;
   using Mode = intrinsic::ShuffleMode;
   switch (static_cast<Mode>(mode)) {
-  case Mode::idx: // the lane number is taken modulo the warp size, as shfl.sync.idx does
-    return arg % kWarpSize;
+  case Mode::idx: // the lane number is taken modulo the segment's width, as shfl.sync.idx does
+    return first | (arg & (width - 1));
   case Mode::up:
-    return arg <= lane ? lane - arg : kWarpSize;
+    return arg <= lane - first ? lane - arg : kWarpSize;
   case Mode::down:
-    return arg < kWarpSize - lane ? lane + arg : kWarpSize;
-  case Mode::bfly:
-    return arg < kWarpSize ? lane ^ arg : kWarpSize;
+    return arg <= last - lane ? lane + arg : kWarpSize;
+  case Mode::bfly: // an xor may reach an earlier segment, as on the GPU, but not a later one
+    return arg < kWarpSize && (lane ^ arg) <= last ? lane ^ arg : kWarpSize;
   }
   return kWarpSize;
 }
@@ -51,7 +55,7 @@ std::uint32_t warp_result(std::uint32_t lane, const WarpRequest &request, std::u
                           const std::array<std::uint32_t, kWarpSize> &values) noexcept {
   switch (request.kind) {
   case WarpOpKind::shuffle: {
-    const std::uint32_t source = shuffle_source(lane, request.mode, request.arg);
+    const std::uint32_t source = shuffle_source(lane, request.mode, request.arg, request.width);
     return source < kWarpSize && (group >> source & 1u) ? values[source] : values[lane];
   }
   case WarpOpKind::vote: {

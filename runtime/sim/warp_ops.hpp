@@ -20,14 +20,16 @@ struct WarpRequest {
   WarpOpKind kind = WarpOpKind::sync;
   std::uint32_t mode = 0;
   std::uint32_t mask = 0;
-  std::uint32_t value = 0; ///< the shuffled value or the vote's predicate
-  std::uint32_t arg = 0;   ///< source lane, delta or xor mask
+  std::uint32_t value = 0;         ///< the shuffled value or the vote's predicate
+  std::uint32_t arg = 0;           ///< source lane, delta or xor mask
+  std::uint32_t width = kWarpSize; ///< a shuffle's segment (tile) of lanes: 1, 2, 4, ... 32
 };
 
-/// The lane a shuffle of `mode` by `lane` with operand `arg` reads, or kWarpSize when that is
-/// outside the warp (the lane then gets its own value back, as shfl.sync defines).
-[[nodiscard]] std::uint32_t shuffle_source(std::uint32_t lane, std::uint32_t mode,
-                                           std::uint32_t arg) noexcept;
+/// The lane a shuffle of `mode` by `lane` with operand `arg` reads within the lane's segment of
+/// `width` lanes, or kWarpSize when that is past the segment (the lane then gets its own value
+/// back, as shfl.sync defines for its c operand).
+[[nodiscard]] std::uint32_t shuffle_source(std::uint32_t lane, std::uint32_t mode, std::uint32_t arg,
+                                           std::uint32_t width = kWarpSize) noexcept;
 
 /// The result for `lane` once the lanes of `group` (a bit per lane, `lane` among them) have
 /// arrived with `values` (indexed by lane). A shuffle whose source lane is outside the warp or

@@ -126,7 +126,7 @@ void too_much_shared(int) {
 }
 
 void bad_dimension(int) { (void)__oxide_thread_idx(3); }
-void bad_shuffle_mode(int) { (void)__oxide_warp_shuffle(~0u, 1, 0, 7); }
+void bad_shuffle_mode(int) { (void)__oxide_warp_shuffle(~0u, 1, 0, 7, 32); }
 void bad_vote_mode(int) { (void)__oxide_warp_vote(~0u, 1, 5); }
 void bad_fence_scope(int) { __oxide_fence(9); }
 

@@ -110,6 +110,26 @@ TEST(WarpOps, ShuffleSources) {
   EXPECT_EQ(shuffle(6, 9, 1), 106u);
 }
 
+TEST(WarpOps, ShuffleSourcesWithinTiles) {
+  // shfl.sync's c operand for a segment of `width` lanes: lanes 8..15 form a tile of 8.
+  auto source = [](std::uint32_t lane, std::uint32_t mode, std::uint32_t arg, std::uint32_t width) {
+    return sim::shuffle_source(lane, mode, arg, width);
+  };
+  EXPECT_EQ(source(9, 0, 3, 8), 11u);             // idx: rank 3 of the tile
+  EXPECT_EQ(source(9, 0, 11, 8), 11u);            // modulo the width
+  EXPECT_EQ(source(9, 1, 1, 8), 8u);              // up
+  EXPECT_EQ(source(9, 1, 2, 8), sim::kWarpSize);  // below the tile: own value
+  EXPECT_EQ(source(14, 2, 1, 8), 15u);            // down
+  EXPECT_EQ(source(14, 2, 2, 8), sim::kWarpSize); // past the tile: own value
+  EXPECT_EQ(source(9, 3, 7, 8), 14u);             // xor within the tile
+  EXPECT_EQ(source(9, 3, 16, 8), sim::kWarpSize); // a later tile: own value
+  EXPECT_EQ(source(9, 3, 8, 8), 1u);              // an earlier one: read, as on the GPU
+  EXPECT_EQ(source(5, 2, 0, 1), 5u);              // a tile of one lane
+  EXPECT_EQ(source(5, 1, 1, 1), sim::kWarpSize);
+  EXPECT_EQ(source(30, 2, 1, 32), 31u); // the whole warp, as before
+  EXPECT_EQ(source(31, 2, 1, 32), sim::kWarpSize);
+}
+
 TEST(WarpOps, Votes) {
   std::array<std::uint32_t, 32> predicates{};
   predicates[3] = predicates[9] = 1;

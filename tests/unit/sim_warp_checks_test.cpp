@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <numeric>
+#include <source_location>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,46 @@ void collectives(Span<Collectives> out) {
   out[t] = r;
 }
 
+// activemask: the lanes waiting at the same call (through the same call chain) once the
+// warp's other lanes have stopped, at a warp operation or the kernel's end.
+struct ActiveMasks {
+  std::uint32_t branch, helper, before_sync, late, all, key_peers, keys_all;
+};
+// A helper that asks for its caller's active mask passes its caller's location on: the simulator
+// tells the branches apart by the source location of the call.
+[[gnu::noinline]] std::uint32_t
+active_in_helper(std::source_location where = std::source_location::current()) {
+  return oxide::warp::active_mask(where);
+}
+void active_masks(Span<ActiveMasks> out) {
+  namespace warp = oxide::warp;
+  const std::uint32_t t = oxide::thread_idx().x, lane = warp::lane_id();
+  ActiveMasks r{};
+  if (lane % 3 == 0)
+    r.branch = warp::active_mask();
+  else
+    r.branch = warp::active_mask() | 1u << 31;
+  // One helper called from both branches: still two groups (whatever the host compiler merges).
+  if (lane % 2 == 0)
+    r.helper = active_in_helper();
+  else
+    r.helper = active_in_helper() ^ 1u << 30;
+  if (lane < 8)
+    r.before_sync = warp::active_mask(); // the others wait at the sync below meanwhile
+  warp::sync();
+  r.all = warp::active_mask();
+  // 64-bit keys that agree in their low halves.
+  const std::uint64_t key = std::uint64_t{lane % 4} << 32 | 5u;
+  r.key_peers = warp::match_any(key);
+  r.keys_all = warp::match_all(std::uint64_t{7} << 40 | 9u) ^ warp::match_all(key);
+  if (lane >= 20) {
+    out[t] = r;
+    return; // lanes 20..31 exit before the others ask
+  }
+  r.late = warp::active_mask();
+  out[t] = r;
+}
+
 class SimWarpChecks : public ::testing::Test {
 protected:
   static void SetUpTestSuite() {
@@ -83,6 +124,7 @@ protected:
     oxide::sim::register_kernel(full_tail_sum, "full_tail_sum");
     oxide::sim::register_kernel(down_by_eight, "down_by_eight");
     oxide::sim::register_kernel(collectives, "collectives");
+    oxide::sim::register_kernel(active_masks, "active_masks");
   }
 };
 
@@ -171,6 +213,32 @@ TEST_F(SimWarpChecks, ReductionsAndMatchesSeeTheLanesOfTheirGroup) {
       EXPECT_EQ(r.match_any, (second ? 0xffu : 0xffffffffu) & (0x11111111u << (lane % 4))) << t;
       EXPECT_EQ(r.match_all, second ? 0xffu : 0xffffffffu) << t;
       EXPECT_EQ(r.all_equal, 0u) << t;
+    }
+  }
+}
+
+TEST_F(SimWarpChecks, ActiveMaskNamesTheLanesOfTheCallersBranch) {
+  for (const char *schedule : {"ordered", "random"}) {
+    oxide_test::ScopedEnv schedule_env("OXIDE_SIM_SCHEDULE", std::string(schedule));
+    for (const bool check : {false, true}) {
+      auto ctx = simulator(check);
+      auto stream = ctx.default_stream();
+      const std::uint32_t threads = 40; // a full warp and one of 8 lanes
+      auto out = DeviceBuffer<ActiveMasks>::zeroed(stream, threads);
+      oxide::unsafe_launch(stream, active_masks, oxide::LaunchConfig1D{1, threads}, out);
+      const auto host = out.to_host(stream);
+      for (std::uint32_t t = 0; t < threads; ++t) {
+        const ActiveMasks &r = host[t];
+        const std::uint32_t lane = t % 32, lanes = t >= 32 ? 0xffu : 0xffffffffu;
+        const std::uint32_t thirds = 0x49249249u & lanes, evens = 0x55555555u & lanes;
+        EXPECT_EQ(r.branch, lane % 3 == 0 ? thirds : (lanes & ~thirds) | 1u << 31) << schedule << " " << t;
+        EXPECT_EQ(r.helper, lane % 2 == 0 ? evens : (lanes & ~evens) ^ 1u << 30) << schedule << " " << t;
+        EXPECT_EQ(r.before_sync, lane < 8 ? 0xffu : 0u) << schedule << " " << t;
+        EXPECT_EQ(r.all, lanes) << schedule << " " << t;
+        EXPECT_EQ(r.late, lane < 20 ? lanes & 0xfffffu : 0u) << schedule << " " << t;
+        EXPECT_EQ(r.key_peers, lanes & (0x11111111u << (lane % 4))) << schedule << " " << t;
+        EXPECT_EQ(r.keys_all, lanes) << schedule << " " << t;
+      }
     }
   }
 }

@@ -89,6 +89,16 @@ enum class MatchKind : std::uint32_t {
   all = 1,
 };
 
+/// The lane mask __oxide_lane_mask reads (%lanemask_*): the lanes below, up to, equal to, from or
+/// above the calling lane.
+enum class LaneMaskKind : std::uint32_t {
+  lt = 0,
+  le = 1,
+  eq = 2,
+  ge = 3,
+  gt = 4,
+};
+
 /// The time source of __oxide_clock: the SM's cycle counter or the global nanosecond timer.
 enum class ClockKind : std::uint32_t {
   clock64 = 0,

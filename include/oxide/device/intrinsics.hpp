@@ -110,9 +110,11 @@ std::uint32_t __oxide_dynamic_shared_size() noexcept;
 // --- warps (32 lanes); `mask` names the participating lanes ---------------------------------
 std::uint32_t __oxide_lane_id() noexcept;
 /// `mode` (constant) is an intrinsic::ShuffleMode: from lane `arg`, up or down by `arg`, or xor
-/// `arg`. A lane whose source is outside the warp gets its own value back (as shfl.sync).
+/// `arg`, within the calling lane's segment of `width` (constant: 1, 2, 4, 8, 16 or 32) lanes;
+/// idx reads lane `arg % width` of the segment. A lane whose source is past its segment (below
+/// it for up) gets its own value back (shfl.sync with c = ((32 - width) << 8) | clamp).
 std::uint32_t __oxide_warp_shuffle(std::uint32_t mask, std::uint32_t value, std::uint32_t arg,
-                                   std::uint32_t mode) noexcept;
+                                   std::uint32_t mode, std::uint32_t width) noexcept;
 /// `mode` (constant) is an intrinsic::VoteMode: all and any return 0/1, ballot a bit per lane.
 std::uint32_t __oxide_warp_vote(std::uint32_t mask, std::uint32_t predicate, std::uint32_t mode) noexcept;
 void __oxide_warp_sync(std::uint32_t mask) noexcept;
@@ -122,6 +124,18 @@ std::uint32_t __oxide_warp_redux(std::uint32_t mask, std::uint32_t value, std::u
 /// `kind` (constant) is an intrinsic::MatchKind: any = the lanes of `mask` holding the caller's
 /// `value`; all = `mask` when all lanes of `mask` hold the same value, else 0 (match.sync).
 std::uint32_t __oxide_warp_match(std::uint32_t mask, std::uint32_t value, std::uint32_t kind) noexcept;
+/// The same for a 64-bit `value` (match.sync.b64).
+std::uint32_t __oxide_warp_match_b64(std::uint32_t mask, std::uint64_t value, std::uint32_t kind) noexcept;
+/// The lanes of the warp executing this call together with the caller (activemask.b32); in
+/// divergent code, the lanes that took the caller's branch. `file`, `line` and `column` name the
+/// user's call: the GPU ignores them; the simulator, whose host code may merge or duplicate the
+/// calls of different branches, groups the lanes by them. Convergent, so that LLVM moves no call
+/// across a branch.
+__attribute__((convergent)) std::uint32_t __oxide_active_mask(const char *file, std::uint32_t line,
+                                                              std::uint32_t column) noexcept;
+/// `kind` (constant) is an intrinsic::LaneMaskKind: the lanes below (lt), up to (le), equal to
+/// (eq), from (ge) or above (gt) the caller's (%lanemask_lt ...).
+std::uint32_t __oxide_lane_mask(std::uint32_t kind) noexcept;
 
 // --- time ------------------------------------------------------------------------------------
 /// `kind` (constant) is an intrinsic::ClockKind: the SM's cycle counter or the global timer (ns).

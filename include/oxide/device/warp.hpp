@@ -8,6 +8,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <source_location>
 #include <type_traits>
 
 #include "oxide/device/intrinsics.hpp"
@@ -20,21 +21,55 @@ inline constexpr std::uint32_t kFullMask = 0xffffffffu;
 /// This thread's lane (0..31) within its warp.
 inline std::uint32_t lane_id() noexcept { return __oxide_lane_id(); }
 
+/// The lanes of the warp executing this call together with the caller (__activemask()): in
+/// divergent code, the lanes that took the caller's branch. Unlike the operations below it waits
+/// for no lane and names no convergence; it reports it. `where` is the call, by which the CPU
+/// simulator tells the branches apart (leave it to its default).
+inline std::uint32_t active_mask(std::source_location where = std::source_location::current()) noexcept {
+  return __oxide_active_mask(where.file_name(), where.line(), where.column());
+}
+
+/// The lanes below the caller's (%lanemask_lt): (1 << lane_id()) - 1.
+inline std::uint32_t lane_mask_lt() noexcept {
+  return __oxide_lane_mask(intrinsic::code(intrinsic::LaneMaskKind::lt));
+}
+/// The caller's lane and those below it (%lanemask_le).
+inline std::uint32_t lane_mask_le() noexcept {
+  return __oxide_lane_mask(intrinsic::code(intrinsic::LaneMaskKind::le));
+}
+/// The caller's lane alone (%lanemask_eq): 1 << lane_id().
+inline std::uint32_t lane_mask_eq() noexcept {
+  return __oxide_lane_mask(intrinsic::code(intrinsic::LaneMaskKind::eq));
+}
+/// The caller's lane and those above it (%lanemask_ge).
+inline std::uint32_t lane_mask_ge() noexcept {
+  return __oxide_lane_mask(intrinsic::code(intrinsic::LaneMaskKind::ge));
+}
+/// The lanes above the caller's (%lanemask_gt).
+inline std::uint32_t lane_mask_gt() noexcept {
+  return __oxide_lane_mask(intrinsic::code(intrinsic::LaneMaskKind::gt));
+}
+
 namespace detail {
 using intrinsic::ShuffleMode;
 
 template <class T>
 concept Shuffleable = std::is_trivially_copyable_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);
 
-template <ShuffleMode Mode, Shuffleable T>
+/// A shuffle within the caller's segment of `Width` lanes (a tile of oxide/device/cooperative.hpp;
+/// the whole warp by default).
+template <ShuffleMode Mode, Shuffleable T, std::uint32_t Width = kSize>
+  requires(std::has_single_bit(Width) && Width <= kSize)
 inline T shuffle(T value, std::uint32_t arg, std::uint32_t mask) noexcept {
   constexpr std::uint32_t mode = intrinsic::code(Mode);
   if constexpr (sizeof(T) == 4) {
-    return std::bit_cast<T>(__oxide_warp_shuffle(mask, std::bit_cast<std::uint32_t>(value), arg, mode));
+    return std::bit_cast<T>(
+        __oxide_warp_shuffle(mask, std::bit_cast<std::uint32_t>(value), arg, mode, Width));
   } else {
     const auto bits = std::bit_cast<std::uint64_t>(value);
-    const std::uint32_t lo = __oxide_warp_shuffle(mask, static_cast<std::uint32_t>(bits), arg, mode);
-    const std::uint32_t hi = __oxide_warp_shuffle(mask, static_cast<std::uint32_t>(bits >> 32), arg, mode);
+    const std::uint32_t lo = __oxide_warp_shuffle(mask, static_cast<std::uint32_t>(bits), arg, mode, Width);
+    const std::uint32_t hi =
+        __oxide_warp_shuffle(mask, static_cast<std::uint32_t>(bits >> 32), arg, mode, Width);
     return std::bit_cast<T>(std::uint64_t(hi) << 32 | lo);
   }
 }
@@ -114,18 +149,26 @@ inline std::uint32_t reduce_xor(std::uint32_t value, std::uint32_t mask = kFullM
   return detail::redux<detail::ReduxKind::xor_>(value, mask);
 }
 
-/// The lanes of `mask` whose `value` equals the calling lane's (match.sync.any): e.g. to let one
-/// lane per distinct key do the atomic update for its group. T is any 4-byte trivially copyable type.
-template <class T>
-  requires(sizeof(T) == 4 && std::is_trivially_copyable_v<T>)
-inline std::uint32_t match_any(T value, std::uint32_t mask = kFullMask) noexcept {
-  return __oxide_warp_match(mask, std::bit_cast<std::uint32_t>(value), detail::code(detail::MatchKind::any));
+namespace detail {
+template <MatchKind Kind, Shuffleable T> inline std::uint32_t match(T value, std::uint32_t mask) noexcept {
+  if constexpr (sizeof(T) == 4)
+    return __oxide_warp_match(mask, std::bit_cast<std::uint32_t>(value), code(Kind));
+  else
+    return __oxide_warp_match_b64(mask, std::bit_cast<std::uint64_t>(value), code(Kind));
 }
-/// `mask` when every lane of `mask` holds the same `value`, else 0 (match.sync.all).
-template <class T>
-  requires(sizeof(T) == 4 && std::is_trivially_copyable_v<T>)
+} // namespace detail
+
+/// The lanes of `mask` whose `value` equals the calling lane's (match.sync.any.b32 or .b64): e.g.
+/// to let one lane per distinct key do the atomic update for its group. T is any 4- or 8-byte
+/// trivially copyable type, compared bit for bit (so +0.0 and -0.0 differ).
+template <detail::Shuffleable T>
+inline std::uint32_t match_any(T value, std::uint32_t mask = kFullMask) noexcept {
+  return detail::match<detail::MatchKind::any>(value, mask);
+}
+/// `mask` when every lane of `mask` holds the same `value`, else 0 (match.sync.all.b32 or .b64).
+template <detail::Shuffleable T>
 inline std::uint32_t match_all(T value, std::uint32_t mask = kFullMask) noexcept {
-  return __oxide_warp_match(mask, std::bit_cast<std::uint32_t>(value), detail::code(detail::MatchKind::all));
+  return detail::match<detail::MatchKind::all>(value, mask);
 }
 
 /// Sum, maximum and minimum over the warp; 32-bit integers use redux.sync, others a butterfly.

@@ -278,6 +278,38 @@ llvm.func @match_kind(%m: i32, %v: i32) {
 
 // -----
 
+llvm.func @match_type(%m: i32, %v: i16) {
+  // expected-error @+1 {{operand #1 must be 32-bit signless integer or 64-bit signless integer}}
+  %r = oxide.warp_match any %m, %v : i16
+  llvm.return
+}
+
+// -----
+
+llvm.func @shuffle_width(%m: i32, %v: i32) {
+  // expected-error @+1 {{attribute 'width' failed to satisfy constraint: 32-bit signless integer attribute whose value is positive and whose value is a power of two > 0 whose maximum value is 32}}
+  %r = oxide.warp_shuffle xor %m, %v, %v width 12 : i32
+  llvm.return
+}
+
+// -----
+
+llvm.func @shuffle_width_max(%m: i32, %v: i32) {
+  // expected-error @+1 {{attribute 'width' failed to satisfy constraint}}
+  %r = oxide.warp_shuffle xor %m, %v, %v width 64 : i32
+  llvm.return
+}
+
+// -----
+
+llvm.func @lane_mask_kind() {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [lt, le, eq, ge, gt]}}
+  %r = oxide.lane_mask ne : i32
+  llvm.return
+}
+
+// -----
+
 llvm.func @trap_message(%msg: !llvm.ptr<4>) {
   // expected-error @+1 {{operand #0 must be LLVM pointer in address space 0}}
   oxide.trap %msg : !llvm.ptr<4>

@@ -34,6 +34,13 @@ llvm.func @simt(%mask: i32, %v: i32, %msg: !llvm.ptr) {
   // CHECK: %[[C0:.*]] = llvm.mlir.constant(0 : i32) : i32
   // CHECK: nvvm.shfl.sync up %{{.*}}, %{{.*}}, %{{.*}}, %[[C0]] : i32 -> i32
   %u = oxide.warp_shuffle up %mask, %v, %lane : i32
+  // A tile of 8 lanes: c = (32 - 8) << 8 | clamp.
+  // CHECK: %[[C6175:.*]] = llvm.mlir.constant(6175 : i32) : i32
+  // CHECK: nvvm.shfl.sync down %{{.*}}, %{{.*}}, %{{.*}}, %[[C6175]] : i32 -> i32
+  %t = oxide.warp_shuffle down %mask, %v, %lane width 8 : i32
+  // CHECK: %[[C7680:.*]] = llvm.mlir.constant(7680 : i32) : i32
+  // CHECK: nvvm.shfl.sync up %{{.*}}, %{{.*}}, %{{.*}}, %[[C7680]] : i32 -> i32
+  %t2 = oxide.warp_shuffle up %mask, %v, %lane width 2 : i32
   // CHECK: nvvm.vote.sync ballot %{{.*}}, %{{.*}} -> i32
   %b = oxide.warp_vote ballot %mask, %v : i32
   // CHECK: %[[ALL:.*]] = nvvm.vote.sync all %{{.*}}, %{{.*}} -> i1
@@ -71,6 +78,15 @@ llvm.func @collectives(%mask: i32, %v: i32) {
   // CHECK: %[[ALL:.*]] = nvvm.match.sync all %arg0, %arg1 : i32 -> !llvm.struct<(i32, i1)>
   // CHECK: llvm.extractvalue %[[ALL]][0] : !llvm.struct<(i32, i1)>
   %b = oxide.warp_match all %mask, %v : i32
+  // CHECK: nvvm.match.sync any %arg0, %{{.*}} : i64 -> i32
+  %w = llvm.zext %v : i32 to i64
+  %c = oxide.warp_match any %mask, %w : i64
+  // CHECK: llvm.call_intrinsic "llvm.nvvm.activemask"() : () -> i32
+  %am = oxide.active_mask : i32
+  // CHECK: nvvm.read.ptx.sreg.lanemask.lt : i32
+  %lt = oxide.lane_mask lt : i32
+  // CHECK: nvvm.read.ptx.sreg.lanemask.gt : i32
+  %gt = oxide.lane_mask gt : i32
   llvm.return
 }
 

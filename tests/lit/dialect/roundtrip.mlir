@@ -42,6 +42,12 @@ llvm.func @simt(%mask: i32, %v: i32, %msg: !llvm.ptr) {
   %x = oxide.warp_shuffle xor %mask, %v, %lane : i32
   // CHECK: oxide.warp_shuffle up
   %u = oxide.warp_shuffle up %mask, %v, %lane : i32
+  // CHECK: oxide.warp_shuffle idx %{{.*}}, %{{.*}}, %{{.*}} width 16 : i32
+  %t = oxide.warp_shuffle idx %mask, %v, %lane width 16 : i32
+  // CHECK: oxide.active_mask : i32
+  %am = oxide.active_mask : i32
+  // CHECK: oxide.lane_mask le : i32
+  %le = oxide.lane_mask le : i32
   // CHECK: oxide.warp_vote ballot %{{.*}}, %{{.*}} : i32
   %b = oxide.warp_vote ballot %mask, %v : i32
   // CHECK: oxide.warp_sync %{{.*}}
@@ -96,6 +102,9 @@ llvm.func @warp_collectives(%mask: i32, %v: i32) {
   %a = oxide.warp_match any %mask, %v : i32
   // CHECK: oxide.warp_match all %{{.*}}, %{{.*}} : i32
   %b = oxide.warp_match all %mask, %v : i32
+  // CHECK: oxide.warp_match all %{{.*}}, %{{.*}} : i64
+  %w = llvm.zext %v : i32 to i64
+  %c = oxide.warp_match all %mask, %w : i64
   llvm.return
 }
 

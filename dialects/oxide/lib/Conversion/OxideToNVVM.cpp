@@ -373,10 +373,11 @@ struct WarpShuffleLowering : OpConversionPattern<oxide::WarpShuffleOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(oxide::WarpShuffleOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    // The clamp operand of shfl.sync for a full 32-lane segment: 0 for `up` (lower bound),
-    // 31 for the others (upper bound).
+    // The c operand of shfl.sync: the segment mask (32 - width) in bits 8..12, over the clamp:
+    // 0 for `up` (the segment's first lane bounds it), 31 for the others (its last lane).
     NVVM::ShflKind kind;
     std::int32_t clamp = 0x1f;
+    const std::int32_t segment = static_cast<std::int32_t>(32 - op.getWidth()) << 8;
     switch (op.getMode()) {
     case oxide::ShuffleMode::idx:
       kind = NVVM::ShflKind::idx;
@@ -395,7 +396,7 @@ struct WarpShuffleLowering : OpConversionPattern<oxide::WarpShuffleOp> {
     Location loc = op.getLoc();
     rewriter.replaceOpWithNewOp<NVVM::ShflOp>(op, rewriter.getI32Type(), adaptor.getMask(),
                                               adaptor.getValue(), adaptor.getArg(),
-                                              i32Constant(rewriter, loc, clamp), kind, UnitAttr());
+                                              i32Constant(rewriter, loc, segment | clamp), kind, UnitAttr());
     return success();
   }
 };
@@ -483,6 +484,44 @@ struct WarpMatchLowering : OpConversionPattern<oxide::WarpMatchOp> {
     Value both = NVVM::MatchSyncOp::create(rewriter, loc, pair, adaptor.getMask(), adaptor.getValue(),
                                            NVVM::MatchSyncKind::all);
     rewriter.replaceOpWithNewOp<LLVM::ExtractValueOp>(op, both, ArrayRef<std::int64_t>{0});
+    return success();
+  }
+};
+
+struct ActiveMaskLowering : OpConversionPattern<oxide::ActiveMaskOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::ActiveMaskOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    // The NVVM dialect has no op for it; llvm.nvvm.activemask is convergent and not readnone,
+    // so LLVM neither merges nor moves it either.
+    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+        op, rewriter.getI32Type(), rewriter.getStringAttr("llvm.nvvm.activemask"), ValueRange{});
+    return success();
+  }
+};
+
+struct LaneMaskLowering : OpConversionPattern<oxide::LaneMaskOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::LaneMaskOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Type i32 = rewriter.getI32Type();
+    switch (op.getKind()) {
+    case oxide::LaneMaskKind::lt:
+      rewriter.replaceOpWithNewOp<NVVM::LaneMaskLtOp>(op, i32);
+      break;
+    case oxide::LaneMaskKind::le:
+      rewriter.replaceOpWithNewOp<NVVM::LaneMaskLeOp>(op, i32);
+      break;
+    case oxide::LaneMaskKind::eq:
+      rewriter.replaceOpWithNewOp<NVVM::LaneMaskEqOp>(op, i32);
+      break;
+    case oxide::LaneMaskKind::ge:
+      rewriter.replaceOpWithNewOp<NVVM::LaneMaskGeOp>(op, i32);
+      break;
+    case oxide::LaneMaskKind::gt:
+      rewriter.replaceOpWithNewOp<NVVM::LaneMaskGtOp>(op, i32);
+      break;
+    }
     return success();
   }
 };
@@ -1050,6 +1089,7 @@ struct OxideToNVVMPass : oxide::impl::OxideToNVVMBase<OxideToNVVMPass> {
                  WarpShuffleLowering, WarpVoteLowering, WarpSyncLowering, TrapLowering, BoundsFailLowering,
                  ClockLowering, ClusterGeometryLowering, ClusterSyncLowering, MapSharedLowering,
                  GridSyncLowering, WarpReduxLowering, WarpMatchLowering>(&getContext());
+    patterns.add<ActiveMaskLowering, LaneMaskLowering>(&getContext());
     oxide::populateTensorCoreToNVVMPatterns(patterns);
     oxide::populateHopperToNVVMPatterns(patterns);
     oxide::populateCacheToNVVMPatterns(patterns);

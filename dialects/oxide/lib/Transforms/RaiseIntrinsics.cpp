@@ -135,6 +135,9 @@ private:
         OXIDE_INTRINSIC(bounds_fail, boundsFail),
         OXIDE_INTRINSIC(warp_redux, warpRedux),
         OXIDE_INTRINSIC(warp_match, warpMatch),
+        OXIDE_INTRINSIC(warp_match_b64, warpMatch),
+        OXIDE_INTRINSIC(active_mask, activeMask),
+        OXIDE_INTRINSIC(lane_mask, laneMask),
         OXIDE_INTRINSIC(clock, clock),
         OXIDE_INTRINSIC(cluster_geometry, clusterGeometry),
         OXIDE_INTRINSIC(cluster_sync, clusterSync),
@@ -416,10 +419,16 @@ private:
 
   Operation *warpShuffle() {
     auto mode = enumOperand<oxide::ShuffleMode>(3, oxide::getMaxEnumValForShuffleMode());
-    if (!mode)
+    auto width = mode ? constantOperand(4, 32) : std::nullopt;
+    if (!width)
       return nullptr;
+    if (!llvm::isPowerOf2_32(*width)) {
+      call.emitError() << "argument 4 of oxide intrinsic '" << name << "' is " << *width
+                       << ", not a power of two (1..32)";
+      return nullptr;
+    }
     return oxide::WarpShuffleOp::create(rewriter, loc, i32, *mode, call.getOperand(0), call.getOperand(1),
-                                        call.getOperand(2));
+                                        call.getOperand(2), *width);
   }
 
   Operation *warpVote() {
@@ -443,6 +452,15 @@ private:
     if (!kind)
       return nullptr;
     return oxide::WarpMatchOp::create(rewriter, loc, i32, *kind, call.getOperand(0), call.getOperand(1));
+  }
+
+  Operation *activeMask() { return oxide::ActiveMaskOp::create(rewriter, loc, i32); }
+
+  Operation *laneMask() {
+    auto kind = enumOperand<oxide::LaneMaskKind>(0, oxide::getMaxEnumValForLaneMaskKind());
+    if (!kind)
+      return nullptr;
+    return oxide::LaneMaskOp::create(rewriter, loc, i32, *kind);
   }
 
   Operation *clock() {

@@ -42,6 +42,10 @@ def Oxide_MatchKind : I32EnumAttr<"MatchKind", "warp match", Oxide_MatchKindCase
   let cppNamespace = "::oxide";
 }
 
+def Oxide_LaneMaskKind : I32EnumAttr<"LaneMaskKind", "lane mask register", Oxide_LaneMaskKindCases> {
+  let cppNamespace = "::oxide";
+}
+
 def Oxide_ClockKind : I32EnumAttr<"ClockKind", "time source", Oxide_ClockKindCases> {
   let cppNamespace = "::oxide";
 }

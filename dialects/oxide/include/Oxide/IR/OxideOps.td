@@ -338,16 +338,21 @@ def Oxide_WarpShuffleOp : Oxide_Op<"warp_shuffle"> {
   let summary = "exchange a 32-bit value between the lanes of a warp";
   let description = [{
     Lanes in `mask` read `value` from another lane: lane `arg` (idx), lane - `arg` (up),
-    lane + `arg` (down) or lane ^ `arg` (xor). A lane whose source is outside the warp gets
-    its own value. Not speculatable: all lanes in `mask` must execute it together.
+    lane + `arg` (down) or lane ^ `arg` (xor), within the caller's segment of `width` lanes
+    (a tile; 32, the whole warp, by default): idx reads lane `arg % width` of the segment, and
+    a lane whose source is past its segment (below it for up) gets its own value. Not
+    speculatable: all lanes in `mask` must execute it together.
 
     ```mlir
     %r = oxide.warp_shuffle down %mask, %v, %c16 : i32
+    %t = oxide.warp_shuffle xor %mask, %v, %c1 width 8 : i32
     ```
   }];
-  let arguments = (ins Oxide_ShuffleMode:$mode, I32:$mask, I32:$value, I32:$arg);
+  let arguments = (ins Oxide_ShuffleMode:$mode, I32:$mask, I32:$value, I32:$arg,
+                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntPositivePowerOf2, IntMaxValue<32>]>,
+                                         "32">:$width);
   let results = (outs I32:$result);
-  let assemblyFormat = "$mode $mask `,` $value `,` $arg attr-dict `:` type($result)";
+  let assemblyFormat = "$mode $mask `,` $value `,` $arg (`width` $width^)? attr-dict `:` type($result)";
 }
 
 def Oxide_WarpVoteOp : Oxide_Op<"warp_vote"> {
@@ -392,18 +397,46 @@ def Oxide_WarpReduxOp : Oxide_Op<"warp_redux"> {
 }
 
 def Oxide_WarpMatchOp : Oxide_Op<"warp_match"> {
-  let summary = "which lanes of a mask hold the same 32-bit value (match.sync)";
+  let summary = "which lanes of a mask hold the same 32- or 64-bit value (match.sync)";
   let description = [{
     `any`: the lanes of `mask` whose `value` equals the calling lane's. `all`: `mask` when every
-    lane of `mask` holds the same value, else 0.
+    lane of `mask` holds the same value, else 0. The type is the value's (b32 or b64); the
+    result is always a 32-bit lane mask.
 
     ```mlir
     %same = oxide.warp_match any %mask, %v : i32
+    %keys = oxide.warp_match any %mask, %k : i64
     ```
   }];
-  let arguments = (ins Oxide_MatchKind:$kind, I32:$mask, I32:$value);
+  let arguments = (ins Oxide_MatchKind:$kind, I32:$mask, AnyTypeOf<[I32, I64]>:$value);
   let results = (outs I32:$result);
-  let assemblyFormat = "$kind $mask `,` $value attr-dict `:` type($result)";
+  let assemblyFormat = "$kind $mask `,` $value attr-dict `:` type($value)";
+}
+
+def Oxide_ActiveMaskOp : Oxide_Op<"active_mask"> {
+  let summary = "the lanes of the warp executing this op together (activemask.b32)";
+  let description = [{
+    Not pure: the result depends on which lanes reach the op together (in divergent code, those
+    that took the same branch), so it must neither be merged with another nor moved.
+
+    ```mlir
+    %active = oxide.active_mask : i32
+    ```
+  }];
+  let results = (outs I32:$mask);
+  let assemblyFormat = "attr-dict `:` type($mask)";
+}
+
+def Oxide_LaneMaskOp : Oxide_Op<"lane_mask", [Pure]> {
+  let summary = "the lanes below, up to, equal to, from or above the calling lane (%lanemask_*)";
+  let description = [{
+    ```mlir
+    %below = oxide.lane_mask lt : i32
+    ```
+  }];
+  let arguments = (ins Oxide_LaneMaskKind:$kind);
+  let results = (outs I32:$mask);
+  let assemblyFormat = "$kind attr-dict `:` type($mask)";
 }
 
 def Oxide_TrapOp : Oxide_Op<"trap"> {

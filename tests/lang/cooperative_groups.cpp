@@ -1,0 +1,281 @@
+// Cooperative groups and warp masks (oxide/device/cooperative.hpp, oxide/device/warp.hpp): every
+// operation of a tile of each size 1..32 (ranks, shuffles, votes, 32- and 64-bit matches,
+// reductions through redux.sync and through shuffles, scans), coalesced groups in divergent
+// branches (if and else at once, and nested), activemask and the lane masks, each lane's results
+// checked against a scalar model of its warp on the host.
+//
+//   oxcc run tests/lang/cooperative_groups.cpp
+#include "lang_check.hpp"
+
+#include <oxide/device/cooperative.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <limits>
+
+namespace cg = oxide::cg;
+using Row = std::array<std::int64_t, 28>;
+
+// The input of thread i, in [-50, 50]: the same function on both sides.
+constexpr std::int32_t value_of(std::uint64_t i) {
+  return static_cast<std::int32_t>((i * 2654435761u >> 7) % 101) - 50;
+}
+
+// --- tiles ---------------------------------------------------------------------------------------
+
+template <std::uint32_t N> Row tile_row(const cg::thread_block_tile<N> &tile, std::int32_t v) {
+  Row r{};
+  const std::uint32_t rank = tile.thread_rank();
+  r[0] = rank;
+  r[1] = tile.meta_group_rank();
+  r[2] = tile.meta_group_size();
+  r[3] = tile.size() + 100 * tile.num_threads();
+  r[4] = tile.shfl(v, rank * 3 + 1); // taken mod N
+  r[5] = tile.shfl_up(v, 1);
+  r[6] = tile.shfl_down(v, std::max(1u, N / 2));
+  r[7] = tile.shfl_xor(v, N - 1);
+  r[8] = tile.any(v > 40) + 2 * tile.all(v > -45);
+  r[9] = tile.ballot(v > 0);
+  r[10] = tile.match_any(v % 4);
+  r[11] = tile.match_all(v / 1000) + (std::int64_t{tile.match_all(v)} << 32);
+  // 64-bit keys equal in their low halves, different in their high ones.
+  r[12] = tile.match_any(std::uint64_t(std::uint32_t(v % 3)) << 40 | 5u);
+  r[13] = tile.match_all(std::uint64_t(rank == 0) << 33 | 7u);
+  r[14] = cg::reduce(tile, v, cg::plus<std::int32_t>());
+  r[15] = cg::reduce(tile, v, cg::less<std::int32_t>());
+  r[16] = cg::reduce(tile, v, cg::greater<std::int32_t>());
+  r[17] = cg::reduce(tile, std::uint32_t(v) * 2654435761u, cg::bit_xor<std::uint32_t>());
+  r[18] = cg::reduce(tile, std::int64_t{v} << 33, cg::plus<std::int64_t>()) >> 33;
+  r[19] = static_cast<std::int64_t>(cg::reduce(tile, double(v), cg::plus<double>()));
+  r[20] = cg::reduce(tile, std::int64_t{v}, [](std::int64_t a, std::int64_t b) { return std::max(a, b); });
+  r[21] = cg::inclusive_scan(tile, v, cg::plus<std::int32_t>());
+  r[22] = cg::exclusive_scan(tile, v, cg::plus<std::int32_t>());
+  r[23] = cg::exclusive_scan(tile, v, cg::less<std::int32_t>());
+  r[24] = cg::inclusive_scan(tile, std::uint32_t{1} << (rank % 32), cg::bit_or<std::uint32_t>());
+  r[25] = static_cast<std::int64_t>(cg::inclusive_scan(tile, float(v), cg::greater<float>()));
+  r[26] = cg::exclusive_scan(tile, std::int64_t{v}, cg::plus<std::int64_t>(), std::int64_t{1000});
+  tile.sync();
+  r[27] = tile.mask();
+  return r;
+}
+
+template <std::uint32_t N>
+[[kernel, oxide::launch_contract("domain = 1, block = 64")]] void tiles(oxide::DisjointSpan<Row> out) {
+  const auto i = oxide::thread::index_1d();
+  const auto tile = cg::tiled_partition<N>(cg::this_thread_block());
+  const Row r = tile_row(tile, value_of(i.get()));
+  if (Row *o = out.get_mut(i))
+    *o = r;
+}
+
+// The host model of lane i's tile of N lanes.
+template <std::uint32_t N> Row tile_expected(std::size_t i) {
+  const std::size_t first = i & ~std::size_t{N - 1};
+  const std::uint32_t rank = static_cast<std::uint32_t>(i - first);
+  auto v = [&](std::uint32_t k) { return value_of(first + k); };
+  Row r{};
+  r[0] = rank;
+  r[1] = (i % 64) / N;
+  r[2] = 64 / N;
+  r[3] = N + 100 * N;
+  r[4] = v((rank * 3 + 1) % N);
+  r[5] = rank >= 1 ? v(rank - 1) : v(rank);
+  const std::uint32_t down = std::max(1u, N / 2);
+  r[6] = rank + down < N ? v(rank + down) : v(rank);
+  r[7] = v(rank ^ (N - 1));
+  bool any = false, all = true;
+  std::uint32_t ballot = 0, peers = 0, same_all = 0, keys = 0;
+  std::int32_t sum = 0, min = v(0), max = v(0);
+  std::uint32_t xored = 0;
+  for (std::uint32_t k = 0; k < N; ++k) {
+    any = any || v(k) > 40;
+    all = all && v(k) > -45;
+    ballot |= (v(k) > 0 ? 1u : 0u) << k;
+    peers |= (v(k) % 4 == v(rank) % 4 ? 1u : 0u) << k;
+    same_all += v(k) == v(0);
+    keys |= (v(k) % 3 == v(rank) % 3 ? 1u : 0u) << k;
+    sum += v(k);
+    min = std::min(min, v(k));
+    max = std::max(max, v(k));
+    xored ^= std::uint32_t(v(k)) * 2654435761u;
+  }
+  const std::uint32_t tile_bits = N == 32 ? ~0u : (1u << N) - 1;
+  r[8] = any + 2 * all;
+  r[9] = ballot;
+  r[10] = peers;
+  r[11] = tile_bits + (std::int64_t{same_all == N ? tile_bits : 0u} << 32);
+  r[12] = keys;
+  r[13] = N == 1 ? tile_bits : 0;
+  r[14] = sum;
+  r[15] = min;
+  r[16] = max;
+  r[17] = xored;
+  r[18] = sum;
+  r[19] = sum;
+  r[20] = max;
+  std::int32_t prefix = 0, prefix_min = std::numeric_limits<std::int32_t>::max();
+  float prefix_max = -1e30f;
+  for (std::uint32_t k = 0; k < rank; ++k) {
+    prefix += v(k);
+    prefix_min = std::min(prefix_min, v(k));
+  }
+  for (std::uint32_t k = 0; k <= rank; ++k)
+    prefix_max = std::max(prefix_max, float(v(k)));
+  r[21] = prefix + v(rank);
+  r[22] = prefix;
+  r[23] = prefix_min;
+  r[24] = rank == 31 ? 0xffffffffu : (2u << rank) - 1;
+  r[25] = static_cast<std::int64_t>(prefix_max);
+  r[26] = rank == 0 ? 1000 : prefix;
+  r[27] = std::int64_t{tile_bits << (first % 32)};
+  return r;
+}
+
+// --- coalesced groups in divergent code ---------------------------------------------------------
+
+// Each branch makes its group (and reads the active mask) itself: the simulator tells branches
+// apart by the source location of those calls.
+Row coalesced_row(const cg::coalesced_group &g, std::uint32_t active, std::int32_t v) {
+  const std::uint32_t rank = g.thread_rank(), n = g.size();
+  Row r{};
+  r[0] = g.mask();
+  r[1] = n + 100 * g.num_threads();
+  r[2] = rank;
+  r[3] = g.shfl(v, 0);
+  r[4] = g.shfl(std::int64_t{v} << 34, n - 1) >> 34;
+  r[5] = g.shfl_up(v, 1);
+  r[6] = g.shfl_down(v, 2);
+  r[7] = g.ballot(v > 0);
+  r[8] = g.any(v > 40) + 2 * g.all(v > -45);
+  r[9] = g.match_any(v % 2);
+  r[10] = g.match_all(std::uint64_t{3} << 36);
+  r[11] = cg::reduce(g, v, cg::plus<std::int32_t>());
+  r[12] = cg::reduce(g, std::int64_t{v}, cg::plus<std::int64_t>());
+  r[13] = static_cast<std::int64_t>(cg::reduce(g, double(v), cg::greater<double>()));
+  r[14] = cg::reduce(g, v, [](std::int32_t a, std::int32_t b) { return std::min(a, b); });
+  r[15] = cg::inclusive_scan(g, std::int64_t{v}, cg::plus<std::int64_t>());
+  r[16] = cg::exclusive_scan(g, v, cg::plus<std::int32_t>());
+  r[17] = active;
+  g.sync();
+  return r;
+}
+
+[[kernel, oxide::launch_contract("domain = 1, block = 64")]] void coalesced(oxide::DisjointSpan<Row> out) {
+  const auto i = oxide::thread::index_1d();
+  const std::int32_t v = value_of(i.get());
+  Row r{};
+  // Both sides of a branch at once, and a branch inside one.
+  if (v % 3 == 0) {
+    r = coalesced_row(cg::coalesced_threads(), oxide::warp::active_mask(), v);
+    r[18] = 1;
+  } else if (v % 2 == 0) {
+    r = coalesced_row(cg::coalesced_threads(), oxide::warp::active_mask(), v);
+    r[18] = 2;
+  } else {
+    r = coalesced_row(cg::coalesced_threads(), oxide::warp::active_mask(), v);
+    r[18] = 3;
+    if (v > 0)
+      r[19] = cg::coalesced_threads().mask();
+  }
+  // Converged again: the whole warp, and the lane masks.
+  const cg::coalesced_group all = cg::coalesced_threads();
+  r[20] = all.mask();
+  r[21] = all.thread_rank();
+  r[22] = oxide::warp::lane_mask_lt();
+  r[23] = oxide::warp::lane_mask_le();
+  r[24] = oxide::warp::lane_mask_eq();
+  r[25] = oxide::warp::lane_mask_ge();
+  r[26] = oxide::warp::lane_mask_gt();
+  // A 64-bit match over the warp: keys equal in their low halves.
+  r[27] = oxide::warp::match_any(std::uint64_t(std::uint32_t(v % 5)) << 32 | 9u);
+  if (Row *o = out.get_mut(i))
+    *o = r;
+}
+
+int branch_of(std::int32_t v) { return v % 3 == 0 ? 1 : v % 2 == 0 ? 2 : 3; }
+
+Row coalesced_expected(std::size_t i) {
+  const std::size_t base = i & ~std::size_t{31};
+  const std::uint32_t lane = static_cast<std::uint32_t>(i - base);
+  auto v = [&](std::uint32_t l) { return value_of(base + l); };
+  const int branch = branch_of(v(lane));
+  std::uint32_t mask = 0;
+  for (std::uint32_t l = 0; l < 32; ++l)
+    mask |= (branch_of(v(l)) == branch ? 1u : 0u) << l;
+  // The group's lanes by rank.
+  std::uint32_t lanes[32], n = 0, rank = 0;
+  for (std::uint32_t l = 0; l < 32; ++l)
+    if (mask >> l & 1u) {
+      if (l == lane)
+        rank = n;
+      lanes[n++] = l;
+    }
+  auto at = [&](std::uint32_t k) { return v(lanes[k]); };
+  Row r{};
+  r[0] = mask;
+  r[1] = n + 100 * n;
+  r[2] = rank;
+  r[3] = at(0);
+  r[4] = at(n - 1);
+  r[5] = rank >= 1 ? at(rank - 1) : at(rank);
+  r[6] = rank + 2 < n ? at(rank + 2) : at(rank);
+  bool any = false, all = true;
+  std::uint32_t ballot = 0, parity = 0;
+  std::int32_t sum = 0, max = at(0), min = at(0), prefix = 0;
+  for (std::uint32_t k = 0; k < n; ++k) {
+    any = any || at(k) > 40;
+    all = all && at(k) > -45;
+    ballot |= (at(k) > 0 ? 1u : 0u) << k;
+    parity |= (at(k) % 2 == at(rank) % 2 ? 1u : 0u) << k;
+    sum += at(k);
+    max = std::max(max, at(k));
+    min = std::min(min, at(k));
+    if (k < rank)
+      prefix += at(k);
+  }
+  r[7] = ballot;
+  r[8] = any + 2 * all;
+  r[9] = parity;
+  r[10] = n == 32 ? 0xffffffffu : (1u << n) - 1;
+  r[11] = sum;
+  r[12] = sum;
+  r[13] = max;
+  r[14] = min;
+  r[15] = prefix + at(rank);
+  r[16] = prefix;
+  r[17] = mask;
+  r[18] = branch;
+  if (branch == 3 && v(lane) > 0) {
+    std::uint32_t positive = 0;
+    for (std::uint32_t l = 0; l < 32; ++l)
+      positive |= (branch_of(v(l)) == 3 && v(l) > 0 ? 1u : 0u) << l;
+    r[19] = positive;
+  }
+  r[20] = 0xffffffffu;
+  r[21] = lane;
+  const std::uint32_t eq = 1u << lane;
+  r[22] = eq - 1;
+  r[23] = eq | (eq - 1);
+  r[24] = eq;
+  r[25] = std::uint32_t(~(eq - 1));
+  r[26] = std::uint32_t(~(eq | (eq - 1)));
+  std::uint32_t keys = 0;
+  for (std::uint32_t l = 0; l < 32; ++l)
+    keys |= (v(l) % 5 == v(lane) % 5 ? 1u : 0u) << l;
+  r[27] = keys;
+  return r;
+}
+
+int main() {
+  constexpr std::size_t n = 64 * 12; // whole warps and whole blocks
+  return lang::run_group("cooperative_groups", [&](lang::Checker &check) {
+    check.run("tiles<1>", tiles<1>, n, tile_expected<1>);
+    check.run("tiles<2>", tiles<2>, n, tile_expected<2>);
+    check.run("tiles<4>", tiles<4>, n, tile_expected<4>);
+    check.run("tiles<8>", tiles<8>, n, tile_expected<8>);
+    check.run("tiles<16>", tiles<16>, n, tile_expected<16>);
+    check.run("tiles<32>", tiles<32>, n, tile_expected<32>);
+    check.run("coalesced", coalesced, n, coalesced_expected);
+  });
+}
