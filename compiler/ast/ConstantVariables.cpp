@@ -1,11 +1,12 @@
-//===- ConstantVariables.cpp - oxide::constant<T> in constant memory ------===//
+//===- ConstantVariables.cpp - oxide::constant<T> and device_global<T> ----===//
 //
 // `oxide_device_variable` is applied to every global variable of the user's file by a
 // `#pragma clang attribute` in the device wrapper (see Frontend.cpp). A namespace-scope
 // `oxide::constant<T>` becomes a CUDA `__constant__` variable in the device compile, so kernels
-// read it from constant memory; the host compile keeps an ordinary global of the same mangled
-// name, which the runtime pairs with the device copy (oxide::set_constant). Other globals are
-// left alone: a kernel that reads one is a clang error naming the variable.
+// read it from constant memory, and an `oxide::device_global<T>` a `__device__` variable in
+// global memory; the host compile keeps an ordinary global of the same mangled name, which the
+// runtime pairs with the device copy (oxide::set_constant, set_global, get_global). Other
+// globals are left alone: a kernel that reads one is a clang error naming the variable.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,9 +25,16 @@ using namespace clang;
 
 namespace {
 
-bool isOxideConstant(QualType type) {
+enum class DeviceVariable { none, constant, global };
+
+DeviceVariable deviceVariableKind(QualType type) {
   const auto *spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(type->getAsCXXRecordDecl());
-  return spec && spec->getSpecializedTemplate()->getQualifiedNameAsString() == "oxide::constant";
+  if (!spec)
+    return DeviceVariable::none;
+  const std::string name = spec->getSpecializedTemplate()->getQualifiedNameAsString();
+  return name == "oxide::constant"        ? DeviceVariable::constant
+         : name == "oxide::device_global" ? DeviceVariable::global
+                                          : DeviceVariable::none;
 }
 
 struct DeviceVariableAttrInfo : ParsedAttrInfo {
@@ -43,15 +51,21 @@ struct DeviceVariableAttrInfo : ParsedAttrInfo {
 
   AttrHandling handleDeclAttribute(Sema &S, Decl *D, const ParsedAttr &attr) const override {
     auto *VD = dyn_cast<VarDecl>(D);
-    if (!VD || !S.getLangOpts().CUDAIsDevice || !isOxideConstant(VD->getType()))
+    const DeviceVariable kind = VD ? deviceVariableKind(VD->getType()) : DeviceVariable::none;
+    if (!S.getLangOpts().CUDAIsDevice || kind == DeviceVariable::none)
       return AttributeNotApplied;
     if (!VD->getDeclContext()->getRedeclContext()->isFileContext() || VD->getTLSKind() != VarDecl::TLS_None) {
-      oxide::report(S.getDiagnostics(), VD->getLocation(), oxide::Diag::ConstantNotAtNamespaceScope);
+      oxide::report(S.getDiagnostics(), VD->getLocation(),
+                    kind == DeviceVariable::constant ? oxide::Diag::ConstantNotAtNamespaceScope
+                                                     : oxide::Diag::GlobalNotAtNamespaceScope);
       return AttributeNotApplied;
     }
     // Not CreateImplicit: clang treats implicit __constant__ (constexpr variables) as compile-time
     // constants, which the optimiser may fold; this one is externally initialized by the host.
-    VD->addAttr(CUDAConstantAttr::Create(S.Context, attr.getRange()));
+    if (kind == DeviceVariable::constant)
+      VD->addAttr(CUDAConstantAttr::Create(S.Context, attr.getRange()));
+    else
+      VD->addAttr(CUDADeviceAttr::Create(S.Context, attr.getRange()));
     return AttributeApplied;
   }
 };
@@ -60,5 +74,5 @@ struct DeviceVariableAttrInfo : ParsedAttrInfo {
 
 void oxide::ast::registerConstantVariables() {
   static ParsedAttrInfoRegistry::Add<DeviceVariableAttrInfo> deviceVariable(
-      "oxide-device-variable", "oxide::constant variables in constant memory");
+      "oxide-device-variable", "oxide::constant and oxide::device_global variables on the device");
 }

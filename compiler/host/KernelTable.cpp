@@ -45,13 +45,19 @@ std::vector<detail::KernelInfo> oxide::collectKernels(const llvm::Module &device
   return kernels;
 }
 
+bool oxide::isHostSetVariable(const llvm::GlobalVariable &g) {
+  // They are the only user globals with external linkage in these address spaces (a kernel
+  // that uses another host global is a clang error); the compiler's own are private, libdevice's
+  // internal, vtables and template statics linkonce.
+  constexpr unsigned kGlobalAddressSpace = 1, kConstantAddressSpace = 4;
+  return !g.isDeclaration() && g.hasExternalLinkage() &&
+         (g.getAddressSpace() == kConstantAddressSpace || g.getAddressSpace() == kGlobalAddressSpace);
+}
+
 std::vector<std::string> oxide::collectConstants(const llvm::Module &device) {
-  // oxide::constant variables are the only user globals in constant memory (see
-  // ConstantVariables.cpp); the compiler's own are private, libdevice's internal.
-  constexpr unsigned kConstantAddressSpace = 4;
   std::vector<std::string> names;
   for (const llvm::GlobalVariable &g : device.globals())
-    if (!g.isDeclaration() && g.getAddressSpace() == kConstantAddressSpace && g.hasExternalLinkage())
+    if (isHostSetVariable(g))
       names.push_back(g.getName().str());
   return names;
 }

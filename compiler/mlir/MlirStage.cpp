@@ -3,6 +3,7 @@
 #include "oxide/compiler/MlirStage.h"
 
 #include "oxide/compiler/Annotations.h"
+#include "oxide/compiler/KernelTable.h"
 #include "oxide/compiler/ReportedError.h"
 #include "llvm/IR/GlobalVariable.h"
 
@@ -204,11 +205,11 @@ llvm::Expected<std::unique_ptr<llvm::Module>> oxide::runMlirStage(std::unique_pt
   std::unique_ptr<llvm::Module> result = mlir::translateModuleToLLVMIR(*module, ctx, name);
   if (!result)
     return reportedError("translating MLIR back to LLVM IR");
-  // oxide::constant variables (the module's external constant-memory definitions) are set by
-  // the host at run time: their initializers must not be folded into the code. The MLIR import
-  // does not carry clang's externally_initialized flag, so it is restored here.
+  // oxide::constant and device_global variables are set by the host at run time: their
+  // initializers must not be folded into the code. The MLIR import does not carry clang's
+  // externally_initialized flag, so it is restored here.
   for (llvm::GlobalVariable &g : result->globals())
-    if (!g.isDeclaration() && g.getAddressSpace() == 4 && g.hasExternalLinkage())
+    if (isHostSetVariable(g))
       g.setExternallyInitialized(true);
   return result;
 }

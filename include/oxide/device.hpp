@@ -1,6 +1,7 @@
 // Everything a kernel author needs: witnesses, spans, geometry, shared memory, barriers,
 // warp operations, tensor cores (mma.sync, ldmatrix, cp.async), atomics, 16-bit floats, fast
-// approximate maths, vector types, printf and trap, constant memory, clusters, grid sync and clocks.
+// approximate maths, vector types, printf and trap, constant memory, device globals, clusters, grid
+// sync and clocks.
 #pragma once
 
 #include "oxide/device/append.hpp"
@@ -10,6 +11,7 @@
 #include "oxide/device/cooperative.hpp"
 #include "oxide/device/fast_math.hpp"
 #include "oxide/device/geometry.hpp"
+#include "oxide/device/global.hpp"
 #include "oxide/device/group.hpp"
 #include "oxide/device/half.hpp"
 #include "oxide/device/intrinsics.hpp"

@@ -11,6 +11,7 @@
 #include "oxide/host/device.hpp"
 #include "oxide/host/error.hpp"
 #include "oxide/host/event.hpp"
+#include "oxide/host/global.hpp"
 #include "oxide/host/graph.hpp"
 #include "oxide/host/kernel_argument.hpp"
 #include "oxide/host/launch.hpp"

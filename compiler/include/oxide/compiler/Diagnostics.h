@@ -35,6 +35,7 @@ enum class Diag : unsigned {
   AttributeNeedsScope,
   // oxide::constant (ConstantVariables.cpp)
   ConstantNotAtNamespaceScope,
+  GlobalNotAtNamespaceScope,
   // the safety model's AST checks (SafetyChecker.cpp)
   ContractOnNonKernel,
   ContractParameterUnmapped,
@@ -101,6 +102,9 @@ inline constexpr DiagInfo kDiagnostics[] = {
     {Diag::ConstantNotAtNamespaceScope, clang::DiagnosticIDs::Error,
      "an oxide::constant must be a variable at namespace scope (not a local, static member or thread_local "
      "variable): kernels read it from constant memory and the host sets it with oxide::set_constant"},
+    {Diag::GlobalNotAtNamespaceScope, clang::DiagnosticIDs::Error,
+     "an oxide::device_global must be a variable at namespace scope (not a local, static member or "
+     "thread_local variable): kernels share it in global memory and the host sets it with oxide::set_global"},
 
     {Diag::ContractOnNonKernel, clang::DiagnosticIDs::Error,
      "'%0' has a launch %select{contract|bounds}1 but is not a [[kernel]]; add [[kernel]] or remove the "

@@ -15,7 +15,12 @@ namespace oxide {
 /// parameters, which the runtime checks against the host-side argument types.
 std::vector<detail::KernelInfo> collectKernels(const llvm::Module &device);
 
-/// The mangled names of the oxide::constant variables the device module defines.
+/// Whether `g` is an oxide::constant or oxide::device_global of the device module: the user
+/// globals in constant or global memory (see ConstantVariables.cpp), which the host sets.
+bool isHostSetVariable(const llvm::GlobalVariable &g);
+
+/// The mangled names of the oxide::constant and oxide::device_global variables the device module
+/// defines.
 std::vector<std::string> collectConstants(const llvm::Module &device);
 
 } // namespace oxide

@@ -633,6 +633,12 @@ private:
     return kernel ? llvm::demangle(kernel.getSymName().str()) : std::string("?");
   }
 
+  /// The C++ name of the device global whose address `address` takes.
+  static std::string globalName(Value address) {
+    auto global = address.getDefiningOp<LLVM::AddressOfOp>();
+    return global ? llvm::demangle(global.getGlobalName().str()) : std::string("?");
+  }
+
   std::string paramName(Value kernelArg) {
     auto it = paramOf.find(kernelArg);
     return it == paramOf.end() ? std::string("?") : it->second.name;
@@ -754,10 +760,20 @@ private:
         checkParamWrite(op, root.source);
         break;
       case RootKind::Global:
+        // Every thread shares an oxide::device_global: only atomic updates inside it are safe.
+        if (atomic && provenInside(address, root, size))
+          break;
         report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) {
-          d << "this write targets a device global variable, which every thread of the launch shares; "
-               "write results through a DisjointSpan parameter, or drop the contract and launch with "
-               "oxide::unsafe_launch";
+          if (atomic)
+            d << "this atomic write lands at an offset Oxide cannot prove stays inside device global '"
+              << globalName(root.source)
+              << "'; update a scalar global (its atomic()) or an element "
+                 "at a constant index, or drop the contract and launch with oxide::unsafe_launch";
+          else
+            d << "this write targets device global '" << globalName(root.source)
+              << "', which every thread of the launch shares, so a plain write is a data race; update "
+                 "it atomically (its atomic()), write results through a DisjointSpan parameter, or drop "
+                 "the contract and launch with oxide::unsafe_launch";
         });
         break;
       case RootKind::Constant:
@@ -854,6 +870,9 @@ private:
     } else if (auto remote = root.source.getDefiningOp<oxide::MapSharedOp>()) {
       if (auto mapped = remote.getPtr().getDefiningOp<oxide::SharedAllocOp>())
         bytes = mapped.getBytes(); // the same variable in another block
+    } else if (auto global = root.source.getDefiningOp<LLVM::AddressOfOp>()) {
+      if (auto var = symbols.lookup<LLVM::GlobalOp>(global.getGlobalName()))
+        bytes = layout.getTypeSize(var.getGlobalType()).getFixedValue();
     } else if (auto arg = dyn_cast<BlockArgument>(root.source); arg && isByval(arg)) {
       auto fn = cast<LLVM::LLVMFuncOp>(arg.getOwner()->getParentOp());
       auto type = cast<TypeAttr>(fn.getArgAttr(arg.getArgNumber(), LLVM::LLVMDialect::getByValAttrName()));
