@@ -75,6 +75,16 @@ bool redeclaresKernel(Sema &S, const FunctionDecl *FD) {
   return false;
 }
 
+/// Keeps an implicitly host+device function a device function for code generation. Under
+/// -foffload-implicit-host-device-templates (Frontend.cpp: a user's function may then share a
+/// signature with one of CUDA's device functions) clang emits an implicitly host+device
+/// function for the device only once it has seen a device caller; Oxide's functions are device
+/// code whoever calls them, and what their calls reach is then recorded as used on the device.
+void markUsedByDevice(Sema &S, const FunctionDecl *FD) {
+  if (S.getLangOpts().CUDAIsDevice)
+    S.Context.CUDAImplicitHostDeviceFunUsedByDevice.insert(FD);
+}
+
 /// A kernel template is host+device in the device compile, and each instantiation becomes the
 /// __global__ kernel (finishKernelInstantiation): clang matches an explicit instantiation
 /// (`template void k<float>(...);`, written without CUDA's __global__) to a template of the
@@ -83,6 +93,7 @@ void makeDeviceKernel(Sema &S, FunctionDecl *FD, SourceRange range) {
   if (FD->getDescribedFunctionTemplate()) {
     FD->addAttr(CUDAHostAttr::CreateImplicit(S.Context, range));
     FD->addAttr(CUDADeviceAttr::CreateImplicit(S.Context, range));
+    markUsedByDevice(S, FD);
   } else {
     FD->addAttr(CUDAGlobalAttr::CreateImplicit(S.Context, range));
   }
@@ -163,6 +174,7 @@ struct ImplicitDeviceAttrInfo : ParsedAttrInfo {
     }
     FD->addAttr(CUDAHostAttr::CreateImplicit(S.Context));
     FD->addAttr(CUDADeviceAttr::CreateImplicit(S.Context));
+    markUsedByDevice(S, FD);
     // extern "C" declarations are the __oxide_* intrinsics and C library functions: they must
     // keep their unmangled external names.
     if (!FD->isInlineSpecified() && !FD->isConstexpr() && !isa<CXXMethodDecl>(FD) && !FD->isExternC())

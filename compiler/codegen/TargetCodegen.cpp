@@ -70,6 +70,9 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> oxide::createTargetMachine(
   if (!target)
     return llvm::createStringError("no LLVM target for '" + triple.str() + "': " + error);
   llvm::TargetOptions options;
+  // Constructors (the registration of each object's device image) in .init_array, as clang puts
+  // them: LLVM's default is the legacy .ctors, which lld does not run.
+  options.UseInitArray = true;
   auto level = optLevel == 0   ? llvm::CodeGenOptLevel::None
                : optLevel == 1 ? llvm::CodeGenOptLevel::Less
                : optLevel == 2 ? llvm::CodeGenOptLevel::Default

@@ -68,6 +68,9 @@ llvm::Error oxide::linkExecutable(llvm::ArrayRef<std::string> objects, const Com
   for (const auto &input : opts.linkInputs)
     args.push_back(input);
   args.append({"-o", output, tc.runtimeLibrary, "-ldl", "-lpthread"});
+  const std::string ldPath = "--ld-path=" + tc.lld;
+  if (!tc.lld.empty())
+    args.push_back(ldPath);
   for (const auto &flag : flags)
     args.push_back(flag);
   if (!tc.builtinsLibrary.empty())

@@ -49,6 +49,10 @@ Toolchain Toolchain::locate(const char *argv0) {
     tc.clangDriver = found ? *found : std::string();
   }
 
+  tc.lld = joinPath(OXIDE_LLVM_BIN_DIR, {"ld.lld"});
+  if (!fs::can_execute(tc.lld))
+    tc.lld.clear();
+
   // Installed layout first (bin/oxcc next to include/ and lib/), then the build tree.
   tc.self = fs::getMainExecutable(argv0, reinterpret_cast<void *>(&Toolchain::discover));
   tc.prefix = std::string(path::parent_path(path::parent_path(tc.self)));

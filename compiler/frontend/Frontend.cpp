@@ -28,6 +28,7 @@
 #include "clang/Frontend/MultiplexConsumer.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Lex/PreprocessorOptions.h"
+#include "clang/Serialization/ASTDeserializationListener.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -71,11 +72,12 @@ void addWarningArgs(std::vector<std::string> &args, const CompileOptions &opts, 
 
 /// The device compile's main file around `include` (a quoted or angled header name). The
 /// implicit-device pragma must be pushed and popped in the same file, so the device compile
-/// parses this wrapper instead of the user's file. The device C++ runtime (aligned
-/// new/delete, __cxa_pure_virtual...) comes first, outside the pragma.
+/// parses this wrapper instead of the user's file. The CUDA headers and the device C++ runtime
+/// (aligned new/delete, __cxa_pure_virtual...) come first, outside the pragma.
 std::string wrapperAround(llvm::StringRef include) {
   std::string text;
-  llvm::raw_string_ostream(text) << "#include \"oxide/detail/device_runtime.hpp\"\n"
+  llvm::raw_string_ostream(text) << "#include \"oxide/detail/cuda_headers.hpp\"\n"
+                                 << "#include \"oxide/detail/device_runtime.hpp\"\n"
                                  << "#pragma clang attribute push(__attribute__((" << kImplicitDeviceAttr
                                  << ")), apply_to = function)\n#pragma clang attribute push(__attribute__(("
                                  << kDeviceVariableAttr << ")), apply_to = variable(is_global))\n#include "
@@ -124,6 +126,40 @@ private:
   clang::ASTContext *context = nullptr;
 };
 
+/// Keeps implicitly host+device functions device functions for code generation, in the device
+/// compile. Under -foffload-implicit-host-device-templates (a user's function may then share a
+/// signature with one of CUDA's device functions, cuda_headers.hpp) clang emits such a function
+/// for the device only once it has recorded a device caller
+/// (ASTContext::CUDAImplicitHostDeviceFunUsedByDevice); but in Oxide every function is device
+/// code whoever calls it. KernelAttributes.cpp records the functions it parses; this records
+/// the rest before code generation sees them: template instantiations, and the functions of the
+/// precompiled Oxide headers (the record is not part of a precompiled header).
+class ImplicitDeviceFunctions : public clang::ASTConsumer, public clang::ASTDeserializationListener {
+public:
+  explicit ImplicitDeviceFunctions(clang::ASTContext &context) : context(context) {}
+  clang::ASTDeserializationListener *GetASTDeserializationListener() override { return this; }
+  void DeclRead(clang::GlobalDeclID, const clang::Decl *decl) override { record(decl); }
+  void HandleCXXImplicitFunctionInstantiation(clang::FunctionDecl *fn) override { record(fn); }
+  bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
+    for (const clang::Decl *decl : group)
+      record(decl);
+    return true;
+  }
+
+private:
+  void record(const clang::Decl *decl) {
+    const auto *fn = llvm::dyn_cast<clang::FunctionDecl>(decl);
+    if (!fn)
+      return;
+    const auto *host = fn->getAttr<clang::CUDAHostAttr>();
+    const auto *device = fn->getAttr<clang::CUDADeviceAttr>();
+    if (host && device && host->isImplicit() && device->isImplicit())
+      context.CUDAImplicitHostDeviceFunUsedByDevice.insert(fn);
+  }
+
+  clang::ASTContext &context;
+};
+
 /// Clang's LLVM IR generation with Oxide's safety checks running on the same AST.
 class CheckedEmitLLVMAction : public clang::EmitLLVMOnlyAction {
 public:
@@ -143,6 +179,8 @@ protected:
       consumers.push_back(std::make_unique<HostLambdaNumbering>());
       // Before code generation finishes the module: it records the kernels' parameters there.
       consumers.push_back(createSimParamRecorder(*this));
+    } else {
+      consumers.push_back(std::make_unique<ImplicitDeviceFunctions>(ci.getASTContext()));
     }
     consumers.push_back(createSafetyChecker());
     consumers.push_back(EmitLLVMOnlyAction::CreateASTConsumer(ci, file));
@@ -321,6 +359,10 @@ std::vector<std::string> oxide::deviceCompileArgs(const TranslationUnit &tu, con
                                    "--cuda-gpu-arch=" + arch.smName(),
                                    "--cuda-path=" + tc.cudaPath};
   args.push_back("-nocudalib"); // libdevice is linked after the MLIR stage
+  // The wrapper includes the CUDA headers itself, around names they must not take from the
+  // user (oxide/detail/cuda_headers.hpp); their directory stays where the driver puts it.
+  args.insert(args.end(),
+              {"-nocudainc", "-Xclang", "-internal-isystem", "-Xclang", tc.cudaPath + "/include"});
   // Before oxcc's own -Wno- flags below, so that -Wall or -Weverything leaves them in force.
   addWarningArgs(args, opts, /*device=*/true);
   // 32-bit pointers into shared, constant and local memory, as nvcc emits them: one register
@@ -333,6 +375,9 @@ std::vector<std::string> oxide::deviceCompileArgs(const TranslationUnit &tu, con
   // The wrapper's pragma regions may hold no function or variable of their kind (with the
   // precompiled headers, the user's file alone is inside them).
   args.push_back("-Wno-pragma-clang-attribute");
+  // A user's function may share a signature with one of CUDA's device functions
+  // (oxide/detail/cuda_headers.hpp).
+  args.push_back("-foffload-implicit-host-device-templates");
   // The dialect's provenance check follows witnesses through SSA values, which needs at least
   // clang's -O2 inlining and scalar replacement; the user's level applies to the NVPTX stage.
   //

@@ -33,3 +33,7 @@ try:
     config.available_features.add("cuda-driver")
 except OSError:
     config.available_features.add("no-cuda-driver")
+
+# LLVM's linker beside the LLVM tools: oxcc links with it (scripts/install-deps.sh installs it).
+if os.access(os.path.join(config.llvm_tools_dir, "ld.lld"), os.X_OK):
+    config.available_features.add("lld")

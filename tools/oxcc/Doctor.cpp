@@ -256,6 +256,11 @@ int oxcc::runDoctor(llvm::ArrayRef<const char *> args, const char *argv0) {
   else
     report.line(Status::Ok, "clang++ (links executables): " + tc.clangDriver + " (" +
                                 firstLine(capture(tc.clangDriver, {"--version"})) + ")");
+  if (tc.lld.empty())
+    report.line(Status::Warn, "lld (fast linking): not found; links use the system linker",
+                "install the lld-22 package");
+  else
+    report.line(Status::Ok, "lld (fast linking): " + tc.lld);
 
   const bool haveToolkit = fs::is_directory(tc.cudaPath);
   std::string toolkitVersion = cudaToolkitVersion(tc.cudaPath);

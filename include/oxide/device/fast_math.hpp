@@ -124,7 +124,7 @@ inline void sincos(float x, float &sine, float &cosine) noexcept {
 /// 1 / sqrt(x) in double within 1 ulp (rsqrt.approx.f64 and a correction step).
 [[nodiscard]] inline double rsqrt(double x) noexcept {
 #ifdef __CUDA_ARCH__
-  return ::rsqrt(x);
+  return __nv_rsqrt(x); // libdevice: CUDA's global rsqrt(double) is renamed (cuda_headers.hpp)
 #else
   return 1.0 / std::sqrt(x);
 #endif
