@@ -13,6 +13,7 @@
 #
 #   bash benchmarks/compile/compile_time.sh
 #   PAIRS="stream sgemm" REPEAT=5 bash benchmarks/compile/compile_time.sh
+#   EXAMPLES=0 bash benchmarks/compile/compile_time.sh     # the pairs only (about 7 minutes)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 oxcc="${OXIDE_BUILD_DIR:-$root/build}/bin/oxcc"
@@ -58,6 +59,7 @@ done
 awk '{ f += log($1); s += log($2); c += log($3); n++ }
      END { printf "geomean oxcc/nvcc over %d pairs: fat %.3f, sm_90 %.3f, check %.3f\n", n, exp(f/n), exp(s/n), exp(c/n) }' "$ratios"
 
+[ "${EXAMPLES:-1}" = 0 ] && exit 0
 echo
 echo "examples (oxcc only): fat, --arch=sm_90, check"
 for src in "$root"/examples/*.cpp; do
