@@ -10,6 +10,8 @@ line right before its opening fence is one of these markers:
   <!-- doc-test: host-body -->      statements in a host function (HOST_BODY below: what is in scope)
   <!-- doc-test: program -->        a complete program: built with `oxcc build` and run on the CPU
                                     simulator, where it must exit with status 0
+  <!-- doc-test: signatures -->     declarations without bodies, checked against the headers by
+                                    check_signatures.py instead
   <!-- doc-test: skip REASON -->    not compiled, for the REASON given (rare: prefer a mode above)
 
 Fragments (the first three) see <oxide/oxide.hpp>, the standard headers of PRELUDE and its
@@ -39,7 +41,7 @@ OPENING_FENCE = re.compile(r"^```\s*(cpp|c\+\+)\s*$")
 ANY_FENCE = re.compile(r"^```")
 MARKER = re.compile(r"^<!--\s*doc-test:\s*(.*?)\s*-->\s*$")
 FRAGMENT_MODES = ("declarations", "kernel-body", "host-body")
-MODES = ("program", "skip") + FRAGMENT_MODES
+MODES = ("program", "signatures", "skip") + FRAGMENT_MODES
 MISPLACED_MARKER = "a doc-test marker must be on the line right before a ```cpp block"
 PROGRAM_TIMEOUT_S = 120
 
