@@ -1,7 +1,9 @@
 // Device global variables (oxide::device_global, CUDA's __device__ globals): the host sets them
 // with oxide::set_global and reads them back with oxide::get_global; a contracted kernel reads
-// one and counts into another atomically, a kernel without a contract (oxide::unsafe_launch)
-// writes one plainly. Every value is checked against what the host expects.
+// one and counts into another atomically, a second one counts into an array global and reads
+// other elements of it with atomic loads (a plain read there would race, and is rejected), a
+// kernel without a contract (oxide::unsafe_launch) writes one plainly. Every value is checked
+// against what the host expects.
 //
 //   oxcc run tests/lang/device_globals.cpp
 #include "lang_check.hpp"
@@ -10,11 +12,12 @@
 #include <cstdint>
 #include <cstdio>
 
-oxide::device_global<float> scale(1.0f);        // set by the host, read by every thread
-oxide::device_global<unsigned> evens;           // counted into atomically
-oxide::device_global<std::uint64_t> total;      // a 64-bit atomic sum
-oxide::device_global<std::array<int, 4>> table; // an array, read by index
-oxide::device_global<int> last(-1);             // written plainly by an unsafe kernel
+oxide::device_global<float> scale(1.0f);             // set by the host, read by every thread
+oxide::device_global<unsigned> evens;                // counted into atomically
+oxide::device_global<std::uint64_t> total;           // a 64-bit atomic sum
+oxide::device_global<std::array<int, 4>> table;      // an array, read by index
+oxide::device_global<int> last(-1);                  // written plainly by an unsafe kernel
+oxide::device_global<std::array<unsigned, 4>> tally; // [0], [1] set by the host; [2] counted into
 
 [[kernel, oxide::launch_contract("domain = 1, requires = (in.size() == out.size())")]] void
 scale_and_count(oxide::DisjointSpan<float> out, oxide::Span<const unsigned> in) {
@@ -27,6 +30,15 @@ scale_and_count(oxide::DisjointSpan<float> out, oxide::Span<const unsigned> in) 
   total.atomic().fetch_add(v);
   if (float *o = out.get_mut(i))
     *o = *scale * static_cast<float>(v) + static_cast<float>(table[v % table.size()]);
+}
+
+// Updates tally, so every read of it is atomic, even of the elements no thread updates.
+[[kernel, oxide::launch_contract("domain = 1")]] void count_and_read(oxide::DisjointSpan<unsigned> out) {
+  const auto i = oxide::thread::index_1d();
+  if (unsigned *o = out.get_mut(i)) {
+    tally.atomic(2).fetch_add(1);
+    *o = tally.atomic(i.get() % 2).load(oxide::MemoryOrder::acquire) + tally.atomic(3).load();
+  }
 }
 
 [[kernel]] void write_last(int value) {
@@ -82,6 +94,19 @@ int main() {
     launch(stream, out, in);
     check("evens after a second launch", oxide::get_global(stream, evens), 2 * want_evens);
     check("table read back", oxide::get_global(stream, table)[3], 40);
+
+    // An array global counted into at one element and read atomically at others.
+    oxide::set_global(stream, tally, std::array<unsigned, 4>{5, 9, 100, 1000});
+    auto counted = oxide::DeviceBuffer<unsigned>::zeroed(stream, n);
+    oxide::prepare(c.ctx, count_and_read, oxide::LaunchConfig1D::for_elements(n, 128))(stream, counted);
+    const std::array<unsigned, 4> got_tally = oxide::get_global(stream, tally);
+    check("tally[2] counts every thread with an element", got_tally[2], 100 + n);
+    check("tally[0] unchanged", got_tally[0], 5u);
+    const std::vector<unsigned> hcounted = counted.to_host(stream);
+    unsigned wrong = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      wrong += hcounted[i] != (i % 2 == 0 ? 5u : 9u) + 1000u;
+    check("count_and_read's atomic loads", wrong, 0u);
 
     oxide::unsafe_launch(stream, write_last, oxide::LaunchConfig1D::for_elements(32, 32), 42);
     check("last", oxide::get_global(stream, last), 42);

@@ -10,7 +10,8 @@
 // __device__ variable); on the host it is an ordinary global, which the CPU simulator's kernels
 // use directly. Every thread of every kernel shares it, so in a kernel with a launch contract a
 // plain write to it is a data race that the compiler rejects: write it through atomic() (or from
-// a kernel launched with oxide::unsafe_launch); reading it is always allowed.
+// a kernel launched with oxide::unsafe_launch). So is a plain read in a kernel that also updates
+// it: read it there with atomic().load(); kernels that only read it keep plain loads.
 #pragma once
 
 #include <array>
@@ -49,8 +50,9 @@ public:
   device_global(const device_global &) = delete;
   device_global &operator=(const device_global &) = delete;
 
-  /// The value, for reading. Other threads may be updating it atomically meanwhile: read what
-  /// they update with atomic().load().
+  /// The value, for plain (non-atomic) reads: in a kernel with a launch contract that also
+  /// updates this global atomically, a plain read races with the other threads' updates and is
+  /// rejected; read it there with atomic().load() (or atomic(i).load()).
   [[nodiscard]] constexpr const T &get() const noexcept { return value_; }
   [[nodiscard]] constexpr const T &operator*() const noexcept { return value_; }
   [[nodiscard]] constexpr const T *operator->() const noexcept { return &value_; }
@@ -60,6 +62,15 @@ public:
     requires detail::AtomicValue<T>
   {
     return AtomicRef<T>(value_);
+  }
+
+  /// Atomic access (device scope) to element `i` of an array global of 32/64-bit integers,
+  /// floats or doubles; an index out of bounds stops the kernel like operator[].
+  [[nodiscard]] auto atomic(std::size_t i) noexcept
+    requires detail::AtomicValue<element_type>
+  {
+    check(i);
+    return AtomicRef<element_type>(value_[i]);
   }
 
   /// Element `i` of an array global (std::array or T[N]); an index out of bounds stops the

@@ -24,6 +24,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Demangle/Demangle.h"
 
+#include <deque>
+
 using namespace mlir;
 
 namespace {
@@ -47,6 +49,7 @@ constexpr llvm::StringLiteral kRuleAtomicOnly = " [safety rule: atomic-only]";
 constexpr llvm::StringLiteral kRuleEscape = " [safety rule: pointer-escape]";
 constexpr llvm::StringLiteral kRuleOpaque = " [safety rule: opaque-code]";
 constexpr llvm::StringLiteral kRuleSpanOrigin = " [safety rule: span-origin]";
+constexpr llvm::StringLiteral kRuleGlobalRead = " [safety rule: global-read]";
 
 /// What a pointer may point into.
 enum class RootKind : unsigned {
@@ -188,6 +191,7 @@ public:
     for (LLVM::LLVMFuncOp fn : checked)
       fn.walk([&](Operation *op) { check(op); });
     checkTileShapes();
+    checkGlobalReads();
     if (failed)
       return failure();
     confine();
@@ -651,8 +655,10 @@ private:
   /// An error at the user's line of `op`: once per line and rule (an unrolled loop repeats a
   /// write many times).
   void report(Operation *op, llvm::StringRef rule, llvm::function_ref<void(InFlightDiagnostic &)> message) {
+    report(oxide::userLocation(op->getLoc()), rule, message);
+  }
+  void report(Location loc, llvm::StringRef rule, llvm::function_ref<void(InFlightDiagnostic &)> message) {
     failed = true;
-    Location loc = oxide::userLocation(op->getLoc());
     if (!reported.insert({loc, rule}).second)
       return;
     InFlightDiagnostic diag = emitError(loc);
@@ -1164,6 +1170,282 @@ private:
               }
           }
         });
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Reads of device globals the kernel updates
+  //===--------------------------------------------------------------------===//
+
+  /// The symbols of the device globals that pointer `address` may point into.
+  SmallVector<llvm::StringRef> globalsOf(Value address) {
+    SmallVector<llvm::StringRef> names;
+    for (const Root &root : rootsOf(address))
+      if (root.kind == RootKind::Global)
+        if (auto global = root.source.getDefiningOp<LLVM::AddressOfOp>())
+          names.push_back(global.getGlobalName());
+    return names;
+  }
+
+  /// The functions `kernel` runs: those it reaches by direct calls, and every function whose
+  /// address the module takes once one of them calls through a pointer.
+  llvm::SetVector<LLVM::LLVMFuncOp> functionsOf(LLVM::LLVMFuncOp kernel) {
+    llvm::SetVector<LLVM::LLVMFuncOp> fns;
+    for (LLVM::LLVMFuncOp fn : oxide::reachableFunctions(kernel, symbols))
+      fns.insert(fn);
+    for (size_t i = 0; i < fns.size(); ++i) {
+      bool indirect = false;
+      LLVM::LLVMFuncOp(fns[i]).walk([&](LLVM::CallOp call) { indirect |= !call.getCalleeAttr(); });
+      if (indirect)
+        for (LLVM::LLVMFuncOp target : addressTaken)
+          if (!target.isExternal())
+            for (LLVM::LLVMFuncOp fn : oxide::reachableFunctions(target, symbols))
+              fns.insert(fn);
+    }
+    return fns;
+  }
+
+  /// The address an atomic update (read-modify-write, compare-exchange, atomic store) writes.
+  static Value atomicUpdateAddress(Operation *op) {
+    if (auto rmw = dyn_cast<LLVM::AtomicRMWOp>(op))
+      return rmw.getPtr();
+    if (auto cas = dyn_cast<LLVM::AtomicCmpXchgOp>(op))
+      return cas.getPtr();
+    if (auto store = dyn_cast<LLVM::StoreOp>(op);
+        store && store.getOrdering() != LLVM::AtomicOrdering::not_atomic)
+      return store.getAddr();
+    return {};
+  }
+
+  /// The addresses `op` reads plainly (not by an atomic instruction): loads, the sources of
+  /// memcpy/memmove (inline, volatile and by-name forms), cache-hinted loads, and any other
+  /// operation with a read effect on a pointer.
+  static SmallVector<Value> plainReads(Operation *op) {
+    if (auto load = dyn_cast<LLVM::LoadOp>(op))
+      return load.getOrdering() == LLVM::AtomicOrdering::not_atomic ? SmallVector<Value>{load.getAddr()}
+                                                                    : SmallVector<Value>{};
+    if (isa<LLVM::AtomicRMWOp, LLVM::AtomicCmpXchgOp, LLVM::StoreOp>(op))
+      return {};
+    if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op)) {
+      llvm::StringRef name = call.getIntrin();
+      if ((name.starts_with("llvm.memcpy") || name.starts_with("llvm.memmove")) && call.getArgs().size() >= 2)
+        return {call.getArgs()[1]};
+      if (name.starts_with("llvm.nvvm.ldg") || name.starts_with("llvm.nvvm.ldu"))
+        return {call.getArgs().front()};
+      return {};
+    }
+    SmallVector<Value> reads;
+    if (auto effects = dyn_cast<MemoryEffectOpInterface>(op)) {
+      SmallVector<MemoryEffects::EffectInstance> list;
+      effects.getEffects(list);
+      for (const MemoryEffects::EffectInstance &effect : list)
+        if (isa<MemoryEffects::Read>(effect.getEffect()) && effect.getValue() &&
+            isa<LLVM::LLVMPointerType>(effect.getValue().getType()))
+          reads.push_back(effect.getValue());
+    }
+    return reads;
+  }
+
+  /// Where to blame read `op`: its line, else (a load the optimiser merged from several lines
+  /// has none) the first line that uses the value it read, else its function's.
+  static Location readLocation(Operation *op) {
+    auto known = [](Location loc) { return bool(loc->findInstanceOf<FileLineColLoc>()); };
+    Location loc = oxide::userLocation(op->getLoc());
+    if (known(loc))
+      return loc;
+    llvm::DenseSet<Operation *> seen;
+    std::deque<Operation *> work(op->getUsers().begin(), op->getUsers().end());
+    while (!work.empty() && seen.size() < 64) {
+      Operation *at = work.front();
+      work.pop_front();
+      if (!seen.insert(at).second)
+        continue;
+      if (Location use = oxide::userLocation(at->getLoc()); known(use))
+        return use;
+      work.insert(work.end(), at->getUsers().begin(), at->getUsers().end());
+    }
+    auto fn = op->getParentOfType<LLVM::LLVMFuncOp>();
+    return fn ? oxide::userLocation(fn.getLoc()) : loc;
+  }
+
+  /// How to read device global `symbol` atomically, for the error: its atomic() for a scalar,
+  /// atomic(i) for an array, an AtomicRef of the member for a struct.
+  std::string atomicReadHint(llvm::StringRef symbol) {
+    const std::string name = llvm::demangle(symbol.str());
+    Type value;
+    if (auto global = symbols.lookup<LLVM::GlobalOp>(symbol))
+      if (auto wrapper = dyn_cast<LLVM::LLVMStructType>(global.getGlobalType());
+          wrapper && wrapper.getBody().size() == 1)
+        value = wrapper.getBody().front();
+    if (auto array = dyn_cast_or_null<LLVM::LLVMStructType>(value); // std::array<T, N>
+        array && array.getBody().size() == 1 && isa<LLVM::LLVMArrayType>(array.getBody().front()))
+      value = array.getBody().front();
+    if (value && (isa<IntegerType>(value) || isa<FloatType>(value)))
+      return name + ".atomic().load()";
+    if (value && isa<LLVM::LLVMArrayType>(value))
+      return name + ".atomic(i).load()";
+    return "oxide::AtomicRef(" + name + ".unsafe_ref().member).load()";
+  }
+
+  /// The byte offset inside device global `symbol` that `address` points to, where it is one
+  /// constant.
+  std::optional<int64_t> offsetInGlobal(Value address, llvm::StringRef symbol) {
+    std::optional<int64_t> result;
+    for (const Root &root : rootsOf(address)) {
+      auto global = root.kind == RootKind::Global ? root.source.getDefiningOp<LLVM::AddressOfOp>() : nullptr;
+      if (!global || global.getGlobalName() != symbol)
+        continue;
+      Offset offset = offsetFrom(address, root.source);
+      if (offset.state != Offset::Known || (result && *result != offset.bytes))
+        return std::nullopt;
+      result = offset.bytes;
+    }
+    return result;
+  }
+
+  /// Atomics on one value are ordered only with atomics of the same bytes: in the PTX memory
+  /// model two atomics that overlap without covering the same bytes (an 8-byte load of a struct
+  /// whose 4-byte member others update, a float update of an int's bytes at another offset)
+  /// are not morally strong, so they race. Each atomic load and update of a global that the
+  /// kernel updates must be disjoint from each update or the same access (offset and size); at
+  /// an offset Oxide cannot tell, the same size (atomics are naturally aligned).
+  void checkAtomicShapes(const llvm::SetVector<LLVM::LLVMFuncOp> &fns,
+                         const llvm::MapVector<llvm::StringRef, Operation *> &updated,
+                         const std::string &kernelName) {
+    struct Access {
+      Operation *op;
+      std::optional<int64_t> offset;
+      int64_t size;
+      bool update;
+    };
+    llvm::MapVector<llvm::StringRef, SmallVector<Access>> accesses;
+    for (LLVM::LLVMFuncOp fn : fns)
+      fn.walk([&](Operation *op) {
+        Value address = atomicUpdateAddress(op);
+        std::optional<int64_t> size;
+        if (auto rmw = dyn_cast<LLVM::AtomicRMWOp>(op))
+          size = sizeOf(rmw.getVal().getType());
+        else if (auto cas = dyn_cast<LLVM::AtomicCmpXchgOp>(op))
+          size = sizeOf(cas.getVal().getType());
+        else if (auto store = dyn_cast<LLVM::StoreOp>(op); store && address)
+          size = sizeOf(store.getValue().getType());
+        else if (auto load = dyn_cast<LLVM::LoadOp>(op);
+                 load && load.getOrdering() != LLVM::AtomicOrdering::not_atomic) {
+          address = load.getAddr();
+          size = sizeOf(load.getResult().getType());
+        }
+        if (!address || !size)
+          return;
+        for (llvm::StringRef global : globalsOf(address))
+          if (updated.count(global))
+            accesses[global].push_back(
+                {op, offsetInGlobal(address, global), *size, bool(atomicUpdateAddress(op))});
+      });
+    for (auto &[global, list] : accesses)
+      for (auto [i, access] : llvm::enumerate(list))
+        for (auto [j, update] : llvm::enumerate(list)) {
+          // Each pair once: an update against the updates before it, a load against all.
+          if (!update.update || (access.update && j >= i))
+            continue;
+          const bool clash = access.offset && update.offset
+                                 ? *access.offset < *update.offset + update.size &&
+                                       *update.offset < *access.offset + access.size &&
+                                       (*access.offset != *update.offset || access.size != update.size)
+                                 : access.size != update.size;
+          if (!clash)
+            continue;
+          report(
+              readLocation(access.op), access.update ? kRuleStoreTarget : kRuleGlobalRead,
+              [&](InFlightDiagnostic &d) {
+                d << "this atomic " << (access.update ? "update" : "load") << " of " << access.size
+                  << " bytes of device global '" << llvm::demangle(global.str()) << "'";
+                if (access.offset)
+                  d << " at byte offset " << *access.offset;
+                d << " overlaps an atomic update of " << update.size << " bytes";
+                if (update.offset)
+                  d << " at byte offset " << *update.offset;
+                d << " without being the same access: atomics that cover different bytes of one value race "
+                     "in "
+                     "the PTX memory model; access each value of the global with one type, at its own offset";
+                d.attachNote(oxide::userLocation(update.op->getLoc()))
+                    << "kernel '" << kernelName << "' updates it atomically here";
+              });
+          break;
+        }
+  }
+
+  /// A plain read of a device global that other threads of the same launch update atomically is
+  /// a data race (the PTX memory model orders only atomics against atomics): in a kernel that
+  /// updates a global anywhere in the code it runs, every read of that global must be atomic,
+  /// whichever element or field it reads, and a pointer to it must not be kept where Oxide
+  /// cannot follow it. Kernels that only read a global keep plain loads.
+  void checkGlobalReads() {
+    for (LLVM::LLVMFuncOp kernel : module.getOps<LLVM::LLVMFuncOp>()) {
+      if (!kernels.contains(kernel))
+        continue;
+      llvm::SetVector<LLVM::LLVMFuncOp> fns = functionsOf(kernel);
+      llvm::MapVector<llvm::StringRef, Operation *> updated; // the first update of each global
+      for (LLVM::LLVMFuncOp fn : fns)
+        fn.walk([&](Operation *op) {
+          if (Value address = atomicUpdateAddress(op))
+            for (llvm::StringRef global : globalsOf(address))
+              updated.insert({global, op});
+        });
+      if (updated.empty())
+        continue;
+      const std::string kernelName = llvm::demangle(kernel.getSymName().str());
+      checkAtomicShapes(fns, updated, kernelName);
+      // The updated global that `pointer` may point into, and its first update.
+      auto updatedBy = [&](Value pointer) -> std::optional<std::pair<llvm::StringRef, Operation *>> {
+        for (llvm::StringRef global : globalsOf(pointer))
+          if (Operation *update = updated.lookup(global))
+            return std::pair{global, update};
+        return std::nullopt;
+      };
+      auto noteUpdate = [&](InFlightDiagnostic &d, Operation *update) {
+        d.attachNote(oxide::userLocation(update->getLoc()))
+            << "kernel '" << kernelName << "' updates it atomically here";
+      };
+      for (LLVM::LLVMFuncOp fn : fns)
+        fn.walk([&](Operation *op) {
+          for (Value address : plainReads(op))
+            if (auto hit = updatedBy(address)) {
+              report(readLocation(op), kRuleGlobalRead, [&](InFlightDiagnostic &d) {
+                d << "this plain read of device global '" << llvm::demangle(hit->first.str())
+                  << "' races with its atomic updates: kernel '" << kernelName
+                  << "' updates it, so other threads may write it while this one reads; read it atomically ("
+                  << atomicReadHint(hit->first)
+                  << ", or load(oxide::MemoryOrder::acquire) to also see what the writer stored before its "
+                     "update), or read it in a kernel that does not update it";
+                noteUpdate(d, hit->second);
+              });
+              break;
+            }
+          // A pointer kept in memory or made an integer comes back without its roots: Oxide
+          // could not see the reads through it.
+          Value kept;
+          llvm::StringRef how = "stored to memory";
+          if (auto store = dyn_cast<LLVM::StoreOp>(op))
+            kept = store.getValue();
+          else if (auto rmw = dyn_cast<LLVM::AtomicRMWOp>(op))
+            kept = rmw.getVal();
+          else if (auto cas = dyn_cast<LLVM::AtomicCmpXchgOp>(op))
+            kept = cas.getVal();
+          else if (auto cast = dyn_cast<LLVM::PtrToIntOp>(op))
+            kept = cast.getArg(), how = "converted to an integer";
+          if (!kept)
+            return;
+          if (auto hit = updatedBy(kept)) {
+            report(readLocation(op), kRuleGlobalRead, [&](InFlightDiagnostic &d) {
+              d << "a pointer into device global '" << llvm::demangle(hit->first.str()) << "', which kernel '"
+                << kernelName << "' updates atomically, is " << how
+                << ", so Oxide cannot check that every read through it is atomic; read it with "
+                << atomicReadHint(hit->first) << " where you need the value, or keep the pointer in a local "
+                << "variable";
+              noteUpdate(d, hit->second);
+            });
+          }
+        });
+    }
   }
 
   //===--------------------------------------------------------------------===//
