@@ -141,3 +141,31 @@ llvm.func @shapes(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Disjo
   %e = llvm.atomicrmw xchg %three, %one monotonic : !llvm.ptr<1>, i32
   llvm.return
 }
+
+// -----
+
+// An atomic update of an array global at a computed index: inside the array where a dominating
+// check bounds the index (g.atomic(i)'s, whose failing side stops the kernel), not past it.
+llvm.mlir.global external @bins() {addr_space = 1 : i32, alignment = 4 : i64} : !llvm.struct<"class.oxide::device_global", (struct<"struct.std::array", (array<16 x i32>)>)>
+
+llvm.func @histogram(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>}, %v: i32)
+    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o,v=s"} {
+  %one = llvm.mlir.constant(1 : i32) : i32
+  %fifteen = llvm.mlir.constant(15 : i32) : i32
+  %sixteen = llvm.mlir.constant(16 : i64) : i64
+  %g1 = llvm.mlir.addressof @bins : !llvm.ptr<1>
+  %g = llvm.addrspacecast %g1 : !llvm.ptr<1> to !llvm.ptr
+  %wide = llvm.zext %v : i32 to i64
+  // expected-error @+2 {{this atomic write lands at an offset Oxide cannot prove stays inside device global 'bins'}}
+  %unchecked = llvm.getelementptr %g[%wide] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+  %a = llvm.atomicrmw add %unchecked, %one monotonic : !llvm.ptr, i32
+  %bad = llvm.icmp "ugt" %v, %fifteen : i32
+  llvm.cond_br %bad, ^fail, ^ok
+^fail:
+  oxide.bounds_fail %wide, %sixteen : i64
+  llvm.unreachable
+^ok:
+  %checked = llvm.getelementptr %g[%wide] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+  %b = llvm.atomicrmw add %checked, %one monotonic : !llvm.ptr, i32
+  llvm.return
+}

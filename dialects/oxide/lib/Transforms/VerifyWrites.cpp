@@ -16,6 +16,7 @@
 
 #include "oxide/detail/intrinsic_abi.hpp"
 
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
@@ -767,14 +768,15 @@ private:
         break;
       case RootKind::Global:
         // Every thread shares an oxide::device_global: only atomic updates inside it are safe.
-        if (atomic && provenInside(address, root, size))
+        if (atomic && (provenInside(address, root, size) || provenInsideByBounds(op, address, root, size)))
           break;
         report(op, kRuleStoreTarget, [&](InFlightDiagnostic &d) {
           if (atomic)
             d << "this atomic write lands at an offset Oxide cannot prove stays inside device global '"
               << globalName(root.source)
-              << "'; update a scalar global (its atomic()) or an element "
-                 "at a constant index, or drop the contract and launch with oxide::unsafe_launch";
+              << "'; update a scalar global through its atomic(), an array global's element through its "
+                 "atomic(i) (bounds-checked) or at an index Oxide can bound (a constant, i % N, i & (N - 1), "
+                 "or inside a check i < N), or drop the contract and launch with oxide::unsafe_launch";
           else
             d << "this write targets device global '" << globalName(root.source)
               << "', which every thread of the launch shares, so a plain write is a data race; update "
@@ -885,6 +887,165 @@ private:
       bytes = layout.getTypeSize(type.getValue()).getFixedValue();
     }
     return bytes && offset.bytes + *size <= *bytes;
+  }
+
+  /// Whether `address`, a chain of GEPs from the device global of `root`, stays inside it at
+  /// `op` for every value of its variable indices, by their upper bounds there (upperBound):
+  /// how g.atomic(i) with its bounds check, or g.atomic(v % N), updates an array global.
+  bool provenInsideByBounds(Operation *op, Value address, const Root &root, std::optional<int64_t> size) {
+    auto global = root.source.getDefiningOp<LLVM::AddressOfOp>();
+    auto var = global ? symbols.lookup<LLVM::GlobalOp>(global.getGlobalName()) : nullptr;
+    if (!size || !var)
+      return false;
+    const int64_t bytes = layout.getTypeSize(var.getGlobalType()).getFixedValue();
+    int64_t low = 0, high = 0; // the offset's range: low + [0, high - low]
+    for (Value v = address; v != root.source;) {
+      Operation *def = v.getDefiningOp();
+      if (isa_and_nonnull<LLVM::BitcastOp, LLVM::AddrSpaceCastOp>(def)) {
+        v = def->getOperand(0);
+        continue;
+      }
+      auto gep = dyn_cast_or_null<LLVM::GEPOp>(def);
+      if (!gep)
+        return false;
+      Type type = gep.getElemType();
+      bool first = true;
+      for (auto index : gep.getIndices()) {
+        std::optional<int64_t> fixed;
+        if (auto attr = llvm::dyn_cast_if_present<IntegerAttr>(index))
+          fixed = attr.getInt();
+        else if (APInt c;
+                 matchPattern(llvm::cast<Value>(index), m_ConstantInt(&c)) && c.getSignificantBits() <= 32)
+          fixed = c.getSExtValue();
+        Type step = type;
+        if (!first) {
+          if (auto s = dyn_cast<LLVM::LLVMStructType>(type)) {
+            if (!fixed || *fixed < 0 || static_cast<size_t>(*fixed) >= s.getBody().size())
+              return false;
+            int64_t field = 0;
+            for (int64_t f = 0; f <= *fixed; ++f) {
+              Type member = s.getBody()[f];
+              if (!s.isPacked())
+                field = llvm::alignTo(field, layout.getTypeABIAlignment(member));
+              if (f < *fixed)
+                field += layout.getTypeSize(member).getFixedValue();
+            }
+            low += field, high += field;
+            type = s.getBody()[*fixed];
+            continue;
+          }
+          if (auto a = dyn_cast<LLVM::LLVMArrayType>(type))
+            step = type = a.getElementType();
+          else
+            return false;
+        }
+        first = false;
+        const int64_t scale = layout.getTypeSize(step).getFixedValue();
+        if (fixed) {
+          low += *fixed * scale, high += *fixed * scale;
+          continue;
+        }
+        // A GEP sign-extends its index: the bound must keep it non-negative.
+        Value dynamic = llvm::cast<Value>(index);
+        std::optional<uint64_t> bound = upperBound(dynamic, op);
+        const unsigned width = dynamic.getType().getIntOrFloatBitWidth();
+        if (!bound || *bound > static_cast<uint64_t>(bytes) || (width < 64 && *bound >> (width - 1)))
+          return false;
+        high += static_cast<int64_t>(*bound) * scale;
+      }
+      v = gep.getBase();
+      if (low < -bytes || high > bytes)
+        return false;
+    }
+    return low >= 0 && high + *size <= bytes;
+  }
+
+  /// An unsigned upper bound of integer `value` where `at` runs: a constant, `x & C`, `x urem C`,
+  /// a zero extension, or a value that a branch dominating `at` compared with a constant (a
+  /// bounds check whose failing side does not reach `at`).
+  std::optional<uint64_t> upperBound(Value value, Operation *at, unsigned depth = 0) {
+    if (depth > 8 || !isa<IntegerType>(value.getType()))
+      return std::nullopt;
+    if (APInt c; matchPattern(value, m_ConstantInt(&c)))
+      return c.getActiveBits() <= 63 ? std::optional<uint64_t>(c.getZExtValue()) : std::nullopt;
+    std::optional<uint64_t> best;
+    auto tighten = [&](std::optional<uint64_t> b) {
+      if (b && (!best || *b < *best))
+        best = b;
+    };
+    Operation *def = value.getDefiningOp();
+    if (auto zext = dyn_cast_or_null<LLVM::ZExtOp>(def))
+      tighten(upperBound(zext.getArg(), at, depth + 1));
+    if (auto mask = dyn_cast_or_null<LLVM::AndOp>(def)) {
+      tighten(upperBound(mask.getLhs(), at, depth + 1));
+      tighten(upperBound(mask.getRhs(), at, depth + 1));
+    }
+    if (isa_and_nonnull<LLVM::AddOp, LLVM::OrOp>(def)) { // x | y <= x + y; no wrap below half the width
+      std::optional<uint64_t> a = upperBound(def->getOperand(0), at, depth + 1);
+      std::optional<uint64_t> b = upperBound(def->getOperand(1), at, depth + 1);
+      const unsigned width = value.getType().getIntOrFloatBitWidth();
+      if (a && b && width >= 2 && *a < (uint64_t(1) << (std::min(width, 62u) - 2)) &&
+          *b < (uint64_t(1) << (std::min(width, 62u) - 2)))
+        tighten(*a + *b);
+    }
+    if (auto rem = dyn_cast_or_null<LLVM::URemOp>(def))
+      if (APInt c; matchPattern(rem.getRhs(), m_ConstantInt(&c)) && !c.isZero() && c.getActiveBits() <= 63)
+        tighten(c.getZExtValue() - 1);
+    llvm::SmallDenseSet<uint64_t, 4> excluded; // values a dominating `!=` rules out
+    for (Operation *user : value.getUsers()) {
+      auto cmp = dyn_cast<LLVM::ICmpOp>(user);
+      APInt c;
+      if (!cmp || cmp.getLhs() != value || !matchPattern(cmp.getRhs(), m_ConstantInt(&c)) ||
+          c.getActiveBits() > 63)
+        continue;
+      const uint64_t k = c.getZExtValue();
+      // Which side of the branch has value <= bound.
+      std::optional<std::pair<bool, uint64_t>> side;
+      switch (cmp.getPredicate()) {
+      case LLVM::ICmpPredicate::ugt:
+        side = {false, k};
+        break;
+      case LLVM::ICmpPredicate::uge:
+        if (k > 0)
+          side = {false, k - 1};
+        break;
+      case LLVM::ICmpPredicate::ult:
+        if (k > 0)
+          side = {true, k - 1};
+        break;
+      case LLVM::ICmpPredicate::ule:
+        side = {true, k};
+        break;
+      case LLVM::ICmpPredicate::eq:
+      case LLVM::ICmpPredicate::ne:
+        side = {cmp.getPredicate() == LLVM::ICmpPredicate::ne, k}; // value != k on this side
+        break;
+      default:
+        break;
+      }
+      if (!side)
+        continue;
+      const bool exclusion =
+          cmp.getPredicate() == LLVM::ICmpPredicate::eq || cmp.getPredicate() == LLVM::ICmpPredicate::ne;
+      for (Operation *branchUser : cmp->getUsers()) {
+        auto branch = dyn_cast<LLVM::CondBrOp>(branchUser);
+        if (!branch || branch.getCondition() != cmp.getResult() ||
+            branch.getTrueDest() == branch.getFalseDest())
+          continue;
+        Block *taken = side->first ? branch.getTrueDest() : branch.getFalseDest();
+        if (taken->getSinglePredecessor() != branch->getBlock() ||
+            !dominance.dominates(taken, at->getBlock()))
+          continue;
+        if (exclusion)
+          excluded.insert(side->second);
+        else
+          tighten(side->second);
+      }
+    }
+    // `v < 17` then `v != 16` (how LLVM writes a nested `v <= 15`) bounds v by 15.
+    while (best && *best > 0 && excluded.contains(*best))
+      best = *best - 1;
+    return best;
   }
 
   void checkElementWrite(Operation *op, Value address, const Root &root, std::optional<int64_t> size,
@@ -1898,6 +2059,7 @@ private:
   llvm::DenseMap<Value, std::pair<int64_t, Operation *>> elementSizes;
   std::vector<Confinement> toConfine;
   llvm::DenseSet<std::pair<Location, llvm::StringRef>> reported;
+  DominanceInfo dominance;
   bool changed = false;
   bool failed = false;
 };
