@@ -24,6 +24,7 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Demangle/Demangle.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <deque>
 
@@ -941,17 +942,21 @@ private:
         }
         first = false;
         const int64_t scale = layout.getTypeSize(step).getFixedValue();
+        int64_t added;
         if (fixed) {
-          low += *fixed * scale, high += *fixed * scale;
+          if (llvm::MulOverflow(*fixed, scale, added) || llvm::AddOverflow(low, added, low) ||
+              llvm::AddOverflow(high, added, high))
+            return false;
           continue;
         }
         // A GEP sign-extends its index: the bound must keep it non-negative.
         Value dynamic = llvm::cast<Value>(index);
         std::optional<uint64_t> bound = upperBound(dynamic, op);
         const unsigned width = dynamic.getType().getIntOrFloatBitWidth();
-        if (!bound || *bound > static_cast<uint64_t>(bytes) || (width < 64 && *bound >> (width - 1)))
+        if (!bound || *bound > static_cast<uint64_t>(bytes) || (width < 64 && *bound >> (width - 1)) ||
+            llvm::MulOverflow(static_cast<int64_t>(*bound), scale, added) ||
+            llvm::AddOverflow(high, added, high))
           return false;
-        high += static_cast<int64_t>(*bound) * scale;
       }
       v = gep.getBase();
       if (low < -bytes || high > bytes)
