@@ -4,19 +4,29 @@
 // into its own buffers; their diagnostics are then printed in architecture order, as a serial
 // build would print them, and their code objects become one fat device image.
 //
+// Most of a device build is its front end (clang, to the target-independently optimised
+// module), and the front ends of different architectures differ only where the preprocessor
+// sees the architecture (ArchDependence.h). Architectures whose precompiled headers see them
+// alike share one front end, the oldest's, when the user's own code does not look at the
+// architecture either; each still runs its own MLIR stage, NVPTX back end and ptxas.
+//
 //===----------------------------------------------------------------------===//
 
 #include "DeviceBuild.h"
 
 #include "oxide/compiler/Build.h"
+#include "oxide/compiler/Frontend.h"
 #include "oxide/compiler/ReportedError.h"
 #include "oxide/compiler/TargetCodegen.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
+
+#include <deque>
 
 using namespace oxide;
 using namespace oxide::driver;
@@ -29,6 +39,57 @@ void discardArchBuilds(std::vector<ArchBuild> &builds) {
       llvm::consumeError(b.image->takeError());
   builds.clear();
 }
+
+/// Architectures that one front end serves: the leader's (the oldest: what its compile accepts,
+/// the newer ones' features accept too) and the followers'.
+struct FrontEndGroup {
+  size_t leader;
+  std::vector<size_t> followers;
+  std::set<std::string> archMacros; ///< what the headers made architecture macros
+  std::set<std::string> differing;  ///< those the headers define differently for the group
+};
+
+/// Groups `archs` (indices) by what their precompiled headers see of the architecture. One
+/// whose record is unknown (no precompiled headers) or whose headers use the architecture in
+/// code compiles alone.
+std::vector<FrontEndGroup> groupByFrontEnd(const TranslationUnit &tu, const Toolchain &tc,
+                                           llvm::ArrayRef<GpuArch> archs) {
+  std::vector<FrontEndGroup> groups;
+  std::vector<std::optional<ArchDependence>> records;
+  for (size_t i = 0; i < archs.size(); ++i) {
+    records.push_back(archs.size() > 1 ? deviceHeadersArchDependence(tu, tc, archs[i]) : std::nullopt);
+    const std::optional<ArchDependence> &record = records.back();
+    FrontEndGroup *joined = nullptr;
+    for (FrontEndGroup &group : groups) {
+      const std::optional<ArchDependence> &leader = records[group.leader];
+      std::set<std::string> differing;
+      // One major version only: clang's target description of NVPTX does not change within one
+      // (which the records cannot show), and its builtins' features grow with the minor.
+      if (record && leader && archs[i].number / 10 == archs[group.leader].number / 10 &&
+          compareArchDependence(*leader, *record, differing).empty()) {
+        group.differing.insert(differing.begin(), differing.end());
+        joined = &group;
+        break;
+      }
+    }
+    if (!joined) {
+      groups.push_back({i, {}, record ? record->archMacros : std::set<std::string>(), {}});
+      continue;
+    }
+    joined->followers.push_back(i);
+    if (archs[i].number < archs[joined->leader].number)
+      std::swap(joined->leader, joined->followers.back());
+  }
+  return groups;
+}
+
+/// A leader's front end, as its followers take it.
+struct SharedFrontEnd {
+  GpuArch arch;
+  std::string bitcode;     ///< the module; empty if it cannot be shared
+  std::string diagnostics; ///< what the front end printed
+  std::string whyNot;      ///< why it cannot be shared, for -v
+};
 
 } // namespace
 
@@ -53,30 +114,99 @@ std::vector<ArchBuild> driver::buildArchs(const TranslationUnit &tu, const Toolc
   const CompileOptions &opts = tu.opts;
   std::vector<ArchBuild> builds(archs.size());
   const bool colors = llvm::errs().has_colors();
-  auto build = [&](size_t i) {
+  auto build = [&](size_t i, const DeviceFrontEnd &frontEnd) {
     ArchBuild &b = builds[i];
     b.arch = archs[i];
     llvm::raw_string_ostream log(b.log), diagOut(b.diagnostics);
     diagOut.enable_colors(colors);
-    b.image.emplace(buildDeviceImage(tu, tc, b.arch, nullptr, &b.constants, diagOut, log));
+    b.image.emplace(buildDeviceImage(tu, tc, b.arch, nullptr, &b.constants, diagOut, log, frontEnd));
   };
-  const unsigned threads = opts.threads ? std::min<unsigned>(opts.threads, archs.size()) : archs.size();
-  if (threads <= 1) {
-    for (size_t i = 0; i < archs.size(); ++i)
-      build(i);
-    return builds;
-  }
+
   // Every compile owns its contexts (LLVM, clang, MLIR) and temporary files; the frontend's
   // shared state is read-only or locked (see setHostOnlyHeaderDirectory), and the targets are
   // registered before any compile starts (initializeTargets). Without --threads, no more
   // compiles than cores.
-  initializeTargets();
-  llvm::ThreadPoolStrategy strategy = llvm::heavyweight_hardware_concurrency(threads);
-  strategy.Limit = opts.threads == 0;
-  llvm::DefaultThreadPool pool(strategy);
-  for (size_t i = 0; i < archs.size(); ++i)
-    pool.async([&build, i] { build(i); });
-  pool.wait();
+  const unsigned threads = opts.threads ? std::min<unsigned>(opts.threads, archs.size()) : archs.size();
+  std::optional<llvm::DefaultThreadPool> pool;
+  std::deque<std::function<void()>> serial; // without a pool: what is left to run, in order
+  if (threads > 1) {
+    initializeTargets();
+    llvm::ThreadPoolStrategy strategy = llvm::heavyweight_hardware_concurrency(threads);
+    strategy.Limit = opts.threads == 0;
+    pool.emplace(strategy);
+  }
+  auto start = [&](std::function<void()> task) {
+    if (pool)
+      pool->async(std::move(task));
+    else
+      serial.push_back(std::move(task));
+  };
+
+  // A follower takes its leader's module, retargeted, and what the front end printed; or, when
+  // that cannot be, compiles its own.
+  auto follow = [&](size_t i, const SharedFrontEnd &from) {
+    build(i,
+          [&, i](llvm::LLVMContext &ctx, llvm::raw_ostream &diagOut,
+                 llvm::raw_ostream &log) -> llvm::Expected<std::unique_ptr<llvm::Module>> {
+            std::string whyNot = from.whyNot;
+            if (!from.bitcode.empty()) {
+              auto module = retargetDeviceModule(from.bitcode, tu, tc, from.arch, archs[i], ctx);
+              if (module) {
+                diagOut << from.diagnostics;
+                if (opts.verbose)
+                  log << "oxcc: note: " << archs[i].smName() << " shares the device front end of "
+                      << from.arch.smName() << "\n";
+                return module;
+              }
+              whyNot = llvm::toString(module.takeError());
+            }
+            if (opts.verbose)
+              log << "oxcc: note: " << archs[i].smName() << " needs a device front end of its own: " << whyNot
+                  << "\n";
+            return compileDevice(tu, tc, archs[i], ctx, diagOut, log);
+          });
+  };
+  // A leader's front end records where the user's code sees the architecture; the followers
+  // start once it is done.
+  const std::vector<FrontEndGroup> groups = groupByFrontEnd(tu, tc, archs);
+  std::vector<SharedFrontEnd> shared(groups.size());
+  auto lead = [&](size_t g) {
+    const FrontEndGroup &group = groups[g];
+    if (group.followers.empty())
+      return build(group.leader, nullptr);
+    SharedFrontEnd &out = shared[g];
+    out.arch = archs[group.leader];
+    build(group.leader,
+          [&](llvm::LLVMContext &ctx, llvm::raw_ostream &diagOut,
+              llvm::raw_ostream &log) -> llvm::Expected<std::unique_ptr<llvm::Module>> {
+            llvm::raw_string_ostream printed(out.diagnostics);
+            printed.enable_colors(colors);
+            ArchDependence seen;
+            seen.archMacros = group.archMacros;
+            auto module = compileDevice(tu, tc, out.arch, ctx, printed, log, &seen);
+            diagOut << out.diagnostics;
+            if (!module)
+              out.whyNot = "the " + out.arch.smName() + " front end failed";
+            else if (std::string why = whyArchDependent(seen, group.differing); !why.empty())
+              out.whyNot = why;
+            else {
+              llvm::raw_string_ostream bitcode(out.bitcode);
+              llvm::WriteBitcodeToFile(**module, bitcode, /*ShouldPreserveUseListOrder=*/true);
+            }
+            for (size_t f : group.followers)
+              start([&follow, &out, f] { follow(f, out); });
+            return module;
+          });
+  };
+  for (size_t g = 0; g < groups.size(); ++g)
+    start([&lead, g] { lead(g); });
+  if (pool)
+    pool->wait(); // also for the followers, which the leaders add
+  while (!serial.empty()) {
+    std::function<void()> task = std::move(serial.front());
+    serial.pop_front();
+    task();
+  }
   return builds;
 }
 

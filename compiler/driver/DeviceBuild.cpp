@@ -102,17 +102,16 @@ unsigned driver::newestDefaultArch() {
   return newest;
 }
 
-llvm::Expected<detail::DeviceImage> driver::buildDeviceImage(const TranslationUnit &tu, const Toolchain &tc,
-                                                             const GpuArch &arch, llvm::raw_ostream *stageOut,
-                                                             std::vector<std::string> *constants,
-                                                             llvm::raw_ostream &diagOut,
-                                                             llvm::raw_ostream &log) {
+llvm::Expected<detail::DeviceImage>
+driver::buildDeviceImage(const TranslationUnit &tu, const Toolchain &tc, const GpuArch &arch,
+                         llvm::raw_ostream *stageOut, std::vector<std::string> *constants,
+                         llvm::raw_ostream &diagOut, llvm::raw_ostream &log, const DeviceFrontEnd &frontEnd) {
   const CompileOptions &opts = tu.opts;
   const Temps temps(tu);
   const std::string stagePrefix = arch.smName() + ".";
 
   llvm::LLVMContext ctx;
-  auto device = compileDevice(tu, tc, arch, ctx, diagOut, log);
+  auto device = frontEnd ? frontEnd(ctx, diagOut, log) : compileDevice(tu, tc, arch, ctx, diagOut, log);
   if (!device)
     return device.takeError();
   if (auto err = temps.write(stagePrefix + "device.ll", **device))

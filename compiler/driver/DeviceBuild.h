@@ -17,6 +17,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <future>
 #include <optional>
 #include <string>
@@ -45,11 +46,15 @@ unsigned newestDefaultArch();
 /// the oxide::constant variables that the device code reads. Diagnostics go to `diagOut`, the
 /// -v command lines to `log`: the architectures of a build compile in parallel, each into its
 /// own streams. A default architecture (no --arch) that the code cannot be built for fails with
-/// an UnsupportedArchError.
+/// an UnsupportedArchError. `frontEnd` (if given) makes the device module in place of
+/// compileDevice: one front end serves several architectures (ArchBuilds.cpp).
+using DeviceFrontEnd = std::function<llvm::Expected<std::unique_ptr<llvm::Module>>(
+    llvm::LLVMContext &ctx, llvm::raw_ostream &diagOut, llvm::raw_ostream &log)>;
 llvm::Expected<detail::DeviceImage> buildDeviceImage(const TranslationUnit &tu, const Toolchain &tc,
                                                      const GpuArch &arch, llvm::raw_ostream *stageOut,
                                                      std::vector<std::string> *constants,
-                                                     llvm::raw_ostream &diagOut, llvm::raw_ostream &log);
+                                                     llvm::raw_ostream &diagOut, llvm::raw_ostream &log,
+                                                     const DeviceFrontEnd &frontEnd = nullptr);
 
 /// The architectures to build: --arch's, or the defaults; several entries for one architecture
 /// merge (sm_90 and compute_90 are sm_90; 90-real and compute_90 too).

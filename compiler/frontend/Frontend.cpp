@@ -29,6 +29,7 @@
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Lex/PreprocessorOptions.h"
 #include "clang/Serialization/ASTDeserializationListener.h"
+#include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -164,8 +165,10 @@ private:
 class CheckedEmitLLVMAction : public clang::EmitLLVMOnlyAction {
 public:
   /// `deviceSource`: the device compile records there the code the host compile does not see.
-  CheckedEmitLLVMAction(llvm::LLVMContext *ctx, std::shared_ptr<DeviceSource> deviceSource)
-      : EmitLLVMOnlyAction(ctx), deviceSource(std::move(deviceSource)) {}
+  /// `archSeen` (if given): where the preprocessing sees the architecture.
+  CheckedEmitLLVMAction(llvm::LLVMContext *ctx, std::shared_ptr<DeviceSource> deviceSource,
+                        ArchDependence *archSeen)
+      : EmitLLVMOnlyAction(ctx), deviceSource(std::move(deviceSource)), archSeen(archSeen) {}
 
 protected:
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &ci,
@@ -174,6 +177,8 @@ protected:
       ci.getPreprocessor().addPPCallbacks(deviceSource->watch(ci.getSourceManager()));
       deviceSource->setAST(ci.getASTContext());
     }
+    if (archSeen)
+      ci.getPreprocessor().addPPCallbacks(archSeen->watch(ci.getPreprocessor()));
     std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
     if (!ci.getLangOpts().CUDA) {
       consumers.push_back(std::make_unique<HostLambdaNumbering>());
@@ -189,6 +194,7 @@ protected:
 
 private:
   std::shared_ptr<DeviceSource> deviceSource;
+  ArchDependence *archSeen;
 };
 
 /// `oxcc check`'s host compile: the safety checks on the AST and no code at all.
@@ -234,27 +240,17 @@ bool usePrecompiledHeaders(const TranslationUnit &tu) {
   return !tu.opts.pchDirectory.empty() && mentionsKernels(tu.input);
 }
 
-/// Runs clang on `args`; its diagnostics go to `diagOut`, the command line (with `verbose`) to
-/// `log`. Colours follow stderr's. With `prefix`, the compile starts from its precompiled
-/// header. With `deviceIncludeDir` (Oxide's headers), the device compile's printer prints them.
-llvm::Expected<std::unique_ptr<llvm::Module>>
-runClang(const std::vector<std::string> &args, llvm::LLVMContext &ctx,
-         llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs, llvm::StringRef stage,
-         FrontendOptimization optimization, const PrecompiledPrefix *prefix, bool verbose,
-         llvm::raw_ostream &diagOut, llvm::raw_ostream &log, const std::string *deviceIncludeDir = nullptr) {
-  // Clang's code generation looks the target up (and runs its passes with the target's cost
-  // model); registering the targets first makes every compile see them, in parallel too.
-  initializeTargets();
+std::vector<const char *> argvOf(const std::vector<std::string> &args) {
   std::vector<const char *> argv;
   for (const std::string &arg : args)
     argv.push_back(arg.c_str());
-  if (verbose) {
-    log << "oxcc: " << stage << " compile:";
-    for (const char *a : argv)
-      log << ' ' << a;
-    log << '\n';
-  }
+  return argv;
+}
 
+/// The compiler invocation clang's driver makes of `argv`; its errors go to `diagOut`.
+std::shared_ptr<clang::CompilerInvocation> invocationOf(llvm::ArrayRef<const char *> argv,
+                                                        llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs,
+                                                        llvm::raw_ostream &diagOut) {
   clang::DiagnosticOptions diagOpts;
   auto diags = clang::CompilerInstance::createDiagnostics(
       *vfs, diagOpts, new clang::TextDiagnosticPrinter(diagOut, diagOpts), /*ShouldOwnClient=*/true);
@@ -264,7 +260,31 @@ runClang(const std::vector<std::string> &args, llvm::LLVMContext &ctx,
   clang::CreateInvocationOptions ciOpts;
   ciOpts.Diags = diags;
   ciOpts.VFS = vfs;
-  std::shared_ptr<clang::CompilerInvocation> invocation = clang::createInvocation(argv, ciOpts);
+  return clang::createInvocation(argv, ciOpts);
+}
+
+/// Runs clang on `args`; its diagnostics go to `diagOut`, the command line (with `verbose`) to
+/// `log`. Colours follow stderr's. With `prefix`, the compile starts from its precompiled
+/// header. With `deviceIncludeDir` (Oxide's headers), the device compile's printer prints them.
+/// With `archSeen`, the compile records where its own preprocessing (the precompiled header's
+/// part excepted) sees the architecture.
+llvm::Expected<std::unique_ptr<llvm::Module>>
+runClang(const std::vector<std::string> &args, llvm::LLVMContext &ctx,
+         llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs, llvm::StringRef stage,
+         FrontendOptimization optimization, const PrecompiledPrefix *prefix, bool verbose,
+         llvm::raw_ostream &diagOut, llvm::raw_ostream &log, const std::string *deviceIncludeDir = nullptr,
+         ArchDependence *archSeen = nullptr) {
+  // Clang's code generation looks the target up (and runs its passes with the target's cost
+  // model); registering the targets first makes every compile see them, in parallel too.
+  initializeTargets();
+  std::vector<const char *> argv = argvOf(args);
+  if (verbose) {
+    log << "oxcc: " << stage << " compile:";
+    for (const char *a : argv)
+      log << ' ' << a;
+    log << '\n';
+  }
+  std::shared_ptr<clang::CompilerInvocation> invocation = invocationOf(argv, vfs, diagOut);
   if (!invocation)
     return reportedError(stage.str() + " compile setup");
   // Color only when stderr is a terminal, as clang itself does.
@@ -301,7 +321,7 @@ runClang(const std::vector<std::string> &args, llvm::LLVMContext &ctx,
       return reportedError(stage.str() + " compile");
     return std::make_unique<llvm::Module>(stage, ctx); // empty: nothing was asked for but the checks
   }
-  CheckedEmitLLVMAction action(&ctx, std::move(deviceSource));
+  CheckedEmitLLVMAction action(&ctx, std::move(deviceSource), archSeen);
   if (!ci.ExecuteAction(action) || ci.getDiagnostics().hasErrorOccurred())
     return reportedError(stage.str() + " compile");
   std::unique_ptr<llvm::Module> module = action.takeModule();
@@ -411,20 +431,99 @@ oxide::compileHost(const TranslationUnit &tu, const Toolchain &tc, llvm::LLVMCon
                   usePrecompiledHeaders(tu) ? &prefix : nullptr, tu.opts.verbose, llvm::errs(), llvm::errs());
 }
 
-llvm::Expected<std::unique_ptr<llvm::Module>>
-oxide::compileDevice(const TranslationUnit &tu, const Toolchain &tc, const GpuArch &arch,
-                     llvm::LLVMContext &ctx, llvm::raw_ostream &diagOut, llvm::raw_ostream &log) {
-  registerOxideAttributes();
-  if (auto err = checkInput(tu))
-    return std::move(err);
-  setHostOnlyHeaderDirectory(tc.oxideIncludeDir + "/oxide/host/");
-  // The precompiled prefix is the wrapper around Oxide's headers: they are parsed as they would
-  // be in the user's file, their functions implicitly host and device.
+namespace {
+
+/// The device compile's precompiled prefix: the wrapper around Oxide's headers, so that they
+/// are parsed as they would be in the user's file, their functions implicitly host and device.
+PrecompiledPrefix devicePrefix(const TranslationUnit &tu, const Toolchain &tc) {
   PrecompiledPrefix prefix;
   prefix.directory = tu.opts.pchDirectory;
   prefix.includeDir = tc.oxideIncludeDir;
   prefix.text = wrapperAround("<oxide/oxide.hpp>");
+  return prefix;
+}
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<llvm::Module>>
+oxide::compileDevice(const TranslationUnit &tu, const Toolchain &tc, const GpuArch &arch,
+                     llvm::LLVMContext &ctx, llvm::raw_ostream &diagOut, llvm::raw_ostream &log,
+                     ArchDependence *archSeen) {
+  registerOxideAttributes();
+  if (auto err = checkInput(tu))
+    return std::move(err);
+  setHostOnlyHeaderDirectory(tc.oxideIncludeDir + "/oxide/host/");
+  const PrecompiledPrefix prefix = devicePrefix(tu, tc);
   return runClang(deviceCompileArgs(tu, tc, arch), ctx, deviceFileSystem(tu.input), "device",
                   FrontendOptimization::TargetIndependent, usePrecompiledHeaders(tu) ? &prefix : nullptr,
-                  tu.opts.verbose, diagOut, log, &tc.oxideIncludeDir);
+                  tu.opts.verbose, diagOut, log, &tc.oxideIncludeDir, archSeen);
+}
+
+std::optional<ArchDependence> oxide::deviceHeadersArchDependence(const TranslationUnit &tu,
+                                                                 const Toolchain &tc, const GpuArch &arch) {
+  if (!usePrecompiledHeaders(tu))
+    return std::nullopt;
+  registerOxideAttributes();
+  const std::vector<std::string> args = deviceCompileArgs(tu, tc, arch);
+  const std::vector<const char *> argv = argvOf(args);
+  auto vfs = deviceFileSystem(tu.input);
+  std::string ignored;
+  llvm::raw_string_ostream ignoredOs(ignored);
+  auto invocation = invocationOf(argv, vfs, ignoredOs);
+  if (!invocation)
+    return std::nullopt;
+  return prefixArchDependence(*invocation, argv, devicePrefix(tu, tc), vfs);
+}
+
+namespace {
+
+/// The target CPU and the -target-feature flags of the device compile for `arch`.
+llvm::Expected<std::pair<std::string, std::vector<std::string>>>
+deviceTarget(const TranslationUnit &tu, const Toolchain &tc, const GpuArch &arch) {
+  const std::vector<std::string> args = deviceCompileArgs(tu, tc, arch);
+  std::string errors;
+  llvm::raw_string_ostream errorsOs(errors);
+  auto invocation = invocationOf(argvOf(args), deviceFileSystem(tu.input), errorsOs);
+  if (!invocation)
+    return llvm::createStringError("the device compile for " + arch.smName() +
+                                   " cannot be set up: " + errors);
+  const clang::TargetOptions &target = invocation->getTargetOpts();
+  return std::pair{target.CPU, target.FeaturesAsWritten};
+}
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<llvm::Module>>
+oxide::retargetDeviceModule(llvm::StringRef bitcode, const TranslationUnit &tu, const Toolchain &tc,
+                            const GpuArch &from, const GpuArch &to, llvm::LLVMContext &ctx) {
+  auto source = deviceTarget(tu, tc, from);
+  if (!source)
+    return source.takeError();
+  auto target = deviceTarget(tu, tc, to);
+  if (!target)
+    return target.takeError();
+  if (source->second != target->second)
+    return llvm::createStringError("the device compiles for " + from.smName() + " and " + to.smName() +
+                                   " differ in their target features");
+  auto module = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, deviceWrapperPath(tu.input)), ctx);
+  if (!module)
+    return module.takeError();
+  const std::string fromFeature = "+" + source->first, toFeature = "+" + target->first;
+  for (llvm::Function &fn : **module) {
+    if (fn.hasFnAttribute("target-cpu")) {
+      if (fn.getFnAttribute("target-cpu").getValueAsString() != source->first)
+        return llvm::createStringError("function '" + fn.getName().str() + "' is not compiled for " +
+                                       source->first);
+      fn.addFnAttr("target-cpu", target->first);
+    }
+    if (fn.hasFnAttribute("target-features")) {
+      llvm::SmallVector<llvm::StringRef> features;
+      llvm::SplitString(fn.getFnAttribute("target-features").getValueAsString(), features, ",");
+      std::string rewritten;
+      for (llvm::StringRef feature : features)
+        rewritten += (rewritten.empty() ? "" : ",") + (feature == fromFeature ? toFeature : feature.str());
+      fn.addFnAttr("target-features", rewritten);
+    }
+  }
+  return std::move(*module);
 }

@@ -10,6 +10,8 @@
 #ifndef OXIDE_COMPILER_FRONTEND_PRECOMPILEDHEADER_H
 #define OXIDE_COMPILER_FRONTEND_PRECOMPILEDHEADER_H
 
+#include "oxide/compiler/ArchDependence.h"
+
 #include "clang/AST/ASTConsumer.h"
 #include "clang/Frontend/CompilerInvocation.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -19,6 +21,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace oxide {
@@ -40,6 +43,15 @@ std::string findOrBuildPrecompiledHeader(const clang::CompilerInvocation &invoca
                                          llvm::ArrayRef<const char *> argv, const PrecompiledPrefix &prefix,
                                          llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs, bool verbose,
                                          llvm::raw_ostream &log);
+
+/// Where preprocessing `prefix` in compiles run as `invocation` (command line `argv`) sees the
+/// architecture, kept beside its precompiled header (under the same key); nullopt if the
+/// prefix cannot be preprocessed. A compile that starts from the precompiled header does not
+/// preprocess the prefix again: this is its record of that part.
+std::optional<ArchDependence> prefixArchDependence(const clang::CompilerInvocation &invocation,
+                                                   llvm::ArrayRef<const char *> argv,
+                                                   const PrecompiledPrefix &prefix,
+                                                   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs);
 
 } // namespace oxide
 

@@ -2,6 +2,7 @@
 #ifndef OXIDE_COMPILER_FRONTEND_H
 #define OXIDE_COMPILER_FRONTEND_H
 
+#include "oxide/compiler/ArchDependence.h"
 #include "oxide/compiler/CompileOptions.h"
 #include "oxide/compiler/Toolchain.h"
 
@@ -11,6 +12,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,11 +52,28 @@ llvm::Expected<std::unique_ptr<llvm::Module>> compileHost(const TranslationUnit 
 /// entry points and every user function is implicitly host+device, so only kernels and what they
 /// reach are emitted. Returns clang's optimised device IR. Clang's diagnostics go to `diagOut`,
 /// the command line under -v to `log` (several device compiles may run at once, each with its
-/// own streams); failure is a ReportedError.
-llvm::Expected<std::unique_ptr<llvm::Module>> compileDevice(const TranslationUnit &tu, const Toolchain &tc,
-                                                            const GpuArch &arch, llvm::LLVMContext &ctx,
-                                                            llvm::raw_ostream &diagOut,
-                                                            llvm::raw_ostream &log);
+/// own streams); failure is a ReportedError. With `archSeen`, records where the compile's own
+/// preprocessing sees the architecture: after the precompiled headers (see
+/// deviceHeadersArchDependence), or all of it when there are none.
+llvm::Expected<std::unique_ptr<llvm::Module>>
+compileDevice(const TranslationUnit &tu, const Toolchain &tc, const GpuArch &arch, llvm::LLVMContext &ctx,
+              llvm::raw_ostream &diagOut, llvm::raw_ostream &log, ArchDependence *archSeen = nullptr);
+
+/// Where the precompiled headers of the device compile of `tu` for `arch` see the architecture
+/// (cached with them); nullopt when the compile does not start from precompiled headers. Two
+/// architectures whose records are equal and free of code uses, compiling a file whose own
+/// preprocessing sees no architecture (compileDevice's `archSeen`), get the same module but for
+/// the target attributes: one front end serves both (retargetDeviceModule).
+std::optional<ArchDependence> deviceHeadersArchDependence(const TranslationUnit &tu, const Toolchain &tc,
+                                                          const GpuArch &arch);
+
+/// The device module `bitcode`, compiled by compileDevice for `from`, as the compile for `to`
+/// would have made it, in `ctx`: the functions' target CPU and features are `to`'s. An error if
+/// the two compiles' targets differ in anything else.
+llvm::Expected<std::unique_ptr<llvm::Module>> retargetDeviceModule(llvm::StringRef bitcode,
+                                                                   const TranslationUnit &tu,
+                                                                   const Toolchain &tc, const GpuArch &from,
+                                                                   const GpuArch &to, llvm::LLVMContext &ctx);
 
 } // namespace oxide
 
