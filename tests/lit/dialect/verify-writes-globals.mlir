@@ -169,3 +169,26 @@ llvm.func @histogram(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Di
   %b = llvm.atomicrmw add %checked, %one monotonic : !llvm.ptr, i32
   llvm.return
 }
+
+// -----
+
+// A pointer into an updated global in another global's initial value: a load of it is refused.
+llvm.mlir.global external @count() {addr_space = 1 : i32, alignment = 4 : i64} : !llvm.struct<"class.oxide::device_global", (i32)>
+llvm.mlir.global external @alias() {addr_space = 1 : i32, alignment = 8 : i64} : !llvm.ptr {
+  %0 = llvm.mlir.addressof @count : !llvm.ptr<1>
+  %1 = llvm.addrspacecast %0 : !llvm.ptr<1> to !llvm.ptr
+  llvm.return %1 : !llvm.ptr
+}
+
+llvm.func @aliased(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>})
+    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o"} {
+  %one = llvm.mlir.constant(1 : i32) : i32
+  %g = llvm.mlir.addressof @count : !llvm.ptr<1>
+  // expected-note @+1 {{kernel 'aliased' updates it atomically here}}
+  %old = llvm.atomicrmw add %g, %one monotonic : !llvm.ptr<1>, i32
+  %a = llvm.mlir.addressof @alias : !llvm.ptr<1>
+  // expected-error @+1 {{this load takes a pointer into device global 'count' from global 'alias', whose initial value holds it}}
+  %p = llvm.load %a : !llvm.ptr<1> -> !llvm.ptr
+  %v = llvm.load %p : !llvm.ptr -> i32
+  llvm.return
+}

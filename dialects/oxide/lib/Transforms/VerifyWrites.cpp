@@ -1452,6 +1452,17 @@ private:
     return "oxide::AtomicRef(" + name + ".unsafe_ref().member).load()";
   }
 
+  /// The globals whose address global `symbol`'s initial value holds (llvm.mlir.addressof in its
+  /// initializer region).
+  llvm::ArrayRef<llvm::StringRef> addressesIn(llvm::StringRef symbol) {
+    auto [it, inserted] = initializerAddresses.try_emplace(symbol);
+    if (inserted)
+      if (auto global = symbols.lookup<LLVM::GlobalOp>(symbol))
+        global.getInitializerRegion().walk(
+            [&](LLVM::AddressOfOp address) { it->second.push_back(address.getGlobalName()); });
+    return it->second;
+  }
+
   /// The byte offset inside device global `symbol` that `address` points to, where it is one
   /// constant.
   std::optional<int64_t> offsetInGlobal(Value address, llvm::StringRef symbol) {
@@ -1585,6 +1596,28 @@ private:
                 noteUpdate(d, hit->second);
               });
               break;
+            }
+          // A global whose initializer holds a pointer into an updated global (a device_global
+          // of a struct with `&g.get()` in it): the pointer a load takes from it has no roots.
+          if (auto load = dyn_cast<LLVM::LoadOp>(op); load && holdsPointers(load.getResult().getType()))
+            for (const Root &root : rootsOf(load.getAddr())) {
+              auto holder = root.source ? root.source.getDefiningOp<LLVM::AddressOfOp>() : nullptr;
+              if (!holder)
+                continue;
+              for (llvm::StringRef target : addressesIn(holder.getGlobalName()))
+                if (Operation *update = updated.lookup(target)) {
+                  report(readLocation(op), kRuleGlobalRead, [&](InFlightDiagnostic &d) {
+                    d << "this load takes a pointer into device global '" << llvm::demangle(target.str())
+                      << "' from global '" << llvm::demangle(holder.getGlobalName().str())
+                      << "', whose initial value holds it; kernel '" << kernelName
+                      << "' updates it atomically, and Oxide cannot check that every read through that "
+                         "pointer "
+                         "is atomic; read it with "
+                      << atomicReadHint(target) << " directly";
+                    noteUpdate(d, update);
+                  });
+                  break;
+                }
             }
           // A pointer kept in memory or made an integer comes back without its roots: Oxide
           // could not see the reads through it.
@@ -2065,6 +2098,7 @@ private:
   std::vector<Confinement> toConfine;
   llvm::DenseSet<std::pair<Location, llvm::StringRef>> reported;
   DominanceInfo dominance;
+  llvm::DenseMap<llvm::StringRef, SmallVector<llvm::StringRef>> initializerAddresses;
   bool changed = false;
   bool failed = false;
 };
