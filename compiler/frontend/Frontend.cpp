@@ -467,12 +467,13 @@ std::optional<ArchDependence> oxide::deviceHeadersArchDependence(const Translati
   const std::vector<std::string> args = deviceCompileArgs(tu, tc, arch);
   const std::vector<const char *> argv = argvOf(args);
   auto vfs = deviceFileSystem(tu.input);
-  std::string ignored;
-  llvm::raw_string_ostream ignoredOs(ignored);
-  auto invocation = invocationOf(argv, vfs, ignoredOs);
-  if (!invocation)
-    return std::nullopt;
-  return prefixArchDependence(*invocation, argv, devicePrefix(tu, tc), vfs);
+  // The clang driver runs only when the record is not cached yet.
+  auto invocation = [&] {
+    std::string ignored;
+    llvm::raw_string_ostream ignoredOs(ignored);
+    return invocationOf(argv, vfs, ignoredOs);
+  };
+  return prefixArchDependence(invocation, argv, devicePrefix(tu, tc), vfs);
 }
 
 namespace {

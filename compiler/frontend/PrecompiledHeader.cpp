@@ -169,8 +169,8 @@ private:
 } // namespace
 
 std::optional<ArchDependence>
-oxide::prefixArchDependence(const clang::CompilerInvocation &invocation, llvm::ArrayRef<const char *> argv,
-                            const PrecompiledPrefix &prefix,
+oxide::prefixArchDependence(llvm::function_ref<std::shared_ptr<clang::CompilerInvocation>()> invocation,
+                            llvm::ArrayRef<const char *> argv, const PrecompiledPrefix &prefix,
                             llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs) {
   const std::string key = keyOf(argv, prefix);
   llvm::SmallString<256> cached(prefix.directory), source(prefix.directory);
@@ -179,9 +179,10 @@ oxide::prefixArchDependence(const clang::CompilerInvocation &invocation, llvm::A
   if (auto buffer = llvm::MemoryBuffer::getFile(cached))
     if (auto record = ArchDependence::deserialize((*buffer)->getBuffer()))
       return record;
-  if (!ensurePrefixSource(prefix, source))
+  const std::shared_ptr<clang::CompilerInvocation> compile = invocation();
+  if (!compile || !ensurePrefixSource(prefix, source))
     return std::nullopt;
-  clang::CompilerInstance ci(prefixInvocation(invocation, source, clang::frontend::RunPreprocessorOnly));
+  clang::CompilerInstance ci(prefixInvocation(*compile, source, clang::frontend::RunPreprocessorOnly));
   ci.setVirtualFileSystem(vfs);
   ci.createDiagnostics(new clang::IgnoringDiagConsumer(), /*ShouldOwnClient=*/true);
   ArchDependence record;

@@ -15,6 +15,7 @@
 #include "clang/AST/ASTConsumer.h"
 #include "clang/Frontend/CompilerInvocation.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/VirtualFileSystem.h"
 #include "llvm/Support/raw_ostream.h"
@@ -47,11 +48,12 @@ std::string findOrBuildPrecompiledHeader(const clang::CompilerInvocation &invoca
 /// Where preprocessing `prefix` in compiles run as `invocation` (command line `argv`) sees the
 /// architecture, kept beside its precompiled header (under the same key); nullopt if the
 /// prefix cannot be preprocessed. A compile that starts from the precompiled header does not
-/// preprocess the prefix again: this is its record of that part.
-std::optional<ArchDependence> prefixArchDependence(const clang::CompilerInvocation &invocation,
-                                                   llvm::ArrayRef<const char *> argv,
-                                                   const PrecompiledPrefix &prefix,
-                                                   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs);
+/// preprocess the prefix again: this is its record of that part. `invocation` is made only
+/// when the record is not kept yet.
+std::optional<ArchDependence>
+prefixArchDependence(llvm::function_ref<std::shared_ptr<clang::CompilerInvocation>()> invocation,
+                     llvm::ArrayRef<const char *> argv, const PrecompiledPrefix &prefix,
+                     llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs);
 
 } // namespace oxide
 
