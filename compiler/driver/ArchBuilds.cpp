@@ -8,7 +8,9 @@
 // module), and the front ends of different architectures differ only where the preprocessor
 // sees the architecture (ArchDependence.h). Architectures whose precompiled headers see them
 // alike share one front end, the oldest's, when the user's own code does not look at the
-// architecture either; each still runs its own MLIR stage, NVPTX back end and ptxas.
+// architecture either; each still runs its own MLIR stage, NVPTX back end and ptxas. Across
+// major versions the headers differ (CUDA's and clang's functions for sm_90): a newer major
+// version shares too when the oldest's compile reaches none of the conditionals that differ.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +29,7 @@
 #include "llvm/Support/Threading.h"
 
 #include <deque>
+#include <map>
 
 using namespace oxide;
 using namespace oxide::driver;
@@ -47,6 +50,12 @@ struct FrontEndGroup {
   std::vector<size_t> followers;
   std::set<std::string> archMacros; ///< what the headers made architecture macros
   std::set<std::string> differing;  ///< those the headers define differently for the group
+  /// For a follower of another major version: the conditionals of the headers that differ
+  /// from the leader's, which the leader's compile must not reach (by follower index).
+  std::map<size_t, std::vector<ArchDependence::Site>> mustNotReach;
+  /// For a leader without followers of a newer major version: why it could not follow an
+  /// older group's leader, for -v.
+  std::string whyAlone;
 };
 
 /// Groups `archs` (indices) by what their precompiled headers see of the architecture. One
@@ -60,25 +69,47 @@ std::vector<FrontEndGroup> groupByFrontEnd(const TranslationUnit &tu, const Tool
     records.push_back(archs.size() > 1 ? deviceHeadersArchDependence(tu, tc, archs[i]) : std::nullopt);
     const std::optional<ArchDependence> &record = records.back();
     FrontEndGroup *joined = nullptr;
+    std::string whyAlone;
     for (FrontEndGroup &group : groups) {
       const std::optional<ArchDependence> &leader = records[group.leader];
+      if (!record || !leader)
+        continue;
       std::set<std::string> differing;
-      // One major version only: clang's target description of NVPTX does not change within one
-      // (which the records cannot show), and its builtins' features grow with the minor.
-      if (record && leader && archs[i].number / 10 == archs[group.leader].number / 10 &&
-          compareArchDependence(*leader, *record, differing).empty()) {
-        group.differing.insert(differing.begin(), differing.end());
-        joined = &group;
-        break;
+      // Clang's target description of NVPTX is the same for every architecture but for the
+      // macros (which the records show) and the builtins' features, which grow with the
+      // architecture: the oldest's compile accepts nothing the newer ones' would not.
+      if (archs[i].number / 10 == archs[group.leader].number / 10) {
+        if (!compareArchDependence(*leader, *record, differing).empty())
+          continue;
+      } else {
+        // Only a group whose leader is older: the sites are found against the leader's compile.
+        std::vector<ArchDependence::Site> sites;
+        if (archs[i].number < archs[group.leader].number)
+          continue;
+        if (std::string why = compareAcrossVersions(*leader, *record, differing, sites); !why.empty()) {
+          if (whyAlone.empty())
+            whyAlone = why;
+          continue;
+        }
+        group.mustNotReach[i] = std::move(sites);
       }
+      group.differing.insert(differing.begin(), differing.end());
+      joined = &group;
+      break;
     }
     if (!joined) {
-      groups.push_back({i, {}, record ? record->archMacros : std::set<std::string>(), {}});
+      groups.push_back({i, {}, record ? record->archMacros : std::set<std::string>(), {}, {}, whyAlone});
       continue;
     }
     joined->followers.push_back(i);
-    if (archs[i].number < archs[joined->leader].number)
+    if (archs[i].number < archs[joined->leader].number) {
+      if (!joined->mustNotReach.empty()) { // the sites were found against the old leader
+        joined->followers.pop_back();
+        groups.push_back({i, {}, record->archMacros, {}, {}, {}});
+        continue;
+      }
       std::swap(joined->leader, joined->followers.back());
+    }
   }
   return groups;
 }
@@ -86,9 +117,10 @@ std::vector<FrontEndGroup> groupByFrontEnd(const TranslationUnit &tu, const Tool
 /// A leader's front end, as its followers take it.
 struct SharedFrontEnd {
   GpuArch arch;
-  std::string bitcode;     ///< the module; empty if it cannot be shared
-  std::string diagnostics; ///< what the front end printed
-  std::string whyNot;      ///< why it cannot be shared, for -v
+  std::string bitcode;                     ///< the module; empty if it cannot be shared
+  std::string diagnostics;                 ///< what the front end printed
+  std::string whyNot;                      ///< why it cannot be shared, for -v
+  std::map<size_t, std::string> whyNotFor; ///< why it cannot serve one follower
 };
 
 } // namespace
@@ -149,7 +181,9 @@ std::vector<ArchBuild> driver::buildArchs(const TranslationUnit &tu, const Toolc
           [&, i](llvm::LLVMContext &ctx, llvm::raw_ostream &diagOut,
                  llvm::raw_ostream &log) -> llvm::Expected<std::unique_ptr<llvm::Module>> {
             std::string whyNot = from.whyNot;
-            if (!from.bitcode.empty()) {
+            if (auto it = from.whyNotFor.find(i); whyNot.empty() && it != from.whyNotFor.end())
+              whyNot = it->second;
+            else if (!from.bitcode.empty()) {
               auto module = retargetDeviceModule(from.bitcode, tu, tc, from.arch, archs[i], ctx);
               if (module) {
                 diagOut << from.diagnostics;
@@ -172,8 +206,15 @@ std::vector<ArchBuild> driver::buildArchs(const TranslationUnit &tu, const Toolc
   std::vector<SharedFrontEnd> shared(groups.size());
   auto lead = [&](size_t g) {
     const FrontEndGroup &group = groups[g];
-    if (group.followers.empty())
+    if (group.followers.empty() && (group.whyAlone.empty() || !opts.verbose))
       return build(group.leader, nullptr);
+    if (group.followers.empty())
+      return build(group.leader,
+                   [&](llvm::LLVMContext &ctx, llvm::raw_ostream &diagOut, llvm::raw_ostream &log) {
+                     log << "oxcc: note: " << archs[group.leader].smName()
+                         << " needs a device front end of its own: " << group.whyAlone << "\n";
+                     return compileDevice(tu, tc, archs[group.leader], ctx, diagOut, log);
+                   });
     SharedFrontEnd &out = shared[g];
     out.arch = archs[group.leader];
     build(group.leader,
@@ -183,13 +224,18 @@ std::vector<ArchBuild> driver::buildArchs(const TranslationUnit &tu, const Toolc
             printed.enable_colors(colors);
             ArchDependence seen;
             seen.archMacros = group.archMacros;
+            for (const auto &[follower, sites] : group.mustNotReach)
+              seen.mustNotReach.insert(seen.mustNotReach.end(), sites.begin(), sites.end());
             auto module = compileDevice(tu, tc, out.arch, ctx, printed, log, &seen);
             diagOut << out.diagnostics;
+            for (const auto &[follower, sites] : group.mustNotReach)
+              if (std::string why = seen.whyReached(sites); !why.empty())
+                out.whyNotFor[follower] = why;
             if (!module)
               out.whyNot = "the " + out.arch.smName() + " front end failed";
             else if (std::string why = whyArchDependent(seen, group.differing); !why.empty())
               out.whyNot = why;
-            else {
+            else if (out.whyNotFor.size() < group.followers.size()) {
               llvm::raw_string_ostream bitcode(out.bitcode);
               llvm::WriteBitcodeToFile(**module, bitcode, /*ShouldPreserveUseListOrder=*/true);
             }

@@ -18,6 +18,7 @@
 #include "oxide/compiler/SimWriteChecks.h"
 #include "oxide/compiler/TargetCodegen.h"
 
+#include "llvm/IR/DebugInfo.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -77,6 +78,11 @@ llvm::Expected<std::string> oxide::compileObject(const TranslationUnit &tu, cons
     // The CPU simulator's checking mode checks the writes of the kernels' host code.
     instrumentSimWrites(**host);
   }
+  // The line tables were for the simulator's write checks, which keep their locations as text;
+  // without -g the object carries no debug information (as nvcc's), which saves a sixth of
+  // the host code generation.
+  if (!opts.debug)
+    llvm::StripDebugInfo(**host);
   if (auto err = temps.write("host.ll", **host))
     return std::move(err);
 

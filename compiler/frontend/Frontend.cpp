@@ -29,6 +29,7 @@
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Lex/PreprocessorOptions.h"
 #include "clang/Serialization/ASTDeserializationListener.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -161,6 +162,39 @@ private:
   clang::ASTContext &context;
 };
 
+/// A shared front end's compile: the names its tokens spell and the macros it expands, checked
+/// at its end (ArchDependence::checkIdentifiers).
+class IdentifierCheck : public clang::ASTConsumer {
+public:
+  IdentifierCheck(clang::Preprocessor &pp, ArchDependence &seen) : seen(seen) {
+    pp.setTokenWatcher([this](const clang::Token &tok) {
+      if (tok.is(clang::tok::identifier))
+        add(tok.getIdentifierInfo());
+    });
+    pp.addPPCallbacks(std::make_unique<MacroNames>(*this));
+  }
+  void HandleTranslationUnit(clang::ASTContext &) override { seen.checkIdentifiers(spelled); }
+
+private:
+  /// A macro's name is consumed by its expansion: the token watcher never sees it.
+  struct MacroNames : clang::PPCallbacks {
+    explicit MacroNames(IdentifierCheck &check) : check(check) {}
+    void MacroExpands(const clang::Token &name, const clang::MacroDefinition &, clang::SourceRange,
+                      const clang::MacroArgs *) override {
+      check.add(name.getIdentifierInfo());
+    }
+    IdentifierCheck &check;
+  };
+  void add(const clang::IdentifierInfo *id) {
+    if (seenNames.insert(id).second)
+      spelled.insert(id->getName().str());
+  }
+
+  ArchDependence &seen;
+  llvm::DenseSet<const clang::IdentifierInfo *> seenNames;
+  std::set<std::string> spelled;
+};
+
 /// Clang's LLVM IR generation with Oxide's safety checks running on the same AST.
 class CheckedEmitLLVMAction : public clang::EmitLLVMOnlyAction {
 public:
@@ -189,6 +223,8 @@ protected:
     }
     consumers.push_back(createSafetyChecker());
     consumers.push_back(EmitLLVMOnlyAction::CreateASTConsumer(ci, file));
+    if (archSeen && !archSeen->mustNotReach.empty())
+      consumers.push_back(std::make_unique<IdentifierCheck>(ci.getPreprocessor(), *archSeen));
     return std::make_unique<clang::MultiplexConsumer>(std::move(consumers));
   }
 
@@ -228,7 +264,8 @@ void optimizeTargetIndependent(llvm::Module &module, const clang::CodeGenOptions
 
 /// How runClang optimises the module clang generates.
 enum class FrontendOptimization {
-  Clang,             // clang's own pipeline, with the target's cost model (the host)
+  Clang,             // clang's own pipeline, with the target's cost model (the host with -g)
+  ClangKernelLines,  // the same, with line tables only where kernels reach (the host without -g)
   TargetIndependent, // optimizeTargetIndependent (the device)
   None,              // no module, only the checks (`oxcc check`'s host compile)
 };
@@ -295,6 +332,12 @@ runClang(const std::vector<std::string> &args, llvm::LLVMContext &ctx,
       invocation->getPreprocessorOpts().ImplicitPCHInclude = std::move(pch);
   }
 
+  if (optimization == FrontendOptimization::ClangKernelLines)
+    invocation->getCodeGenOpts().PassBuilderCallbacks.push_back([](llvm::PassBuilder &pb) {
+      pb.registerPipelineStartEPCallback([](llvm::ModulePassManager &mpm, llvm::OptimizationLevel) {
+        mpm.addPass(StripHostOnlyDebugInfoPass());
+      });
+    });
   const clang::CodeGenOptions codeGen = invocation->getCodeGenOpts();
   const bool optimizeHere =
       optimization == FrontendOptimization::TargetIndependent && codeGen.OptimizationLevel > 0;
@@ -327,6 +370,8 @@ runClang(const std::vector<std::string> &args, llvm::LLVMContext &ctx,
   std::unique_ptr<llvm::Module> module = action.takeModule();
   if (!module)
     return reportedError(stage.str() + " compile");
+  if (archSeen)
+    archSeen->checkModule(*module); // before optimisation removes what it inlines
   if (optimizeHere)
     optimizeTargetIndependent(*module, codeGen);
   return module;
@@ -427,7 +472,9 @@ oxide::compileHost(const TranslationUnit &tu, const Toolchain &tc, llvm::LLVMCon
   prefix.text = "#include <oxide/oxide.hpp>\n";
   prefix.extraConsumer = [] { return std::make_unique<HostLambdaNumbering>(); };
   return runClang(hostCompileArgs(tu, tc), ctx, llvm::vfs::getRealFileSystem(), "host",
-                  tu.opts.emit == EmitStage::Check ? FrontendOptimization::None : FrontendOptimization::Clang,
+                  tu.opts.emit == EmitStage::Check ? FrontendOptimization::None
+                  : tu.opts.debug                  ? FrontendOptimization::Clang
+                                                   : FrontendOptimization::ClangKernelLines,
                   usePrecompiledHeaders(tu) ? &prefix : nullptr, tu.opts.verbose, llvm::errs(), llvm::errs());
 }
 

@@ -158,7 +158,7 @@ public:
 
 protected:
   bool BeginSourceFileAction(clang::CompilerInstance &ci) override {
-    ci.getPreprocessor().addPPCallbacks(record.watch(ci.getPreprocessor()));
+    ci.getPreprocessor().addPPCallbacks(record.watch(ci.getPreprocessor(), /*sites=*/true));
     return PreprocessOnlyAction::BeginSourceFileAction(ci);
   }
 

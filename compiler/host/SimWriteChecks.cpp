@@ -27,6 +27,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/DebugInfo.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
@@ -400,4 +401,14 @@ void oxide::instrumentSimWrites(llvm::Module &host) {
   Instrumenter instrumenter(host);
   for (llvm::Function *fn : reachableFunctions(kernels))
     instrumenter.instrument(*fn);
+}
+
+llvm::PreservedAnalyses oxide::StripHostOnlyDebugInfoPass::run(llvm::Module &host,
+                                                               llvm::ModuleAnalysisManager &) {
+  const llvm::SetVector<llvm::Function *> kept = reachableFunctions(findHostKernels(host));
+  bool changed = false;
+  for (llvm::Function &fn : host)
+    if (!fn.isDeclaration() && !kept.contains(&fn))
+      changed |= llvm::stripDebugInfo(fn);
+  return changed ? llvm::PreservedAnalyses::none() : llvm::PreservedAnalyses::all();
 }
