@@ -1,8 +1,9 @@
 // Cooperative groups and warp masks (oxide/device/cooperative.hpp, oxide/device/warp.hpp): every
 // operation of a tile of each size 1..32 (ranks, shuffles, votes, 32- and 64-bit matches,
-// reductions through redux.sync and through shuffles, scans), coalesced groups in divergent
-// branches (if and else at once, and nested), activemask and the lane masks, each lane's results
-// checked against a scalar model of its warp on the host.
+// reductions through redux.sync and through shuffles, scans), tiles of tiles, groups of a size
+// known at run time, shuffles of 12- and 16-byte vectors, coalesced groups in divergent branches
+// (if and else at once, and nested), activemask and the lane masks, each lane's results checked
+// against a scalar model of its warp on the host.
 //
 //   oxcc run tests/lang/cooperative_groups.cpp
 #include "lang_check.hpp"
@@ -130,6 +131,103 @@ template <std::uint32_t N> Row tile_expected(std::size_t i) {
   r[26] = rank == 0 ? 1000 : prefix;
   r[27] = std::int64_t{tile_bits << (first % 32)};
   return r;
+}
+
+// A tile of N lanes of a tile of M: the operations of a block's tile of N, but ranked among the
+// M-lane tile's tiles; it converts to thread_block_tile<N> (tile_row's parameter).
+template <std::uint32_t N, std::uint32_t M>
+[[kernel, oxide::launch_contract("domain = 1, block = 64")]] void subtiles(oxide::DisjointSpan<Row> out) {
+  const auto i = oxide::thread::index_1d();
+  const auto parent = cg::tiled_partition<M>(cg::this_thread_block());
+  const cg::thread_block_tile<N, cg::thread_block_tile<M, cg::thread_block>> tile =
+      cg::tiled_partition<N>(parent);
+  const Row r = tile_row(tile, value_of(i.get()));
+  if (Row *o = out.get_mut(i))
+    *o = r;
+}
+
+template <std::uint32_t N, std::uint32_t M> Row subtile_expected(std::size_t i) {
+  Row r = tile_expected<N>(i);
+  r[1] = (i % M) / N;
+  r[2] = M / N;
+  return r;
+}
+
+// Groups of a size known at run time: of the block, of a 16-lane tile, of such a group.
+[[kernel, oxide::launch_contract("domain = 1, block = 64")]] void groups(oxide::DisjointSpan<Row> out,
+                                                                         std::uint32_t size) {
+  const auto i = oxide::thread::index_1d();
+  const cg::thread_block block = cg::this_thread_block();
+  const cg::thread_group g = cg::tiled_partition(block, size);
+  const cg::thread_group h = cg::tiled_partition(cg::tiled_partition<16>(block), size / 2);
+  const cg::thread_group k = cg::tiled_partition(g, size / 4);
+  g.sync();
+  h.sync();
+  k.sync();
+  Row r{};
+  std::size_t c = 0;
+  for (const cg::thread_group *x : {&g, &h, &k}) {
+    r[c++] = x->thread_rank();
+    r[c++] = x->meta_group_rank();
+    r[c++] = x->meta_group_size();
+    r[c++] = x->size() + 100 * x->num_threads();
+    r[c++] = x->mask();
+  }
+  if (Row *o = out.get_mut(i))
+    *o = r;
+}
+
+template <std::uint32_t Size> Row groups_expected(std::size_t i) {
+  Row r{};
+  std::size_t c = 0;
+  auto group = [&](std::uint32_t n, std::uint32_t meta_rank, std::uint32_t meta_size) {
+    const std::uint32_t lane = static_cast<std::uint32_t>(i % 32);
+    r[c++] = lane % n;
+    r[c++] = meta_rank;
+    r[c++] = meta_size;
+    r[c++] = n + 100 * n;
+    r[c++] = (n == 32 ? ~0u : (1u << n) - 1) << (lane & ~(n - 1));
+  };
+  group(Size, (i % 64) / Size, 64 / Size);
+  group(Size / 2, (i % 16) / (Size / 2), 16 / (Size / 2));
+  group(Size / 4, (i % Size) / (Size / 4), 4);
+  return r;
+}
+
+// Shuffles of 12- and 16-byte values (one shfl.sync per 32-bit word), through the warp, a tile
+// and a tile's reduction.
+[[kernel, oxide::launch_contract("domain = 1, block = 64")]] void wide(oxide::DisjointSpan<Row> out) {
+  const auto i = oxide::thread::index_1d();
+  const auto v = static_cast<float>(value_of(i.get()));
+  const oxide::Float4 f{v, v + 1, v * 2, -v};
+  const oxide::Double2 d{double(v) * 3, double(v) - 7};
+  const oxide::Int3 k{int(v), int(v) * 5, 11};
+  const std::uint32_t lane = oxide::warp::lane_id();
+  const oxide::Float4 a = oxide::warp::shuffle(f, (lane + 5) % 32);
+  const oxide::Double2 b = cg::tiled_partition<8>(cg::this_thread_block()).shfl_xor(d, 3);
+  const oxide::Int3 c = oxide::warp::shuffle_down(k, 2);
+  const oxide::Float4 sum =
+      cg::reduce(cg::tiled_partition<16>(cg::this_thread_block()), f, [](oxide::Float4 x, oxide::Float4 y) {
+        return oxide::Float4{x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w};
+      });
+  auto whole = [](auto x) { return static_cast<std::int64_t>(x); };
+  const Row r{whole(a.x), whole(a.y), whole(a.z),   whole(a.w),   whole(b.x),   whole(b.y),  c.x,
+              c.y,        c.z,        whole(sum.x), whole(sum.y), whole(sum.z), whole(sum.w)};
+  if (Row *o = out.get_mut(i))
+    *o = r;
+}
+
+Row wide_expected(std::size_t i) {
+  const std::size_t base = i & ~std::size_t{31};
+  const std::uint32_t lane = static_cast<std::uint32_t>(i - base);
+  auto v = [&](std::uint32_t l) { return std::int64_t{value_of(base + l)}; };
+  const std::uint32_t from = (lane + 5) % 32, xored = (lane & ~7u) | ((lane & 7u) ^ 3u),
+                      down = lane + 2 < 32 ? lane + 2 : lane;
+  std::int64_t total = 0;
+  for (std::uint32_t l = lane & ~15u; l < (lane & ~15u) + 16; ++l)
+    total += v(l);
+  return Row{v(from),     v(from) + 1, v(from) * 2, -v(from),   v(xored) * 3, v(xored) - 7, v(down),
+             v(down) * 5, 11,          total,       total + 16, total * 2,    -total};
 }
 
 // --- coalesced groups in divergent code ---------------------------------------------------------
@@ -276,6 +374,13 @@ int main() {
     check.run("tiles<8>", tiles<8>, n, tile_expected<8>);
     check.run("tiles<16>", tiles<16>, n, tile_expected<16>);
     check.run("tiles<32>", tiles<32>, n, tile_expected<32>);
+    check.run("subtiles<1, 2>", subtiles<1, 2>, n, subtile_expected<1, 2>);
+    check.run("subtiles<4, 16>", subtiles<4, 16>, n, subtile_expected<4, 16>);
+    check.run("subtiles<8, 32>", subtiles<8, 32>, n, subtile_expected<8, 32>);
+    check.run("subtiles<16, 16>", subtiles<16, 16>, n, subtile_expected<16, 16>);
+    check.run("groups(8)", groups, n, groups_expected<8>, 8u);
+    check.run("groups(32)", groups, n, groups_expected<32>, 32u);
+    check.run("wide", wide, n, wide_expected);
     check.run("coalesced", coalesced, n, coalesced_expected);
   });
 }

@@ -55,7 +55,8 @@ TEST(ArchDependenceTest, AnOpaqueSiteOrOneWithoutARecordKeepsTheFrontEndsApart) 
 
   ArchDependence withoutSite = recordWith("true", inBody("f", 1));
   withoutSite.sites.clear();
-  EXPECT_NE(oxide::compareAcrossVersions(recordWith("false", inBody("f", 1)), withoutSite, differing, sites), "");
+  EXPECT_NE(oxide::compareAcrossVersions(recordWith("false", inBody("f", 1)), withoutSite, differing, sites),
+            "");
   EXPECT_TRUE(sites.empty());
 }
 

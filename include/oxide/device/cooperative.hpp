@@ -1,6 +1,7 @@
 // Thread groups in the style of CUDA's cooperative groups (namespace cg): the block, tiles of
-// 1..32 lanes partitioned from it, and the coalesced group of the lanes running together, with
-// the shuffles, votes, matches, reductions and scans of each.
+// 1..32 lanes partitioned from it or from a larger tile (thread_group: of a size known only at
+// run time), and the coalesced group of the lanes running together, with the shuffles, votes,
+// matches, reductions and scans of each.
 //
 //   namespace cg = oxide::cg;
 //   const cg::thread_block block = cg::this_thread_block();
@@ -63,6 +64,7 @@ template <class T> struct bit_xor {
 
 namespace detail {
 using intrinsic::ShuffleMode;
+using warp::detail::Matchable;
 using warp::detail::Shuffleable;
 
 /// The identity of one of the operators above (what exclusive_scan gives rank 0).
@@ -176,12 +178,22 @@ private:
 
 // --- tiles ---------------------------------------------------------------------------------------
 
-/// Lanes [k * Size, (k + 1) * Size) of a warp, for Size 1, 2, 4, 8, 16 or 32
-/// (cg::thread_block_tile<Size>; holds no state, so any thread may make one). Ranks are
-/// lane_id() % Size.
+template <std::uint32_t Size, class Parent = void>
+  requires(std::has_single_bit(Size) && Size <= warp::kSize)
+class thread_block_tile;
+
+namespace detail {
+template <class P> inline constexpr bool kIsTile = false;
+template <std::uint32_t Size, class Parent>
+inline constexpr bool kIsTile<thread_block_tile<Size, Parent>> = true;
+} // namespace detail
+
+/// Lanes [k * Size, (k + 1) * Size) of a warp, for Size 1, 2, 4, 8, 16 or 32, from any parent
+/// (cg::thread_block_tile<Size>, what tiled_partition's tiles convert to). Ranks are
+/// lane_id() % Size; the tile keeps its rank among its parent's tiles.
 template <std::uint32_t Size>
   requires(std::has_single_bit(Size) && Size <= warp::kSize)
-class thread_block_tile {
+class thread_block_tile<Size, void> {
 public:
   static constexpr std::uint32_t kSize = Size;
 
@@ -189,12 +201,10 @@ public:
   [[nodiscard]] static constexpr std::uint32_t num_threads() noexcept { return Size; }
   /// The thread's rank in the tile: 0..Size-1.
   [[nodiscard]] std::uint32_t thread_rank() const noexcept { return warp::lane_id() & (Size - 1); }
-  /// The tile's rank among the block's tiles (block thread rank / Size).
-  [[nodiscard]] std::uint32_t meta_group_rank() const noexcept { return detail::block_thread_rank() / Size; }
-  /// The block's tiles: ceil(block threads / Size).
-  [[nodiscard]] std::uint32_t meta_group_size() const noexcept {
-    return (detail::block_threads() + Size - 1) / Size;
-  }
+  /// The tile's rank among its parent's tiles (for the block's: block thread rank / Size).
+  [[nodiscard]] std::uint32_t meta_group_rank() const noexcept { return meta_rank_; }
+  /// The parent's tiles: ceil(block threads / Size) for the block, ParentSize / Size for a tile.
+  [[nodiscard]] std::uint32_t meta_group_size() const noexcept { return meta_size_; }
   /// The tile's lanes as a warp lane mask.
   [[nodiscard]] std::uint32_t mask() const noexcept {
     if constexpr (Size == warp::kSize)
@@ -230,26 +240,128 @@ public:
     return warp::ballot(predicate, mask()) >> offset();
   }
   /// The ranks of the tile whose `value` equals the caller's, as bits by rank (match.sync).
-  template <detail::Shuffleable T> [[nodiscard]] std::uint32_t match_any(T value) const noexcept {
+  template <detail::Matchable T> [[nodiscard]] std::uint32_t match_any(T value) const noexcept {
     return warp::match_any(value, mask()) >> offset();
   }
   /// All the tile's ranks (bits 0..Size-1) when every lane holds the same `value`, else 0.
-  template <detail::Shuffleable T> [[nodiscard]] std::uint32_t match_all(T value) const noexcept {
+  template <detail::Matchable T> [[nodiscard]] std::uint32_t match_all(T value) const noexcept {
     return warp::match_all(value, mask()) >> offset();
   }
+
+protected:
+  thread_block_tile(std::uint32_t meta_rank, std::uint32_t meta_size) noexcept
+      : meta_rank_(meta_rank), meta_size_(meta_size) {}
 
 private:
   // The tile's first lane.
   [[nodiscard]] std::uint32_t offset() const noexcept {
     return warp::lane_id() & ~(Size - 1) & (warp::kSize - 1);
   }
+  std::uint32_t meta_rank_, meta_size_;
+};
+
+/// The calling thread's tile of `Size` lanes of `Parent` (the block, or a tile of at least Size
+/// lanes), as tiled_partition makes it (cg::thread_block_tile<Size, Parent>); it converts to
+/// thread_block_tile<Size>, which functions of any tile take.
+template <std::uint32_t Size, class Parent>
+  requires(std::has_single_bit(Size) && Size <= warp::kSize)
+class thread_block_tile : public thread_block_tile<Size, void> {
+  static_assert(std::same_as<Parent, thread_block> || detail::kIsTile<Parent>,
+                "a tile's parent is the block or a tile");
+
+public:
+  thread_block_tile() noexcept : thread_block_tile<Size, void>(meta_rank(), meta_size()) {}
+
+private:
+  static std::uint32_t meta_rank() noexcept {
+    if constexpr (std::same_as<Parent, thread_block>)
+      return detail::block_thread_rank() / Size;
+    else
+      return (warp::lane_id() & (Parent::kSize - 1)) / Size;
+  }
+  static std::uint32_t meta_size() noexcept {
+    if constexpr (std::same_as<Parent, thread_block>)
+      return (detail::block_threads() + Size - 1) / Size;
+    else
+      return Parent::kSize / Size;
+  }
 };
 
 /// The calling thread's tile of `Size` lanes of the block (cg::tiled_partition<Size>).
 template <std::uint32_t Size>
   requires(std::has_single_bit(Size) && Size <= warp::kSize)
-[[nodiscard]] inline thread_block_tile<Size> tiled_partition(const thread_block &) noexcept {
-  return thread_block_tile<Size>();
+[[nodiscard]] inline thread_block_tile<Size, thread_block> tiled_partition(const thread_block &) noexcept {
+  return thread_block_tile<Size, thread_block>();
+}
+
+/// The calling thread's tile of `Size` lanes of `parent`, a tile of at least Size lanes
+/// (cg::tiled_partition<Size>(tile)): its rank among the parent's tiles is the parent's
+/// thread_rank() / Size.
+template <std::uint32_t Size, std::uint32_t ParentSize, class Grandparent>
+  requires(std::has_single_bit(Size) && Size <= ParentSize)
+[[nodiscard]] inline thread_block_tile<Size, thread_block_tile<ParentSize, Grandparent>>
+tiled_partition(const thread_block_tile<ParentSize, Grandparent> &) noexcept {
+  return thread_block_tile<Size, thread_block_tile<ParentSize, Grandparent>>();
+}
+
+/// A tile whose size is known only at run time (cg::thread_group from cg::tiled_partition(parent,
+/// n)): lanes [k * n, (k + 1) * n) of a warp for n = 1, 2, 4, 8, 16 or 32, with the ranks and
+/// the barrier (as CUDA's thread_group; the shuffles and collectives need a thread_block_tile).
+class thread_group {
+public:
+  /// Lanes in the group.
+  [[nodiscard]] std::uint32_t size() const noexcept { return size_; }
+  [[nodiscard]] std::uint32_t num_threads() const noexcept { return size_; }
+  /// The thread's rank in the group: lane_id() % size().
+  [[nodiscard]] std::uint32_t thread_rank() const noexcept { return warp::lane_id() & (size_ - 1); }
+  /// The group's rank among its parent's groups of this size.
+  [[nodiscard]] std::uint32_t meta_group_rank() const noexcept { return meta_rank_; }
+  /// The parent's groups of this size.
+  [[nodiscard]] std::uint32_t meta_group_size() const noexcept { return meta_size_; }
+  /// The group's lanes as a warp lane mask.
+  [[nodiscard]] std::uint32_t mask() const noexcept {
+    return size_ == warp::kSize ? warp::kFullMask : ((1u << size_) - 1) << (warp::lane_id() & ~(size_ - 1));
+  }
+  /// Waits for the group's lanes (__syncwarp with its mask).
+  void sync() const noexcept { warp::sync(mask()); }
+
+private:
+  friend thread_group tiled_partition(const thread_block &, std::uint32_t) noexcept;
+  template <std::uint32_t ParentSize, class Grandparent>
+  friend thread_group tiled_partition(const thread_block_tile<ParentSize, Grandparent> &,
+                                      std::uint32_t) noexcept;
+  friend thread_group tiled_partition(const thread_group &, std::uint32_t) noexcept;
+  thread_group(std::uint32_t size, std::uint32_t meta_rank, std::uint32_t meta_size) noexcept
+      : size_(size), meta_rank_(meta_rank), meta_size_(meta_size) {}
+  std::uint32_t size_, meta_rank_, meta_size_;
+};
+
+namespace detail {
+/// Stops the kernel unless `size` is a tile size no larger than its parent's `limit`.
+inline void check_tile_size(std::uint32_t size, std::uint32_t limit) noexcept {
+  if (!std::has_single_bit(size) || size > limit)
+    __oxide_trap("oxide::cg::tiled_partition: the size must be 1, 2, 4, 8, 16 or 32, and no larger than the "
+                 "parent's");
+}
+} // namespace detail
+
+/// The calling thread's group of `size` lanes of the block (cg::tiled_partition(block, size));
+/// `size` must be 1, 2, 4, 8, 16 or 32, else the kernel stops (the launch fails).
+[[nodiscard]] inline thread_group tiled_partition(const thread_block &, std::uint32_t size) noexcept {
+  detail::check_tile_size(size, warp::kSize);
+  return thread_group(size, detail::block_thread_rank() / size, (detail::block_threads() + size - 1) / size);
+}
+/// The calling thread's group of `size` lanes of a tile (`size` at most the tile's).
+template <std::uint32_t ParentSize, class Grandparent>
+[[nodiscard]] inline thread_group tiled_partition(const thread_block_tile<ParentSize, Grandparent> &,
+                                                  std::uint32_t size) noexcept {
+  detail::check_tile_size(size, ParentSize);
+  return thread_group(size, (warp::lane_id() & (ParentSize - 1)) / size, ParentSize / size);
+}
+/// The calling thread's group of `size` lanes of a group (`size` at most the group's).
+[[nodiscard]] inline thread_group tiled_partition(const thread_group &parent, std::uint32_t size) noexcept {
+  detail::check_tile_size(size, parent.size());
+  return thread_group(size, parent.thread_rank() / size, parent.size() / size);
 }
 
 // --- coalesced groups ----------------------------------------------------------------------------
@@ -296,11 +408,11 @@ public:
     return detail::compact(warp::ballot(predicate, mask_), mask_);
   }
   /// The ranks of the group whose `value` equals the caller's, as bits by rank.
-  template <detail::Shuffleable T> [[nodiscard]] std::uint32_t match_any(T value) const noexcept {
+  template <detail::Matchable T> [[nodiscard]] std::uint32_t match_any(T value) const noexcept {
     return detail::compact(warp::match_any(value, mask_), mask_);
   }
   /// All the group's ranks (bits 0..size()-1) when every lane holds the same `value`, else 0.
-  template <detail::Shuffleable T> [[nodiscard]] std::uint32_t match_all(T value) const noexcept {
+  template <detail::Matchable T> [[nodiscard]] std::uint32_t match_all(T value) const noexcept {
     return detail::compact(warp::match_all(value, mask_), mask_);
   }
 

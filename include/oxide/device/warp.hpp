@@ -53,8 +53,14 @@ inline std::uint32_t lane_mask_gt() noexcept {
 namespace detail {
 using intrinsic::ShuffleMode;
 
+/// What a shuffle moves: a trivially copyable value of 4 to 32 bytes, a multiple of 4 (a
+/// Float4 or double2 takes four shfl.sync, one per 32-bit word).
 template <class T>
-concept Shuffleable = std::is_trivially_copyable_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);
+concept Shuffleable =
+    std::is_trivially_copyable_v<T> && sizeof(T) % 4 == 0 && sizeof(T) >= 4 && sizeof(T) <= 32;
+/// What match.sync compares: a trivially copyable value of 4 or 8 bytes.
+template <class T>
+concept Matchable = std::is_trivially_copyable_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);
 
 /// A shuffle within the caller's segment of `Width` lanes (a tile of oxide/device/cooperative.hpp;
 /// the whole warp by default).
@@ -65,12 +71,21 @@ inline T shuffle(T value, std::uint32_t arg, std::uint32_t mask) noexcept {
   if constexpr (sizeof(T) == 4) {
     return std::bit_cast<T>(
         __oxide_warp_shuffle(mask, std::bit_cast<std::uint32_t>(value), arg, mode, Width));
-  } else {
+  } else if constexpr (sizeof(T) == 8) {
     const auto bits = std::bit_cast<std::uint64_t>(value);
     const std::uint32_t lo = __oxide_warp_shuffle(mask, static_cast<std::uint32_t>(bits), arg, mode, Width);
     const std::uint32_t hi =
         __oxide_warp_shuffle(mask, static_cast<std::uint32_t>(bits >> 32), arg, mode, Width);
     return std::bit_cast<T>(std::uint64_t(hi) << 32 | lo);
+  } else {
+    // Word by word; the array stays in registers (SROA), as the value itself does.
+    struct Words {
+      std::uint32_t word[sizeof(T) / 4];
+    };
+    Words words = std::bit_cast<Words>(value);
+    for (std::uint32_t &word : words.word)
+      word = __oxide_warp_shuffle(mask, word, arg, mode, Width);
+    return std::bit_cast<T>(words);
   }
 }
 } // namespace detail
@@ -150,7 +165,7 @@ inline std::uint32_t reduce_xor(std::uint32_t value, std::uint32_t mask = kFullM
 }
 
 namespace detail {
-template <MatchKind Kind, Shuffleable T> inline std::uint32_t match(T value, std::uint32_t mask) noexcept {
+template <MatchKind Kind, Matchable T> inline std::uint32_t match(T value, std::uint32_t mask) noexcept {
   if constexpr (sizeof(T) == 4)
     return __oxide_warp_match(mask, std::bit_cast<std::uint32_t>(value), code(Kind));
   else
@@ -161,12 +176,12 @@ template <MatchKind Kind, Shuffleable T> inline std::uint32_t match(T value, std
 /// The lanes of `mask` whose `value` equals the calling lane's (match.sync.any.b32 or .b64): e.g.
 /// to let one lane per distinct key do the atomic update for its group. T is any 4- or 8-byte
 /// trivially copyable type, compared bit for bit (so +0.0 and -0.0 differ).
-template <detail::Shuffleable T>
+template <detail::Matchable T>
 inline std::uint32_t match_any(T value, std::uint32_t mask = kFullMask) noexcept {
   return detail::match<detail::MatchKind::any>(value, mask);
 }
 /// `mask` when every lane of `mask` holds the same `value`, else 0 (match.sync.all.b32 or .b64).
-template <detail::Shuffleable T>
+template <detail::Matchable T>
 inline std::uint32_t match_all(T value, std::uint32_t mask = kFullMask) noexcept {
   return detail::match<detail::MatchKind::all>(value, mask);
 }

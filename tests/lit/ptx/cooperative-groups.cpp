@@ -1,13 +1,16 @@
 // The instructions behind the active mask, the lane masks, 64-bit matches and cooperative groups:
 // activemask.b32, %lanemask_*, match.*.sync.b64, and tiles whose shuffles carry the tile's
 // segment in shfl.sync's c operand ((32 - N) << 8 | clamp) and whose reductions are one
-// redux.sync with the tile's mask. The kernels are contracted: none of this writes memory, so
-// the safety verifier accepts them.
+// redux.sync with the tile's mask; tiles of tiles, groups of a run-time size and 16-byte
+// shuffles. The kernels are contracted: none of this writes memory, so the safety verifier
+// accepts them.
 // RUN: oxcc build %s --emit=ptx -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: FileCheck %s --check-prefix=TILE8 < %t.ptx
 // RUN: FileCheck %s --check-prefix=TILE16 < %t.ptx
 // RUN: FileCheck %s --check-prefix=COALESCED < %t.ptx
+// RUN: FileCheck %s --check-prefix=SUBTILE < %t.ptx
+// RUN: FileCheck %s --check-prefix=WIDE < %t.ptx
 #include <oxide/oxide.hpp>
 
 #include <cstdint>
@@ -92,4 +95,41 @@ coalesced(oxide::Span<const int> in, oxide::DisjointSpan<int> out) {
   }
   if (int *o = out.get_mut(i))
     *o = r;
+}
+
+// A tile of 4 of a warp's tile: the same instructions as a block's tile of 4 (c = 28 << 8 | 31 =
+// 7199), its rank among the warp's tiles from %laneid alone. A group of a size known at run
+// time: __syncwarp with the mask computed from it, and a trap for a size that is no tile's.
+// SUBTILE-LABEL: .entry {{.*}}subtile
+// SUBTILE-DAG: shfl.sync.bfly.b32 {{.*}}, 7199, {{%r[0-9]+}};
+// SUBTILE-DAG: redux.sync.add.s32
+// SUBTILE-DAG: bar.warp.sync
+// SUBTILE: ret;
+// SUBTILE: trap;
+[[kernel, oxide::launch_contract("domain = 1, block = 64, requires = (in.size() == out.size())")]] void
+subtile(oxide::Span<const float> in, oxide::DisjointSpan<float> out, std::uint32_t size) {
+  const auto i = oxide::thread::index_1d();
+  const float v = in[i.get()];
+  const auto quad = cg::tiled_partition<4>(cg::tiled_partition<32>(cg::this_thread_block()));
+  const float sum = cg::reduce(quad, v, cg::plus<float>());
+  const int count = cg::reduce(quad, static_cast<int>(v), cg::plus<int>());
+  const cg::thread_group group = cg::tiled_partition(cg::this_thread_block(), size);
+  group.sync();
+  if (float *o = out.get_mut(i))
+    *o = sum + static_cast<float>(count + quad.meta_group_rank() + group.thread_rank());
+}
+
+// A 16-byte shuffle is four 32-bit shfl.sync, in registers: no local memory.
+// WIDE-LABEL: .entry {{.*}}wide
+// WIDE-NOT: .local
+// WIDE-COUNT-4: shfl.sync.idx.b32 {{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}, 31, -1;
+// WIDE-NOT: shfl.sync
+// WIDE-NOT: .local
+// WIDE: ret;
+[[kernel, oxide::launch_contract("domain = 1, block = 64, requires = (in.size() == out.size())")]] void
+wide(oxide::Span<const oxide::Float4> in, oxide::DisjointSpan<oxide::Float4> out) {
+  const auto i = oxide::thread::index_1d();
+  const oxide::Float4 v = warp::shuffle(in[i.get()], (warp::lane_id() + 1) % 32);
+  if (oxide::Float4 *o = out.get_mut(i))
+    *o = v;
 }
