@@ -1,9 +1,10 @@
 // Cooperative groups and warp masks (oxide/device/cooperative.hpp, oxide/device/warp.hpp): every
 // operation of a tile of each size 1..32 (ranks, shuffles, votes, 32- and 64-bit matches,
 // reductions through redux.sync and through shuffles, scans), tiles of tiles, groups of a size
-// known at run time, shuffles of 12- and 16-byte vectors, coalesced groups in divergent branches
-// (if and else at once, and nested), activemask and the lane masks, each lane's results checked
-// against a scalar model of its warp on the host.
+// known at run time, shuffles of 12- and 16-byte vectors, binary and labeled partitions, the
+// grid's ranks, coalesced groups in divergent branches (if and else at once, and nested),
+// activemask and the lane masks, each lane's results checked against a scalar model of its warp
+// on the host.
 //
 //   oxcc run tests/lang/cooperative_groups.cpp
 #include "lang_check.hpp"
@@ -230,6 +231,71 @@ Row wide_expected(std::size_t i) {
              v(down) * 5, 11,          total,       total + 16, total * 2,    -total};
 }
 
+// Partitions of a tile by a predicate and by a label (coalesced groups made without divergence:
+// both halves call the same shuffles with different masks), and the grid's ranks.
+[[kernel, oxide::launch_contract("domain = 1, block = 64")]] void partitions(oxide::DisjointSpan<Row> out) {
+  const auto i = oxide::thread::index_1d();
+  const std::int32_t v = value_of(i.get());
+  const auto tile = cg::tiled_partition<16>(cg::this_thread_block());
+  const cg::coalesced_group sign = cg::binary_partition(tile, v > 0);
+  const cg::coalesced_group label = cg::labeled_partition(sign, v % 3);
+  const cg::grid_group grid = cg::this_grid();
+  Row r{};
+  r[0] = sign.mask();
+  r[1] = sign.size();
+  r[2] = sign.thread_rank();
+  r[3] = cg::reduce(sign, v, cg::plus<std::int32_t>());
+  r[4] = cg::reduce(sign, std::int64_t{v} << 33, cg::plus<std::int64_t>()) >> 33;
+  r[5] = label.mask();
+  r[6] = label.thread_rank();
+  r[7] = cg::reduce(label, v, cg::plus<std::int32_t>());
+  r[8] = cg::inclusive_scan(label, std::int64_t{v}, cg::plus<std::int64_t>());
+  r[9] = static_cast<std::int64_t>(grid.thread_rank());
+  r[10] = static_cast<std::int64_t>(grid.size() + 7 * grid.num_threads());
+  r[11] = grid.block_rank() + 1000 * grid.num_blocks();
+  r[12] = grid.block_index().x + 1000 * grid.dim_blocks().x;
+  if (Row *o = out.get_mut(i))
+    *o = r;
+}
+
+Row partitions_expected(std::size_t i) {
+  const std::size_t first = i & ~std::size_t{15};
+  auto v = [&](std::size_t k) { return value_of(k); };
+  std::uint32_t sign = 0, label = 0;
+  std::int32_t sign_sum = 0, label_sum = 0, label_prefix = 0;
+  std::uint32_t sign_rank = 0, label_rank = 0;
+  for (std::size_t k = first; k < first + 16; ++k) {
+    if ((v(k) > 0) != (v(i) > 0))
+      continue;
+    sign |= 1u << (k % 32);
+    sign_sum += v(k);
+    sign_rank += k < i;
+    if (v(k) % 3 != v(i) % 3)
+      continue;
+    label |= 1u << (k % 32);
+    label_sum += v(k);
+    label_rank += k < i;
+    if (k <= i)
+      label_prefix += v(k);
+  }
+  constexpr std::size_t threads = 64 * 12, blocks = threads / 64;
+  Row r{};
+  r[0] = sign;
+  r[1] = std::popcount(sign);
+  r[2] = sign_rank;
+  r[3] = sign_sum;
+  r[4] = sign_sum;
+  r[5] = label;
+  r[6] = label_rank;
+  r[7] = label_sum;
+  r[8] = label_prefix;
+  r[9] = static_cast<std::int64_t>(i);
+  r[10] = 8 * threads;
+  r[11] = static_cast<std::int64_t>(i / 64 + 1000 * blocks);
+  r[12] = static_cast<std::int64_t>(i / 64 + 1000 * blocks);
+  return r;
+}
+
 // --- coalesced groups in divergent code ---------------------------------------------------------
 
 // Each branch makes its group (and reads the active mask) itself: the simulator tells branches
@@ -381,6 +447,7 @@ int main() {
     check.run("groups(8)", groups, n, groups_expected<8>, 8u);
     check.run("groups(32)", groups, n, groups_expected<32>, 32u);
     check.run("wide", wide, n, wide_expected);
+    check.run("partitions", partitions, n, partitions_expected);
     check.run("coalesced", coalesced, n, coalesced_expected);
   });
 }

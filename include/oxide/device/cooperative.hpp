@@ -176,6 +176,44 @@ private:
 /// The calling thread's block.
 [[nodiscard]] inline thread_block this_thread_block() noexcept { return thread_block(); }
 
+// --- the grid ------------------------------------------------------------------------------------
+
+/// Every thread of the launch (cg::grid_group). sync() is a grid-wide barrier: only in kernels
+/// whose launch contract says `cooperative = true` (oxide::grid::sync).
+class grid_group {
+public:
+  /// The thread's linear index in the grid: block_rank() * block threads + block thread rank.
+  [[nodiscard]] std::uint64_t thread_rank() const noexcept {
+    return std::uint64_t{block_rank()} * detail::block_threads() + detail::block_thread_rank();
+  }
+  /// Threads in the grid.
+  [[nodiscard]] std::uint64_t size() const noexcept {
+    return std::uint64_t{num_blocks()} * detail::block_threads();
+  }
+  [[nodiscard]] std::uint64_t num_threads() const noexcept { return size(); }
+  /// The block's linear index: blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z).
+  [[nodiscard]] std::uint32_t block_rank() const noexcept {
+    return __oxide_block_idx(0) +
+           __oxide_grid_dim(0) * (__oxide_block_idx(1) + __oxide_grid_dim(1) * __oxide_block_idx(2));
+  }
+  /// Blocks in the grid.
+  [[nodiscard]] std::uint32_t num_blocks() const noexcept {
+    return __oxide_grid_dim(0) * __oxide_grid_dim(1) * __oxide_grid_dim(2);
+  }
+  /// blockIdx and gridDim.
+  [[nodiscard]] Dim3 block_index() const noexcept { return block_idx(); }
+  [[nodiscard]] Dim3 dim_blocks() const noexcept { return grid_dim(); }
+  /// Waits for every thread of the grid (a cooperative launch only).
+  void sync() const noexcept { __oxide_grid_sync(); }
+
+private:
+  friend grid_group this_grid() noexcept;
+  grid_group() = default;
+};
+
+/// Every thread of the launch.
+[[nodiscard]] inline grid_group this_grid() noexcept { return grid_group(); }
+
 // --- tiles ---------------------------------------------------------------------------------------
 
 template <std::uint32_t Size, class Parent = void>
@@ -366,6 +404,10 @@ template <std::uint32_t ParentSize, class Grandparent>
 
 // --- coalesced groups ----------------------------------------------------------------------------
 
+namespace detail {
+struct MakeCoalesced;
+} // namespace detail
+
 /// The lanes of a warp that run together (cg::coalesced_group): those of active_mask() where
 /// coalesced_threads() was called, ranked by lane number.
 class coalesced_group {
@@ -418,9 +460,17 @@ public:
 
 private:
   friend coalesced_group coalesced_threads(std::source_location) noexcept;
+  friend struct detail::MakeCoalesced;
   explicit coalesced_group(std::uint32_t mask) noexcept : mask_(mask) {}
   std::uint32_t mask_;
 };
+
+namespace detail {
+/// The group of the lanes of `mask` (for the partitions below).
+struct MakeCoalesced {
+  static coalesced_group of(std::uint32_t mask) noexcept { return coalesced_group(mask); }
+};
+} // namespace detail
 
 /// The lanes of the calling warp running this call together: in divergent code, those that took
 /// the caller's branch (cg::coalesced_threads, from __activemask()). `where`: as for
@@ -434,6 +484,21 @@ coalesced_threads(std::source_location where = std::source_location::current()) 
 
 template <class G>
 concept WarpGroup = std::same_as<G, coalesced_group> || requires { G::kSize; };
+
+/// The lanes of `group` (a tile or a coalesced group) whose `predicate` equals the caller's
+/// (cg::binary_partition): one ballot. Every lane of the group calls it together.
+template <WarpGroup G>
+[[nodiscard]] inline coalesced_group binary_partition(const G &group, bool predicate) noexcept {
+  const std::uint32_t mask = group.mask(), set = warp::ballot(predicate, mask);
+  return detail::MakeCoalesced::of(mask & (predicate ? set : ~set));
+}
+
+/// The lanes of `group` whose `label` equals the caller's (cg::labeled_partition): one
+/// match.any.sync. Every lane of the group calls it together.
+template <WarpGroup G, detail::Matchable T>
+[[nodiscard]] inline coalesced_group labeled_partition(const G &group, T label) noexcept {
+  return detail::MakeCoalesced::of(warp::match_any(label, group.mask()));
+}
 
 /// `value` combined over the group with `op` (associative and commutative); every lane gets the
 /// result (cg::reduce). 32-bit integers with plus, less, greater or a bit operator take one
