@@ -570,6 +570,18 @@ public:
 
   bool shouldVisitTemplateInstantiations() const { return true; }
 
+  /// The functions of the system's headers are not looked into, kernels excepted: they launch
+  /// nothing of Oxide's, and walking them would read every inline function body of the
+  /// precompiled headers (a sixth of the host compile's front end).
+  bool TraverseDecl(Decl *decl) {
+    if (auto *fn = dyn_cast_or_null<FunctionDecl>(decl); fn && !isKernel(fn)) {
+      const SourceManager &sm = context.getSourceManager();
+      if (sm.isInSystemHeader(sm.getExpansionLoc(fn->getLocation())))
+        return true;
+    }
+    return RecursiveASTVisitor::TraverseDecl(decl);
+  }
+
   bool VisitFunctionDecl(FunctionDecl *FD) {
     checkSameOnEveryDeclaration(FD, oxide::kContractAnnotation, 0);
     checkSameOnEveryDeclaration(FD, oxide::kLaunchBoundsAnnotation, 1);
@@ -885,6 +897,9 @@ public:
   explicit DeviceConstructChecker(ASTContext &context) : context(context) {}
 
   bool shouldVisitTemplateInstantiations() const { return true; }
+  /// Kernels are declared at namespace or class scope, never in a body: the walk that finds
+  /// them reads no function body (the scanner below reads the reachable ones).
+  bool TraverseStmt(Stmt *) { return true; }
   bool VisitFunctionDecl(FunctionDecl *FD) {
     if (FD->hasAttr<CUDAGlobalAttr>() && FD->doesThisDeclarationHaveABody() && !FD->isDependentContext() &&
         parent.try_emplace(FD->getCanonicalDecl(), Link{nullptr, {}}).second)

@@ -226,6 +226,9 @@ std::string oxide::findOrBuildPrecompiledHeader(const clang::CompilerInvocation 
 
   auto generation = prefixInvocation(invocation, source, clang::frontend::GeneratePCH);
   generation->getFrontendOpts().OutputFile = std::string(tempPch);
+  // The templates the headers' own inline functions use are instantiated once, here, and not
+  // again at the end of every compile that includes them (clang++ -x c++-header does the same).
+  generation->getLangOpts().PCHInstantiateTemplates = true;
   // The compile that follows reports any problem in the headers, with its usual context.
   clang::CompilerInstance ci(std::move(generation));
   ci.setVirtualFileSystem(vfs);
