@@ -162,6 +162,63 @@ private:
   clang::ASTContext &context;
 };
 
+/// Whether `context` (a translation unit, namespace, class or friend) declares a kernel that is
+/// a template or lies inside one: only such kernels can be instantiated by another function's
+/// body. Reads only what this compile parsed (the precompiled Oxide headers declare no kernel).
+bool declaresKernelTemplate(const clang::DeclContext &context) {
+  for (const clang::Decl *decl : context.noload_decls()) {
+    if (const auto *friendDecl = llvm::dyn_cast<clang::FriendDecl>(decl))
+      decl = friendDecl->getFriendDecl();
+    if (const auto *tmpl = llvm::dyn_cast_or_null<clang::FunctionTemplateDecl>(decl))
+      decl = tmpl->getTemplatedDecl();
+    else if (const auto *classTmpl = llvm::dyn_cast_or_null<clang::ClassTemplateDecl>(decl))
+      decl = classTmpl->getTemplatedDecl();
+    if (const auto *fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(decl)) {
+      if (fn->isTemplated() && llvm::any_of(fn->specific_attrs<clang::AnnotateAttr>(), [](const auto *a) {
+            return a->getAnnotation() == kKernelAnnotation;
+          }))
+        return true;
+    } else if (const auto *inner = llvm::dyn_cast_or_null<clang::DeclContext>(decl);
+               inner &&
+               (llvm::isa<clang::NamespaceDecl, clang::LinkageSpecDecl, clang::ExportDecl,
+                          clang::CXXRecordDecl>(decl)) &&
+               declaresKernelTemplate(*inner)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/// The device compile skips the body of `main` when no kernel template exists: that body is
+/// host code, and with no kernel template to instantiate it can add nothing to the device
+/// module, yet clang's Sema of it (every launch, copy and timer the program makes) is about a
+/// third of the device front end of a typical program. A kernel template declared after `main`
+/// could still be instantiated from it (through a template whose names are looked up at the end
+/// of the file): then the compile must run again without skipping.
+struct HostBodies {
+  bool skippedMain = false;
+  bool needed = false; ///< main was skipped, but a kernel template was declared after it
+};
+class HostBodySkipper : public clang::ASTConsumer {
+public:
+  explicit HostBodySkipper(HostBodies &bodies) : bodies(bodies) {}
+  void Initialize(clang::ASTContext &ctx) override { context = &ctx; }
+  bool shouldSkipFunctionBody(clang::Decl *decl) override {
+    const auto *fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(decl);
+    if (!fn || !fn->isMain() || declaresKernelTemplate(*context->getTranslationUnitDecl()))
+      return false;
+    bodies.skippedMain = true;
+    return true;
+  }
+  void HandleTranslationUnit(clang::ASTContext &ctx) override {
+    bodies.needed = bodies.skippedMain && declaresKernelTemplate(*ctx.getTranslationUnitDecl());
+  }
+
+private:
+  HostBodies &bodies;
+  clang::ASTContext *context = nullptr;
+};
+
 /// A shared front end's compile: the names its tokens spell and the macros it expands, checked
 /// at its end (ArchDependence::checkIdentifiers).
 class IdentifierCheck : public clang::ASTConsumer {
@@ -199,10 +256,12 @@ private:
 class CheckedEmitLLVMAction : public clang::EmitLLVMOnlyAction {
 public:
   /// `deviceSource`: the device compile records there the code the host compile does not see.
-  /// `archSeen` (if given): where the preprocessing sees the architecture.
+  /// `archSeen` (if given): where the preprocessing sees the architecture. `hostBodies` (if
+  /// given): the compile skips main's body when it may (HostBodySkipper) and says so there.
   CheckedEmitLLVMAction(llvm::LLVMContext *ctx, std::shared_ptr<DeviceSource> deviceSource,
-                        ArchDependence *archSeen)
-      : EmitLLVMOnlyAction(ctx), deviceSource(std::move(deviceSource)), archSeen(archSeen) {}
+                        ArchDependence *archSeen, HostBodies *hostBodies)
+      : EmitLLVMOnlyAction(ctx), deviceSource(std::move(deviceSource)), archSeen(archSeen),
+        hostBodies(hostBodies) {}
 
 protected:
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &ci,
@@ -220,6 +279,8 @@ protected:
       consumers.push_back(createSimParamRecorder(*this));
     } else {
       consumers.push_back(std::make_unique<ImplicitDeviceFunctions>(ci.getASTContext()));
+      if (hostBodies)
+        consumers.push_back(std::make_unique<HostBodySkipper>(*hostBodies));
     }
     consumers.push_back(createSafetyChecker());
     consumers.push_back(EmitLLVMOnlyAction::CreateASTConsumer(ci, file));
@@ -231,6 +292,7 @@ protected:
 private:
   std::shared_ptr<DeviceSource> deviceSource;
   ArchDependence *archSeen;
+  HostBodies *hostBodies;
 };
 
 /// `oxcc check`'s host compile: the safety checks on the AST and no code at all.
@@ -304,13 +366,14 @@ std::shared_ptr<clang::CompilerInvocation> invocationOf(llvm::ArrayRef<const cha
 /// `log`. Colours follow stderr's. With `prefix`, the compile starts from its precompiled
 /// header. With `deviceIncludeDir` (Oxide's headers), the device compile's printer prints them.
 /// With `archSeen`, the compile records where its own preprocessing (the precompiled header's
-/// part excepted) sees the architecture.
+/// part excepted) sees the architecture. With `hostBodies`, the device compile skips main's
+/// body where HostBodySkipper may, and records there whether it must run again without.
 llvm::Expected<std::unique_ptr<llvm::Module>>
 runClang(const std::vector<std::string> &args, llvm::LLVMContext &ctx,
          llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs, llvm::StringRef stage,
          FrontendOptimization optimization, const PrecompiledPrefix *prefix, bool verbose,
          llvm::raw_ostream &diagOut, llvm::raw_ostream &log, const std::string *deviceIncludeDir = nullptr,
-         ArchDependence *archSeen = nullptr) {
+         ArchDependence *archSeen = nullptr, HostBodies *hostBodies = nullptr) {
   // Clang's code generation looks the target up (and runs its passes with the target's cost
   // model); registering the targets first makes every compile see them, in parallel too.
   initializeTargets();
@@ -343,6 +406,9 @@ runClang(const std::vector<std::string> &args, llvm::LLVMContext &ctx,
       optimization == FrontendOptimization::TargetIndependent && codeGen.OptimizationLevel > 0;
   if (optimizeHere)
     invocation->getCodeGenOpts().DisableLLVMPasses = true;
+  // After the precompiled header, whose compile must not skip the headers' bodies.
+  if (hostBodies)
+    invocation->getFrontendOpts().SkipFunctionBodies = true;
   clang::CompilerInstance ci(std::move(invocation));
   ci.setVirtualFileSystem(vfs);
   // The device compile prints what only it finds, at the user's lines (DeviceDiagnostics.h).
@@ -364,7 +430,7 @@ runClang(const std::vector<std::string> &args, llvm::LLVMContext &ctx,
       return reportedError(stage.str() + " compile");
     return std::make_unique<llvm::Module>(stage, ctx); // empty: nothing was asked for but the checks
   }
-  CheckedEmitLLVMAction action(&ctx, std::move(deviceSource), archSeen);
+  CheckedEmitLLVMAction action(&ctx, std::move(deviceSource), archSeen, hostBodies);
   if (!ci.ExecuteAction(action) || ci.getDiagnostics().hasErrorOccurred())
     return reportedError(stage.str() + " compile");
   std::unique_ptr<llvm::Module> module = action.takeModule();
@@ -501,9 +567,32 @@ oxide::compileDevice(const TranslationUnit &tu, const Toolchain &tc, const GpuAr
     return std::move(err);
   setHostOnlyHeaderDirectory(tc.oxideIncludeDir + "/oxide/host/");
   const PrecompiledPrefix prefix = devicePrefix(tu, tc);
-  return runClang(deviceCompileArgs(tu, tc, arch), ctx, deviceFileSystem(tu.input), "device",
-                  FrontendOptimization::TargetIndependent, usePrecompiledHeaders(tu) ? &prefix : nullptr,
-                  tu.opts.verbose, diagOut, log, &tc.oxideIncludeDir, archSeen);
+  auto compile = [&](llvm::raw_ostream &diagnostics, HostBodies *hostBodies) {
+    return runClang(deviceCompileArgs(tu, tc, arch), ctx, deviceFileSystem(tu.input), "device",
+                    FrontendOptimization::TargetIndependent, usePrecompiledHeaders(tu) ? &prefix : nullptr,
+                    tu.opts.verbose, diagnostics, log, &tc.oxideIncludeDir, archSeen, hostBodies);
+  };
+  // First with main's body skipped where that cannot change the module (HostBodySkipper); its
+  // diagnostics are held back until it is known that they are the compile's.
+  HostBodies bodies;
+  std::string held;
+  llvm::raw_string_ostream heldOut(held);
+  auto module = compile(heldOut, &bodies);
+  if (!bodies.needed) {
+    diagOut << held;
+    if (bodies.skippedMain && tu.opts.verbose)
+      log << "oxcc: note: the device compile for " << arch.smName()
+          << " skipped main's body (host code; the file declares no kernel template)\n";
+    return module;
+  }
+  if (tu.opts.verbose)
+    log << "oxcc: note: the device compile for " << arch.smName()
+        << " runs again with main's body: a kernel template is declared after main\n";
+  if (!module)
+    llvm::consumeError(module.takeError());
+  else
+    module->reset();
+  return compile(diagOut, nullptr);
 }
 
 std::optional<ArchDependence> oxide::deviceHeadersArchDependence(const TranslationUnit &tu,
