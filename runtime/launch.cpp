@@ -127,7 +127,7 @@ PreparedKernel finish(const std::shared_ptr<ContextState> &state, const Register
 
 } // namespace
 
-PreparedKernel prepare_kernel(const Context &context, HostKernel host, std::span<const HostParam> params,
+PreparedKernel prepare_kernel(const Context &context, HostKernel host, HostElements<const HostParam> params,
                               const LaunchGeometry &geometry, unsigned rank) {
   const std::shared_ptr<ContextState> &state = detail::ContextAccess::state(context);
   const RegisteredKernel &kernel = state->kernel(reinterpret_cast<const void *>(host.function), params);
@@ -147,8 +147,9 @@ PreparedKernel prepare_kernel(const Context &context, HostKernel host, std::span
   return finish(state, kernel, contract, geometry, host);
 }
 
-PreparedKernel prepare_unsafe_kernel(const Stream &stream, HostKernel host, std::span<const HostParam> params,
-                                     const LaunchGeometry &geometry, unsigned rank) {
+PreparedKernel prepare_unsafe_kernel(const Stream &stream, HostKernel host,
+                                     HostElements<const HostParam> params, const LaunchGeometry &geometry,
+                                     unsigned rank) {
   const std::shared_ptr<ContextState> &state = detail::StreamAccess::context_state(stream);
   const RegisteredKernel &kernel = state->kernel(reinterpret_cast<const void *>(host.function), params);
   validate_geometry(geometry, rank);
@@ -156,8 +157,9 @@ PreparedKernel prepare_unsafe_kernel(const Stream &stream, HostKernel host, std:
   return finish(state, kernel, nullptr, geometry, host);
 }
 
-std::uint32_t max_resident_blocks(const Context &context, HostKernel host, std::span<const HostParam> params,
-                                  std::uint32_t block_threads, std::uint32_t dynamic_shared_bytes) {
+std::uint32_t max_resident_blocks(const Context &context, HostKernel host,
+                                  HostElements<const HostParam> params, std::uint32_t block_threads,
+                                  std::uint32_t dynamic_shared_bytes) {
   const std::shared_ptr<ContextState> &state = detail::ContextAccess::state(context);
   const RegisteredKernel &kernel = state->kernel(reinterpret_cast<const void *>(host.function), params);
   const Device &device = state->device();
@@ -202,7 +204,8 @@ std::string argument_label(const KernelContract *contract, std::size_t index) {
 } // namespace
 
 void check_launch(const PreparedKernel &kernel, const Stream &stream,
-                  std::span<const ArgumentMemory> arguments, std::span<const std::uint64_t> contract_values) {
+                  HostElements<const ArgumentMemory> arguments,
+                  HostElements<const std::uint64_t> contract_values) {
   const ContextState &stream_context = *detail::StreamAccess::context_state(stream);
   const CUcontext handle = kernel.context->handle();
   if (stream_context.handle() != handle) [[unlikely]]

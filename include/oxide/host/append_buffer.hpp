@@ -51,7 +51,7 @@ public:
   /// Empties the output for the next launch (the counter back to 0), ordered on `stream`.
   void clear(Stream &stream) {
     const unsigned long long zero = 0;
-    counter_.copy_from_host(stream, std::span<const unsigned long long>(&zero, 1));
+    counter_.copy_from_host(stream, {&zero, 1});
   }
   /// The element memory, e.g. to pass the appended elements to another kernel as an input.
   [[nodiscard]] const DeviceBuffer<T> &elements() const noexcept { return elements_; }

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "oxide/detail/host/host_elements.hpp"
 #include "oxide/host/buffer_view.hpp"
 #include "oxide/host/context.hpp"
 #include "oxide/host/pinned.hpp"
@@ -95,7 +96,7 @@ public:
 
   /// A copy of `host`, ordered on `stream`. `host` may be reused as soon as this returns
   /// (pageable host memory is staged by the driver before the call returns).
-  [[nodiscard]] static DeviceBuffer from_host(Stream &stream, std::span<const T> host) {
+  [[nodiscard]] static DeviceBuffer from_host(Stream &stream, detail::HostElements<const T> host) {
     DeviceBuffer buffer = uninitialized(stream, host.size());
     buffer.copy_from_host(stream, host);
     return buffer;
@@ -167,7 +168,7 @@ public:
   }
 
   /// Copies `host` (which must have exactly size() elements) into the buffer, ordered on `stream`.
-  void copy_from_host(Stream &stream, std::span<const T> host) {
+  void copy_from_host(Stream &stream, detail::HostElements<const T> host) {
     if (host.size() != size_)
       detail::throw_size_mismatch("copy_from_host", size_, host.size());
     detail::copy_host_to_device(stream, context_.get(), pointer_, host.data(), size_bytes());
@@ -175,7 +176,7 @@ public:
 
   /// Copies the buffer into `host` (exactly size() elements) after the work queued on `stream`;
   /// synchronizes `stream`.
-  void copy_to_host(Stream &stream, std::span<T> host) const {
+  void copy_to_host(Stream &stream, detail::HostElements<T> host) const {
     if (host.size() != size_)
       detail::throw_size_mismatch("copy_to_host", size_, host.size());
     detail::copy_device_to_host(stream, context_.get(), host.data(), pointer_, size_bytes());

@@ -98,7 +98,7 @@ template <class Config, class... P>
 
 namespace detail {
 [[nodiscard]] std::uint32_t max_resident_blocks(const Context &context, HostKernel host,
-                                                std::span<const HostParam> params,
+                                                HostElements<const HostParam> params,
                                                 std::uint32_t block_threads,
                                                 std::uint32_t dynamic_shared_bytes);
 } // namespace detail

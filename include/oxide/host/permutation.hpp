@@ -25,7 +25,7 @@ struct PermutationBufferAccess;
 
 /// Why `map` is not a permutation of [0, map.size()), naming the first bad position; empty when
 /// it is one. O(n) time, n bits.
-[[nodiscard]] inline std::string permutation_problem(std::span<const std::uint32_t> map) {
+[[nodiscard]] inline std::string permutation_problem(HostElements<const std::uint32_t> map) {
   const std::size_t n = map.size();
   const std::string domain = "[0, " + std::to_string(n) + ")";
   std::vector<bool> seen(n, false);
@@ -59,13 +59,12 @@ public:
   /// (NotAPermutation) naming the first position whose value is out of range or repeats an
   /// earlier one. The device memory holds at least one index (0 for an empty map), so device
   /// code may always load index 0.
-  [[nodiscard]] static Permutation from_host(Stream &stream, std::span<const std::uint32_t> map) {
+  [[nodiscard]] static Permutation from_host(Stream &stream, detail::HostElements<const std::uint32_t> map) {
     if (std::string problem = detail::permutation_problem(map); !problem.empty())
       throw Error(ErrorKind::NotAPermutation, "Permutation::from_host: " + problem);
     if (map.empty()) {
       const std::array<std::uint32_t, 1> zero{0};
-      return Permutation(DeviceBuffer<std::uint32_t>::from_host(stream, std::span<const std::uint32_t>(zero)),
-                         0);
+      return Permutation(DeviceBuffer<std::uint32_t>::from_host(stream, zero), 0);
     }
     return Permutation(DeviceBuffer<std::uint32_t>::from_host(stream, map), map.size());
   }

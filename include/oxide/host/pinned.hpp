@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "oxide/detail/host/host_elements.hpp"
 #include "oxide/host/context.hpp"
 
 namespace oxide {
@@ -68,7 +69,7 @@ public:
     return buffer;
   }
   /// A copy of `host`.
-  [[nodiscard]] static PinnedBuffer from_host(const Context &context, std::span<const T> host) {
+  [[nodiscard]] static PinnedBuffer from_host(const Context &context, detail::HostElements<const T> host) {
     PinnedBuffer buffer = uninitialized(context, host.size());
     if (!host.empty())
       std::memcpy(static_cast<void *>(buffer.data_), host.data(), buffer.size_bytes());

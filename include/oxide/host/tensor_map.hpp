@@ -125,7 +125,7 @@ public:
                         std::to_string(tensor.size_bytes()) + ")");
     }
     DeviceTensorMap map;
-    map.descriptor_ = DeviceBuffer<detail::TensorMapBytes>::from_host(stream, std::span(&bytes, 1));
+    map.descriptor_ = DeviceBuffer<detail::TensorMapBytes>::from_host(stream, {&bytes, 1});
     map.tensor_ = std::move(tensor);
     map.extents_ = extents;
     return map;
@@ -135,7 +135,7 @@ public:
   /// input; replace its contents with copy_from_host).
   [[nodiscard]] const DeviceBuffer<element_type> &buffer() const noexcept { return tensor_; }
   /// Copies `host` (exactly buffer().size() elements) into the tensor, ordered on `stream`.
-  void copy_from_host(Stream &stream, std::span<const element_type> host) {
+  void copy_from_host(Stream &stream, detail::HostElements<const element_type> host) {
     tensor_.copy_from_host(stream, host);
   }
   /// The tensor's elements, read back on `stream` (what TMA stores wrote, for a mutable T).

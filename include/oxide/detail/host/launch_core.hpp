@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "oxide/detail/host/host_elements.hpp"
 #include "oxide/detail/host/registry.hpp"
 #include "oxide/host/buffer.hpp"
 #include "oxide/host/context.hpp"
@@ -75,12 +76,12 @@ struct PreparedKernel {
 /// oxide::prepare's runtime half: the kernel must have a launch contract, and the configuration
 /// (of `rank`) must satisfy it and the device. Throws oxide::Error.
 [[nodiscard]] PreparedKernel prepare_kernel(const Context &context, HostKernel host,
-                                            std::span<const HostParam> params, const LaunchGeometry &geometry,
-                                            unsigned rank);
+                                            HostElements<const HostParam> params,
+                                            const LaunchGeometry &geometry, unsigned rank);
 /// oxide::unsafe_launch's: any kernel, in the stream's context, within CUDA's and the device's
 /// limits (rank 0: any shape). Cheap after the first call per context and kernel.
 [[nodiscard]] PreparedKernel prepare_unsafe_kernel(const Stream &stream, HostKernel host,
-                                                   std::span<const HostParam> params,
+                                                   HostElements<const HostParam> params,
                                                    const LaunchGeometry &geometry, unsigned rank);
 
 /// The device memory an argument gives the kernel, for the checks made at every launch.
@@ -97,7 +98,8 @@ struct ArgumentMemory {
 /// `requires` relation holds for `contract_values` (see contract_value) and no memory the kernel
 /// writes is passed through another argument (OverlappingArguments).
 void check_launch(const PreparedKernel &kernel, const Stream &stream,
-                  std::span<const ArgumentMemory> arguments, std::span<const std::uint64_t> contract_values);
+                  HostElements<const ArgumentMemory> arguments,
+                  HostElements<const std::uint64_t> contract_values);
 /// Enqueues the kernel (or runs it on the simulator) with the parameter values `arguments`
 /// point at. Call check_launch first.
 void launch_kernel(const PreparedKernel &kernel, Stream &stream, void **arguments);
@@ -224,25 +226,39 @@ template <class... P> constexpr void check_kernel_signature() noexcept {
                 "oxide: kernel parameters must be trivially copyable");
 }
 
+/// One parameter's value in a launch (see BoundArguments).
+template <std::size_t I, class P> struct BoundArgument {
+  P value;
+};
+template <class Indices, class... P> struct BoundArguments;
+/// The values of a launch's parameters: a plain aggregate, not a std::tuple, whose constructors'
+/// constraints and std::apply cost every compile some 40 ms of instantiation per kernel
+/// signature.
+template <std::size_t... I, class... P>
+struct BoundArguments<std::index_sequence<I...>, P...> : BoundArgument<I, P>... {};
+
+template <bool Unsafe, class... P, std::size_t... I, class... Args>
+void bind_and_launch_indexed(const PreparedKernel &kernel, Stream &stream, std::index_sequence<I...>,
+                             Args &&...args) {
+  (check_scalar_argument<P>(kernel, I, args), ...);
+  // Braced initialization binds the arguments left to right.
+  BoundArguments<std::index_sequence<I...>, P...> values{
+      {std::conditional_t<Unsafe, UnsafeBinder<P>, Binder<P>>::bind(args)}...};
+  const std::array<ArgumentMemory, sizeof...(P)> memory{argument_memory<P>(args)...};
+  std::array<std::uint64_t, sizeof...(P)> sizes{};
+  if (kernel.has_requires)
+    sizes = {contract_value(static_cast<const BoundArgument<I, P> &>(values).value)...};
+  check_launch(kernel, stream, memory, sizes);
+  std::array<void *, sizeof...(P)> pointers{&static_cast<BoundArgument<I, P> &>(values).value...};
+  launch_kernel(kernel, stream, pointers.data());
+}
+
 /// Binds `args` to the parameters P... with Binder (or UnsafeBinder), checks the launch and
 /// launches. The argument types were checked at compile time by the caller.
 template <bool Unsafe, class... P, class... Args>
 void bind_and_launch(const PreparedKernel &kernel, Stream &stream, Args &&...args) {
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    (check_scalar_argument<P>(kernel, I, args), ...);
-  }(std::index_sequence_for<P...>{});
-  // Braced initialization binds the arguments left to right.
-  std::tuple<P...> values{std::conditional_t<Unsafe, UnsafeBinder<P>, Binder<P>>::bind(args)...};
-  const std::array<ArgumentMemory, sizeof...(P)> memory{argument_memory<P>(args)...};
-  std::array<std::uint64_t, sizeof...(P)> sizes{};
-  if (kernel.has_requires)
-    sizes = std::apply(
-        [](const auto &...v) { return std::array<std::uint64_t, sizeof...(P)>{contract_value(v)...}; },
-        values);
-  check_launch(kernel, stream, memory, sizes);
-  std::array<void *, sizeof...(P)> pointers =
-      std::apply([](auto &...value) { return std::array<void *, sizeof...(P)>{&value...}; }, values);
-  launch_kernel(kernel, stream, pointers.data());
+  bind_and_launch_indexed<Unsafe, P...>(kernel, stream, std::index_sequence_for<P...>{},
+                                        std::forward<Args>(args)...);
 }
 
 } // namespace oxide::detail
