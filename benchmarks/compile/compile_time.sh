@@ -14,11 +14,13 @@
 #   bash benchmarks/compile/compile_time.sh
 #   PAIRS="stream sgemm" REPEAT=5 bash benchmarks/compile/compile_time.sh
 #   EXAMPLES=0 bash benchmarks/compile/compile_time.sh     # the pairs only (about 7 minutes)
+#   BASELINE=/old/bin/oxcc EXAMPLES=0 bash ...              # and an earlier oxcc, in the same run
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 oxcc="${OXIDE_BUILD_DIR:-$root/build}/bin/oxcc"
 nvcc="${CUDA_PATH:-/usr/local/cuda}/bin/nvcc"
 repeat="${REPEAT:-3}"
+baseline="${BASELINE:-}"
 read -r -a pairs <<<"${PAIRS:-stream reduce transpose histogram softmax stencil sgemm}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -40,7 +42,11 @@ fat_gencode=(-gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=s
              -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code='[sm_90,compute_90]')
 
 "$oxcc" check "$root/examples/vecadd.cpp" >/dev/null 2>&1 || true # precompiled headers, once
-printf '%-20s %8s %8s %6s   %8s %8s %6s   %8s %6s\n' source "fat ox" "fat nv" ratio "90 ox" "90 nv" ratio check ratio
+[ -z "$baseline" ] || "$baseline" check "$root/examples/vecadd.cpp" >/dev/null 2>&1 || true
+printf '%-20s %8s %8s %6s   %8s %8s %6s   %8s %6s' source "fat ox" "fat nv" ratio "90 ox" "90 nv" ratio check ratio
+[ -z "$baseline" ] && echo || printf '   %8s %8s %8s  (baseline oxcc)\n' "fat" "90" "check"
+base_ratios="$work/base_ratios"
+: >"$base_ratios"
 ratios="$work/ratios"
 : >"$ratios"
 for p in "${pairs[@]}"; do
@@ -53,11 +59,22 @@ for p in "${pairs[@]}"; do
   r_fat=$(echo "scale=3; $ox_fat / $nv_fat" | bc) r_90=$(echo "scale=3; $ox_90 / $nv_90" | bc)
   r_check=$(echo "scale=3; $ox_check / $nv_90" | bc)
   echo "$r_fat $r_90 $r_check" >>"$ratios"
-  printf '%-20s %8s %8s %6s   %8s %8s %6s   %8s %6s\n' "$p" "$ox_fat" "$nv_fat" "$r_fat" "$ox_90" "$nv_90" "$r_90" \
+  printf '%-20s %8s %8s %6s   %8s %8s %6s   %8s %6s' "$p" "$ox_fat" "$nv_fat" "$r_fat" "$ox_90" "$nv_90" "$r_90" \
     "$ox_check" "$r_check"
+  if [ -n "$baseline" ]; then
+    b_fat=$(fastest "$baseline" build -O3 "$src" -o "$work/ox")
+    b_90=$(fastest "$baseline" build -O3 --arch=sm_90 "$src" -o "$work/ox")
+    b_check=$(fastest "$baseline" check -O3 "$src")
+    echo "$(echo "scale=3; $b_fat / $nv_fat" | bc) $(echo "scale=3; $b_90 / $nv_90" | bc) $(echo "scale=3; $b_check / $nv_90" | bc)" >>"$base_ratios"
+    printf '   %8s %8s %8s\n' "$b_fat" "$b_90" "$b_check"
+  else
+    echo
+  fi
 done
 awk '{ f += log($1); s += log($2); c += log($3); n++ }
      END { printf "geomean oxcc/nvcc over %d pairs: fat %.3f, sm_90 %.3f, check %.3f\n", n, exp(f/n), exp(s/n), exp(c/n) }' "$ratios"
+[ -z "$baseline" ] || awk '{ f += log($1); s += log($2); c += log($3); n++ }
+     END { printf "geomean baseline/nvcc over %d pairs: fat %.3f, sm_90 %.3f, check %.3f\n", n, exp(f/n), exp(s/n), exp(c/n) }' "$base_ratios"
 
 [ "${EXAMPLES:-1}" = 0 ] && exit 0
 echo

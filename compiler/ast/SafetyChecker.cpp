@@ -4,6 +4,7 @@
 #include "oxide/compiler/Diagnostics.h"
 #include "oxide/compiler/KernelAttributes.h"
 #include "oxide/compiler/OxideTypes.h"
+#include "oxide/compiler/PrecompiledDecls.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -570,10 +571,11 @@ public:
 
   bool shouldVisitTemplateInstantiations() const { return true; }
 
-  /// The functions of the system's headers are not looked into, kernels excepted: they launch
-  /// nothing of Oxide's, and walking them would read every inline function body of the
-  /// precompiled headers (a sixth of the host compile's front end).
+  /// Neither the precompiled headers (PrecompiledDecls.h) nor the functions of the system's
+  /// headers, kernels excepted, are looked into: they launch nothing of Oxide's.
   bool TraverseDecl(Decl *decl) {
+    if (oxide::isPrecompiled(decl))
+      return true;
     if (auto *fn = dyn_cast_or_null<FunctionDecl>(decl); fn && !isKernel(fn)) {
       const SourceManager &sm = context.getSourceManager();
       if (sm.isInSystemHeader(sm.getExpansionLoc(fn->getLocation())))
@@ -900,6 +902,9 @@ public:
   /// Kernels are declared at namespace or class scope, never in a body: the walk that finds
   /// them reads no function body (the scanner below reads the reachable ones).
   bool TraverseStmt(Stmt *) { return true; }
+  bool TraverseDecl(Decl *decl) {
+    return oxide::isPrecompiled(decl) || RecursiveASTVisitor::TraverseDecl(decl);
+  }
   bool VisitFunctionDecl(FunctionDecl *FD) {
     if (FD->hasAttr<CUDAGlobalAttr>() && FD->doesThisDeclarationHaveABody() && !FD->isDependentContext() &&
         parent.try_emplace(FD->getCanonicalDecl(), Link{nullptr, {}}).second)

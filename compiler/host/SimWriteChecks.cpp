@@ -14,6 +14,7 @@
 #include "oxide/compiler/HostEmbedding.h"
 #include "oxide/compiler/KernelAttributes.h"
 #include "oxide/compiler/OxideTypes.h"
+#include "oxide/compiler/PrecompiledDecls.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
@@ -111,6 +112,9 @@ std::string describeParams(const clang::FunctionDecl &fd, clang::ASTContext &ctx
 class KernelCollector : public clang::RecursiveASTVisitor<KernelCollector> {
 public:
   bool shouldVisitTemplateInstantiations() const { return true; }
+  bool TraverseDecl(clang::Decl *decl) {
+    return oxide::isPrecompiled(decl) || RecursiveASTVisitor::TraverseDecl(decl);
+  }
 
   bool VisitFunctionDecl(clang::FunctionDecl *fd) {
     if (fd->isDependentContext() || !fd->doesThisDeclarationHaveABody() || !isKernel(fd))

@@ -21,7 +21,7 @@ public:
   template <class R>
     requires requires(R &r) {
       std::size(r);
-      requires std::is_convertible_v<std::remove_pointer_t<decltype(std::data(r))> (*)[], T (*)[]>;
+      requires std::is_convertible_v<std::remove_pointer_t<decltype(std::data(r))>(*)[], T(*)[]>;
     }
   constexpr HostElements(R &&range) noexcept : data_(std::data(range)), size_(std::size(range)) {}
 
