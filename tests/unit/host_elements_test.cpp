@@ -36,6 +36,10 @@ static_assert(!std::is_convertible_v<std::vector<int> &, HostElements<const floa
 static_assert(!std::is_convertible_v<std::vector<std::uint32_t> &, HostElements<const std::int32_t>>);
 static_assert(!std::is_convertible_v<std::vector<Derived> &, HostElements<const Base>>);
 static_assert(!std::is_convertible_v<int, HostElements<const int>>);
+// Mutable elements of a temporary container would be written and lost; a span is a view.
+static_assert(!std::is_convertible_v<std::vector<float> &&, HostElements<float>>);
+static_assert(std::is_convertible_v<std::vector<float> &&, HostElements<const float>>);
+static_assert(std::is_convertible_v<std::span<float> &&, HostElements<float>>);
 
 TEST(HostElements, ViewsTheContainersElements) {
   std::vector<int> v{1, 2, 3};

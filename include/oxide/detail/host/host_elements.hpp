@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <iterator>
+#include <ranges>
 #include <type_traits>
 
 namespace oxide::detail {
@@ -13,16 +14,20 @@ namespace oxide::detail {
 /// converting constructors are constrained by the ranges concepts, which clang checks anew for
 /// every element type: about 0.1 s of every compile that passes a std::vector to a copy. As
 /// with std::span, only qualification conversions of the element type are accepted
-/// (std::vector<float> for HostElements<const float>, never a derived class for its base).
+/// (std::vector<float> for HostElements<const float>, never a derived class for its base), and
+/// mutable elements only of an lvalue or a borrowed range (a span): a copy into a temporary
+/// container would be lost.
 template <class T> class HostElements {
 public:
   constexpr HostElements() noexcept = default; ///< no elements, as `{}`
   constexpr HostElements(T *data, std::size_t size) noexcept : data_(data), size_(size) {}
   template <class R>
-    requires requires(R &r) {
-      std::size(r);
-      requires std::is_convertible_v<std::remove_pointer_t<decltype(std::data(r))>(*)[], T(*)[]>;
-    }
+    requires(std::is_const_v<T> || std::is_lvalue_reference_v<R> ||
+             std::ranges::enable_borrowed_range<std::remove_cvref_t<R>>) &&
+                requires(R &r) {
+                  std::size(r);
+                  requires std::is_convertible_v<std::remove_pointer_t<decltype(std::data(r))>(*)[], T(*)[]>;
+                }
   constexpr HostElements(R &&range) noexcept : data_(std::data(range)), size_(std::size(range)) {}
 
   [[nodiscard]] constexpr T *data() const noexcept { return data_; }
