@@ -50,11 +50,6 @@ bool isInHostOnlyHeader(Sema &S, const FunctionDecl *FD) {
   return sm.getFilename(sm.getSpellingLoc(FD->getLocation())).starts_with(dir);
 }
 
-bool hasKernelAnnotation(const FunctionDecl *FD) {
-  return llvm::any_of(FD->specific_attrs<AnnotateAttr>(),
-                      [](const AnnotateAttr *a) { return a->getAnnotation() == oxide::kKernelAnnotation; });
-}
-
 /// Whether `FD` is a declaration of a kernel declared earlier in the same scope (`void k(...);`
 /// after `[[kernel]] void k(...) {...}`, or the definition after a `[[kernel]]` declaration in a
 /// header): a function of the same type, or for a template, a function template of the same
@@ -64,10 +59,10 @@ bool redeclaresKernel(Sema &S, const FunctionDecl *FD) {
     return false;
   for (const NamedDecl *earlier : FD->getDeclContext()->getRedeclContext()->lookup(FD->getDeclName())) {
     if (const auto *tmpl = dyn_cast<FunctionTemplateDecl>(earlier)) {
-      if (FD->getDescribedFunctionTemplate() && hasKernelAnnotation(tmpl->getTemplatedDecl()))
+      if (FD->getDescribedFunctionTemplate() && oxide::hasKernelAnnotation(tmpl->getTemplatedDecl()))
         return true;
     } else if (const auto *fn = dyn_cast<FunctionDecl>(earlier)) {
-      if (!FD->getDescribedFunctionTemplate() && hasKernelAnnotation(fn) &&
+      if (!FD->getDescribedFunctionTemplate() && oxide::hasKernelAnnotation(fn) &&
           S.Context.hasSameType(fn->getType(), FD->getType()))
         return true;
     }
@@ -185,6 +180,11 @@ struct ImplicitDeviceAttrInfo : ParsedAttrInfo {
 
 } // namespace
 
+bool oxide::hasKernelAnnotation(const FunctionDecl *FD) {
+  return llvm::any_of(FD->specific_attrs<AnnotateAttr>(),
+                      [](const AnnotateAttr *a) { return a->getAnnotation() == oxide::kKernelAnnotation; });
+}
+
 void oxide::registerOxideAttributes() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -204,7 +204,7 @@ void oxide::finishKernelInstantiation(ASTContext &context, FunctionDecl &FD) {
     return;
   // In both compiles: the host's safety checks read the contract too.
   oxide::ast::instantiateContract(context, FD);
-  if (!context.getLangOpts().CUDAIsDevice || FD.hasAttr<CUDAGlobalAttr>() || !hasKernelAnnotation(&FD))
+  if (!context.getLangOpts().CUDAIsDevice || FD.hasAttr<CUDAGlobalAttr>() || !oxide::hasKernelAnnotation(&FD))
     return;
   FD.dropAttr<CUDAHostAttr>();
   FD.dropAttr<CUDADeviceAttr>();

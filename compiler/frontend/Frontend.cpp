@@ -174,9 +174,7 @@ bool declaresKernelTemplate(const clang::DeclContext &context) {
     else if (const auto *classTmpl = llvm::dyn_cast_or_null<clang::ClassTemplateDecl>(decl))
       decl = classTmpl->getTemplatedDecl();
     if (const auto *fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(decl)) {
-      if (fn->isTemplated() && llvm::any_of(fn->specific_attrs<clang::AnnotateAttr>(), [](const auto *a) {
-            return a->getAnnotation() == kKernelAnnotation;
-          }))
+      if (fn->isTemplated() && hasKernelAnnotation(fn))
         return true;
     } else if (const auto *inner = llvm::dyn_cast_or_null<clang::DeclContext>(decl);
                inner &&

@@ -34,6 +34,9 @@ void setHostOnlyHeaderDirectory(std::string directory);
 /// calls it for every function before code generation sees it.
 void finishKernelInstantiation(clang::ASTContext &context, clang::FunctionDecl &FD);
 
+/// Whether `FD` carries [[kernel]] (the `oxide.kernel` annotation both compiles give it).
+bool hasKernelAnnotation(const clang::FunctionDecl *FD);
+
 /// Registers Oxide's clang attributes ([[kernel]], launch_contract, launch_bounds,
 /// oxide_implicit_device, oxide_device_variable) and fills clang's list of plugin attributes.
 /// Runs once, from any thread; every compile calls it before it starts.
