@@ -1,6 +1,7 @@
 //===- TargetCodegen.cpp --------------------------------------------------===//
 
 #include "oxide/compiler/TargetCodegen.h"
+#include "oxide/compiler/FenceOrderedAtomics.h"
 #include "oxide/compiler/HoistBoundsChecks.h"
 #include "oxide/compiler/KernelGeometryFacts.h"
 #include "oxide/compiler/ProveIndexBounds.h"
@@ -107,12 +108,18 @@ void oxide::optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, unsign
   // checks of row-major indices that the contracts' sizes prove (before SLP vectorisation
   // turns the guarding comparisons into vectors); the remaining checks go ahead of the work
   // around them.
-  if (module.getTargetTriple().isNVPTX())
+  if (module.getTargetTriple().isNVPTX()) {
     pb.registerScalarOptimizerLateEPCallback([](llvm::FunctionPassManager &fpm, llvm::OptimizationLevel) {
       fpm.addPass(KernelGeometryFactsPass());
       fpm.addPass(ProveIndexBoundsPass());
       fpm.addPass(HoistBoundsChecksPass());
     });
+    // Last, so that no optimisation sees the fences instead of the orderings they stand for.
+    pb.registerOptimizerLastEPCallback(
+        [](llvm::ModulePassManager &mpm, llvm::OptimizationLevel, llvm::ThinOrFullLTOPhase) {
+          mpm.addPass(llvm::createModuleToFunctionPassAdaptor(FenceOrderedAtomicsPass()));
+        });
+  }
   runDefaultPipeline(module, pb, optLevel == 0 ? llvm::OptimizationLevel::O0 : toLevel(optLevel));
 }
 

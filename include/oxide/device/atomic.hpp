@@ -1,7 +1,9 @@
 // Scoped atomics on global or shared memory, in the style of std::atomic_ref.
 //
-// Built on clang's __scoped_atomic_* builtins: NVPTX turns the scope into atom.cta/.gpu/.sys,
-// and on the host (CPU simulator) they are ordinary atomics.
+// Built on clang's __scoped_atomic_* builtins. In the device compile the scope travels through
+// __oxide_atomic_scope (clang drops it for NVPTX), so accesses become .cta, .gpu or .sys; the
+// compiler gives acquire, release and seq_cst read-modify-writes the fences NVPTX leaves out. On
+// the host (CPU simulator) they are ordinary atomics.
 #pragma once
 
 #include <cstdint>
@@ -44,52 +46,61 @@ public:
   // The generic (non-_n) builtins: the _n forms take integers and pointers only, not floats.
   [[nodiscard]] T load(MemoryOrder order = MemoryOrder::relaxed) const noexcept {
     T value;
-    __scoped_atomic_load(ptr_, &value, static_cast<int>(order), kScope);
+    __scoped_atomic_load(scoped(), &value, static_cast<int>(order), kScope);
     return value;
   }
   void store(T value, MemoryOrder order = MemoryOrder::relaxed) const noexcept {
-    __scoped_atomic_store(ptr_, &value, static_cast<int>(order), kScope);
+    __scoped_atomic_store(scoped(), &value, static_cast<int>(order), kScope);
   }
   T exchange(T value, MemoryOrder order = MemoryOrder::relaxed) const noexcept {
     T previous;
-    __scoped_atomic_exchange(ptr_, &value, &previous, static_cast<int>(order), kScope);
+    __scoped_atomic_exchange(scoped(), &value, &previous, static_cast<int>(order), kScope);
     return previous;
   }
   /// Replaces `expected` with `desired` if equal; otherwise loads the current value into
   /// `expected`. Returns whether the exchange happened.
   bool compare_exchange(T &expected, T desired, MemoryOrder order = MemoryOrder::relaxed) const noexcept {
-    return __scoped_atomic_compare_exchange(ptr_, &expected, &desired, false, static_cast<int>(order),
+    return __scoped_atomic_compare_exchange(scoped(), &expected, &desired, false, static_cast<int>(order),
                                             static_cast<int>(MemoryOrder::relaxed), kScope);
   }
   T fetch_add(T value, MemoryOrder order = MemoryOrder::relaxed) const noexcept {
-    return __scoped_atomic_fetch_add(ptr_, value, static_cast<int>(order), kScope);
+    return __scoped_atomic_fetch_add(scoped(), value, static_cast<int>(order), kScope);
   }
   T fetch_sub(T value, MemoryOrder order = MemoryOrder::relaxed) const noexcept {
-    return __scoped_atomic_fetch_sub(ptr_, value, static_cast<int>(order), kScope);
+    return __scoped_atomic_fetch_sub(scoped(), value, static_cast<int>(order), kScope);
   }
   T fetch_min(T value, MemoryOrder order = MemoryOrder::relaxed) const noexcept {
-    return __scoped_atomic_fetch_min(ptr_, value, static_cast<int>(order), kScope);
+    return __scoped_atomic_fetch_min(scoped(), value, static_cast<int>(order), kScope);
   }
   T fetch_max(T value, MemoryOrder order = MemoryOrder::relaxed) const noexcept {
-    return __scoped_atomic_fetch_max(ptr_, value, static_cast<int>(order), kScope);
+    return __scoped_atomic_fetch_max(scoped(), value, static_cast<int>(order), kScope);
   }
   T fetch_and(T value, MemoryOrder order = MemoryOrder::relaxed) const noexcept
     requires std::is_integral_v<T>
   {
-    return __scoped_atomic_fetch_and(ptr_, value, static_cast<int>(order), kScope);
+    return __scoped_atomic_fetch_and(scoped(), value, static_cast<int>(order), kScope);
   }
   T fetch_or(T value, MemoryOrder order = MemoryOrder::relaxed) const noexcept
     requires std::is_integral_v<T>
   {
-    return __scoped_atomic_fetch_or(ptr_, value, static_cast<int>(order), kScope);
+    return __scoped_atomic_fetch_or(scoped(), value, static_cast<int>(order), kScope);
   }
   T fetch_xor(T value, MemoryOrder order = MemoryOrder::relaxed) const noexcept
     requires std::is_integral_v<T>
   {
-    return __scoped_atomic_fetch_xor(ptr_, value, static_cast<int>(order), kScope);
+    return __scoped_atomic_fetch_xor(scoped(), value, static_cast<int>(order), kScope);
   }
 
 private:
+  /// The object, marked with S for the device compile's atomic accesses.
+  [[nodiscard, gnu::always_inline]] T *scoped() const noexcept {
+#ifdef __CUDA_ARCH__
+    return static_cast<T *>(__oxide_atomic_scope(ptr_, static_cast<std::uint32_t>(S)));
+#else
+    return ptr_;
+#endif
+  }
+
   T *ptr_;
 };
 

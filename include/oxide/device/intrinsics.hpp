@@ -288,3 +288,14 @@ void __oxide_cached_load(void *dst, const void *src, std::uint32_t bytes, std::u
 /// or wt. A write like any store: the compiler checks `dst` as one.
 void __oxide_cached_store(void *dst, const void *src, std::uint32_t bytes, std::uint32_t hint) noexcept;
 }
+
+// --- scoped atomics (oxide/device/atomic.hpp) -----------------------------------------------
+// Clang's NVPTX code generation drops the scope of a __scoped_atomic builtin (every access
+// becomes system-scope), so the device compile passes the object's address through this mark:
+// the raise gives each atomic access of the result the mark's scope, then the address itself.
+// Device compile only: the simulator's atomics need no scope.
+extern "C" {
+/// `object` itself; atomic loads, stores, read-modify-writes and compare-exchanges of the result
+/// get `scope` (constant), an intrinsic::Scope.
+void *__oxide_atomic_scope(void *object, std::uint32_t scope) noexcept __attribute__((const));
+}

@@ -270,11 +270,8 @@ struct FenceLowering : OpConversionPattern<oxide::FenceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(oxide::FenceOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    // NVPTX sync scopes: "block" -> fence.sc.cta, "device" -> fence.sc.gpu, "" -> fence.sc.sys.
-    StringRef scope = op.getScope() == oxide::Scope::block    ? "block"
-                      : op.getScope() == oxide::Scope::device ? "device"
-                                                              : "";
-    rewriter.replaceOpWithNewOp<LLVM::FenceOp>(op, LLVM::AtomicOrdering::seq_cst, scope);
+    rewriter.replaceOpWithNewOp<LLVM::FenceOp>(op, LLVM::AtomicOrdering::seq_cst,
+                                               oxide::llvmSyncScope(op.getScope()));
     return success();
   }
 };

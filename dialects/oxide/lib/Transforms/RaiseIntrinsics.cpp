@@ -15,6 +15,7 @@
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <array>
 #include <type_traits>
@@ -175,6 +176,7 @@ private:
         OXIDE_INTRINSIC(setmaxnreg, setmaxnreg),
         OXIDE_INTRINSIC(cached_load, cachedLoad),
         OXIDE_INTRINSIC(cached_store, cachedStore),
+        OXIDE_INTRINSIC(atomic_scope, atomicScope),
     };
 #undef OXIDE_INTRINSIC
     return kIntrinsics;
@@ -207,7 +209,10 @@ private:
     Operation *op = build();
     if (!op)
       return failure();
-    rewriter.replaceOp(call, op->getResults());
+    if (op == call.getOperation()) // the raise forwarded an operand itself: nothing replaces the call
+      rewriter.eraseOp(call);
+    else
+      rewriter.replaceOp(call, op->getResults());
     return success();
   }
 
@@ -383,6 +388,39 @@ private:
   }
 
   Operation *syncThreads() { return oxide::BarrierOp::create(rewriter, loc); }
+
+  /// The mark of a scoped atomic's object: the atomic accesses of its result get the scope (an
+  /// access through anything else, a phi say, keeps LLVM's system scope: correct, only slower),
+  /// and the object replaces the mark.
+  Operation *atomicScope() {
+    auto scope = enumOperand<oxide::Scope>(1, oxide::getMaxEnumValForScope());
+    if (!scope)
+      return nullptr;
+    StringAttr syncscope = oxide::llvmSyncScope(*scope).empty()
+                               ? StringAttr()
+                               : rewriter.getStringAttr(oxide::llvmSyncScope(*scope));
+    Value object = call.getOperand(0);
+    for (OpOperand &use : llvm::make_early_inc_range(call.getResult().getUses())) {
+      Operation *user = use.getOwner();
+      rewriter.modifyOpInPlace(user, [&] {
+        TypeSwitch<Operation *>(user)
+            .Case<LLVM::AtomicRMWOp, LLVM::AtomicCmpXchgOp>([&](auto atomic) {
+              if (use.get() == atomic.getPtr())
+                atomic.setSyncscopeAttr(syncscope);
+            })
+            .Case<LLVM::LoadOp>([&](LLVM::LoadOp load) {
+              if (load.getOrdering() != LLVM::AtomicOrdering::not_atomic)
+                load.setSyncscopeAttr(syncscope);
+            })
+            .Case<LLVM::StoreOp>([&](LLVM::StoreOp store) {
+              if (use.get() == store.getAddr() && store.getOrdering() != LLVM::AtomicOrdering::not_atomic)
+                store.setSyncscopeAttr(syncscope);
+            });
+        use.set(object);
+      });
+    }
+    return call.getOperation();
+  }
 
   Operation *fence() {
     auto scope = enumOperand<oxide::Scope>(0, oxide::getMaxEnumValForScope());
