@@ -190,7 +190,7 @@ void check_requires(const KernelContract &contract, const std::string &kernel,
     if (!holds)
       throw Error(ErrorKind::RequiresOverflow,
                   fmt::format("launch of '{}' violates its contract: requires {} cannot be evaluated, its "
-                              "arithmetic overflows 64 bits or goes below zero with {}",
+                              "arithmetic overflows 64 bits, goes below zero or divides by zero with {}",
                               kernel, text, operands),
                   kernel);
     throw Error(ErrorKind::RequiresViolated,

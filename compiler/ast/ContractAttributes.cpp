@@ -269,10 +269,15 @@ struct LaunchContractAttrInfo : ParsedAttrInfo {
     auto *FD = cast<FunctionDecl>(D);
     if (!hasScope(S, attr, "launch_contract"))
       return AttributeNotApplied;
+    // Every error below is reported here; the kernel still counts as contracted for later checks.
+    auto rejected = [&] {
+      addAnnotation(S.Context, *FD, oxide::kRejectedContractAnnotation, "", attr.getRange());
+      return AttributeNotApplied;
+    };
     StringLiteral *literal = stringArgument(attr);
     if (!literal || !literal->isOrdinary()) {
       oxide::report(S.getDiagnostics(), attr.getLoc(), oxide::Diag::ContractNotAString);
-      return AttributeNotApplied;
+      return rejected();
     }
     // The constants, looked up now (where the kernel is declared); errors wait for the parse,
     // which reports them in the order of the text.
@@ -307,12 +312,12 @@ struct LaunchContractAttrInfo : ParsedAttrInfo {
           oxide::report(S.getDiagnostics(), locationOfByte(S.Context, literal, names[i].offset),
                         oxide::Diag::ContractInvalid)
               << notAConstant(llvm::StringRef(names[i].name));
-          return AttributeNotApplied;
+          return rejected();
         }
     } else {
       auto contract = parseContract(S.Context, literal, params, constants, "");
       if (!contract)
-        return AttributeNotApplied;
+        return rejected();
       if (!dependentParam) {
         addAnnotation(S.Context, *FD, oxide::kContractAnnotation,
                       oxide::detail::canonical_contract(*contract), attr.getRange());
@@ -323,7 +328,7 @@ struct LaunchContractAttrInfo : ParsedAttrInfo {
       }
     }
     if (llvm::is_contained(exprs, nullptr))
-      return AttributeNotApplied; // every name was reported by the parse
+      return rejected(); // every name was reported by the parse
     exprs.insert(exprs.begin(), literal);
     addAnnotation(S.Context, *FD, kPendingContract, "", attr.getRange(), exprs);
     return AttributeApplied;
@@ -427,7 +432,10 @@ void oxide::ast::instantiateContract(ASTContext &context, FunctionDecl &FD) {
       return {std::nullopt, notAConstant(llvm::StringRef(name))};
     };
     if (values.size() == names.size()) {
-      if (auto parsed = parseContract(context, literal, params, constants, where)) {
+      auto parsed = parseContract(context, literal, params, constants, where);
+      if (!parsed)
+        annotations.push_back({kRejectedContractAnnotation, contract});
+      else {
         annotations.push_back(
             {std::string(kContractAnnotation) + detail::canonical_contract(*parsed), contract});
         annotations.push_back({std::string(kParamsAnnotation) +

@@ -691,8 +691,10 @@ private:
       return;
     // A function that is no [[kernel]] may be one the simulator registered with a contract
     // (oxide::sim::register_kernel); the runtime judges it.
+    // A contract reported as invalid is the error to fix first.
     if (!anyDeclaration(kernel, isKernel) || anyDeclaration(kernel, [](const FunctionDecl *D) {
-          return annotation(D, oxide::kContractAnnotation);
+          return annotation(D, oxide::kContractAnnotation) ||
+                 annotation(D, oxide::kRejectedContractAnnotation);
         }))
       return;
     std::string name;

@@ -94,6 +94,14 @@ void shifted(std::uint64_t n, Span<const float> in, DisjointSpan<float> out) {
     *o = idx.get() < n ? in[idx.get() + 1] : 0.0f;
 }
 
+// Each output element i is in[i / 2]: `in` has half as many elements, rounded up.
+void upsample(std::uint64_t pairs, Span<const float> in, DisjointSpan<float> out) {
+  const auto idx = oxide::thread::index_1d();
+  if (float *o = out.get_mut(idx))
+    *o = in[idx.get() / 2];
+  (void)pairs; // in requires only
+}
+
 // Records the data pointer its input span got, to see what an empty buffer binds to.
 void record_pointer(Span<const float> in, DisjointSpan<std::uint64_t> out) {
   if (std::uint64_t *o = out.get_mut(oxide::thread::index_1d()))
@@ -167,6 +175,9 @@ protected:
                     {"rows", "cols", "in", "out"});
     register_kernel(product, "product", "domain = 1, requires = (n * m <= out.size())", {"n", "m", "out"});
     register_kernel(shifted, "shifted", "domain = 1, requires = (in.size() - 1 >= n)", {"n", "in", "out"});
+    register_kernel(upsample, "upsample",
+                    "domain = 1, requires = (in.size() == (out.size() + 1) / 2, out.size() % pairs == 0)",
+                    {"pairs", "in", "out"});
     register_kernel(record_pointer, "record_pointer", "domain = 1", {"in", "out"});
     register_kernel(in_place, "in_place");
     register_kernel(scatter, "scatter");
@@ -378,7 +389,8 @@ TEST_F(LaunchContracts, RequiresArithmeticThatOverflows) {
   EXPECT_ERROR(launch(stream, std::uint64_t{1} << 32, std::uint64_t{1} << 32, out),
                ErrorKind::RequiresOverflow,
                "oxide: launch of 'product' violates its contract: requires (n * m) <= out.size() cannot be "
-               "evaluated, its arithmetic overflows 64 bits or goes below zero with n = 4294967296, m = "
+               "evaluated, its arithmetic overflows 64 bits, goes below zero or divides by zero with n = "
+               "4294967296, m = "
                "4294967296 and out.size() = 8");
   EXPECT_ERROR(
       launch(stream, 3u, 3u, out), ErrorKind::RequiresViolated,
@@ -392,9 +404,32 @@ TEST_F(LaunchContracts, RequiresArithmeticBelowZero) {
   auto empty = floats(0), out = floats(4);
   EXPECT_ERROR(launch(stream, 0u, empty, out), ErrorKind::RequiresOverflow,
                "oxide: launch of 'shifted' violates its contract: requires (in.size() - 1) >= n cannot be "
-               "evaluated, its arithmetic overflows 64 bits or goes below zero with in.size() = 0 and n = 0");
+               "evaluated, its arithmetic overflows 64 bits, goes below zero or divides by zero with "
+               "in.size() = 0 and n = 0");
   auto in = floats(5);
   launch(stream, 4u, in, out);
+}
+
+TEST_F(LaunchContracts, RequiresDivisionAndRemainder) {
+  auto launch = oxide::prepare(ctx, upsample, LaunchConfig1D{1, 32});
+  auto in = DeviceBuffer<float>::from_host(stream, std::vector<float>{1.0f, 2.0f, 3.0f});
+  auto out5 = floats(5, 0.0f), out6 = floats(6, 0.0f), out4 = floats(4);
+  launch(stream, 5u, in, out5); // (5 + 1) / 2 == 3, 5 % 5 == 0
+  EXPECT_EQ(out5.to_host(stream), (std::vector<float>{1.0f, 1.0f, 2.0f, 2.0f, 3.0f}));
+  launch(stream, 3u, in, out6); // 7 / 2 rounds down to 3
+  EXPECT_EQ(out6.to_host(stream), (std::vector<float>{1.0f, 1.0f, 2.0f, 2.0f, 3.0f, 3.0f}));
+  EXPECT_ERROR(
+      launch(stream, 2u, in, out4), ErrorKind::RequiresViolated,
+      "oxide: launch of 'upsample' violates its contract: requires in.size() == ((out.size() + 1) / 2), "
+      "but in.size() = 3 and out.size() = 4");
+  EXPECT_ERROR(launch(stream, 4u, in, out6), ErrorKind::RequiresViolated,
+               "oxide: launch of 'upsample' violates its contract: requires (out.size() % pairs) == 0, but "
+               "out.size() = 6 and pairs = 4");
+  EXPECT_ERROR(
+      launch(stream, 0u, in, out6), ErrorKind::RequiresOverflow,
+      "oxide: launch of 'upsample' violates its contract: requires (out.size() % pairs) == 0 cannot be "
+      "evaluated, its arithmetic overflows 64 bits, goes below zero or divides by zero with out.size() = 6 "
+      "and pairs = 0");
 }
 
 TEST_F(LaunchContracts, OutputsMustNotOverlapOtherArguments) {

@@ -42,7 +42,7 @@ struct ContractParam {
 
 /// One node of a `requires` expression tree (children by index into Contract::nodes).
 struct ContractNode {
-  enum class Kind : std::uint8_t { Literal, Size, Scalar, Add, Sub, Mul };
+  enum class Kind : std::uint8_t { Literal, Size, Scalar, Add, Sub, Mul, Div, Mod };
   Kind kind = Kind::Literal;
   std::uint64_t value = 0; ///< Literal: the value; Size/Scalar: the parameter index
   std::uint32_t lhs = 0, rhs = 0;
@@ -507,13 +507,20 @@ private:
     auto lhs = factor(c, failure);
     while (lhs) {
       skip_space();
-      if (peek() != '*')
+      ContractNode::Kind kind;
+      if (peek() == '*')
+        kind = ContractNode::Kind::Mul;
+      else if (peek() == '/')
+        kind = ContractNode::Kind::Div;
+      else if (peek() == '%')
+        kind = ContractNode::Kind::Mod;
+      else
         break;
       const std::size_t op_at = pos_++;
       auto rhs = factor(c, failure);
       if (!rhs)
         return std::nullopt;
-      lhs = add_node(c, {ContractNode::Kind::Mul, 0, *lhs, *rhs}, op_at, failure);
+      lhs = add_node(c, {kind, 0, *lhs, *rhs}, op_at, failure);
     }
     return lhs;
   }
@@ -610,7 +617,11 @@ inline void write_expression(const Contract &c, std::uint32_t node, const std::v
   default:
     out += '(';
     write_expression(c, n.lhs, names, out);
-    out += n.kind == ContractNode::Kind::Add ? " + " : n.kind == ContractNode::Kind::Sub ? " - " : " * ";
+    out += n.kind == ContractNode::Kind::Add   ? " + "
+           : n.kind == ContractNode::Kind::Sub ? " - "
+           : n.kind == ContractNode::Kind::Mul ? " * "
+           : n.kind == ContractNode::Kind::Div ? " / "
+                                               : " % ";
     write_expression(c, n.rhs, names, out);
     out += ')';
   }
@@ -736,7 +747,8 @@ parse_canonical_contract(std::string_view text, const std::vector<bool> &param_i
 }
 
 /// The value of a `requires` expression given each parameter's span size or scalar value
-/// (`values[i]`); std::nullopt when the arithmetic overflows or goes below zero.
+/// (`values[i]`); std::nullopt when the arithmetic overflows, goes below zero or divides by zero.
+/// `/` and `%` are unsigned integer division (rounding down) and its remainder.
 inline std::optional<std::uint64_t> evaluate_contract_expression(const Contract &c, std::uint32_t node,
                                                                  const std::vector<std::uint64_t> &values) {
   const ContractNode &n = c.nodes[node];
@@ -754,12 +766,20 @@ inline std::optional<std::uint64_t> evaluate_contract_expression(const Contract 
   if (!lhs || !rhs)
     return std::nullopt;
   std::uint64_t result = 0;
-  bool overflow = n.kind == ContractNode::Kind::Add   ? __builtin_add_overflow(*lhs, *rhs, &result)
-                  : n.kind == ContractNode::Kind::Sub ? __builtin_sub_overflow(*lhs, *rhs, &result)
-                                                      : __builtin_mul_overflow(*lhs, *rhs, &result);
-  if (overflow)
+  switch (n.kind) {
+  case ContractNode::Kind::Add:
+    return __builtin_add_overflow(*lhs, *rhs, &result) ? std::nullopt : std::optional(result);
+  case ContractNode::Kind::Sub:
+    return __builtin_sub_overflow(*lhs, *rhs, &result) ? std::nullopt : std::optional(result);
+  case ContractNode::Kind::Mul:
+    return __builtin_mul_overflow(*lhs, *rhs, &result) ? std::nullopt : std::optional(result);
+  case ContractNode::Kind::Div:
+    return *rhs == 0 ? std::nullopt : std::optional(*lhs / *rhs);
+  case ContractNode::Kind::Mod:
+    return *rhs == 0 ? std::nullopt : std::optional(*lhs % *rhs);
+  default:
     return std::nullopt;
-  return result;
+  }
 }
 
 /// Whether relation `r` holds; std::nullopt when its arithmetic overflows.

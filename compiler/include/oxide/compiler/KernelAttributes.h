@@ -18,6 +18,9 @@ inline constexpr const char kKernelAnnotation[] = "oxide.kernel";
 inline constexpr const char kContractAnnotation[] = "oxide.contract:";
 inline constexpr const char kParamsAnnotation[] = "oxide.params:";
 inline constexpr const char kLaunchBoundsAnnotation[] = "oxide.launch_bounds:";
+/// Marks a kernel whose launch contract was written but reported as invalid: the checks that
+/// want a contract (oxide::prepare of the kernel) stay quiet rather than add a second error.
+inline constexpr const char kRejectedContractAnnotation[] = "oxide.contract.rejected";
 
 /// The attribute the device wrapper applies to every function through #pragma clang attribute.
 inline constexpr const char kImplicitDeviceAttr[] = "oxide_implicit_device";

@@ -116,6 +116,11 @@ private:
       return LLVM::AddOp::create(b, loc, lhs, rhs, nuw);
     if (n.kind == Kind::Sub)
       return LLVM::SubOp::create(b, loc, lhs, rhs, nuw);
+    // It rejects a division by zero too.
+    if (n.kind == Kind::Div)
+      return LLVM::UDivOp::create(b, loc, lhs, rhs);
+    if (n.kind == Kind::Mod)
+      return LLVM::URemOp::create(b, loc, lhs, rhs);
     return LLVM::MulOp::create(b, loc, lhs, rhs, nuw);
   }
 
