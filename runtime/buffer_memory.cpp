@@ -6,9 +6,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <mutex>
+#include <unordered_set>
 
 #include "context_state.hpp"
 #include "cuda_driver.hpp"
+#include "graph_capture.hpp"
 #include "oxide/host/buffer.hpp"
 #include "oxide/host/error.hpp"
 #include "sim/write_checks.hpp"
@@ -104,6 +107,48 @@ void free_device_memory_now(const ContextState &context, std::uint64_t pointer, 
 }
 
 } // namespace
+
+namespace {
+
+/// The ids of the allocations DeviceBuffers hold now (register_allocation).
+struct LiveAllocations {
+  std::mutex mutex;
+  std::uint64_t next = 1;
+  std::unordered_set<std::uint64_t> ids;
+};
+
+LiveAllocations &live_allocations() {
+  // Never destroyed: buffers in static storage are freed by static destructors in any order.
+  static auto *live = new LiveAllocations;
+  return *live;
+}
+
+} // namespace
+
+std::uint64_t register_allocation() {
+  LiveAllocations &live = live_allocations();
+  std::lock_guard lock(live.mutex);
+  const std::uint64_t id = live.next++;
+  live.ids.insert(id);
+  return id;
+}
+
+void unregister_allocation(std::uint64_t id) noexcept {
+  if (id == 0)
+    return;
+  LiveAllocations &live = live_allocations();
+  std::lock_guard lock(live.mutex);
+  live.ids.erase(id);
+}
+
+std::size_t first_freed_allocation(std::span<const std::uint64_t> ids) noexcept {
+  LiveAllocations &live = live_allocations();
+  std::lock_guard lock(live.mutex);
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] != 0 && !live.ids.contains(ids[i]))
+      return i;
+  return ids.size();
+}
 
 std::size_t checked_byte_size(std::size_t count, std::size_t element_size) {
   if (element_size != 0 && count > std::numeric_limits<std::size_t>::max() / element_size)

@@ -8,6 +8,7 @@
 #include "launch_contract.hpp"
 #include "oxide/detail/host/launch_core.hpp"
 #include "oxide/host/error.hpp"
+#include "sim/sim_thread.hpp"
 
 namespace oxide::detail {
 
@@ -153,13 +154,64 @@ std::string describe_operands(const KernelContract &contract, const ContractRela
 
 } // namespace
 
-void throw_argument_out_of_range(const PreparedKernel &kernel, std::size_t index, std::string_view type,
-                                 std::string_view value, std::string_view lowest, std::string_view highest) {
-  // Parameter names are in the image of a kernel with a contract.
+namespace {
+
+/// "parameter 2 'c'" (names are in the image of a kernel with a contract), else "parameter 2".
+std::string parameter_label(const PreparedKernel &kernel, std::size_t index) {
   std::string param = fmt::format("parameter {}", index + 1);
   if (const auto kinds = parse_param_kinds(kernel.kernel->info->param_kinds);
       kinds && index < kinds->names.size())
     param += fmt::format(" '{}'", kinds->names[index]);
+  return param;
+}
+
+} // namespace
+
+void throw_forged_span(const PreparedKernel &kernel, std::size_t index, std::string_view type) {
+  // Simulated kernel code that launches a kernel with its own spans: that launch is what is wrong
+  // (sim::launch refuses it, after the arguments are checked).
+  if (sim::current_sim_thread)
+    throw Error(ErrorKind::LaunchFromKernel,
+                fmt::format("kernel '{}' launched from kernel code; launch kernels from the host",
+                            kernel.display_name()),
+                kernel.display_name());
+  throw Error(ErrorKind::ForgedSpan,
+              fmt::format("argument {} of kernel '{}' (for {}) is a non-empty {} passed as it is; host code "
+                          "cannot make a non-empty span (one made with std::bit_cast or memcpy escapes every "
+                          "launch check): pass the DeviceBuffer, its slice or its view, which the launch "
+                          "turns into the span, or an empty span",
+                          index + 1, kernel.display_name(), parameter_label(kernel, index), type),
+              kernel.display_name());
+}
+
+void throw_stale_view(const PreparedKernel &kernel, std::size_t index, unsigned rank, std::size_t width,
+                      std::size_t height, std::size_t depth, std::size_t buffer_size) {
+  const std::string view = rank == 2 ? fmt::format("view_2d({}, {})", width, height)
+                                     : fmt::format("view_3d({}, {}, {})", width, height, depth);
+  throw Error(
+      ErrorKind::ViewShapeMismatch,
+      fmt::format("argument {} of kernel '{}' (for {}) is a {} of {} elements, but its buffer now has "
+                  "{}: the buffer was assigned another allocation after the view was made; make the "
+                  "view again from the buffer as it is",
+                  index + 1, kernel.display_name(), parameter_label(kernel, index), view,
+                  width * height * depth, buffer_size),
+      kernel.display_name());
+}
+
+void throw_stale_slice(const PreparedKernel &kernel, std::size_t index, std::size_t offset, std::size_t count,
+                       std::size_t buffer_size) {
+  throw Error(ErrorKind::SliceOutOfRange,
+              fmt::format("argument {} of kernel '{}' (for {}) is slice({}, {}), but its buffer now has {} "
+                          "elements: the buffer was assigned another allocation after the slice was made; "
+                          "make the slice again from the buffer as it is",
+                          index + 1, kernel.display_name(), parameter_label(kernel, index), offset, count,
+                          buffer_size),
+              kernel.display_name());
+}
+
+void throw_argument_out_of_range(const PreparedKernel &kernel, std::size_t index, std::string_view type,
+                                 std::string_view value, std::string_view lowest, std::string_view highest) {
+  const std::string param = parameter_label(kernel, index);
   throw Error(
       ErrorKind::ArgumentOutOfRange,
       fmt::format("argument {} of kernel '{}' is {}, which {} ({}, from {} to {}) cannot hold; pass a "

@@ -51,6 +51,8 @@ std::string_view to_string(ErrorKind kind) noexcept {
     OXIDE_ERROR_KIND(ArgumentOutOfRange)
     OXIDE_ERROR_KIND(NotAPermutation)
     OXIDE_ERROR_KIND(InvalidTensorMap)
+    OXIDE_ERROR_KIND(ForgedSpan)
+    OXIDE_ERROR_KIND(BufferFreed)
 #undef OXIDE_ERROR_KIND
   }
   return "Unknown";

@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <new>
 #include <string>
 #include <utility>
@@ -35,6 +37,10 @@ struct GraphState {
   std::vector<std::function<void()>> operations; ///< simulator
   /// Host callbacks' callables (and, on the simulator, graphs launched during the capture).
   std::vector<std::shared_ptr<void>> keep_alive;
+  /// The buffers the captured launches use (allocation ids, distinct) and who uses each
+  /// ("argument 1 of kernel 'fill'"): launch() checks that each still holds that memory.
+  std::vector<std::uint64_t> allocations;
+  std::vector<std::string> allocation_users;
 
   GraphState() = default;
   GraphState(const GraphState &) = delete;
@@ -171,6 +177,22 @@ void check_thread_not_capturing(std::string_view operation, std::string_view adv
                   operation, advice.empty() ? "" : "; ", advice));
 }
 
+void capture_launch_allocations(const PreparedKernel &kernel, const Stream &stream,
+                                const ArgumentMemory *arguments, std::size_t count) {
+  CaptureScope *capture = stream_capture(stream);
+  if (!capture) [[likely]]
+    return;
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint64_t id = arguments[i].allocation;
+    if (id == 0 ||
+        std::find(capture->allocations.begin(), capture->allocations.end(), id) != capture->allocations.end())
+      continue;
+    capture->allocations.push_back(id);
+    capture->allocation_users.push_back(
+        fmt::format("the buffer of argument {} of kernel '{}'", i + 1, kernel.display_name()));
+  }
+}
+
 bool capture_simulated_launch(const PreparedKernel &kernel, const Stream &stream, void *const *arguments) {
   CaptureScope *capture = stream_capture(stream);
   if (!capture) [[likely]]
@@ -253,6 +275,8 @@ Graph Graph::capture_with(Stream &stream, void (*invoke)(void *, Stream &), void
                     scope->freed_what));
   graph->operations = std::move(scope->operations);
   graph->keep_alive = std::move(scope->keep_alive);
+  graph->allocations = std::move(scope->allocations);
+  graph->allocation_users = std::move(scope->allocation_users);
   if (!simulated) {
     detail::ScopedCurrent current(*context);
     detail::check(detail::driver().cuGraphInstantiateWithFlags(&graph->exec, graph->graph, 0),
@@ -268,6 +292,24 @@ void Graph::launch(Stream &stream) const {
     throw Error(ErrorKind::WrongStreamContext,
                 fmt::format("Graph::launch: the graph belongs to {} but the stream to {}",
                             graph.context->label(), context.label()));
+  // The captured launches write and read their buffers by address: a buffer freed since (or
+  // given other memory) would make them write whatever memory now lies there.
+  if (const std::size_t freed = detail::first_freed_allocation(graph.allocations);
+      freed != graph.allocations.size())
+    throw Error(ErrorKind::BufferFreed,
+                fmt::format("Graph::launch: {} was freed or given other memory after the capture, and the "
+                            "graph would use its old address; keep every buffer a graph uses alive, and "
+                            "unchanged, as long as the graph is launched, or capture the graph again",
+                            graph.allocation_users[freed]));
+  // Launched inside another capture, the new graph uses these buffers too.
+  if (detail::CaptureScope *outer = detail::stream_capture(stream)) {
+    for (std::size_t i = 0; i < graph.allocations.size(); ++i)
+      if (std::find(outer->allocations.begin(), outer->allocations.end(), graph.allocations[i]) ==
+          outer->allocations.end()) {
+        outer->allocations.push_back(graph.allocations[i]);
+        outer->allocation_users.push_back(graph.allocation_users[i]);
+      }
+  }
   if (graph.context->is_simulator()) {
     if (detail::record_if_capturing(stream, [inner = state_] {
           for (const auto &operation : inner->operations)

@@ -220,22 +220,26 @@ void check_launch(const PreparedKernel &kernel, const Stream &stream,
                               kernel.display_name(), argument_label(kernel.contract, i),
                               arguments[i].owner->label(), kernel.context->label()),
                   kernel.display_name());
-  if (!kernel.contract)
-    return; // an unsafe launch: aliasing is the caller's responsibility (in-place kernels are common)
-  if (kernel.has_requires)
-    check_requires(*kernel.contract, kernel.display_name(), contract_values);
-  for (std::size_t i = 0; i < arguments.size(); ++i) {
-    const ArgumentMemory &a = arguments[i];
-    if (!a.present || a.bytes == 0)
-      continue;
-    for (std::size_t j = 0; j < i; ++j) {
-      const ArgumentMemory &b = arguments[j];
-      if (!b.present || b.bytes == 0 || !(a.writable || b.writable))
+  // An unsafe launch checks no contract: aliasing is the caller's responsibility (in-place kernels
+  // are common).
+  if (kernel.contract) {
+    if (kernel.has_requires)
+      check_requires(*kernel.contract, kernel.display_name(), contract_values);
+    for (std::size_t i = 0; i < arguments.size(); ++i) {
+      const ArgumentMemory &a = arguments[i];
+      if (!a.present || a.bytes == 0)
         continue;
-      if (a.begin < b.begin + b.bytes && b.begin < a.begin + a.bytes)
-        throw_overlap(kernel, j, i, a.writable ? i : j);
+      for (std::size_t j = 0; j < i; ++j) {
+        const ArgumentMemory &b = arguments[j];
+        if (!b.present || b.bytes == 0 || !(a.writable || b.writable))
+          continue;
+        if (a.begin < b.begin + b.bytes && b.begin < a.begin + a.bytes)
+          throw_overlap(kernel, j, i, a.writable ? i : j);
+      }
     }
   }
+  // Inside Graph::capture: the graph will reuse these buffers' addresses at every replay.
+  capture_launch_allocations(kernel, stream, arguments.data(), arguments.size());
 }
 
 void launch_kernel(const PreparedKernel &kernel, Stream &stream, void **arguments) {

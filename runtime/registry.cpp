@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -161,6 +163,79 @@ const CodeObject *select_code(const DeviceImage &image, int arch) noexcept {
   return cubin ? cubin : ptx;
 }
 
+namespace {
+
+/// What a parameter of `kind` is, for messages: "an input (Span<const T>)".
+std::string_view kind_description(ParamKind kind) noexcept {
+  switch (kind) {
+  case ParamKind::input:
+    return "an input (Span<const T>)";
+  case ParamKind::mutable_span:
+    return "a mutable Span<T>";
+  case ParamKind::output:
+    return "an output (DisjointSpan<T>)";
+  case ParamKind::output_2d:
+    return "an output (DisjointSpan2D<T>)";
+  case ParamKind::output_3d:
+    return "an output (DisjointSpan3D<T>)";
+  case ParamKind::atomic:
+    return "an AtomicSpan<T>";
+  case ParamKind::append:
+    return "an AppendSpan<T>";
+  case ParamKind::permutation:
+    return "a PermutationSpan";
+  case ParamKind::tensor_map:
+    return "a read-only TensorMap<const T, ...>";
+  case ParamKind::writable_tensor_map:
+    return "a writable TensorMap<T, ...>";
+  case ParamKind::unsigned_integer:
+    return "an unsigned integer";
+  case ParamKind::signed_integer:
+    return "a signed integer";
+  case ParamKind::other:
+  case ParamKind::const_pointer:
+  case ParamKind::pointer:
+    break;
+  }
+  return "a by-value parameter of another type";
+}
+
+/// Throws oxide::Error (LayoutMismatch) when a parameter's kind on the host is not the one the
+/// device image records (KernelInfo::param_kinds, "a=i,c=o"; empty for a kernel without a
+/// contract, whose launches check no kinds). The launch checks (overlaps, what is written) follow
+/// the host's types, the verifier's proof the device code's: they must agree.
+void check_param_kinds(const RegisteredKernel &kernel, std::span<const HostParam> host_params) {
+  const std::string &text = kernel.info->param_kinds;
+  if (text.empty())
+    return;
+  std::size_t index = 0;
+  std::string_view rest = text;
+  while (!rest.empty() && index < host_params.size()) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view entry = rest.substr(0, comma);
+    const std::size_t equals = entry.rfind('=');
+    if (equals == std::string_view::npos || equals + 2 != entry.size())
+      break; // malformed: launch_contract reports it (InvalidContract)
+    const std::optional<ParamKind> device = param_kind(entry[equals + 1]);
+    // The frontend writes `x` for a raw pointer (const_pointer and pointer are the simulator's).
+    const ParamKind host = is_pointer(host_params[index].kind) ? ParamKind::other : host_params[index].kind;
+    if (device && *device != host)
+      throw Error(
+          ErrorKind::LayoutMismatch,
+          fmt::format("kernel '{}' parameter {} '{}' is {} on the host ({}) but {} in its device code: the "
+                      "host and device compiles see different kernel signatures (#ifdef __CUDA_ARCH__, "
+                      "a macro or a header that differs between them), so the launch checks would not be "
+                      "those of the code that runs; declare the kernel alike in both compiles",
+                      kernel.display_name, index + 1, entry.substr(0, equals), kind_description(host),
+                      host_params[index].type_name, kind_description(*device)),
+          kernel.display_name);
+    ++index;
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+  }
+}
+
+} // namespace
+
 void check_param_layout(const RegisteredKernel &kernel, std::span<const HostParam> host_params) {
   const auto &device_params = kernel.info->params;
   if (device_params.size() != host_params.size())
@@ -193,6 +268,7 @@ void check_param_layout(const RegisteredKernel &kernel, std::span<const HostPara
                       kernel.display_name, i + 1, host.type_name, device.elem_size, host.elem_size),
           kernel.display_name);
   }
+  check_param_kinds(kernel, host_params);
 }
 
 } // namespace oxide::detail

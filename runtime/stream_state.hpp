@@ -78,6 +78,10 @@ struct CaptureScope {
   std::vector<std::function<void()>> deferred_frees;
   /// What was freed, for the error message.
   std::string freed_what;
+  /// The buffers the captured launches use (DeviceBuffer allocation ids) and, for each, which
+  /// launch and argument: Graph::launch checks that they are still live.
+  std::vector<std::uint64_t> allocations;
+  std::vector<std::string> allocation_users;
 };
 
 /// The capture that the calling thread runs (inside Graph::capture's body), or nullptr.

@@ -154,10 +154,16 @@ static_assert(!Blur::accepts_arguments<Floats &, Floats &>);
 TEST(KernelArgument, BindsBuffersAsSpansOverTheirDeviceMemory) {
   EXPECT_EQ(oxide::detail::Binder<double>::bind(1.5f), 1.5);
   EXPECT_EQ(oxide::detail::Binder<long>::bind(-7), -7L);
+  // A span passed as it is binds as an empty one: host code can make no other (the launch
+  // refuses a non-empty one, forged with std::bit_cast, with ForgedSpan before binding).
   float host[3] = {};
   const auto span = oxide::detail::SpanAccess::make_span(host, 3);
-  EXPECT_EQ(oxide::detail::Binder<Span<const float>>::bind(span).data(), host);
-  EXPECT_EQ(oxide::detail::Binder<Span<const float>>::bind(span).size(), 3u);
+  EXPECT_EQ(oxide::detail::Binder<Span<const float>>::bind(span).size(), 0u);
+  EXPECT_NE(oxide::detail::Binder<Span<const float>>::bind(span).data(), host);
+  EXPECT_FALSE(oxide::detail::span_is_empty(span));
+  EXPECT_FALSE(oxide::detail::span_is_empty(
+      oxide::detail::SpanAccess::make_disjoint_2d(host, 1ull << 32, 1ull << 32)));
+  EXPECT_TRUE(oxide::detail::span_is_empty(oxide::detail::SpanAccess::make_disjoint_2d(host, 3, 0)));
 }
 
 TEST(KernelArgument, EmptyBuffersBindAsNonNullAlignedSpans) {

@@ -346,11 +346,10 @@ TEST_F(SimFailures, TwoThreadsWritingOneElementOfA2DSpan) {
   auto ctx = simulator(true, 1);
   auto stream = ctx.default_stream();
   auto out = DeviceBuffer<int>::zeroed(stream, 8 * 4);
-  const auto span = oxide::detail::SpanAccess::make_disjoint_2d(
-      reinterpret_cast<int *>(static_cast<std::uintptr_t>(out.device_ptr())), 8, 4);
   EXPECT_EQ(
       error_of([&] {
-        oxide::unsafe_launch(stream, write_by_layer, oxide::LaunchConfig3D{{1, 1, 1}, {8, 4, 2}, 0}, span);
+        oxide::unsafe_launch(stream, write_by_layer, oxide::LaunchConfig3D{{1, 1, 1}, {8, 4, 2}, 0},
+                             out.view_2d(8, 4));
       }),
       "oxide: kernel 'write_by_layer' block (0,0,0) thread (0,0,1): two threads write element [0][0] of a "
       "DisjointSpan: this thread and thread (0,0,0) of block (0,0,0)");

@@ -56,6 +56,12 @@ void fill_zero(const Stream &stream, const ContextState *owner, std::uint64_t ds
 /// stream's context): see DeviceBuffer::copy_from.
 void copy_device_to_device(const Stream &stream, const ContextState *dst_owner, std::uint64_t dst,
                            const ContextState *src_owner, std::uint64_t src, std::size_t bytes);
+/// A new allocation id, registered as live: ids are never reused, so a graph that recorded a
+/// buffer's id can tell at replay whether that buffer still holds the same memory. Throws
+/// std::bad_alloc.
+[[nodiscard]] std::uint64_t register_allocation();
+/// Marks allocation `id` freed (0: none). Never throws.
+void unregister_allocation(std::uint64_t id) noexcept;
 [[noreturn]] void throw_size_mismatch(const char *operation, std::size_t buffer_size, std::size_t host_size);
 [[noreturn]] void throw_buffer_size_mismatch(const char *operation, std::size_t dst_size,
                                              std::size_t src_size);
@@ -84,7 +90,10 @@ public:
   [[nodiscard]] static DeviceBuffer uninitialized(Stream &stream, size_type count) {
     const std::size_t bytes = detail::checked_byte_size(count, sizeof(T));
     const auto &context = detail::StreamAccess::context_state(stream);
-    return DeviceBuffer(context, bytes == 0 ? 0 : detail::device_alloc(*context, bytes), count);
+    DeviceBuffer buffer(context, 0, count);
+    if (bytes != 0)
+      buffer.adopt(detail::device_alloc(*context, bytes));
+    return buffer;
   }
 
   /// `count` elements whose bytes are all zero, ordered on `stream`.
@@ -118,7 +127,7 @@ public:
     buffer.ownership_ = detail::MemoryOwnership::StreamOrdered;
     buffer.order_ = detail::StreamAccess::state(stream);
     if (bytes != 0)
-      buffer.pointer_ = detail::device_alloc_async(stream, bytes);
+      buffer.adopt(detail::device_alloc_async(stream, bytes));
     return buffer;
   }
 
@@ -131,14 +140,17 @@ public:
   [[nodiscard]] static DeviceBuffer unsafe_borrow(const Context &context, std::uint64_t device_ptr,
                                                   size_type count) {
     detail::check_borrowed(device_ptr, detail::checked_byte_size(count, sizeof(T)), alignof(T));
-    DeviceBuffer buffer(detail::ContextAccess::state(context), count == 0 ? 0 : device_ptr, count);
+    DeviceBuffer buffer(detail::ContextAccess::state(context), 0, count);
     buffer.ownership_ = detail::MemoryOwnership::Borrowed;
+    if (count != 0)
+      buffer.adopt(device_ptr);
     return buffer;
   }
 
   DeviceBuffer(DeviceBuffer &&other) noexcept
       : context_(std::move(other.context_)), order_(std::move(other.order_)),
         pointer_(std::exchange(other.pointer_, 0)), size_(std::exchange(other.size_, 0)),
+        allocation_(std::exchange(other.allocation_, 0)),
         ownership_(std::exchange(other.ownership_, detail::MemoryOwnership::Owned)) {}
   DeviceBuffer &operator=(DeviceBuffer &&other) noexcept {
     if (this != &other) {
@@ -147,6 +159,7 @@ public:
       order_ = std::move(other.order_);
       pointer_ = std::exchange(other.pointer_, 0);
       size_ = std::exchange(other.size_, 0);
+      allocation_ = std::exchange(other.allocation_, 0);
       ownership_ = std::exchange(other.ownership_, detail::MemoryOwnership::Owned);
     }
     return *this;
@@ -273,13 +286,22 @@ private:
   DeviceBuffer(std::shared_ptr<detail::ContextState> context, std::uint64_t pointer, size_type size) noexcept
       : context_(std::move(context)), pointer_(pointer), size_(size) {}
 
+  /// Takes `pointer` (non-null) as the buffer's memory, under a new allocation id. Should
+  /// registering the id throw, the buffer still holds the memory and frees it.
+  void adopt(std::uint64_t pointer) {
+    pointer_ = pointer;
+    allocation_ = detail::register_allocation();
+  }
+
   void release() noexcept {
+    detail::unregister_allocation(allocation_);
     if (pointer_ != 0 && ownership_ != detail::MemoryOwnership::Borrowed)
       detail::release_device_memory(std::move(context_), pointer_, ownership_, std::move(order_));
     context_.reset();
     order_.reset();
     pointer_ = 0;
     size_ = 0;
+    allocation_ = 0;
     ownership_ = detail::MemoryOwnership::Owned;
   }
 
@@ -288,6 +310,9 @@ private:
   std::shared_ptr<detail::StreamState> order_;
   std::uint64_t pointer_ = 0;
   size_type size_ = 0;
+  /// The id of the memory the buffer holds (register_allocation), 0 when it holds none: a graph
+  /// records it, so that replaying it after the buffer was freed or given other memory fails.
+  std::uint64_t allocation_ = 0;
   detail::MemoryOwnership ownership_ = detail::MemoryOwnership::Owned;
 };
 
@@ -296,6 +321,10 @@ namespace detail {
 struct BufferAccess {
   template <class T> static const ContextState *context(const DeviceBuffer<T> &buffer) noexcept {
     return buffer.context_.get();
+  }
+  /// The id of the buffer's memory (0 when it holds none), unique for the life of the process.
+  template <class T> static std::uint64_t allocation(const DeviceBuffer<T> &buffer) noexcept {
+    return buffer.allocation_;
   }
 };
 } // namespace detail

@@ -3,8 +3,9 @@
 //   auto image = oxide::DeviceBuffer<float>::zeroed(stream, width * height);
 //   launch(stream, input, image.view_2d(width, height));   // binds to DisjointSpan2D<float>
 //
-// A view covers its whole buffer (width * height == size(), checked when it is made) and refers
-// to it without owning it: make it in the launch call, while the buffer is alive.
+// A view covers its whole buffer (width * height == size(), checked when it is made and again at
+// each launch, since the buffer may have been assigned another allocation since) and refers to it
+// without owning it: make it in the launch call, while the buffer is alive.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +23,9 @@ template <class T, unsigned Rank> class BufferView {
   static_assert(Rank == 2 || Rank == 3, "buffer views have rank 2 or 3");
 
 public:
+  using element_type = T;
+  static constexpr unsigned rank = Rank;
+
   [[nodiscard]] DeviceBuffer<T> &buffer() const noexcept { return *buffer_; }
   [[nodiscard]] std::size_t width() const noexcept { return width_; }
   [[nodiscard]] std::size_t height() const noexcept { return height_; }

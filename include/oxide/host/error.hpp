@@ -65,6 +65,9 @@ enum class ErrorKind : std::uint8_t {
   NotAPermutation, ///< Permutation::from_host of a map with a repeated or out-of-range index
   // --- TMA ---
   InvalidTensorMap, ///< DeviceTensorMap::create with extents or strides that TMA cannot describe
+  // --- host-side misuse of launch arguments ---
+  ForgedSpan,  ///< a non-empty span passed directly as an argument (made with std::bit_cast or memcpy)
+  BufferFreed, ///< Graph::launch after a buffer that its launches use was freed or given other memory
 };
 
 /// The enumerator's name, e.g. "RequiresViolated".

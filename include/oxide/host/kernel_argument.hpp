@@ -32,6 +32,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "oxide/detail/param_kind.hpp"
 #include "oxide/device/atomic.hpp"
 #include "oxide/device/span.hpp"
 #include "oxide/host/buffer.hpp"
@@ -39,7 +40,42 @@
 
 namespace oxide {
 
+// Declared here so that every parameter type has its kind below, whether or not the header that
+// binds it (oxide/host/append_buffer.hpp, tensor_map.hpp) is included.
+template <class T> class AppendSpan;
+enum class Swizzle : std::uint32_t;
+template <class T, class B, Swizzle S> class TensorMap;
+
 namespace detail {
+
+/// The kind of a kernel parameter of type P, as the compiler records it in the device image
+/// (oxide/detail/param_kind.hpp; compiler/ast/ContractAttributes.cpp decides it for the device
+/// compile): the runtime compares the two, so that a host compile that sees another signature
+/// than the device compile (#ifdef __CUDA_ARCH__) cannot bind an output as an input.
+template <class P>
+inline constexpr ParamKind param_kind_v =
+    !std::is_integral_v<P> || std::is_same_v<P, bool> || sizeof(P) > 8 ? ParamKind::other
+    : std::is_unsigned_v<P>                                            ? ParamKind::unsigned_integer
+                                                                       : ParamKind::signed_integer;
+template <class T>
+inline constexpr ParamKind param_kind_v<Span<T>> =
+    std::is_const_v<T> ? ParamKind::input : ParamKind::mutable_span;
+template <class T> inline constexpr ParamKind param_kind_v<DisjointSpan<T>> = ParamKind::output;
+template <class T> inline constexpr ParamKind param_kind_v<DisjointSpan2D<T>> = ParamKind::output_2d;
+template <class T> inline constexpr ParamKind param_kind_v<DisjointSpan3D<T>> = ParamKind::output_3d;
+template <class T, Scope S> inline constexpr ParamKind param_kind_v<AtomicSpan<T, S>> = ParamKind::atomic;
+template <class T> inline constexpr ParamKind param_kind_v<AppendSpan<T>> = ParamKind::append;
+template <> inline constexpr ParamKind param_kind_v<PermutationSpan> = ParamKind::permutation;
+template <class T, class B, Swizzle S>
+inline constexpr ParamKind param_kind_v<TensorMap<T, B, S>> =
+    std::is_const_v<T> ? ParamKind::tensor_map : ParamKind::writable_tensor_map;
+
+/// Whether P is a scalar or other plain by-value parameter: not a span, append span,
+/// permutation or tensor map, whose values only the runtime makes (from buffers).
+template <class P>
+inline constexpr bool is_plain_param_v =
+    param_kind_v<P> == ParamKind::other || param_kind_v<P> == ParamKind::unsigned_integer ||
+    param_kind_v<P> == ParamKind::signed_integer;
 
 template <class T> inline constexpr bool is_device_buffer_v = false;
 template <class T> inline constexpr bool is_device_buffer_v<DeviceBuffer<T>> = true;
@@ -92,11 +128,14 @@ template <class T, class U> T *span_pointer(const BufferSlice<U> &slice) noexcep
 }
 
 /// Binder<Param>::accepts<Arg> says whether an argument of type Arg (as forwarded: `X&` for
-/// lvalues, `X` for rvalues) binds to Param; bind() builds the Param value.
+/// lvalues, `X` for rvalues) binds to Param; bind() builds the Param value. A plain by-value
+/// parameter takes a value of its own type; the span kinds have their own Binder (an AppendSpan,
+/// PermutationSpan or TensorMap value is never taken as it is: its header's Binder takes the
+/// host object that owns the memory).
 template <class Param> struct Binder {
   template <class Arg>
   static constexpr bool accepts = !std::is_pointer_v<Param> && std::is_trivially_copyable_v<Param> &&
-                                  std::is_same_v<std::remove_cvref_t<Arg>, Param>;
+                                  is_plain_param_v<Param> && std::is_same_v<std::remove_cvref_t<Arg>, Param>;
   static Param bind(const Param &value) noexcept { return value; }
 };
 
@@ -147,12 +186,12 @@ template <class T> struct Binder<Span<const T>> {
   template <unsigned R> static Span<const T> bind(const BufferView<T, R> &view) noexcept {
     return bind(view.buffer());
   }
-  static Span<const T> bind(Span<const T> span) noexcept {
-    return SpanAccess::make_span(non_null(span.data()), span.size());
+  // A span passed as it is must be empty (check_argument refuses others: host code cannot make
+  // a non-empty span, except by forging one with std::bit_cast); it binds as an empty span.
+  static Span<const T> bind(Span<const T>) noexcept {
+    return SpanAccess::make_span(non_null<const T>(nullptr), 0);
   }
-  static Span<const T> bind(Span<T> span) noexcept {
-    return SpanAccess::make_span<const T>(non_null(span.data()), span.size());
-  }
+  static Span<const T> bind(Span<T>) noexcept { return SpanAccess::make_span(non_null<const T>(nullptr), 0); }
 };
 
 template <class T> struct Binder<Span<T>> { // T is not const here: Span<const T> is matched above
@@ -165,9 +204,7 @@ template <class T> struct Binder<Span<T>> { // T is not const here: Span<const T
   static Span<T> bind(const BufferSlice<T> &slice) noexcept {
     return SpanAccess::make_span(span_pointer<T>(slice), slice.size());
   }
-  static Span<T> bind(Span<T> span) noexcept {
-    return SpanAccess::make_span(non_null(span.data()), span.size());
-  }
+  static Span<T> bind(Span<T>) noexcept { return SpanAccess::make_span(non_null<T>(nullptr), 0); }
 };
 
 template <class T> struct Binder<DisjointSpan<T>> {
@@ -180,9 +217,10 @@ template <class T> struct Binder<DisjointSpan<T>> {
   static DisjointSpan<T> bind(const BufferSlice<T> &slice) noexcept {
     return SpanAccess::make_disjoint(span_pointer<T>(slice), slice.size());
   }
-  static DisjointSpan<T> bind(DisjointSpan<T> span) noexcept {
-    // Only an empty span can come from user code (SpanAccess is the runtime's).
-    return span.size() == 0 ? SpanAccess::make_disjoint(non_null<T>(nullptr), 0) : span;
+  static DisjointSpan<T> bind(DisjointSpan<T>) noexcept {
+    // Only an empty span can come from user code (SpanAccess is the runtime's); check_argument
+    // refuses a non-empty one.
+    return SpanAccess::make_disjoint(non_null<T>(nullptr), 0);
   }
 };
 
@@ -203,9 +241,8 @@ template <class T> struct Binder<DisjointSpan2D<T>> {
   static DisjointSpan2D<T> bind(const BufferView2D<T> &view) noexcept {
     return SpanAccess::make_disjoint_2d(span_pointer<T>(view.buffer()), view.width(), view.height());
   }
-  static DisjointSpan2D<T> bind(DisjointSpan2D<T> span) noexcept {
-    return span.size() == 0 ? SpanAccess::make_disjoint_2d(non_null<T>(nullptr), span.width(), span.height())
-                            : span;
+  static DisjointSpan2D<T> bind(DisjointSpan2D<T>) noexcept {
+    return SpanAccess::make_disjoint_2d(non_null<T>(nullptr), 0, 0); // empty: see check_argument
   }
 };
 
@@ -217,10 +254,8 @@ template <class T> struct Binder<DisjointSpan3D<T>> {
     return SpanAccess::make_disjoint_3d(span_pointer<T>(view.buffer()), view.width(), view.height(),
                                         view.depth());
   }
-  static DisjointSpan3D<T> bind(DisjointSpan3D<T> span) noexcept {
-    return span.size() == 0
-               ? SpanAccess::make_disjoint_3d(non_null<T>(nullptr), span.width(), span.height(), span.depth())
-               : span;
+  static DisjointSpan3D<T> bind(DisjointSpan3D<T>) noexcept {
+    return SpanAccess::make_disjoint_3d(non_null<T>(nullptr), 0, 0, 0); // empty: see check_argument
   }
 };
 

@@ -72,9 +72,9 @@ public:
   /// The number of indices (0 for an empty permutation, whose memory still holds one index).
   [[nodiscard]] size_type size() const noexcept { return size_; }
   [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
-  /// The indices, read-only: binds to Span<const std::uint32_t> parameters (and to const pointers
-  /// in unsafe launches), never to one a kernel writes. Holds max(size(), 1) elements.
-  [[nodiscard]] const DeviceBuffer<std::uint32_t> &device() const noexcept { return indices_; }
+  // The device memory is not handed out, not even as a const DeviceBuffer&: a const_cast of that
+  // would let host code overwrite (or replace) the checked map, and the next scatter would give
+  // one element to several threads. Kernels see it only as a PermutationSpan.
   /// The indices back on the host (size() of them). Waits for the stream.
   [[nodiscard]] std::vector<std::uint32_t> to_host(Stream &stream) const {
     std::vector<std::uint32_t> all = indices_.to_host(stream);
@@ -96,6 +96,16 @@ struct PermutationBufferAccess {
   static PermutationSpan span(const Permutation &permutation) noexcept {
     return PermutationAccess::make(span_pointer<const std::uint32_t>(permutation.indices_),
                                    permutation.size_);
+  }
+  /// The indices' memory, for the launch checks (argument_memory): never to be written.
+  static const DeviceBuffer<std::uint32_t> &indices(const Permutation &permutation) noexcept {
+    return permutation.indices_;
+  }
+};
+
+template <> struct PermutationIndices<Permutation> {
+  static const DeviceBuffer<std::uint32_t> &of(const Permutation &permutation) noexcept {
+    return PermutationBufferAccess::indices(permutation);
   }
 };
 

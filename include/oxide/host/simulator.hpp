@@ -39,28 +39,13 @@ void register_host_kernel(const void *host_address, std::string_view name,
 // The letters of oxide/detail/param_kind.hpp, as the compiler writes them for these types.
 using oxide::detail::param_kind_letter;
 using oxide::detail::ParamKind;
-template <class T>
-inline constexpr char param_kind_v =
-    param_kind_letter(!std::is_integral_v<T> || std::is_same_v<T, bool> ? ParamKind::other
-                      : std::is_unsigned_v<T>                           ? ParamKind::unsigned_integer
-                                                                        : ParamKind::signed_integer);
-template <class T> inline constexpr char param_kind_v<Span<const T>> = param_kind_letter(ParamKind::input);
-template <class T>
-inline constexpr char param_kind_v<Span<T>> =
-    param_kind_letter(std::is_const_v<T> ? ParamKind::input : ParamKind::mutable_span);
-template <class T> inline constexpr char param_kind_v<DisjointSpan<T>> = param_kind_letter(ParamKind::output);
-template <class T>
-inline constexpr char param_kind_v<DisjointSpan2D<T>> = param_kind_letter(ParamKind::output_2d);
-template <class T>
-inline constexpr char param_kind_v<DisjointSpan3D<T>> = param_kind_letter(ParamKind::output_3d);
-template <class T> inline constexpr char param_kind_v<AppendSpan<T>> = param_kind_letter(ParamKind::append);
-template <> inline constexpr char param_kind_v<PermutationSpan> = param_kind_letter(ParamKind::permutation);
+template <class T> inline constexpr char param_kind_v = param_kind_letter(oxide::detail::param_kind_v<T>);
 
 template <class... P> constexpr std::array<oxide::detail::HostParam, sizeof...(P)> host_params() noexcept {
   static_assert((std::is_trivially_copyable_v<P> && ...),
                 "oxide: kernel parameters must be trivially copyable");
   return {oxide::detail::HostParam{sizeof(P), alignof(P), oxide::detail::type_name<P>(),
-                                   oxide::detail::span_element_size_v<P>}...};
+                                   oxide::detail::span_element_size_v<P>, oxide::detail::param_kind_v<P>}...};
 }
 } // namespace detail
 

@@ -91,6 +91,9 @@ struct ArgumentMemory {
   std::uint64_t bytes = 0;
   bool writable = false;
   bool present = false; ///< false for scalars and other by-value parameters
+  /// The DeviceBuffer's allocation id (BufferAccess::allocation), 0 when not a buffer: a graph
+  /// capture records it, and Graph::launch checks that the buffer still holds that memory.
+  std::uint64_t allocation = 0;
 };
 
 /// The checks before every launch. Always: the stream belongs to the kernel's context and every
@@ -120,24 +123,32 @@ template <class T> inline constexpr bool is_span_v<Span<T>> = true;
 template <class T> inline constexpr bool is_append_buffer_v = false;
 /// oxide::Permutation (oxide/host/permutation.hpp), which gives the kernel its indices, read-only.
 template <class T> inline constexpr bool is_permutation_v = false;
+/// PermutationIndices<Permutation>::of(p): the buffer of p's indices, which Permutation does not
+/// expose (oxide/host/permutation.hpp).
+template <class T> struct PermutationIndices;
 /// oxide::DeviceTensorMap (oxide/host/tensor_map.hpp), whose copies read its tensor.
 template <class T> inline constexpr bool is_device_tensor_map_v = false;
 
 template <class Param, class Arg> ArgumentMemory argument_memory(const Arg &arg) noexcept {
   using A = std::remove_cvref_t<Arg>;
   if constexpr (is_device_buffer_v<A>)
-    return {BufferAccess::context(arg), arg.device_ptr(), arg.size_bytes(), writes_through_v<Param>, true};
+    return {BufferAccess::context(arg),   arg.device_ptr(), arg.size_bytes(), writes_through_v<Param>, true,
+            BufferAccess::allocation(arg)};
   else if constexpr (is_buffer_view_v<A>)
     return argument_memory<Param>(arg.buffer());
   else if constexpr (is_append_buffer_v<A>)
     return argument_memory<Param>(arg.elements());
   else if constexpr (is_permutation_v<A>)
-    return argument_memory<Param>(arg.device());
+    return argument_memory<Param>(PermutationIndices<A>::of(arg));
   else if constexpr (is_device_tensor_map_v<A>) // the tensor, read-only (its descriptor is its own)
     return argument_memory<Param>(arg.buffer());
   else if constexpr (is_buffer_slice_v<A>) // only the slice's own bytes
-    return {BufferAccess::context(arg.buffer()), arg.device_ptr(), arg.size_bytes(), writes_through_v<Param>,
-            true};
+    return {BufferAccess::context(arg.buffer()),
+            arg.device_ptr(),
+            arg.size_bytes(),
+            writes_through_v<Param>,
+            true,
+            BufferAccess::allocation(arg.buffer())};
   else if constexpr (is_span_v<A>)
     return {nullptr, reinterpret_cast<std::uintptr_t>(arg.data()),
             arg.size() * sizeof(typename A::element_type), writes_through_v<Param>, true};
@@ -193,6 +204,59 @@ void check_scalar_argument(const PreparedKernel &kernel, std::size_t index, cons
                                   number_text(std::numeric_limits<Param>::max()));
 }
 
+/// A span value passed as an argument as it is (not a buffer, view or slice the runtime makes it from).
+template <class A> inline constexpr bool is_direct_span_v = false;
+template <class T> inline constexpr bool is_direct_span_v<Span<T>> = true;
+template <class T> inline constexpr bool is_direct_span_v<DisjointSpan<T>> = true;
+template <class T> inline constexpr bool is_direct_span_v<DisjointSpan2D<T>> = true;
+template <class T> inline constexpr bool is_direct_span_v<DisjointSpan3D<T>> = true;
+
+/// Whether a span value has no element. An extent of 0, not size() == 0: the product of a
+/// forged span's extents may wrap to 0.
+template <class S> [[nodiscard]] constexpr bool span_is_empty(const S &span) noexcept {
+  if constexpr (requires { span.depth(); })
+    return span.width() == 0 || span.height() == 0 || span.depth() == 0;
+  else if constexpr (requires { span.height(); })
+    return span.width() == 0 || span.height() == 0;
+  else
+    return span.size() == 0;
+}
+
+/// Throws oxide::Error (ForgedSpan): argument `index`, a span of type `type` passed as it is,
+/// is not empty. Host code has no way to make a non-empty span but std::bit_cast or memcpy,
+/// which would give the kernel memory that no launch check sees.
+[[noreturn]] void throw_forged_span(const PreparedKernel &kernel, std::size_t index, std::string_view type);
+/// Throws oxide::Error (ViewShapeMismatch): argument `index`, a view of `extents` elements, no
+/// longer covers its buffer, which now has `buffer_size` (it was assigned another allocation).
+[[noreturn]] void throw_stale_view(const PreparedKernel &kernel, std::size_t index, unsigned rank,
+                                   std::size_t width, std::size_t height, std::size_t depth,
+                                   std::size_t buffer_size);
+/// Throws oxide::Error (SliceOutOfRange): argument `index`, slice(offset, count), reaches past
+/// the end of its buffer, which now has `buffer_size` elements.
+[[noreturn]] void throw_stale_slice(const PreparedKernel &kernel, std::size_t index, std::size_t offset,
+                                    std::size_t count, std::size_t buffer_size);
+
+/// The checks of one argument before it binds: a scalar's value fits (check_scalar_argument); a
+/// span passed as it is is empty; a view or slice still lies in its buffer, which may have been
+/// assigned a smaller allocation since the view or slice was made.
+template <class Param, class Arg>
+void check_argument(const PreparedKernel &kernel, std::size_t index, const Arg &arg) {
+  using A = std::remove_cvref_t<Arg>;
+  check_scalar_argument<Param>(kernel, index, arg);
+  if constexpr (is_direct_span_v<A>) {
+    if (!span_is_empty(arg)) [[unlikely]]
+      throw_forged_span(kernel, index, type_name<A>());
+  } else if constexpr (is_buffer_view_v<A>) {
+    // The extents' product was checked not to overflow when the view was made.
+    if (arg.width() * arg.height() * arg.depth() != arg.buffer().size()) [[unlikely]]
+      throw_stale_view(kernel, index, A::rank, arg.width(), arg.height(), arg.depth(), arg.buffer().size());
+  } else if constexpr (is_buffer_slice_v<A>) {
+    const std::size_t size = arg.buffer().size();
+    if (arg.offset() > size || arg.size() > size - arg.offset()) [[unlikely]]
+      throw_stale_slice(kernel, index, arg.offset(), arg.size(), size);
+  }
+}
+
 template <bool Unsafe, class Param, class Arg> constexpr bool binds() noexcept {
   if constexpr (Unsafe)
     return UnsafeKernelArgument<Arg, Param>;
@@ -217,7 +281,7 @@ constexpr void check_each_argument(std::index_sequence<I...>, std::type_identity
 }
 
 template <class T> constexpr HostParam host_param() noexcept {
-  return {sizeof(T), alignof(T), type_name<T>(), span_element_size_v<T>};
+  return {sizeof(T), alignof(T), type_name<T>(), span_element_size_v<T>, param_kind_v<T>};
 }
 
 template <class... P> constexpr void check_kernel_signature() noexcept {
@@ -240,7 +304,7 @@ struct BoundArguments<std::index_sequence<I...>, P...> : BoundArgument<I, P>... 
 template <bool Unsafe, class... P, std::size_t... I, class... Args>
 void bind_and_launch_indexed(const PreparedKernel &kernel, Stream &stream, std::index_sequence<I...>,
                              Args &&...args) {
-  (check_scalar_argument<P>(kernel, I, args), ...);
+  (check_argument<P>(kernel, I, args), ...);
   // Braced initialization binds the arguments left to right.
   BoundArguments<std::index_sequence<I...>, P...> values{
       {std::conditional_t<Unsafe, UnsafeBinder<P>, Binder<P>>::bind(args)}...};

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "oxide/detail/device_image.hpp"
+#include "oxide/detail/param_kind.hpp"
 
 namespace oxide::detail {
 
@@ -53,11 +54,15 @@ struct HostParam {
   std::size_t size = 0;
   std::size_t align = 0;
   std::string_view type_name;
-  std::size_t elem_size = 0; ///< sizeof(T) of a span parameter's elements, 0 for other parameters
+  std::size_t elem_size = 0;         ///< sizeof(T) of a span parameter's elements, 0 for other parameters
+  ParamKind kind = ParamKind::other; ///< what the parameter is (detail::param_kind_v)
 };
 
-/// Throws oxide::Error when the host parameter types do not match the layout the compiler
-/// recorded for the kernel (a stale build, or a runtime from a different Oxide version).
+/// Throws oxide::Error (LayoutMismatch) when the host parameter types do not match the layout the
+/// compiler recorded for the kernel (a stale build, or a runtime from a different Oxide version),
+/// or, for a kernel whose image records its parameters' kinds (one with a contract), when a
+/// parameter is of another kind on the host than in the device code: a host compile that sees
+/// another signature (#ifdef __CUDA_ARCH__) would bind an output as an input.
 void check_param_layout(const RegisteredKernel &kernel, std::span<const HostParam> host_params);
 
 /// "vecadd" for "_Z6vecaddN5oxide4SpanIKfEES2_NS_12DisjointSpanIfEE"; unmangled names unchanged.
