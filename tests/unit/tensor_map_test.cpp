@@ -198,6 +198,29 @@ TEST_P(TensorMaps, AnEmptyMapIsRefusedAtLaunch) {
   }
 }
 
+// The tensor is reachable as a const DeviceBuffer&: a const_cast that gives it other (smaller)
+// memory leaves the descriptor pointing at the old memory, which TMA copies would read.
+TEST_P(TensorMaps, AMapWhoseTensorWasReplacedIsRefusedAtLaunch) {
+  if (GetParam())
+    GTEST_SKIP() << "the kernel is registered for the simulator only (tests/gpu runs TMA on the GPU)";
+  auto ctx = context();
+  auto stream = ctx.default_stream();
+  auto map = HostMap::create(stream, DeviceBuffer<std::uint16_t>::zeroed(stream, 16 * 64), {16, 64});
+  auto origin = DeviceBuffer<std::int32_t>::zeroed(stream, 2);
+  auto out = DeviceBuffer<std::uint16_t>::zeroed(stream, 16 * 64);
+  auto launch = oxide::prepare(ctx, copy_boxes, oxide::LaunchConfig1D{1, 64});
+  launch(stream, map, origin, out);
+  const_cast<DeviceBuffer<std::uint16_t> &>(map.buffer()) = DeviceBuffer<std::uint16_t>::zeroed(stream, 4);
+  try {
+    launch(stream, map, origin, out);
+    FAIL() << "expected oxide::Error";
+  } catch (const oxide::Error &e) {
+    EXPECT_EQ(e.kind(), oxide::ErrorKind::InvalidTensorMap);
+    EXPECT_NE(std::string(e.what()).find("was given other memory after create"), std::string::npos)
+        << e.what();
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, TensorMaps, ::testing::Values(false, true),
                          [](const ::testing::TestParamInfo<bool> &info) {
                            return std::string(info.param ? "Gpu" : "Simulator");

@@ -127,6 +127,7 @@ public:
     DeviceTensorMap map;
     map.descriptor_ = DeviceBuffer<detail::TensorMapBytes>::from_host(stream, {&bytes, 1});
     map.tensor_ = std::move(tensor);
+    map.tensor_allocation_ = detail::BufferAccess::allocation(map.tensor_);
     map.extents_ = extents;
     return map;
   }
@@ -156,6 +157,9 @@ private:
   friend struct detail::TensorMapObjectAccess;
   DeviceBuffer<detail::TensorMapBytes> descriptor_;
   DeviceBuffer<element_type> tensor_;
+  /// The allocation the descriptor points into: buffer() is a const reference, which a host
+  /// const_cast could give other memory; the launch then refuses the stale descriptor.
+  std::uint64_t tensor_allocation_ = 0;
   std::array<std::uint64_t, rank> extents_{};
 };
 
@@ -166,6 +170,11 @@ struct TensorMapObjectAccess {
   [[nodiscard]] static const DeviceBuffer<TensorMapBytes> &
   descriptor(const DeviceTensorMap<T, B, S> &map) noexcept {
     return map.descriptor_;
+  }
+  /// Whether the tensor still holds the memory the descriptor was encoded for.
+  template <class T, class B, Swizzle S>
+  [[nodiscard]] static bool descriptor_current(const DeviceTensorMap<T, B, S> &map) noexcept {
+    return BufferAccess::allocation(map.tensor_) == map.tensor_allocation_;
   }
 };
 
@@ -181,6 +190,12 @@ template <class T, class B, Swizzle S> struct Binder<TensorMap<T, B, S>> {
           ErrorKind::InvalidTensorMap,
           "oxide: an empty DeviceTensorMap (default-constructed, moved from or released) is passed for a "
           "TensorMap parameter; make it with DeviceTensorMap::create");
+    if (!TensorMapObjectAccess::descriptor_current(map))
+      throw Error(
+          ErrorKind::InvalidTensorMap,
+          "oxide: the tensor of a DeviceTensorMap was given other memory after create (through a "
+          "const_cast of buffer()), so its descriptor points at memory it no longer owns; make the map "
+          "again with DeviceTensorMap::create");
     const auto &descriptor = TensorMapObjectAccess::descriptor(map);
     return TensorMapAccess::make<TensorMap<T, B, S>>(
         reinterpret_cast<const void *>(static_cast<std::uintptr_t>(descriptor.device_ptr())));
