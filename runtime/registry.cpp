@@ -219,7 +219,12 @@ void check_param_kinds(const RegisteredKernel &kernel, std::span<const HostParam
     const std::optional<ParamKind> device = param_kind(entry[equals + 1]);
     // The frontend writes `x` for a raw pointer (const_pointer and pointer are the simulator's).
     const ParamKind host = is_pointer(host_params[index].kind) ? ParamKind::other : host_params[index].kind;
-    if (device && *device != host)
+    // `x` is any other by-value parameter (the frontend writes it for each element of a
+    // parameter pack, too): it binds no memory and `requires` cannot name it, so any host
+    // by-value kind may stand for it.
+    const bool by_value = device == ParamKind::other && span_extents(host) == 0 &&
+                          host != ParamKind::tensor_map && host != ParamKind::writable_tensor_map;
+    if (device && *device != host && !by_value)
       throw Error(
           ErrorKind::LayoutMismatch,
           fmt::format("kernel '{}' parameter {} '{}' is {} on the host ({}) but {} in its device code: the "

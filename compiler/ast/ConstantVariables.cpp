@@ -21,6 +21,9 @@
 #include "clang/Sema/ParsedAttr.h"
 #include "clang/Sema/Sema.h"
 
+#include <optional>
+#include <string>
+
 using namespace clang;
 
 namespace {
@@ -35,6 +38,30 @@ DeviceVariable deviceVariableKind(QualType type) {
   return name == "oxide::constant"        ? DeviceVariable::constant
          : name == "oxide::device_global" ? DeviceVariable::global
                                           : DeviceVariable::none;
+}
+
+/// What in a value of `type` points at code (a function pointer or a member pointer; a
+/// polymorphic class is not trivially copyable, which the variable's type requires), described
+/// for the message; std::nullopt when nothing does.
+std::optional<std::string> codePointerIn(QualType type, llvm::SmallPtrSetImpl<const CXXRecordDecl *> &seen) {
+  type = type.getCanonicalType();
+  if (type->isFunctionPointerType() || type->isFunctionReferenceType())
+    return "a function pointer";
+  if (type->isMemberPointerType())
+    return "a member pointer";
+  if (const auto *array = dyn_cast<ArrayType>(type.getTypePtr()))
+    return codePointerIn(array->getElementType(), seen);
+  const CXXRecordDecl *record = type->getAsCXXRecordDecl();
+  if (!record || !record->hasDefinition() || !seen.insert(record->getDefinition()).second)
+    return std::nullopt;
+  record = record->getDefinition();
+  for (const CXXBaseSpecifier &base : record->bases())
+    if (auto found = codePointerIn(base.getType(), seen))
+      return found;
+  for (const FieldDecl *field : record->fields())
+    if (auto found = codePointerIn(field->getType(), seen))
+      return *found + " (field '" + field->getNameAsString() + "' of " + record->getNameAsString() + ")";
+  return std::nullopt;
 }
 
 struct DeviceVariableAttrInfo : ParsedAttrInfo {
@@ -58,6 +85,16 @@ struct DeviceVariableAttrInfo : ParsedAttrInfo {
       oxide::report(S.getDiagnostics(), VD->getLocation(),
                     kind == DeviceVariable::constant ? oxide::Diag::ConstantNotAtNamespaceScope
                                                      : oxide::Diag::GlobalNotAtNamespaceScope);
+      return AttributeNotApplied;
+    }
+    const auto *spec = cast<ClassTemplateSpecializationDecl>(VD->getType()->getAsCXXRecordDecl());
+    llvm::SmallPtrSet<const CXXRecordDecl *, 8> seen;
+    if (auto code = spec->getTemplateArgs().size() > 0 &&
+                            spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type
+                        ? codePointerIn(spec->getTemplateArgs()[0].getAsType(), seen)
+                        : std::nullopt) {
+      oxide::report(S.getDiagnostics(), VD->getLocation(), oxide::Diag::DeviceVariableHoldsCode)
+          << (kind == DeviceVariable::global) << *code;
       return AttributeNotApplied;
     }
     // Not CreateImplicit: clang treats implicit __constant__ (constexpr variables) as compile-time

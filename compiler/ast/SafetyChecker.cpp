@@ -80,7 +80,15 @@ public:
 
   /// Whether `loc` is in the user's code: neither in Oxide's headers nor in a system header.
   bool isUserCode(SourceLocation loc) {
-    return loc.isValid() && !contains(loc) && !sm.isInSystemHeader(sm.getSpellingLoc(loc));
+    return loc.isValid() && !contains(loc) && !isSystemHeader(sm, sm.getSpellingLoc(loc));
+  }
+
+  /// Whether the include search found `loc`'s file in a system directory. A user's header that
+  /// only declares itself a system header (#pragma clang system_header) is still the user's:
+  /// the rules apply to it.
+  static bool isSystemHeader(const SourceManager &sm, SourceLocation loc) {
+    const SrcMgr::SLocEntry &entry = sm.getSLocEntry(sm.getFileID(loc));
+    return entry.isFile() && entry.getFile().getFileCharacteristic() != SrcMgr::C_User;
   }
 
 private:
@@ -485,7 +493,10 @@ private:
       decl = shadow->getTargetDecl();
     // The device side's internals (SpanAccess, the shared-memory storage) can make spans over any
     // memory; the host runtime's (the registry, the device image) cannot, and tools may read them.
-    if (!oxide::isInOxideDetail(decl) || !headers.isUserCode(nameLoc) || !isDeviceInternal(decl))
+    // Only Oxide's own headers may use them: a user header that declares itself a system header
+    // (#pragma clang system_header, -isystem) is still the user's.
+    if (!oxide::isInOxideDetail(decl) || headers.contains(nameLoc) || nameLoc.isInvalid() ||
+        !isDeviceInternal(decl))
       return;
     std::string name = "oxide::detail";
     if (const auto *named = dyn_cast<NamedDecl>(decl))
@@ -572,13 +583,16 @@ public:
   bool shouldVisitTemplateInstantiations() const { return true; }
 
   /// Neither the precompiled headers (PrecompiledDecls.h) nor the functions of the system's
-  /// headers, kernels excepted, are looked into: they launch nothing of Oxide's.
+  /// headers, kernels excepted, are looked into: they launch nothing of Oxide's. A system header
+  /// is one the include search found in a system directory: a user's header that only declares
+  /// itself one (#pragma clang system_header) is still checked, so that it cannot reach
+  /// oxide::detail unseen.
   bool TraverseDecl(Decl *decl) {
     if (oxide::isPrecompiled(decl))
       return true;
     if (auto *fn = dyn_cast_or_null<FunctionDecl>(decl); fn && !isKernel(fn)) {
       const SourceManager &sm = context.getSourceManager();
-      if (sm.isInSystemHeader(sm.getExpansionLoc(fn->getLocation())))
+      if (OxideHeaders::isSystemHeader(sm, sm.getExpansionLoc(fn->getLocation())))
         return true;
     }
     return RecursiveASTVisitor::TraverseDecl(decl);

@@ -3,6 +3,8 @@
 
 #include "oxide/device.hpp"
 
+#include "oxide/detail/cuda_host_functions.hpp"
+
 #include "oxide/host/append_buffer.hpp"
 #include "oxide/host/buffer.hpp"
 #include "oxide/host/buffer_view.hpp"

@@ -376,14 +376,19 @@ void *__oxide_owned_elem(void *data, std::size_t width, std::size_t height, std:
 
 std::size_t __oxide_reserve(void *counter, std::size_t count) noexcept {
   (void)thread();
-  return std::atomic_ref<unsigned long long>(*static_cast<unsigned long long *>(counter))
-      .fetch_add(count, std::memory_order_relaxed);
+  std::atomic_ref<unsigned long long> value(*static_cast<unsigned long long *>(counter));
+  // As the GPU's lowering: the counter cannot wrap (oxide::detail::reserve_increment).
+  const std::uint64_t add =
+      count <= oxide::detail::kSmallReserve
+          ? count
+          : oxide::detail::reserve_increment(value.load(std::memory_order_relaxed), count);
+  return value.fetch_add(add, std::memory_order_relaxed);
 }
 
 void *__oxide_reserved_elem(void *data, std::size_t size, std::size_t elem_size, std::size_t start,
                             std::size_t count, std::size_t j) noexcept {
   SimThread &t = thread();
-  if (j >= count || start >= size || j >= size - start)
+  if (j >= count || start >= size || j >= size - start || size > oxide::detail::kMaxAppendSlots)
     return nullptr;
   return owned(t, data, start + j, elem_size, start + j, 0, 0, 1);
 }

@@ -43,3 +43,19 @@
 #pragma pop_macro("sinpi")
 #pragma pop_macro("rcbrt")
 #pragma pop_macro("rsqrt")
+
+// The renaming above also renamed CUDA's device functions of those names (the double-precision
+// ones): back under their names, as templates, so that a user's own function of the same name
+// and signature is still the better match and does not collide (tests/lang/cuda_functions.cpp,
+// tests/lang/cuda_names.cpp).
+template <class = void> __device__ inline double rsqrt(double x) { return __oxide_cuda_rsqrt(x); }
+template <class = void> __device__ inline double rcbrt(double x) { return __oxide_cuda_rcbrt(x); }
+template <class = void> __device__ inline double sinpi(double x) { return __oxide_cuda_sinpi(x); }
+template <class = void> __device__ inline double cospi(double x) { return __oxide_cuda_cospi(x); }
+template <class = void> __device__ inline void sincospi(double x, double *s, double *c) {
+  __oxide_cuda_sincospi(x, s, c);
+}
+template <class = void> __device__ inline double erfcinv(double x) { return __oxide_cuda_erfcinv(x); }
+template <class = void> __device__ inline double normcdfinv(double x) { return __oxide_cuda_normcdfinv(x); }
+template <class = void> __device__ inline double normcdf(double x) { return __oxide_cuda_normcdf(x); }
+template <class = void> __device__ inline double erfcx(double x) { return __oxide_cuda_erfcx(x); }

@@ -195,6 +195,19 @@ inline constexpr std::uint32_t kWarpSize = 32;
 /// (2^31 blocks, 2^10 threads, 2^16 elements), so no element index can wrap.
 inline constexpr std::uint64_t kMaxStridedCount = 65536;
 
+/// An AppendSpan's reservations (__oxide_reserve) stay distinct while its 64-bit counter does not
+/// wrap. No AppendSpan of more than kMaxAppendSlots elements gives a slot, so a reservation adds
+/// at most that many, and nothing once the counter has passed it: only threads resident between
+/// their test and their add (fewer than 2^18 on any GPU) can still add, 2^58 at most. A constant
+/// count of at most kSmallReserve adds as asked: 2^56 reservations would be needed to wrap.
+inline constexpr std::uint64_t kMaxAppendSlots = std::uint64_t{1} << 40;
+inline constexpr std::uint64_t kSmallReserve = 256;
+
+/// What __oxide_reserve adds to a counter that holds `counter` for a request of `count`.
+constexpr std::uint64_t reserve_increment(std::uint64_t counter, std::uint64_t count) noexcept {
+  return counter >= kMaxAppendSlots ? 0 : count < kMaxAppendSlots ? count : kMaxAppendSlots;
+}
+
 /// The shape of Ownership::warpgroup_tile, packed into __oxide_owned_elem's `param`. Block b owns
 /// the tile (bm, bn) of (64 * consumers) x n elements, the blocks taking the tiles `group` tile
 /// rows at a time (so that blocks running together share inputs in L2): with

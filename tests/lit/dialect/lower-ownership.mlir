@@ -72,18 +72,36 @@ llvm.func @block_strided(%p: !llvm.ptr, %n: i64, %j: i64) -> !llvm.ptr {
 }
 
 // A reservation is a relaxed device-scope atomic add; slot j is in it for j < count, start <
-// size and j < size - start (so start + j cannot wrap).
+// size, j < size - start (so start + j cannot wrap) and size <= 2^40. So that the counter cannot
+// wrap, a count that is not a small constant adds at most 2^40, and nothing once the counter
+// holds 2^40.
 // CHECK-LABEL: llvm.func @reserve
-// CHECK: %[[S:.*]] = llvm.atomicrmw add %arg1, %arg3 syncscope("device") monotonic {alignment = 8 : i64} : !llvm.ptr, i64
+// CHECK: %[[LIMIT:.*]] = llvm.mlir.constant(1099511627776 : i64) : i64
+// CHECK: %[[NOW:.*]] = llvm.load %arg1 atomic syncscope("device") monotonic {alignment = 8 : i64} : !llvm.ptr -> i64
+// CHECK: %[[CLAMPED:.*]] = llvm.intr.umin(%arg3, %[[LIMIT]]) : (i64, i64) -> i64
+// CHECK: %[[ROOMY:.*]] = llvm.icmp "ult" %[[NOW]], %[[LIMIT]] : i64
+// CHECK: %[[ADD:.*]] = llvm.select %[[ROOMY]], %[[CLAMPED]], %{{.*}} : i1, i64
+// CHECK: %[[S:.*]] = llvm.atomicrmw add %arg1, %[[ADD]] syncscope("device") monotonic {alignment = 8 : i64} : !llvm.ptr, i64
 // CHECK: %[[ROOM:.*]] = llvm.sub %arg2, %[[S]] : i64
 // CHECK: llvm.icmp "ult" %arg4, %arg3 : i64
 // CHECK: llvm.icmp "ult" %[[S]], %arg2 : i64
 // CHECK: llvm.icmp "ult" %arg4, %[[ROOM]] : i64
+// CHECK: llvm.mlir.constant(1099511627777 : i64) : i64
 // CHECK: llvm.add %[[S]], %arg4 : i64
 llvm.func @reserve(%data: !llvm.ptr, %counter: !llvm.ptr, %n: i64, %count: i64, %j: i64) -> !llvm.ptr {
   %s = oxide.reserve %counter, %count : !llvm.ptr -> i64
   %e = oxide.reserved_elem %data [%n] slot %s count %count at %j elem 4 : !llvm.ptr
   llvm.return %e : !llvm.ptr
+}
+
+// A constant count of at most 256 adds as asked.
+// CHECK-LABEL: llvm.func @reserve_one
+// CHECK-NOT: llvm.load
+// CHECK: llvm.atomicrmw add %arg0, %{{.*}} syncscope("device") monotonic
+llvm.func @reserve_one(%counter: !llvm.ptr) -> i64 {
+  %one = llvm.mlir.constant(1 : i64) : i64
+  %s = oxide.reserve %counter, %one : !llvm.ptr -> i64
+  llvm.return %s : i64
 }
 
 // A warpgroup tile: block b's tile (bm, bn) in groups of 16 tile rows (divisions by the tile

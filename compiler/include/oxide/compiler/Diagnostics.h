@@ -36,6 +36,7 @@ enum class Diag : unsigned {
   // oxide::constant (ConstantVariables.cpp)
   ConstantNotAtNamespaceScope,
   GlobalNotAtNamespaceScope,
+  DeviceVariableHoldsCode,
   // the safety model's AST checks (SafetyChecker.cpp)
   ContractOnNonKernel,
   ContractParameterUnmapped,
@@ -105,6 +106,11 @@ inline constexpr DiagInfo kDiagnostics[] = {
     {Diag::GlobalNotAtNamespaceScope, clang::DiagnosticIDs::Error,
      "an oxide::device_global must be a variable at namespace scope (not a local, static member or "
      "thread_local variable): kernels share it in global memory and the host sets it with oxide::set_global"},
+    {Diag::DeviceVariableHoldsCode, clang::DiagnosticIDs::Error,
+     "an oxide::%select{constant|device_global}0 cannot hold %1: the host sets its value, so a kernel "
+     "calling "
+     "through it could run code that Oxide never checked; store an integer that selects the function "
+     "instead"},
 
     {Diag::ContractOnNonKernel, clang::DiagnosticIDs::Error,
      "'%0' has a launch %select{contract|bounds}1 but is not a [[kernel]]; add [[kernel]] or remove the "

@@ -8,6 +8,7 @@
 #include "oxide/detail/intrinsic_abi.hpp"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/Demangle/Demangle.h"
@@ -903,13 +904,30 @@ struct OwnedElemLowering : OpConversionPattern<oxide::OwnedElemOp> {
   }
 };
 
+// Reservations add oxide::detail::reserve_increment(counter, count) (intrinsic_abi.hpp), so that
+// the counter cannot wrap.
+constexpr auto kMaxAppendSlots = static_cast<std::int64_t>(oxide::detail::kMaxAppendSlots);
+
 struct ReserveLowering : OpConversionPattern<oxide::ReserveOp> {
   using OpConversionPattern::OpConversionPattern;
   /// A relaxed device-scope atomic add: the slots only need to be distinct, not ordered.
   LogicalResult matchAndRewrite(oxide::ReserveOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<LLVM::AtomicRMWOp>(op, LLVM::AtomicBinOp::add, adaptor.getCounter(),
-                                                   adaptor.getCount(), LLVM::AtomicOrdering::monotonic,
+    Location loc = op.getLoc();
+    Value add = adaptor.getCount();
+    APInt constantCount;
+    if (!matchPattern(add, m_ConstantInt(&constantCount)) ||
+        constantCount.ugt(oxide::detail::kSmallReserve)) {
+      LaunchQuantities q(op, rewriter);
+      Value limit = q.constant(kMaxAppendSlots);
+      Value counter =
+          LLVM::LoadOp::create(rewriter, loc, rewriter.getI64Type(), adaptor.getCounter(), 8, false, false,
+                               false, false, LLVM::AtomicOrdering::monotonic, "device");
+      Value clamped = LLVM::UMinOp::create(rewriter, loc, add, limit);
+      add = LLVM::SelectOp::create(rewriter, loc, q.ult(counter, limit), clamped, q.constant(0));
+    }
+    rewriter.replaceOpWithNewOp<LLVM::AtomicRMWOp>(op, LLVM::AtomicBinOp::add, adaptor.getCounter(), add,
+                                                   LLVM::AtomicOrdering::monotonic,
                                                    /*syncscope=*/"device", /*alignment=*/8);
     return success();
   }
@@ -917,15 +935,15 @@ struct ReserveLowering : OpConversionPattern<oxide::ReserveOp> {
 
 struct ReservedElemLowering : OpConversionPattern<oxide::ReservedElemOp> {
   using OpConversionPattern::OpConversionPattern;
-  /// j < count && start < size && j < size - start: the slot is reserved and in the output, and
-  /// start + j cannot wrap.
+  /// j < count && start < size && j < size - start && size <= 2^40: the slot is reserved and in
+  /// the output, start + j cannot wrap, and the output is no larger than ReserveLowering assumes.
   LogicalResult matchAndRewrite(oxide::ReservedElemOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     LaunchQuantities q(op, rewriter);
     Value room = LLVM::SubOp::create(rewriter, op.getLoc(), adaptor.getSize(), adaptor.getStart());
     Value ok = q.both(
         q.both(q.ult(adaptor.getJ(), adaptor.getCount()), q.ult(adaptor.getStart(), adaptor.getSize())),
-        q.ult(adaptor.getJ(), room));
+        q.both(q.ult(adaptor.getJ(), room), q.ult(adaptor.getSize(), q.constant(kMaxAppendSlots + 1))));
     Value slot = LLVM::AddOp::create(rewriter, op.getLoc(), adaptor.getStart(), adaptor.getJ());
     replaceWithCheckedElement(rewriter, op, adaptor.getData(), slot, op.getElemSize(), ok);
     return success();

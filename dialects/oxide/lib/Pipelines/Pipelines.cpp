@@ -14,6 +14,7 @@ void oxide::buildOxideCheckPipeline(mlir::OpPassManager &pm) {
 }
 
 void oxide::buildOxideLowerPipeline(mlir::OpPassManager &pm) {
+  pm.addPass(createOxideGuardElementAccesses());
   pm.addPass(createOxideOptimize());
   pm.addPass(createOxideToNVVM());
 }

@@ -21,7 +21,6 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "llvm/ADT/SetVector.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/MathExtras.h"
@@ -1191,7 +1190,13 @@ private:
 
   /// Bytes libdevice function `name` writes through each pointer argument: a float (4), int (4)
   /// or double (8).
+  /// The bytes a libdevice function writes through each pointer argument: 4 for the float
+  /// functions (a trailing 'f': __nv_sincosf, __nv_fast_sincosf, __nv_modff...) and for
+  /// frexp's and remquo's int, 8 for the double ones. __nv_modf is the double modf although its
+  /// name ends in 'f'.
   static int64_t libdeviceOutputSize(llvm::StringRef name) {
+    if (name == "__nv_modf")
+      return 8;
     if (name.ends_with("f") || name.contains("frexp") || name.contains("remquo"))
       return 4;
     return 8;

@@ -79,4 +79,22 @@ def OxideOptimize : Pass<"oxide-optimize", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect"];
 }
 
+def OxideGuardElementAccesses : Pass<"oxide-guard-element-accesses", "::mlir::ModuleOp"> {
+  let summary = "Stop the kernel at an access through an element pointer that no null test guards";
+  let description = [{
+    `disjoint_get`, `owned_elem`, `reserved_elem`, `permuted_elem` and `span_elem` give null to a
+    thread that owns no element (and `malloc` when the heap is exhausted), and the safety proof
+    lets an access through that null fault.
+    LLVM instead calls such an access undefined and deletes the test that made the pointer null,
+    so a forgotten null test became an out-of-bounds write on the GPU. Before each access (a
+    load, store, atomic, memory intrinsic, or a call whose parameter promises a non-null
+    pointer) through an element pointer, or through an address computed from one, that is not
+    dominated by the edge of a branch on the pointer being non-null, this pass inserts that
+    branch, to `oxide.trap` with a message at the access. Accesses behind the user's own test
+    get nothing; returning the pointer, comparing it and passing it to a function that may test
+    it are no accesses.
+  }];
+  let dependentDialects = ["::oxide::OxideDialect", "::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // OXIDE_TRANSFORMS_PASSES
