@@ -198,8 +198,9 @@ inline constexpr std::uint64_t kMaxStridedCount = 65536;
 /// An AppendSpan's reservations (__oxide_reserve) stay distinct while its 64-bit counter does not
 /// wrap. No AppendSpan of more than kMaxAppendSlots elements gives a slot, so a reservation adds
 /// at most that many, and nothing once the counter has passed it: only threads resident between
-/// their test and their add (fewer than 2^18 on any GPU) can still add, 2^58 at most. A constant
-/// count of at most kSmallReserve adds as asked: 2^56 reservations would be needed to wrap.
+/// their test and their add (fewer than 2^18 on any GPU) can still add, 2^58 at most. A count of
+/// at most kSmallReserve adds as asked, without reading the counter first: 2^56 reservations
+/// would be needed to wrap it.
 inline constexpr std::uint64_t kMaxAppendSlots = std::uint64_t{1} << 40;
 inline constexpr std::uint64_t kSmallReserve = 256;
 

@@ -73,14 +73,19 @@ llvm.func @block_strided(%p: !llvm.ptr, %n: i64, %j: i64) -> !llvm.ptr {
 
 // A reservation is a relaxed device-scope atomic add; slot j is in it for j < count, start <
 // size, j < size - start (so start + j cannot wrap) and size <= 2^40. So that the counter cannot
-// wrap, a count that is not a small constant adds at most 2^40, and nothing once the counter
-// holds 2^40.
+// wrap, a count above 256 adds at most 2^40, and nothing once the counter holds 2^40; that test
+// is on a branch of its own.
 // CHECK-LABEL: llvm.func @reserve
+// CHECK: %[[SMALL:.*]] = llvm.icmp "ule" %arg3, %{{.*}} : i64
+// CHECK: llvm.cond_br %[[SMALL]], ^[[ADDBB:.*]](%arg3 : i64), ^[[LARGE:.*]]
+// CHECK: ^[[LARGE]]:
 // CHECK: %[[LIMIT:.*]] = llvm.mlir.constant(1099511627776 : i64) : i64
 // CHECK: %[[NOW:.*]] = llvm.load %arg1 atomic syncscope("device") monotonic {alignment = 8 : i64} : !llvm.ptr -> i64
 // CHECK: %[[CLAMPED:.*]] = llvm.intr.umin(%arg3, %[[LIMIT]]) : (i64, i64) -> i64
 // CHECK: %[[ROOMY:.*]] = llvm.icmp "ult" %[[NOW]], %[[LIMIT]] : i64
-// CHECK: %[[ADD:.*]] = llvm.select %[[ROOMY]], %[[CLAMPED]], %{{.*}} : i1, i64
+// CHECK: %[[INC:.*]] = llvm.select %[[ROOMY]], %[[CLAMPED]], %{{.*}} : i1, i64
+// CHECK: llvm.br ^[[ADDBB]](%[[INC]] : i64)
+// CHECK: ^[[ADDBB]](%[[ADD:.*]]: i64):
 // CHECK: %[[S:.*]] = llvm.atomicrmw add %arg1, %[[ADD]] syncscope("device") monotonic {alignment = 8 : i64} : !llvm.ptr, i64
 // CHECK: %[[ROOM:.*]] = llvm.sub %arg2, %[[S]] : i64
 // CHECK: llvm.icmp "ult" %arg4, %arg3 : i64

@@ -910,7 +910,9 @@ constexpr auto kMaxAppendSlots = static_cast<std::int64_t>(oxide::detail::kMaxAp
 
 struct ReserveLowering : OpConversionPattern<oxide::ReserveOp> {
   using OpConversionPattern::OpConversionPattern;
-  /// A relaxed device-scope atomic add: the slots only need to be distinct, not ordered.
+  /// A relaxed device-scope atomic add: the slots only need to be distinct, not ordered. A count
+  /// above kSmallReserve first reads the counter (reserve_increment), on a branch of its own, so
+  /// that the small counts of ordinary appends (a constant, or one LLVM bounds) cost nothing more.
   LogicalResult matchAndRewrite(oxide::ReserveOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -919,12 +921,24 @@ struct ReserveLowering : OpConversionPattern<oxide::ReserveOp> {
     if (!matchPattern(add, m_ConstantInt(&constantCount)) ||
         constantCount.ugt(oxide::detail::kSmallReserve)) {
       LaunchQuantities q(op, rewriter);
+      Type i64 = rewriter.getI64Type();
+      Block *before = op->getBlock();
+      Block *atomic = rewriter.splitBlock(before, op->getIterator());
+      add = atomic->addArgument(i64, loc);
+      Block *large = rewriter.createBlock(atomic);
+      rewriter.setInsertionPointToEnd(before);
+      Value count = adaptor.getCount();
+      Value small = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ule, count,
+                                         q.constant(static_cast<std::int64_t>(oxide::detail::kSmallReserve)));
+      LLVM::CondBrOp::create(rewriter, loc, small, atomic, ValueRange{count}, large, ValueRange{});
+      rewriter.setInsertionPointToEnd(large);
       Value limit = q.constant(kMaxAppendSlots);
-      Value counter =
-          LLVM::LoadOp::create(rewriter, loc, rewriter.getI64Type(), adaptor.getCounter(), 8, false, false,
-                               false, false, LLVM::AtomicOrdering::monotonic, "device");
-      Value clamped = LLVM::UMinOp::create(rewriter, loc, add, limit);
-      add = LLVM::SelectOp::create(rewriter, loc, q.ult(counter, limit), clamped, q.constant(0));
+      Value counter = LLVM::LoadOp::create(rewriter, loc, i64, adaptor.getCounter(), 8, false, false, false,
+                                           false, LLVM::AtomicOrdering::monotonic, "device");
+      Value clamped = LLVM::UMinOp::create(rewriter, loc, count, limit);
+      Value increment = LLVM::SelectOp::create(rewriter, loc, q.ult(counter, limit), clamped, q.constant(0));
+      LLVM::BrOp::create(rewriter, loc, ValueRange{increment}, atomic);
+      rewriter.setInsertionPoint(op);
     }
     rewriter.replaceOpWithNewOp<LLVM::AtomicRMWOp>(op, LLVM::AtomicBinOp::add, adaptor.getCounter(), add,
                                                    LLVM::AtomicOrdering::monotonic,

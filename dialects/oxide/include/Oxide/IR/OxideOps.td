@@ -185,7 +185,7 @@ def Oxide_ReserveOp : Oxide_Op<"reserve"> {
     value before: the first of the slots [result, result + count) that no other reservation
     gets. So that the counter cannot wrap, the lowering adds at most 2^40 (the largest
     AppendSpan that gets slots) and nothing once the counter has passed 2^40, unless `count` is
-    a constant of at most 256. `oxide-verify-safety` requires `counter` to be the counter of an AppendSpan
+    at most 256. `oxide-verify-safety` requires `counter` to be the counter of an AppendSpan
     parameter, which nothing else may write.
 
     ```mlir
