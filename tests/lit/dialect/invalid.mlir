@@ -131,15 +131,6 @@ llvm.func @tile_of_a_volume(%p: !llvm.ptr, %n: i64) {
 
 // -----
 
-llvm.func @within_without_tile(%p: !llvm.ptr, %n: i64, %j: i64) {
-  %x = oxide.thread_index rank 1 dim x : i64
-  // expected-error @+1 {{names an element 'within' a tile but has no tile}}
-  %e = oxide.disjoint_get %p [%n] at [%x] within [%j] elem 4 : !llvm.ptr
-  llvm.return
-}
-
-// -----
-
 llvm.func @within_rank(%p: !llvm.ptr, %n: i64, %j: i64) {
   %x = oxide.thread_index rank 2 dim x : i64
   %y = oxide.thread_index rank 2 dim y : i64

@@ -57,3 +57,16 @@ llvm.func @span_element(%data: !llvm.ptr, %n: i64, %i: i64) -> !llvm.ptr {
   %p = oxide.span_elem %data [%n] at %i elem 8 : !llvm.ptr
   llvm.return %p : !llvm.ptr
 }
+
+// A tile one element long (tile_mut<1>): the only in-tile coordinate is 0.
+// CHECK-LABEL: llvm.func @tile_of_one
+// CHECK: %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
+// CHECK: %[[FIRST:.*]] = llvm.icmp "eq" %arg2, %[[ZERO]] : i64
+// CHECK: %[[IN:.*]] = llvm.icmp "ult" %{{.*}}, %arg1 : i64
+// CHECK: %[[BOTH:.*]] = llvm.and %[[FIRST]], %[[IN]] : i1
+// CHECK: llvm.select %[[BOTH]]
+llvm.func @tile_of_one(%data: !llvm.ptr, %n: i64, %j: i64) -> !llvm.ptr {
+  %x = oxide.thread_index rank 1 dim x : i64
+  %p = oxide.disjoint_get %data [%n] at [%x] within [%j] elem 4 : !llvm.ptr
+  llvm.return %p : !llvm.ptr
+}

@@ -221,6 +221,10 @@ struct DisjointGetLowering : OpConversionPattern<oxide::DisjointGetOp> {
         coord = LLVM::MulOp::create(rewriter, loc, coords[d], constant(tiles[d]), nuw);
         if (!within.empty())
           coord = LLVM::AddOp::create(rewriter, loc, coord, within[d], nuw);
+      } else if (!within.empty()) {
+        // A tile one element long along d (tile_mut<1>): its only in-tile coordinate is 0.
+        inBounds = both(inBounds,
+                        LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, within[d], constant(0)));
       }
       inBounds =
           both(inBounds, LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, coords[d], limit));

@@ -42,8 +42,6 @@ LogicalResult DisjointGetOp::verify() {
   if (!getWithin().empty() && getWithin().size() != getCoords().size())
     return emitOpError() << "has " << getWithin().size() << " in-tile coordinates but " << getCoords().size()
                          << " coordinates";
-  if (!getWithin().empty() && getTile() == 1 && getTileRows() == 1)
-    return emitOpError() << "names an element 'within' a tile but has no tile";
   return success();
 }
 

@@ -34,8 +34,8 @@ def Oxide_DisjointGetOp : Oxide_Op<"disjoint_get", [Pure, AttrSizedOperandSegmen
     extent, else null. With `tile = N` (1-D or 2-D) the thread owns the N elements along x
     starting at `x * N`, and with `tile_rows = M` (2-D only) the M rows from `y * M`; `within`
     names one element of that tile (column, then row), which must be below the tile's extents
-    and inside the output, else the result is null. Without `within`, the result is the tile's
-    first element. Every result designates exactly one element of `elem_size` bytes: the
+    (0 along a dimension the tile does not extend: `tile_mut<1>`) and inside the output, else
+    the result is null. Without `within`, the result is the tile's first element. Every result designates exactly one element of `elem_size` bytes: the
     coordinates must be the calling thread's `oxide.thread_index` values and `data` and the
     extents the fields of one DisjointSpan parameter (both checked by `oxide-verify-safety`),
     which is why no two threads of a launch get the same element.
