@@ -6,6 +6,7 @@
 #include "oxide/compiler/KernelTable.h"
 #include "oxide/compiler/ReportedError.h"
 #include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/IntrinsicInst.h"
 
 #include "Oxide/IR/ArchRequirements.h"
 #include "Oxide/IR/OxideDialect.h"
@@ -179,6 +180,14 @@ llvm::Expected<std::unique_ptr<llvm::Module>> oxide::runMlirStage(std::unique_pt
 
   std::string name = device->getModuleIdentifier();
   annotationsToFunctionAttributes(*device);
+  // Inlining a function with restrict parameters leaves llvm.experimental.noalias.scope.decl
+  // calls, which the MLIR import cannot take (it failed with the IR in the message); they only
+  // inform alias analysis, so they go.
+  if (llvm::Function *decl = llvm::Intrinsic::getDeclarationIfExists(
+          device.get(), llvm::Intrinsic::experimental_noalias_scope_decl))
+    for (llvm::User *user : llvm::make_early_inc_range(decl->users()))
+      if (auto *call = llvm::dyn_cast<llvm::CallInst>(user))
+        call->eraseFromParent();
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::translateLLVMIRToModule(std::move(device), &context, /*emitExpensiveWarnings=*/false);
   if (!module)
