@@ -147,6 +147,15 @@ TEST_F(SimRuntime, BuffersAreAlignedHostMemory) {
   EXPECT_THROW(stream.synchronize(), oxide::Error);
 }
 
+// std::vector<bool> packs bits and has no data(): to_host copies the bytes, then builds it.
+TEST_F(SimRuntime, BoolBuffersComeBackAsVectorsOfBool) {
+  auto ctx = simulator();
+  auto stream = ctx.default_stream();
+  const bool host[] = {true, false, false, true, true};
+  auto flags = DeviceBuffer<bool>::from_host(stream, host);
+  EXPECT_EQ(flags.to_host(stream), (std::vector<bool>{true, false, false, true, true}));
+}
+
 TEST_F(SimRuntime, CheckingModePoisonsUninitializedBuffers) {
   auto ctx = simulator(/*check=*/true);
   auto stream = ctx.default_stream();

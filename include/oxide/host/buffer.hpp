@@ -234,9 +234,15 @@ public:
 
   /// The buffer's contents after the work queued on `stream`; synchronizes `stream`.
   [[nodiscard]] std::vector<T> to_host(Stream &stream) const {
-    std::vector<T> host(size_);
-    copy_to_host(stream, host);
-    return host;
+    if constexpr (std::is_same_v<T, bool>) { // std::vector<bool> packs bits: copy the bytes first
+      const std::unique_ptr<bool[]> bytes(new bool[size_]);
+      copy_to_host(stream, std::span<bool>(bytes.get(), size_));
+      return std::vector<bool>(bytes.get(), bytes.get() + size_);
+    } else {
+      std::vector<T> host(size_);
+      copy_to_host(stream, host);
+      return host;
+    }
   }
 
   /// The buffer as a row-major width x height array, to pass to a DisjointSpan2D<T> parameter.
