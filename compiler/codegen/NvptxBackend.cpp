@@ -1,7 +1,9 @@
 //===- NvptxBackend.cpp - device LLVM IR to PTX and cubin -----------------===//
 
 #include "oxide/compiler/NvptxBackend.h"
+#include "oxide/compiler/ReportedError.h"
 #include "oxide/compiler/TargetCodegen.h"
+#include "oxide/compiler/UndefinedBehaviour.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/Constants.h"
@@ -93,16 +95,23 @@ llvm::Error oxide::checkUndefinedExternals(const llvm::Module &module) {
 }
 
 llvm::Expected<std::string> oxide::generatePtx(llvm::Module &module, llvm::StringRef arch, unsigned optLevel,
-                                               llvm::raw_ostream *dumpOptimized) {
+                                               llvm::raw_ostream *dumpOptimized,
+                                               llvm::raw_ostream *diagnostics) {
   auto tm = createTargetMachine(module, arch, "+ptx88", optLevel);
   if (!tm)
     return tm.takeError();
   module.setDataLayout((*tm)->createDataLayout());
   optimizeModule(module, **tm, optLevel);
-  if (auto err = checkUndefinedExternals(module))
-    return std::move(err);
   if (dumpOptimized)
     module.print(*dumpOptimized, nullptr);
+  // What the optimiser was given held no undefined-behaviour fact of the user's code
+  // (defineUndefinedBehaviour); none may have come back before the code is emitted.
+  if (auto hints = findUndefinedBehaviourHints(module); !hints.empty()) {
+    printUndefinedBehaviourHints(hints, diagnostics ? *diagnostics : llvm::errs());
+    return reportedError("the audit of the optimised device code");
+  }
+  if (auto err = checkUndefinedExternals(module))
+    return std::move(err);
   return emitCode(module, **tm, llvm::CodeGenFileType::AssemblyFile);
 }
 

@@ -14,6 +14,7 @@
 #include "oxide/compiler/MlirStage.h"
 #include "oxide/compiler/NvptxBackend.h"
 #include "oxide/compiler/ReportedError.h"
+#include "oxide/compiler/UndefinedBehaviour.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Demangle/Demangle.h"
@@ -159,6 +160,8 @@ driver::buildDeviceImage(const TranslationUnit &tu, const Toolchain &tc, const G
   if (opts.emit == EmitStage::MLIR)
     return detail::DeviceImage{};
 
+  // The lowering's guards meet the NVPTX pipeline with no undefined behaviour to exploit.
+  defineUndefinedBehaviour(**lowered, UndefinedBehaviourStage::Lowered);
   if (auto err = linkLibdevice(**lowered, tc.libdevice, opts.fastMath))
     return std::move(err);
   // -G: unoptimised device code, so that stepping follows the source.
@@ -175,7 +178,7 @@ driver::buildDeviceImage(const TranslationUnit &tu, const Toolchain &tc, const G
   if (archSpecific && opts.verbose)
     log << "oxcc: note: compiling " << arch.name() << " as " << target << " for " << tu.input
         << ": its kernels use " << target << "'s warpgroup instructions (wgmma, setmaxnreg)\n";
-  auto ptx = generatePtx(**lowered, target, deviceOptLevel, dumpOptimized);
+  auto ptx = generatePtx(**lowered, target, deviceOptLevel, dumpOptimized, &diagOut);
   if (!ptx)
     return ptx.takeError();
   if (temps.enabled()) {

@@ -14,6 +14,7 @@
 #include "oxide/compiler/SafetyChecker.h"
 #include "oxide/compiler/SimWriteChecks.h"
 #include "oxide/compiler/TargetCodegen.h"
+#include "oxide/compiler/UndefinedBehaviour.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
@@ -436,8 +437,15 @@ runClang(const std::vector<std::string> &args, llvm::LLVMContext &ctx,
     return reportedError(stage.str() + " compile");
   if (archSeen)
     archSeen->checkModule(*module); // before optimisation removes what it inlines
-  if (optimizeHere)
-    optimizeTargetIndependent(*module, codeGen);
+  // The device module: no fact from undefined behaviour in the user's code reaches the checks
+  // or the optimisers after them, neither as written nor as clang's pipeline derives it.
+  if (optimization == FrontendOptimization::TargetIndependent) {
+    defineUndefinedBehaviour(*module, UndefinedBehaviourStage::UserCode);
+    if (optimizeHere) {
+      optimizeTargetIndependent(*module, codeGen);
+      defineUndefinedBehaviour(*module, UndefinedBehaviourStage::UserCode);
+    }
+  }
   return module;
 }
 

@@ -5,6 +5,7 @@
 #include "oxide/compiler/HoistBoundsChecks.h"
 #include "oxide/compiler/KernelGeometryFacts.h"
 #include "oxide/compiler/ProveIndexBounds.h"
+#include "oxide/compiler/UndefinedBehaviour.h"
 
 #include "llvm/IR/PassInstrumentation.h"
 #include "llvm/Passes/PassBuilder.h"

@@ -22,9 +22,12 @@ llvm::Error linkLibdevice(llvm::Module &module, const std::string &libdevicePath
 llvm::Error checkUndefinedExternals(const llvm::Module &module);
 
 /// Optimises the linked module at -O<optLevel> for `arch` (e.g. "sm_90") and returns its PTX.
-/// When `dumpOptimized` is set, the optimised LLVM IR is printed there first.
+/// When `dumpOptimized` is set, the optimised LLVM IR is printed there first. The optimised
+/// module is audited for undefined-behaviour facts (UndefinedBehaviour.h); what the audit finds
+/// is printed to `diagnostics` (stderr when null) and fails the build.
 llvm::Expected<std::string> generatePtx(llvm::Module &module, llvm::StringRef arch, unsigned optLevel,
-                                        llvm::raw_ostream *dumpOptimized = nullptr);
+                                        llvm::raw_ostream *dumpOptimized = nullptr,
+                                        llvm::raw_ostream *diagnostics = nullptr);
 
 /// Assembles PTX into a cubin with ptxas, adding `extraFlags` (e.g. -lineinfo); with `log` set
 /// (-v) the command is printed there first. What ptxas prints when it succeeds (its warnings,

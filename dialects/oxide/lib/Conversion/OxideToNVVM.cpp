@@ -11,6 +11,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Demangle/Demangle.h"
 
 namespace oxide {
@@ -1104,9 +1105,51 @@ struct GridSyncLowering : OpConversionPattern<oxide::GridSyncOp> {
   }
 };
 
+/// Replaces every use of the index `value` by one `llvm.freeze` of it. The user's code computes
+/// these indices; one that is poison (a signed overflow) or undef (an uninitialised variable)
+/// would let LLVM pick one value for the bounds test and another for the address. Frozen once
+/// at the definition, every test and every address sees the same value (docs/safety.md).
+void freezeAtDefinition(Value value) {
+  if (!value || matchPattern(value, m_Constant()) || value.getDefiningOp<LLVM::FreezeOp>())
+    return;
+  OpBuilder b(value.getContext());
+  if (Operation *def = value.getDefiningOp())
+    b.setInsertionPointAfter(def);
+  else
+    b.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
+  auto frozen = LLVM::FreezeOp::create(b, value.getLoc(), value);
+  value.replaceAllUsesExcept(frozen.getResult(), frozen);
+}
+
+/// The operands of the element accessors that the user's code computes (not witnesses, not
+/// the launch's sizes), frozen before their guards are built.
+void freezeGuardedIndices(ModuleOp module) {
+  SmallVector<Value> indices;
+  module.walk([&](Operation *op) {
+    llvm::TypeSwitch<Operation *>(op)
+        .Case<oxide::DisjointGetOp>([&](auto get) { llvm::append_range(indices, get.getWithin()); })
+        .Case<oxide::SpanElemOp>([&](auto elem) { indices.push_back(elem.getIndex()); })
+        .Case<oxide::OwnedElemOp>([&](auto elem) {
+          indices.push_back(elem.getJ());
+          indices.push_back(elem.getUniform());
+        })
+        .Case<oxide::ReserveOp>([&](auto reserve) { indices.push_back(reserve.getCount()); })
+        .Case<oxide::ReservedElemOp>([&](auto elem) {
+          indices.push_back(elem.getJ());
+          indices.push_back(elem.getCount());
+        })
+        .Case<oxide::PermutedElemOp>([&](auto elem) { indices.push_back(elem.getI()); });
+  });
+  llvm::SmallPtrSet<Value, 16> done;
+  for (Value index : indices)
+    if (index && done.insert(index).second)
+      freezeAtDefinition(index);
+}
+
 struct OxideToNVVMPass : oxide::impl::OxideToNVVMBase<OxideToNVVMPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    freezeGuardedIndices(module);
     if (module.walk([](oxide::GridSyncOp) { return WalkResult::interrupt(); }).wasInterrupted())
       buildGridBarrierFunction(module);
     if (module.walk([](oxide::BoundsFailOp) { return WalkResult::interrupt(); }).wasInterrupted())
