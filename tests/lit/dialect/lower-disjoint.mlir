@@ -45,12 +45,15 @@ llvm.func @register_tile(%data: !llvm.ptr, %w: i64, %h: i64) -> !llvm.ptr {
   llvm.return %p : !llvm.ptr
 }
 
-// An AtomicSpan element: data + index * elem_size when index < size, else null.
+// An AtomicSpan element: data + index * elem_size when index < size, else null. The index,
+// computed by the user's code, is frozen first: test and address see one value even when it is
+// poison (a signed overflow) or undef (an uninitialised variable).
 // CHECK-LABEL: llvm.func @span_element
 llvm.func @span_element(%data: !llvm.ptr, %n: i64, %i: i64) -> !llvm.ptr {
-  // CHECK: %[[IN:.*]] = llvm.icmp "ult" %arg2, %arg1 : i64
+  // CHECK: %[[I:.*]] = llvm.freeze %arg2 : i64
+  // CHECK: %[[IN:.*]] = llvm.icmp "ult" %[[I]], %arg1 : i64
   // CHECK: %[[SIZE:.*]] = llvm.mlir.constant(8 : i64) : i64
-  // CHECK: %[[OFF:.*]] = llvm.mul %arg2, %[[SIZE]] overflow<nuw> : i64
+  // CHECK: %[[OFF:.*]] = llvm.mul %[[I]], %[[SIZE]] overflow<nuw> : i64
   // CHECK: %[[EL:.*]] = llvm.getelementptr inbounds %arg0[%[[OFF]]] : (!llvm.ptr, i64) -> !llvm.ptr, i8
   // CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
   // CHECK: llvm.select %[[IN]], %[[EL]], %[[NULL]] : i1, !llvm.ptr
@@ -60,8 +63,9 @@ llvm.func @span_element(%data: !llvm.ptr, %n: i64, %i: i64) -> !llvm.ptr {
 
 // A tile one element long (tile_mut<1>): the only in-tile coordinate is 0.
 // CHECK-LABEL: llvm.func @tile_of_one
+// CHECK: %[[J:.*]] = llvm.freeze %arg2 : i64
 // CHECK: %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
-// CHECK: %[[FIRST:.*]] = llvm.icmp "eq" %arg2, %[[ZERO]] : i64
+// CHECK: %[[FIRST:.*]] = llvm.icmp "eq" %[[J]], %[[ZERO]] : i64
 // CHECK: %[[IN:.*]] = llvm.icmp "ult" %{{.*}}, %arg1 : i64
 // CHECK: %[[BOTH:.*]] = llvm.and %[[FIRST]], %[[IN]] : i1
 // CHECK: llvm.select %[[BOTH]]

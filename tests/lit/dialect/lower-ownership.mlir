@@ -41,12 +41,13 @@ llvm.func @block_any_rank() -> i64 {
 // A pair at distance h: lo = (i / h) h + i, the element lo + h j, in the set only for
 // 0 < h < size, j < 2 and both below the size; h = 0 divides by 1 instead.
 // CHECK-LABEL: llvm.func @pair
-// CHECK: %[[ZERO:.*]] = llvm.icmp "eq" %arg2, %{{.*}} : i64
-// CHECK: %[[H:.*]] = llvm.select %[[ZERO]], %{{.*}}, %arg2 : i1, i64
+// CHECK: %[[FH:.*]] = llvm.freeze %arg2 : i64
+// CHECK: %[[ZERO:.*]] = llvm.icmp "eq" %[[FH]], %{{.*}} : i64
+// CHECK: %[[H:.*]] = llvm.select %[[ZERO]], %{{.*}}, %[[FH]] : i1, i64
 // CHECK: %[[Q:.*]] = llvm.udiv %{{.*}}, %[[H]] : i64
 // CHECK: %[[QH:.*]] = llvm.mul %[[Q]], %[[H]] : i64
 // CHECK: %[[LO:.*]] = llvm.add %[[QH]], %{{.*}} : i64
-// CHECK: llvm.icmp "ult" %arg2, %arg1 : i64
+// CHECK: llvm.icmp "ult" %[[FH]], %arg1 : i64
 // CHECK: llvm.icmp "ult" %[[LO]], %arg1 : i64
 // CHECK: %[[E:.*]] = llvm.add %[[LO]], %{{.*}} : i64
 // CHECK: llvm.icmp "ult" %[[E]], %arg1 : i64
@@ -58,13 +59,14 @@ llvm.func @pair(%p: !llvm.ptr, %n: i64, %h: i64, %j: i64) -> !llvm.ptr {
 
 // A strided set's index is (b K + j) B + t from the registers, in bounds for j < K.
 // CHECK-LABEL: llvm.func @block_strided
+// CHECK: %[[FJ:.*]] = llvm.freeze %arg2 : i64
 // CHECK: %[[K:.*]] = llvm.mlir.constant(4 : i64) : i64
 // CHECK: nvvm.read.ptx.sreg.ctaid.x : i32
 // CHECK: %[[BK:.*]] = llvm.mul %{{.*}}, %[[K]] overflow<nuw> : i64
-// CHECK: %[[CHUNK:.*]] = llvm.add %[[BK]], %arg2 overflow<nuw> : i64
+// CHECK: %[[CHUNK:.*]] = llvm.add %[[BK]], %[[FJ]] overflow<nuw> : i64
 // CHECK: nvvm.read.ptx.sreg.ntid.x : i32
 // CHECK: llvm.mul %[[CHUNK]], %{{.*}} overflow<nuw> : i64
-// CHECK: llvm.icmp "ult" %arg2, %[[K]] : i64
+// CHECK: llvm.icmp "ult" %[[FJ]], %[[K]] : i64
 llvm.func @block_strided(%p: !llvm.ptr, %n: i64, %j: i64) -> !llvm.ptr {
   %i = oxide.thread_index rank 1 dim x : i64
   %e = oxide.owned_elem %p [%n] owner [%i] at %j elem 4 shape block_strided count 4 : !llvm.ptr
@@ -76,23 +78,25 @@ llvm.func @block_strided(%p: !llvm.ptr, %n: i64, %j: i64) -> !llvm.ptr {
 // wrap, a count above 256 adds at most 2^40, and nothing once the counter holds 2^40; that test
 // is on a branch of its own.
 // CHECK-LABEL: llvm.func @reserve
-// CHECK: %[[SMALL:.*]] = llvm.icmp "ule" %arg3, %{{.*}} : i64
-// CHECK: llvm.cond_br %[[SMALL]], ^[[ADDBB:.*]](%arg3 : i64), ^[[LARGE:.*]]
+// CHECK-DAG: %[[FJ:.*]] = llvm.freeze %arg4 : i64
+// CHECK-DAG: %[[FC:.*]] = llvm.freeze %arg3 : i64
+// CHECK: %[[SMALL:.*]] = llvm.icmp "ule" %[[FC]], %{{.*}} : i64
+// CHECK: llvm.cond_br %[[SMALL]], ^[[ADDBB:.*]](%[[FC]] : i64), ^[[LARGE:.*]]
 // CHECK: ^[[LARGE]]:
 // CHECK: %[[LIMIT:.*]] = llvm.mlir.constant(1099511627776 : i64) : i64
 // CHECK: %[[NOW:.*]] = llvm.load %arg1 atomic syncscope("device") monotonic {alignment = 8 : i64} : !llvm.ptr -> i64
-// CHECK: %[[CLAMPED:.*]] = llvm.intr.umin(%arg3, %[[LIMIT]]) : (i64, i64) -> i64
+// CHECK: %[[CLAMPED:.*]] = llvm.intr.umin(%[[FC]], %[[LIMIT]]) : (i64, i64) -> i64
 // CHECK: %[[ROOMY:.*]] = llvm.icmp "ult" %[[NOW]], %[[LIMIT]] : i64
 // CHECK: %[[INC:.*]] = llvm.select %[[ROOMY]], %[[CLAMPED]], %{{.*}} : i1, i64
 // CHECK: llvm.br ^[[ADDBB]](%[[INC]] : i64)
 // CHECK: ^[[ADDBB]](%[[ADD:.*]]: i64):
 // CHECK: %[[S:.*]] = llvm.atomicrmw add %arg1, %[[ADD]] syncscope("device") monotonic {alignment = 8 : i64} : !llvm.ptr, i64
 // CHECK: %[[ROOM:.*]] = llvm.sub %arg2, %[[S]] : i64
-// CHECK: llvm.icmp "ult" %arg4, %arg3 : i64
+// CHECK: llvm.icmp "ult" %[[FJ]], %[[FC]] : i64
 // CHECK: llvm.icmp "ult" %[[S]], %arg2 : i64
-// CHECK: llvm.icmp "ult" %arg4, %[[ROOM]] : i64
+// CHECK: llvm.icmp "ult" %[[FJ]], %[[ROOM]] : i64
 // CHECK: llvm.mlir.constant(1099511627777 : i64) : i64
-// CHECK: llvm.add %[[S]], %arg4 : i64
+// CHECK: llvm.add %[[S]], %[[FJ]] : i64
 llvm.func @reserve(%data: !llvm.ptr, %counter: !llvm.ptr, %n: i64, %count: i64, %j: i64) -> !llvm.ptr {
   %s = oxide.reserve %counter, %count : !llvm.ptr -> i64
   %e = oxide.reserved_elem %data [%n] slot %s count %count at %j elem 4 : !llvm.ptr

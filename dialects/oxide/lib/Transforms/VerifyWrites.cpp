@@ -51,6 +51,9 @@ constexpr llvm::StringLiteral kRuleEscape = " [safety rule: pointer-escape]";
 constexpr llvm::StringLiteral kRuleOpaque = " [safety rule: opaque-code]";
 constexpr llvm::StringLiteral kRuleSpanOrigin = " [safety rule: span-origin]";
 constexpr llvm::StringLiteral kRuleGlobalRead = " [safety rule: global-read]";
+constexpr llvm::StringLiteral kRuleHeap = " [safety rule: device-heap]";
+constexpr llvm::StringLiteral kRulePrintf = " [safety rule: printf-format]";
+constexpr llvm::StringLiteral kRuleUncheckedOp = " [safety rule: unchecked-op]";
 
 /// What a pointer may point into.
 enum class RootKind : unsigned {
@@ -1161,6 +1164,7 @@ private:
   }
 
   void checkEscape(Operation *op, Value value, llvm::StringRef how) {
+    checkHeapEscape(op, value, how);
     for (const Root &root : rootsOf(value))
       if (root.kind == RootKind::Element &&
           isa<oxide::DisjointGetOp, oxide::OwnedElemOp, oxide::ReservedElemOp, oxide::PermutedElemOp>(
@@ -1173,6 +1177,138 @@ private:
         });
         return;
       }
+  }
+
+  //===--------------------------------------------------------------------===//
+  // The device heap and printf
+  //===--------------------------------------------------------------------===//
+
+  /// A heap block belongs to the thread that allocated it: its address stays in that thread's
+  /// registers and private memory, so no other thread can write it or free it.
+  void checkHeapEscape(Operation *op, Value value, llvm::StringRef how) {
+    const bool heap = llvm::any_of(rootsOf(value), [](const Root &r) { return r.kind == RootKind::Heap; });
+    if (!heap)
+      return;
+    if (auto store = dyn_cast<LLVM::StoreOp>(op); store && !rootsOf(store.getAddr()).empty() &&
+                                                  llvm::all_of(rootsOf(store.getAddr()), [](const Root &r) {
+                                                    return r.kind == RootKind::Private &&
+                                                           r.source.getDefiningOp<LLVM::AllocaOp>();
+                                                  }))
+      return; // into the thread's own stack
+    report(op, kRuleHeap, [&](InFlightDiagnostic &d) {
+      d << "the address of a block from malloc or new escapes: it is " << how
+        << ", and another thread could then write the block or free it while its owner uses it; keep "
+           "the pointer in the thread that allocated it";
+    });
+  }
+
+  /// The malloc call whose result `value` is, looking through casts, zero offsets, selects and
+  /// block arguments; null when it is any other address (or several blocks).
+  LLVM::CallOp mallocOf(Value value, unsigned depth = 0) {
+    if (depth > 8)
+      return {};
+    if (auto call = value.getDefiningOp<LLVM::CallOp>())
+      return call.getCallee() == "malloc" ? call : LLVM::CallOp();
+    if (auto cast = value.getDefiningOp<LLVM::AddrSpaceCastOp>())
+      return mallocOf(cast.getArg(), depth + 1);
+    if (auto cast = value.getDefiningOp<LLVM::BitcastOp>())
+      return mallocOf(cast.getArg(), depth + 1);
+    return {};
+  }
+
+  /// free(pointer): only the block this thread allocated, at its start, once, and nothing of it
+  /// used afterwards. A block is freed where it was allocated, so the check is within a function.
+  void checkFree(LLVM::CallOp call, Value pointer) {
+    LLVM::CallOp block = mallocOf(pointer);
+    if (!block) {
+      if (llvm::all_of(rootsOf(pointer), [](const Root &r) { return r.kind == RootKind::Null; }))
+        return; // free(nullptr) does nothing
+      report(call, kRuleHeap, [&](InFlightDiagnostic &d) {
+        d << "free() takes only a pointer that malloc returned in the same function, unchanged; this one "
+          << (llvm::any_of(rootsOf(pointer), [](const Root &r) { return r.kind == RootKind::Heap; })
+                  ? "points into a block at an offset, or comes from another function"
+                  : "does not point to a block of the device heap (an input, an output or a local)")
+          << "; free the pointer malloc returned, where it returned it";
+      });
+      return;
+    }
+    // Everything that runs after the free before malloc runs again must not touch the block.
+    SmallVector<Operation *> work;
+    llvm::SmallPtrSet<Block *, 16> seenBlocks;
+    auto usesBlock = [&](Operation *op) {
+      if (op == call)
+        return false;
+      for (Value operand : op->getOperands())
+        if (isa<LLVM::LLVMPointerType>(operand.getType()) && mallocOf(operand) == block)
+          return true;
+      return false;
+    };
+    auto scanFrom = [&](Operation *first) -> Operation * {
+      for (Operation *op = first; op; op = op->getNextNode()) {
+        if (op == block)
+          return nullptr; // a new block from here on
+        if (usesBlock(op))
+          return op;
+        if (op->hasTrait<OpTrait::IsTerminator>())
+          for (Block *succ : op->getSuccessors())
+            if (seenBlocks.insert(succ).second)
+              work.push_back(&succ->front());
+      }
+      return nullptr;
+    };
+    SmallVector<Operation *> uses;
+    work.push_back(call->getNextNode());
+    while (!work.empty()) {
+      Operation *first = work.pop_back_val();
+      if (Operation *use = first ? scanFrom(first) : nullptr)
+        uses.push_back(use);
+    }
+    for (Operation *use : uses)
+      report(use, kRuleHeap, [&](InFlightDiagnostic &d) {
+        d << "this uses a block from malloc after free() released it"
+          << (isCallTo(use, "free") ? " (a second free)" : "")
+          << ": the heap may already have given it to another thread; use the block before freeing it";
+      });
+  }
+
+  static bool isCallTo(Operation *op, llvm::StringRef name) {
+    auto call = dyn_cast<LLVM::CallOp>(op);
+    return call && call.getCallee() == name;
+  }
+
+  /// printf's format must be a string literal without %n, which writes through its argument.
+  void checkPrintfFormat(LLVM::CallOp call, Value format) {
+    Value base = format;
+    while (auto gep = base.getDefiningOp<LLVM::GEPOp>())
+      base = gep.getBase();
+    if (auto cast = base.getDefiningOp<LLVM::AddrSpaceCastOp>())
+      base = cast.getArg();
+    auto address = base.getDefiningOp<LLVM::AddressOfOp>();
+    auto global = address ? symbols.lookup<LLVM::GlobalOp>(address.getGlobalName()) : LLVM::GlobalOp();
+    auto text =
+        global && global.getConstant() ? dyn_cast_or_null<StringAttr>(global.getValueOrNull()) : StringAttr();
+    if (!text || base != format) {
+      report(call, kRulePrintf, [&](InFlightDiagnostic &d) {
+        d << "printf in code reached from contracted kernel '" << kernelName(call)
+          << "' takes a format that is not a string literal; Oxide checks the format for conversions "
+             "that write (%n), so write the format as a literal";
+      });
+      return;
+    }
+    llvm::StringRef f = text.getValue();
+    for (size_t at = f.find('%'); at != llvm::StringRef::npos; at = f.find('%', at + 1)) {
+      size_t end = at + 1;
+      while (end < f.size() && llvm::StringRef("-+ #0123456789.*hlLqjzt'").contains(f[end]))
+        ++end;
+      if (end < f.size() && f[end] == 'n') {
+        report(call, kRulePrintf, [&](InFlightDiagnostic &d) {
+          d << "printf's %n writes the number of characters printed through its argument, which Oxide "
+               "cannot check; count the characters otherwise, or remove the %n";
+        });
+        return;
+      }
+      at = end < f.size() && f[end] == '%' ? end : at; // "%%" is a literal '%'
+    }
   }
 
   std::optional<int64_t> sizeOf(Type type) {
@@ -1231,7 +1367,13 @@ private:
                      false);
       return;
     }
-    if (llvm::is_contained({"vprintf", "__assertfail", "malloc", "free"}, name)) {
+    if (name == "vprintf" && !call.getArgOperands().empty())
+      checkPrintfFormat(call, call.getArgOperands()[0]);
+    if (name == "free" && !call.getArgOperands().empty()) {
+      checkFree(call, call.getArgOperands()[0]);
+      return;
+    }
+    if (llvm::is_contained({"vprintf", "__assertfail", "malloc"}, name)) {
       for (Value arg : call.getArgOperands())
         checkEscape(call, arg, "passed to '" + name.str() + "'");
       return;
@@ -1320,10 +1462,27 @@ private:
           if (auto data = paramField(elem.getData()); data && data->second == kSpanDataOffset)
             recordElementSize(elem, data->first, elem.getElemSize());
         })
+        // Synchronisation, register-only warp and tensor-core operations, and the compiler's own
+        // failure paths: no memory a thread may not write is reachable through them.
+        .Case<oxide::BarrierOp, oxide::FenceOp, oxide::WarpShuffleOp, oxide::WarpVoteOp, oxide::WarpSyncOp,
+              oxide::WarpReduxOp, oxide::WarpMatchOp, oxide::ActiveMaskOp, oxide::TrapOp, oxide::BoundsFailOp,
+              oxide::ClockOp, oxide::ClusterSyncOp, oxide::GridSyncOp, oxide::MmaSyncOp, oxide::LdMatrixOp,
+              oxide::CpAsyncCommitOp, oxide::CpAsyncWaitOp, oxide::MbarrierInitFenceOp,
+              oxide::FenceProxyAsyncSharedOp, oxide::TmaStoreCommitOp, oxide::TmaStoreWaitOp, oxide::WgmmaOp,
+              oxide::WgmmaFenceOp, oxide::WgmmaCommitGroupOp, oxide::WgmmaWaitGroupOp, oxide::SetMaxNRegOp>(
+            [](Operation *) {})
         .Default([&](Operation *) {
-          if (op->getDialect() && op->getDialect()->getNamespace() == "oxide")
-            return;
+          const bool oxideOp = op->getDialect() && op->getDialect()->getNamespace() == "oxide";
           auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+          // An operation nobody taught the checks, that may write: never accepted unchecked.
+          if ((oxideOp || !op->isRegistered()) && (!effects || !effects.hasNoEffect())) {
+            report(op, kRuleUncheckedOp, [&](InFlightDiagnostic &d) {
+              d << "operation '" << op->getName() << "' may write memory and no write rule covers it; "
+                << "this is a defect of Oxide's compiler (a new operation needs a rule in VerifyWrites), "
+                   "please report it";
+            });
+            return;
+          }
           if (!effects)
             return;
           SmallVector<MemoryEffects::EffectInstance> list;
