@@ -58,10 +58,14 @@ public:
   }
 
   /// Whether `value` is the same for every thread of the launch: a constant, a kernel's scalar
-  /// parameter (or a helper's argument that every call gives such a value), or arithmetic of such
-  /// values. Not a phi or a select: which value they give may depend on the thread.
+  /// parameter (or a helper's argument that every call gives such a value), arithmetic and
+  /// comparisons of such values, or a select between such values on such a condition (a distance
+  /// chosen by a flag). Not a phi: which value it gives may depend on the path the thread took.
+  /// Not undef or poison: each thread may see its own value of an uninitialised variable.
   static bool isUniform(Value value, unsigned depth = 0) {
     if (depth > 64)
+      return false;
+    if (value.getDefiningOp<LLVM::UndefOp>() || value.getDefiningOp<LLVM::PoisonOp>())
       return false;
     if (matchPattern(value, m_Constant()))
       return true;
@@ -73,7 +77,8 @@ public:
     }
     Operation *def = value.getDefiningOp();
     if (!isa<LLVM::ZExtOp, LLVM::SExtOp, LLVM::TruncOp, LLVM::AddOp, LLVM::SubOp, LLVM::MulOp, LLVM::ShlOp,
-             LLVM::LShrOp, LLVM::AShrOp, LLVM::UDivOp, LLVM::AndOp, LLVM::OrOp, LLVM::XOrOp>(def))
+             LLVM::LShrOp, LLVM::AShrOp, LLVM::UDivOp, LLVM::URemOp, LLVM::AndOp, LLVM::OrOp, LLVM::XOrOp,
+             LLVM::ICmpOp, LLVM::SelectOp, LLVM::UMinOp, LLVM::UMaxOp, LLVM::SMinOp, LLVM::SMaxOp>(def))
       return false;
     return llvm::all_of(def->getOperands(), [&](Value v) { return isUniform(v, depth + 1); });
   }

@@ -520,6 +520,19 @@ private:
     if (auto select = dyn_cast_or_null<LLVM::SelectOp>(def))
       return merge(offsetFrom(select.getTrueValue(), origin, visiting, depth + 1),
                    offsetFrom(select.getFalseValue(), origin, visiting, depth + 1));
+    // A helper that is not inlined and returns the element pointer (get_mut's result, or null):
+    // the offset of each value it returns.
+    if (auto call = dyn_cast_or_null<LLVM::CallOp>(def); call && call.getCalleeAttr()) {
+      auto fn = symbols.lookup<LLVM::LLVMFuncOp>(call.getCalleeAttr().getValue());
+      if (!fn || fn.isExternal() || !checked.contains(fn))
+        return {Offset::Unknown};
+      Offset result{Offset::NotDerived};
+      fn.walk([&](LLVM::ReturnOp ret) {
+        if (ret.getArg())
+          result = merge(result, offsetFrom(ret.getArg(), origin, visiting, depth + 1));
+      });
+      return result;
+    }
     auto arg = dyn_cast<BlockArgument>(value);
     if (!arg)
       return {Offset::Unknown};
