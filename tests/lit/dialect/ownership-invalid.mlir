@@ -2,7 +2,7 @@
 
 // One case per verifier rule of oxide.group_index and oxide.owned_elem.
 
-// expected-error @+1 {{must be inside an llvm.func}}
+// expected-error @+1 {{must be inside a function}}
 %w = oxide.group_index warp : i64
 
 // -----

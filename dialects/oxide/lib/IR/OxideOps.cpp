@@ -17,10 +17,7 @@ static LogicalResult verifyDimensionInRank(Operation *op, Dim dim, std::uint32_t
 }
 
 LogicalResult ThreadIndexOp::verify() {
-  // A witness only means something inside a kernel: on the host there is no launch to index.
-  auto func = (*this)->getParentOfType<LLVM::LLVMFuncOp>();
-  if (!func)
-    return emitOpError("must be inside an llvm.func");
+  // Inside a function: the InFunction trait of every oxide op.
   return verifyDimensionInRank(*this, getDim(), getRank());
 }
 
@@ -42,12 +39,6 @@ LogicalResult DisjointGetOp::verify() {
   if (!getWithin().empty() && getWithin().size() != getCoords().size())
     return emitOpError() << "has " << getWithin().size() << " in-tile coordinates but " << getCoords().size()
                          << " coordinates";
-  return success();
-}
-
-LogicalResult GroupIndexOp::verify() {
-  if (!(*this)->getParentOfType<LLVM::LLVMFuncOp>())
-    return emitOpError("must be inside an llvm.func");
   return success();
 }
 

@@ -28,7 +28,13 @@ def Oxide_Dialect : Dialect {
   }];
 }
 
+// Every oxide operation describes what a kernel's code does: it lives inside a function, never
+// at module level, where no pass expects it (the lowering of bounds_fail crashed there).
+def Oxide_InFunction : NativeOpTrait<"InFunction"> {
+  let cppNamespace = "::oxide::OpTrait";
+}
+
 class Oxide_Op<string mnemonic, list<Trait> traits = []> :
-    Op<Oxide_Dialect, mnemonic, traits>;
+    Op<Oxide_Dialect, mnemonic, !listconcat(traits, [Oxide_InFunction])>;
 
 #endif // OXIDE_DIALECT

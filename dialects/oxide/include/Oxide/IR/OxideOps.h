@@ -5,6 +5,7 @@
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "Oxide/IR/OxideDialect.h"
@@ -27,6 +28,20 @@ inline llvm::StringRef llvmSyncScope(Scope scope) {
   return "";
 }
 } // namespace oxide
+
+namespace oxide::OpTrait {
+/// The operation is nested in a function (an llvm.func, at any depth of its regions).
+template <typename ConcreteType>
+class InFunction : public mlir::OpTrait::TraitBase<ConcreteType, InFunction> {
+public:
+  static mlir::LogicalResult verifyTrait(mlir::Operation *op) {
+    if (op->getParentOfType<mlir::FunctionOpInterface>())
+      return mlir::success();
+    return op->emitOpError("must be inside a function: oxide operations describe what a kernel's code "
+                           "does");
+  }
+};
+} // namespace oxide::OpTrait
 
 #define GET_OP_CLASSES
 #include "Oxide/IR/OxideOps.h.inc"

@@ -111,7 +111,6 @@ def Oxide_GroupIndexOp : Oxide_Op<"group_index", [Pure]> {
   let arguments = (ins Oxide_Group:$group);
   let results = (outs I64:$index);
   let assemblyFormat = "$group attr-dict `:` type($index)";
-  let hasVerifier = 1;
 }
 
 def Oxide_GroupStrideNextOp : Oxide_Op<"group_stride_next", [Pure]> {
