@@ -85,10 +85,13 @@ overflow_thread_index(oxide::AtomicSpan<unsigned> bins) {
   bins.fetch_add(k, 1u);
 }
 
+// An uninitialised index is frozen (oxide-to-nvvm): one value, tested before the atomic uses it.
 // CHECK-LABEL: .entry _Z18uninitialised_sizeN5oxide10AtomicSpanIjLNS_5ScopeE1EEE(
-// CHECK-NOT: atom.global
-// CHECK: call.uni __oxide_bounds_failure
-// CHECK-NOT: atom.global
+// CHECK: ld.param.b64 [[SIZE:%rd[0-9]+]], [{{(_Z18uninitialised_sizeN5oxide10AtomicSpanIjLNS_5ScopeE1EEE_param_0|%rd[0-9]+)}}+8];
+// CHECK: setp.{{(ne|eq)}}.b64 {{%p[0-9]+}}, [[SIZE]], 0;
+// CHECK: @%p{{[0-9]+}} bra
+// CHECK: atom.global.add.u32
+// CHECK: __oxide_bounds_failure
 [[kernel, oxide::launch_contract("domain = 1")]] void uninitialised_size(oxide::AtomicSpan<unsigned> bins) {
   std::size_t k;
   bins.fetch_add(k, 1u);
@@ -110,10 +113,11 @@ uninitialised_on_one_path(oxide::AtomicSpan<unsigned> bins, oxide::Span<const in
 }
 
 // CHECK-LABEL: .entry _Z21uninitialised_elementN5oxide10AtomicSpanIjLNS_5ScopeE1EEENS_4SpanIKjEE(
-// CHECK-NOT: atom.global
-// CHECK: call.uni __oxide_bounds_failure
-// CHECK: call.uni __oxide_bounds_failure
-// CHECK-NOT: atom.global
+// CHECK: ld.param.b64 [[SIZE:%rd[0-9]+]], [{{(_Z21uninitialised_elementN5oxide10AtomicSpanIjLNS_5ScopeE1EEENS_4SpanIKjEE_param_0|%rd[0-9]+)}}+8];
+// CHECK: setp.{{(ne|eq)}}.b64 {{%p[0-9]+}}, [[SIZE]], 0;
+// CHECK: @%p{{[0-9]+}} bra
+// CHECK: atom.global.add.u32
+// CHECK: __oxide_bounds_failure
 [[kernel, oxide::launch_contract("domain = 1")]] void uninitialised_element(oxide::AtomicSpan<unsigned> bins,
                                                                             oxide::Span<const unsigned> in) {
   std::size_t index[2];

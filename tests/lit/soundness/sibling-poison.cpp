@@ -1,23 +1,13 @@
-// KNOWN GAP, expected to fail: every kernel here is compiled WITHOUT its guard by the current
-// compiler (and by the one before the fix). Threads past the end of `out` store past its end, and
-// in block_leader_else / warp_leader_else every thread of a block (lane of a warp) stores the
-// leader's element. Run on an H200 with canaries behind the output (as tests/lang/ub_guards.cpp
-// does), else_shift_atomic, atomic_or_miss and block_leader_else overwrote them.
-//
-// Each kernel handles "no element" on a second path with an index that is poison whatever the
-// thread (a shift by the type's width, a negative float converted to an unsigned index), used
-// for an AtomicSpan update. The index is a constant, and freezeGuardedIndices (oxide-to-nvvm)
-// freezes no constant, so after the lowering the AtomicSpan's bounds test is
-// `icmp ult i64 poison, %size`; the branch on it is undefined, LLVM deletes that path, and with
-// it the program's own null test (`if (p)`) of the element pointer, which was the only guard of
-// the store: the store's address, select(i < size, data + i, null), becomes data + i.
-// oxide-guard-element-accesses put no trap there (the program tested the pointer), and the audit
-// finds nothing (the deleted path leaves no `unreachable`). With the index on every path
-// instead, the audit refuses the kernel (poison-constants.test). A fix would freeze constant
-// indices too (or materialise a frozen value for poison/undef operands of the accessors).
+// A path that handles "no element" with an index that is poison whatever the thread (a shift by
+// the type's width, a negative float converted to an unsigned index), used for an AtomicSpan
+// update. Before freezeGuardedIndices froze poison and undef constants too, the AtomicSpan's
+// bounds test became `icmp ult i64 poison, %size`; the branch on it is undefined, so LLVM deleted
+// that path, and with it the program's own null test (`if (p)`) of the element pointer, the only
+// guard of the store: select(i < size, data + i, null) became data + i. On an H200 with canaries
+// behind the output, else_shift_atomic, atomic_or_miss and block_leader_else overwrote them.
+// Now the poison is one frozen value: the atomic's test stays, and so does the program's.
 // The CHECK lines say what a guarded kernel has: the compare with out.size() (or the leader's
 // thread test) before the store.
-// XFAIL: *
 // RUN: oxcc build %s --arch=sm_90 --emit=ptx -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
 #include <oxide/oxide.hpp>

@@ -1110,7 +1110,10 @@ struct GridSyncLowering : OpConversionPattern<oxide::GridSyncOp> {
 /// would let LLVM pick one value for the bounds test and another for the address. Frozen once
 /// at the definition, every test and every address sees the same value (docs/safety.md).
 void freezeAtDefinition(Value value) {
-  if (!value || matchPattern(value, m_Constant()) || value.getDefiningOp<LLVM::FreezeOp>())
+  // A constant needs no freeze, but poison and undef are constants too: they most of all.
+  const bool undefined =
+      value && (value.getDefiningOp<LLVM::PoisonOp>() || value.getDefiningOp<LLVM::UndefOp>());
+  if (!value || (matchPattern(value, m_Constant()) && !undefined) || value.getDefiningOp<LLVM::FreezeOp>())
     return;
   OpBuilder b(value.getContext());
   if (Operation *def = value.getDefiningOp())
