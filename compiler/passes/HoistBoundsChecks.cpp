@@ -4,9 +4,11 @@
 
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/CFG.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
 
 using namespace llvm;
 
@@ -69,6 +71,27 @@ std::optional<SmallVector<Instruction *, 8>> hoistable(BasicBlock *block, ArrayR
   return ordered;
 }
 
+/// The report call of failure block `failure`.
+CallInst *reportOf(BasicBlock *failure) { return cast<CallInst>(&*failure->getFirstNonPHIOrDbg()); }
+
+/// What the report of `failure` receives when `pred` branches there: SimplifyCFG shares one
+/// failure block among the checks of a function, with phis of their indices.
+SmallVector<Value *, 8> reportArguments(BasicBlock *failure, BasicBlock *pred) {
+  SmallVector<Value *, 8> values;
+  for (Value *argument : reportOf(failure)->args()) {
+    auto *phi = dyn_cast<PHINode>(argument);
+    values.push_back(phi && phi->getParent() == failure ? phi->getIncomingValueForBlock(pred) : argument);
+  }
+  return values;
+}
+
+/// Whether every phi of `failure` is a report argument (what joining checks rewrites).
+bool phisAreArguments(BasicBlock *failure) {
+  CallInst *report = reportOf(failure);
+  return llvm::all_of(failure->phis(),
+                      [&](PHINode &phi) { return llvm::is_contained(report->args(), &phi); });
+}
+
 /// Hoists the check that ends `block`, if it is one and may move; returns whether it did.
 bool hoistCheck(BasicBlock *block) {
   auto *branch = dyn_cast<BranchInst>(block->getTerminator());
@@ -76,13 +99,12 @@ bool hoistCheck(BasicBlock *block) {
     return false;
   const unsigned failing = isFailureBlock(branch->getSuccessor(0)) ? 0 : 1;
   BasicBlock *failure = branch->getSuccessor(failing), *success = branch->getSuccessor(1 - failing);
-  if (!isFailureBlock(failure) || isFailureBlock(success) || failure->getSinglePredecessor() != block ||
-      isa<PHINode>(block->front()))
+  if (!isFailureBlock(failure) || isFailureBlock(success) || failure == success ||
+      isa<PHINode>(block->front()) || !phisAreArguments(failure))
     return false;
   // What the check needs: its condition, and the failure report's arguments.
   SmallVector<Value *, 8> roots{branch->getCondition()};
-  for (Value *argument : cast<CallInst>(&*failure->getFirstNonPHIOrDbg())->args())
-    roots.push_back(argument);
+  llvm::append_range(roots, reportArguments(failure, block));
   auto moved = hoistable(block, roots);
   if (!moved)
     return false;
@@ -114,6 +136,127 @@ bool hoistCheck(BasicBlock *block) {
   return true;
 }
 
+/// The check that ends `block`: a conditional branch whose one successor only reports a failure
+/// (a report other checks may share, through phis of its arguments).
+struct Check {
+  BranchInst *branch;
+  BasicBlock *failure, *success;
+  unsigned failing; ///< the successor index of `failure`
+};
+
+std::optional<Check> checkOf(BasicBlock *block) {
+  auto *branch = dyn_cast<BranchInst>(block->getTerminator());
+  if (!branch || !branch->isConditional())
+    return std::nullopt;
+  const unsigned failing = isFailureBlock(branch->getSuccessor(0)) ? 0 : 1;
+  BasicBlock *failure = branch->getSuccessor(failing), *success = branch->getSuccessor(1 - failing);
+  if (!isFailureBlock(failure) || isFailureBlock(success) || failure == success || !phisAreArguments(failure))
+    return std::nullopt;
+  return Check{branch, failure, success, failing};
+}
+
+/// Whether `block` holds nothing but its check: what the check computes may run ahead of
+/// whatever precedes the block.
+bool onlyChecks(BasicBlock *block, const Check &check) {
+  if (isa<PHINode>(block->front()))
+    return false;
+  SmallVector<Value *, 8> roots{check.branch->getCondition()};
+  llvm::append_range(roots, reportArguments(check.failure, block));
+  auto moved = hoistable(block, roots);
+  if (!moved)
+    return false;
+  SmallPtrSet<Instruction *, 8> movedSet(moved->begin(), moved->end());
+  return llvm::all_of(*block, [&](Instruction &inst) {
+    return &inst == check.branch || movedSet.contains(&inst) || isa<DbgInfoIntrinsic>(inst);
+  });
+}
+
+/// The condition under which `check` fails, built before `at`.
+Value *failsWhen(const Check &check, Instruction *at) {
+  Value *condition = check.branch->getCondition();
+  if (check.failing == 0)
+    return condition;
+  return BinaryOperator::CreateNot(condition, condition->getName() + ".fails", at->getIterator());
+}
+
+/// Joins the check that ends `block` with the check of its successor `next` when `next` holds
+/// nothing else and has no other predecessor: one branch on "either fails" to one failure report
+/// (of the first check that fails, as before), so that the work after them is one block.
+bool joinNextCheck(BasicBlock *block) {
+  auto first = checkOf(block);
+  if (!first || first->success->getSinglePredecessor() != block || first->success == block)
+    return false;
+  BasicBlock *next = first->success;
+  auto second = checkOf(next);
+  if (!second || second->success == block || second->success == next || !onlyChecks(next, *second))
+    return false;
+  CallInst *firstReport = reportOf(first->failure), *secondReport = reportOf(second->failure);
+  if (firstReport->getCalledFunction() != secondReport->getCalledFunction() ||
+      firstReport->arg_size() != secondReport->arg_size())
+    return false;
+  const SmallVector<Value *, 8> firstArgs = reportArguments(first->failure, block);
+  const SmallVector<Value *, 8> secondArgs = reportArguments(second->failure, next);
+  // Where the first report is shared with other checks, an argument that differs must be a phi.
+  const bool firstShared = !first->failure->getSinglePredecessor();
+  for (unsigned i = 0; i < firstArgs.size(); ++i) {
+    auto *phi = dyn_cast<PHINode>(firstReport->getArgOperand(i));
+    if (firstArgs[i] != secondArgs[i] && firstShared && !(phi && phi->getParent() == first->failure))
+      return false;
+  }
+
+  // next's computations join block's, ahead of its branch.
+  Instruction *branch = first->branch;
+  block->splice(branch->getIterator(), next, next->begin(), second->branch->getIterator());
+  Value *firstFails = failsWhen(*first, branch), *secondFails = failsWhen(*second, branch);
+  Value *either = BinaryOperator::CreateOr(firstFails, secondFails, "checks.fail", branch->getIterator());
+  // The report of the first failing check: its arguments where it fails, else the second's.
+  for (unsigned i = 0; i < firstArgs.size(); ++i) {
+    if (firstArgs[i] == secondArgs[i])
+      continue;
+    Value *chosen =
+        SelectInst::Create(firstFails, firstArgs[i], secondArgs[i], "report.arg", branch->getIterator());
+    auto *phi = dyn_cast<PHINode>(firstReport->getArgOperand(i));
+    if (phi && phi->getParent() == first->failure)
+      phi->setIncomingValueForBlock(block, chosen);
+    else
+      firstReport->setArgOperand(i, chosen);
+  }
+  BranchInst::Create(first->failure, second->success, either, branch->getIterator());
+  branch->eraseFromParent();
+  second->success->replacePhiUsesWith(next, block);
+  // next goes: its report loses it as a predecessor (and is deleted if that was its last).
+  BasicBlock *secondFailure = second->failure;
+  second->branch->eraseFromParent();
+  secondFailure->removePredecessor(next, /*KeepOneInputPHIs=*/true);
+  next->eraseFromParent();
+  if (pred_empty(secondFailure) && secondFailure != first->failure)
+    secondFailure->eraseFromParent();
+  return true;
+}
+
+/// Moves the check of `block`'s only successor up into `block` when `block` ends in plain work
+/// (no check) and the successor holds nothing but its check: the two blocks become one, whose
+/// check hoistCheck then puts ahead of the work.
+bool pullNextCheck(BasicBlock *block) {
+  auto *branch = dyn_cast<BranchInst>(block->getTerminator());
+  if (!branch || branch->isConditional())
+    return false;
+  BasicBlock *next = branch->getSuccessor(0);
+  if (next == block || next->getSinglePredecessor() != block)
+    return false;
+  auto check = checkOf(next);
+  if (!check || check->success == block || !onlyChecks(next, *check))
+    return false;
+  block->splice(branch->getIterator(), next);
+  branch->eraseFromParent();
+  for (BasicBlock *successor : successors(block))
+    successor->replacePhiUsesWith(next, block);
+  next->eraseFromParent();
+  // Where the work may not be skipped (a call, an atomic...), the block keeps its order.
+  hoistCheck(block);
+  return true;
+}
+
 } // namespace
 
 PreservedAnalyses oxide::HoistBoundsChecksPass::run(Function &function, FunctionAnalysisManager &) {
@@ -125,5 +268,19 @@ PreservedAnalyses oxide::HoistBoundsChecksPass::run(Function &function, Function
   bool changed = false;
   for (BasicBlock *block : blocks)
     changed |= hoistCheck(block);
+  // Consecutive checked accesses (an unrolled loop): every check first, in one branch, then the
+  // work in one block. Each step removes a block, so this ends.
+  for (bool again = true; again;) {
+    again = false;
+    for (BasicBlock &block : function)
+      if (joinNextCheck(&block) || pullNextCheck(&block)) {
+        again = changed = true;
+        break;
+      }
+  }
+  // The work the joined checks guard, split at each former check, is one block again.
+  if (changed)
+    for (BasicBlock &block : make_early_inc_range(function))
+      MergeBlockIntoPredecessor(&block);
   return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }

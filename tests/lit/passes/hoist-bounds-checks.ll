@@ -15,7 +15,7 @@ target triple = "nvptx64-nvidia-cuda"
 ; CHECK-NEXT: br i1 %ok, label %entry.checked, label %fail
 ; CHECK: entry.checked:
 ; CHECK-NEXT: store float %v, ptr addrspace(3) %tile
-; CHECK-NEXT: br label %load
+; CHECK-NEXT: %data = load ptr, ptr %in
 ; CHECK: fail:
 ; CHECK-NEXT: call void @__oxide_bounds_failure(i64 %i, i64 %size,
 define ptx_kernel void @tile_step(ptr readonly byval(%span) %in, ptr addrspace(3) %tile, i64 %i, float %v) {
@@ -103,3 +103,71 @@ work:
 }
 
 declare void @__oxide_bounds_failure(i64, i64, ptr, i32, ptr)
+
+; An unrolled loop of checked loads into shared memory (transpose's tile load, an SGEMM tile):
+; SimplifyCFG shares one failure report among the checks, with a phi of their indices. Each
+; check moves ahead of the load and store before it, and consecutive checks join: one branch
+; on "any fails" to the report (of the first that fails), then the loads and stores in one block,
+; which ptxas can issue back to back.
+; CHECK-LABEL: define ptx_kernel void @unrolled_tile(
+; CHECK: entry:
+; CHECK: %ok0 = icmp ult i64 %i0, %size
+; CHECK: %ok1 = icmp ult i64 %i1, %size
+; CHECK: %checks.fail = or i1 %ok0.fails, %ok1.fails
+; CHECK: %report.arg = select i1 %ok0.fails, i64 %i0, i64 %i1
+; CHECK: %ok2 = icmp ult i64 %i2, %size
+; CHECK: %checks.fail1 = or i1 %checks.fail, %ok2.fails
+; CHECK: %report.arg2 = select i1 %checks.fail, i64 %report.arg, i64 %i2
+; CHECK-NEXT: br i1 %checks.fail1, label %fail, label %[[WORK:.*]]
+; CHECK: [[WORK]]:
+; CHECK-NEXT: %data = load ptr, ptr %in
+; CHECK-NEXT: %p0 = getelementptr
+; CHECK-NEXT: %x0 = load float
+; CHECK-NEXT: store float %x0
+; CHECK-NEXT: %p1 = getelementptr
+; CHECK-NEXT: %x1 = load float
+; CHECK-NEXT: %t1 = getelementptr
+; CHECK-NEXT: store float %x1
+; CHECK-NEXT: %p2 = getelementptr
+; CHECK-NEXT: %x2 = load float
+; CHECK-NEXT: %t2 = getelementptr
+; CHECK-NEXT: store float %x2
+; CHECK-NEXT: ret void
+; CHECK: fail:
+; CHECK-NEXT: %index = phi i64 [ %report.arg2, %entry ]
+; CHECK-NEXT: call void @__oxide_bounds_failure(i64 %index, i64 %size,
+define ptx_kernel void @unrolled_tile(ptr readonly byval(%span) %in, ptr addrspace(3) %tile, i64 %i0, i64 %i1, i64 %i2) {
+entry:
+  %size.addr = getelementptr inbounds i8, ptr %in, i64 8
+  %size = load i64, ptr %size.addr
+  %data = load ptr, ptr %in
+  %ok0 = icmp ult i64 %i0, %size
+  br i1 %ok0, label %load0, label %fail
+
+load0:
+  %p0 = getelementptr inbounds float, ptr %data, i64 %i0
+  %x0 = load float, ptr %p0
+  store float %x0, ptr addrspace(3) %tile
+  %ok1 = icmp ult i64 %i1, %size
+  br i1 %ok1, label %load1, label %fail
+
+load1:
+  %p1 = getelementptr inbounds float, ptr %data, i64 %i1
+  %x1 = load float, ptr %p1
+  %t1 = getelementptr inbounds float, ptr addrspace(3) %tile, i64 33
+  store float %x1, ptr addrspace(3) %t1
+  %ok2 = icmp ult i64 %i2, %size
+  br i1 %ok2, label %load2, label %fail
+
+load2:
+  %p2 = getelementptr inbounds float, ptr %data, i64 %i2
+  %x2 = load float, ptr %p2
+  %t2 = getelementptr inbounds float, ptr addrspace(3) %tile, i64 66
+  store float %x2, ptr addrspace(3) %t2
+  ret void
+
+fail:
+  %index = phi i64 [ %i0, %entry ], [ %i1, %load0 ], [ %i2, %load1 ]
+  call void @__oxide_bounds_failure(i64 %index, i64 %size, ptr null, i32 4, ptr null)
+  unreachable
+}

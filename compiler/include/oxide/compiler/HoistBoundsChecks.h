@@ -13,6 +13,13 @@ namespace oxide {
 /// issue the next load until the previous store has its data: an SGEMM tile loop then waits for
 /// global memory twice per step where nvcc's code waits once.
 ///
+/// Consecutive checks then join (an unrolled loop of checked reads: transpose's tile load):
+/// a check block whose successor holds nothing but the next check takes that check too, as one
+/// branch on "either fails" to the report of the first that fails; a block of work followed by
+/// a check-only block merges with it and its check moves ahead. SimplifyCFG shares one failure
+/// report among a function's checks with phis of their indices; the pass reads each check's
+/// arguments through them and sets the joined check's incoming value.
+///
 /// A failing check stops the kernel, so the loads and stores it now skips had no observable
 /// effect; the pass moves nothing past calls, atomics, volatile accesses or fences, and hoists
 /// only what the check and its failure report compute (speculatable arithmetic and reads of
