@@ -462,6 +462,21 @@ void oxide::ast::instantiateContract(ASTContext &context, FunctionDecl &FD) {
     addAnnotation(context, FD, "", text, from->getRange());
 }
 
+bool oxide::hasLaunchContract(const FunctionDecl *FD) {
+  auto contracted = [](const FunctionDecl *D) {
+    return llvm::any_of(D->specific_attrs<AnnotateAttr>(), [](const AnnotateAttr *a) {
+      const llvm::StringRef text = a->getAnnotation();
+      return text.starts_with(kContractAnnotation) || text == kRejectedContractAnnotation ||
+             text == kPendingContract;
+    });
+  };
+  const FunctionDecl *pattern = FD->getTemplateInstantiationPattern();
+  for (const FunctionDecl *decl : {FD, pattern})
+    if (decl && llvm::any_of(decl->redecls(), contracted))
+      return true;
+  return false;
+}
+
 void oxide::ast::registerContractAttributes() {
   static ParsedAttrInfoRegistry::Add<LaunchContractAttrInfo> contract("oxide-launch-contract",
                                                                       "launch contracts");

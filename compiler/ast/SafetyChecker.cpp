@@ -1,6 +1,7 @@
 //===- SafetyChecker.cpp - AST checks of the safety model -----------------===//
 
 #include "oxide/compiler/SafetyChecker.h"
+#include "OxideHeaders.h"
 #include "oxide/compiler/Diagnostics.h"
 #include "oxide/compiler/KernelAttributes.h"
 #include "oxide/compiler/OxideTypes.h"
@@ -16,11 +17,11 @@
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace clang;
 using oxide::Diag;
+using oxide::ast::OxideHeaders;
 
 namespace {
 
@@ -50,88 +51,6 @@ bool involvesSafeType(QualType type) {
       return false;
   }
 }
-
-/// Which files are Oxide's own headers: those under the `oxide/` directory that holds the
-/// header declaring oxide::detail::SpanAccess (the include directory oxcc passes), found by
-/// the file's real path, not by its presumed name (a `#line` directive cannot change it).
-class OxideHeaders {
-public:
-  explicit OxideHeaders(ASTContext &context) : sm(context.getSourceManager()) {
-    if (const Decl *access = findSpanAccess(context)) {
-      std::string path = canonicalPath(sm.getFileID(sm.getSpellingLoc(access->getLocation())));
-      const auto pos = llvm::StringRef(path).rfind("/oxide/");
-      if (pos != llvm::StringRef::npos)
-        oxideDir = path.substr(0, pos + 7);
-    }
-  }
-
-  /// Whether `loc` is written (its spelling, through token pastes) in one of Oxide's headers.
-  bool contains(SourceLocation loc) {
-    if (loc.isInvalid())
-      return false;
-    while (loc.isMacroID() && sm.isWrittenInScratchSpace(sm.getSpellingLoc(loc)))
-      loc = sm.getImmediateMacroCallerLoc(loc);
-    const FileID file = sm.getFileID(sm.getSpellingLoc(loc));
-    auto [it, inserted] = cache.try_emplace(file, false);
-    if (inserted)
-      it->second = isOxideFile(canonicalPath(file));
-    return it->second;
-  }
-
-  /// Whether `loc` is in the user's code: neither in Oxide's headers nor in a system header.
-  bool isUserCode(SourceLocation loc) {
-    return loc.isValid() && !contains(loc) && !isSystemHeader(sm, sm.getSpellingLoc(loc));
-  }
-
-  /// Whether the include search found `loc`'s file in a system directory. A user's header that
-  /// only declares itself a system header (#pragma clang system_header) is still the user's:
-  /// the rules apply to it.
-  static bool isSystemHeader(const SourceManager &sm, SourceLocation loc) {
-    const SrcMgr::SLocEntry &entry = sm.getSLocEntry(sm.getFileID(loc));
-    return entry.isFile() && entry.getFile().getFileCharacteristic() != SrcMgr::C_User;
-  }
-
-private:
-  static const Decl *findSpanAccess(ASTContext &context) {
-    auto lookupIn = [&](const DeclContext *dc, llvm::StringRef name) -> const NamedDecl * {
-      for (const NamedDecl *d : dc->lookup(&context.Idents.get(name)))
-        return d;
-      return nullptr;
-    };
-    const auto *oxideNs =
-        dyn_cast_or_null<NamespaceDecl>(lookupIn(context.getTranslationUnitDecl(), "oxide"));
-    const auto *detailNs = oxideNs ? dyn_cast_or_null<NamespaceDecl>(lookupIn(oxideNs, "detail")) : nullptr;
-    const auto *access =
-        detailNs ? dyn_cast_or_null<CXXRecordDecl>(lookupIn(detailNs, "SpanAccess")) : nullptr;
-    if (!access)
-      return nullptr;
-    return access->getDefinition() ? access->getDefinition() : access;
-  }
-
-  std::string canonicalPath(FileID file) {
-    OptionalFileEntryRef entry = sm.getFileEntryRefForID(file);
-    if (!entry)
-      return "";
-    return sm.getFileManager().getCanonicalName(*entry).str();
-  }
-
-  bool isOxideFile(llvm::StringRef path) {
-    if (path.empty())
-      return false;
-    if (!oxideDir.empty())
-      return path.starts_with(oxideDir);
-    // Without SpanAccess (a file that includes only part of Oxide): an `oxide/` directory next
-    // to which oxide/oxide.hpp exists.
-    for (size_t pos = path.find("/oxide/"); pos != llvm::StringRef::npos; pos = path.find("/oxide/", pos + 1))
-      if (llvm::sys::fs::exists(path.substr(0, pos) + "/oxide/oxide.hpp"))
-        return true;
-    return false;
-  }
-
-  SourceManager &sm;
-  std::string oxideDir; // ".../include/oxide/", empty when unknown
-  llvm::DenseMap<FileID, bool> cache;
-};
 
 /// `type` printed for a message: "oxide::Span<const Node>", "Box<float *>".
 std::string typeName(QualType type, const ASTContext &context) {

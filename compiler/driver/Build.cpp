@@ -109,10 +109,18 @@ llvm::Error oxide::checkTranslationUnit(const TranslationUnit &tu, const Toolcha
                  << "\n";
   EarlyDeviceBuilds device(tu, tc, {arch});
   llvm::LLVMContext hostCtx;
-  auto host = compileHost(tu, tc, hostCtx);
+  UnsafeSurface surface;
+  auto host = compileHost(tu, tc, hostCtx, tu.opts.unsafeReport ? &surface : nullptr);
   if (!host)
     return host.takeError();
-  return reportArchBuilds(tu, device.take()).takeError();
+  llvm::Error checked = reportArchBuilds(tu, device.take()).takeError();
+  // Information, not a diagnostic: the host compile's AST is complete even when the device
+  // checks fail, and the report follows the file's diagnostics.
+  if (tu.opts.unsafeReport) {
+    printUnsafeSurface(surface, tu.input, llvm::outs());
+    llvm::outs().flush();
+  }
+  return checked;
 }
 
 llvm::Error oxide::emitDeviceStage(const TranslationUnit &tu, const Toolchain &tc) {

@@ -15,6 +15,7 @@
 #include "oxide/compiler/SimWriteChecks.h"
 #include "oxide/compiler/TargetCodegen.h"
 #include "oxide/compiler/UndefinedBehaviour.h"
+#include "oxide/compiler/UnsafeSurface.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
@@ -294,12 +295,25 @@ private:
   HostBodies *hostBodies;
 };
 
-/// `oxcc check`'s host compile: the safety checks on the AST and no code at all.
+/// `oxcc check`'s host compile: the safety checks on the AST and no code at all; with
+/// `unsafeSurface` (--unsafe-report), the list of the file's unsafe uses too.
 class CheckedSyntaxOnlyAction : public clang::ASTFrontendAction {
+public:
+  explicit CheckedSyntaxOnlyAction(UnsafeSurface *unsafeSurface) : unsafeSurface(unsafeSurface) {}
+
 protected:
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &, llvm::StringRef) override {
-    return createSafetyChecker();
+    if (!unsafeSurface)
+      return createSafetyChecker();
+    std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
+    // After the safety checks, whose errors leave no report to make.
+    consumers.push_back(createSafetyChecker());
+    consumers.push_back(createUnsafeSurfaceCollector(*unsafeSurface));
+    return std::make_unique<clang::MultiplexConsumer>(std::move(consumers));
   }
+
+private:
+  UnsafeSurface *unsafeSurface;
 };
 
 /// Clang's optimisation pipeline at `codeGen`'s level and settings, without a target machine:
@@ -366,13 +380,15 @@ std::shared_ptr<clang::CompilerInvocation> invocationOf(llvm::ArrayRef<const cha
 /// header. With `deviceIncludeDir` (Oxide's headers), the device compile's printer prints them.
 /// With `archSeen`, the compile records where its own preprocessing (the precompiled header's
 /// part excepted) sees the architecture. With `hostBodies`, the device compile skips main's
-/// body where HostBodySkipper may, and records there whether it must run again without.
+/// body where HostBodySkipper may, and records there whether it must run again without. With
+/// `unsafeSurface`, the checks only (FrontendOptimization::None) also list the unsafe uses there.
 llvm::Expected<std::unique_ptr<llvm::Module>>
 runClang(const std::vector<std::string> &args, llvm::LLVMContext &ctx,
          llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs, llvm::StringRef stage,
          FrontendOptimization optimization, const PrecompiledPrefix *prefix, bool verbose,
          llvm::raw_ostream &diagOut, llvm::raw_ostream &log, const std::string *deviceIncludeDir = nullptr,
-         ArchDependence *archSeen = nullptr, HostBodies *hostBodies = nullptr) {
+         ArchDependence *archSeen = nullptr, HostBodies *hostBodies = nullptr,
+         UnsafeSurface *unsafeSurface = nullptr) {
   // Clang's code generation looks the target up (and runs its passes with the target's cost
   // model); registering the targets first makes every compile see them, in parallel too.
   initializeTargets();
@@ -424,7 +440,7 @@ runClang(const std::vector<std::string> &args, llvm::LLVMContext &ctx,
   }
   ci.setVerboseOutputStream(diagOut); // "N warnings generated"
   if (optimization == FrontendOptimization::None) {
-    CheckedSyntaxOnlyAction check;
+    CheckedSyntaxOnlyAction check(unsafeSurface);
     if (!ci.ExecuteAction(check) || ci.getDiagnostics().hasErrorOccurred())
       return reportedError(stage.str() + " compile");
     return std::make_unique<llvm::Module>(stage, ctx); // empty: nothing was asked for but the checks
@@ -533,8 +549,9 @@ std::vector<std::string> oxide::deviceCompileArgs(const TranslationUnit &tu, con
   return args;
 }
 
-llvm::Expected<std::unique_ptr<llvm::Module>>
-oxide::compileHost(const TranslationUnit &tu, const Toolchain &tc, llvm::LLVMContext &ctx) {
+llvm::Expected<std::unique_ptr<llvm::Module>> oxide::compileHost(const TranslationUnit &tu,
+                                                                 const Toolchain &tc, llvm::LLVMContext &ctx,
+                                                                 UnsafeSurface *unsafeSurface) {
   registerOxideAttributes();
   if (auto err = checkInput(tu))
     return std::move(err);
@@ -547,7 +564,8 @@ oxide::compileHost(const TranslationUnit &tu, const Toolchain &tc, llvm::LLVMCon
                   tu.opts.emit == EmitStage::Check ? FrontendOptimization::None
                   : tu.opts.debug                  ? FrontendOptimization::Clang
                                                    : FrontendOptimization::ClangKernelLines,
-                  usePrecompiledHeaders(tu) ? &prefix : nullptr, tu.opts.verbose, llvm::errs(), llvm::errs());
+                  usePrecompiledHeaders(tu) ? &prefix : nullptr, tu.opts.verbose, llvm::errs(), llvm::errs(),
+                  /*deviceIncludeDir=*/nullptr, /*archSeen=*/nullptr, /*hostBodies=*/nullptr, unsafeSurface);
 }
 
 namespace {

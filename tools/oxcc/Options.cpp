@@ -332,6 +332,11 @@ std::optional<int> oxcc::parseOptions(llvm::ArrayRef<const char *> args, Command
     case OPT_no_cache:
       cmd.noCache = true;
       break;
+    case OPT_unsafe_report:
+      if (cmd.verb != Verb::Check)
+        return usageError("--unsafe-report is only valid with 'oxcc check'", verb);
+      cmd.opts.unsafeReport = true;
+      break;
     case OPT_l:
     case OPT_L:
     case OPT_Wl_COMMA:

@@ -82,3 +82,6 @@ def : Flag<["-"], "save-temps=obj">, Alias<save_temps>;
 def save_temps_cwd : Flag<["-"], "save-temps=cwd">;
 def save_temps_EQ : Joined<["--"], "save-temps=">;
 def no_cache : Flag<["--"], "no-cache">;
+
+// oxcc check.
+def unsafe_report : Flag<["--"], "unsafe-report">;

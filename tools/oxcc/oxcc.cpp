@@ -135,6 +135,12 @@ Runs the host and device frontends and the oxide dialect's checks (safety model,
 contracts, device-only constructs) on each FILE and produces no code: one device compile, for
 the first --arch (else sm_90), whose kernels' architecture requirements are checked against
 every --arch; no NVPTX code generation and no ptxas.
+
+CHECK OPTIONS:
+  --unsafe-report     also print, to stdout, each FILE's uses of the unsafe tier
+                      (unsafe_launch, unsafe_borrow, Stream::adopt, unsafe_ref,
+                      sim::register_kernel) and its kernels without a launch contract,
+                      each at file:line:col with the function it is in, and their count
 )",
      true},
     {Verb::Compile, "compile", R"(USAGE: oxcc compile -c FILE -o OBJECT [options] [-MD -MF DEPFILE -MT TARGET]

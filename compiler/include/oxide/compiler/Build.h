@@ -30,7 +30,8 @@ CompileCommands compileCommands(const TranslationUnit &tu, const Toolchain &tc);
 
 /// Runs both frontends and the oxide dialect's checks on `tu`, with one device compile (the
 /// first --arch, else sm_90) whose kernels' requirements are checked against every --arch; no
-/// code is generated beyond the checks. Its options' `emit` is EmitStage::Check.
+/// code is generated beyond the checks. Its options' `emit` is EmitStage::Check. With
+/// `unsafeReport`, prints the file's unsafe surface to stdout once its host compile passes.
 llvm::Error checkTranslationUnit(const TranslationUnit &tu, const Toolchain &tc);
 
 /// Writes the device stage `emit` (LLVM, MLIR, PTX or Cubin) of `tu` to `output` ("-" or

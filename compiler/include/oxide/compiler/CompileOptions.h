@@ -64,6 +64,8 @@ struct CompileOptions {
   /// architecture, up to the machine's cores.
   unsigned threads = 0;
   EmitStage emit = EmitStage::Executable;
+  /// --unsafe-report (`oxcc check`): print each file's uses of the unsafe tier to stdout.
+  bool unsafeReport = false;
   /// --emit=mlir-after=PASS: the pass of the MLIR stage after which --emit=mlir prints the
   /// module (one of mlirPassNames()); empty means oxide-verify-safety.
   std::string mlirPrintPass;

@@ -5,6 +5,7 @@
 #include "oxide/compiler/ArchDependence.h"
 #include "oxide/compiler/CompileOptions.h"
 #include "oxide/compiler/Toolchain.h"
+#include "oxide/compiler/UnsafeSurface.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/IR/Module.h"
@@ -44,9 +45,11 @@ llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> deviceFileSystem(llvm::StringRef
 
 /// Compiles the file as ordinary C++ for the host. Kernels stay host functions (the CPU
 /// simulator calls them) and carry an "oxide.kernel" annotation. Clang's diagnostics go to
-/// stderr; failure is a ReportedError.
+/// stderr; failure is a ReportedError. With `unsafeSurface`, `oxcc check`'s compile
+/// (EmitStage::Check) lists there the file's uses of the unsafe tier.
 llvm::Expected<std::unique_ptr<llvm::Module>> compileHost(const TranslationUnit &tu, const Toolchain &tc,
-                                                          llvm::LLVMContext &ctx);
+                                                          llvm::LLVMContext &ctx,
+                                                          UnsafeSurface *unsafeSurface = nullptr);
 
 /// Compiles the file in CUDA device mode for NVPTX (`arch`): kernels become __global__
 /// entry points and every user function is implicitly host+device, so only kernels and what they

@@ -40,6 +40,10 @@ void finishKernelInstantiation(clang::ASTContext &context, clang::FunctionDecl &
 /// Whether `FD` carries [[kernel]] (the `oxide.kernel` annotation both compiles give it).
 bool hasKernelAnnotation(const clang::FunctionDecl *FD);
 
+/// Whether a declaration of `FD`, or of the template it was instantiated from, carries a launch
+/// contract: written, waiting for its template arguments, or reported as invalid.
+bool hasLaunchContract(const clang::FunctionDecl *FD);
+
 /// Registers Oxide's clang attributes ([[kernel]], launch_contract, launch_bounds,
 /// oxide_implicit_device, oxide_device_variable) and fills clang's list of plugin attributes.
 /// Runs once, from any thread; every compile calls it before it starts.
