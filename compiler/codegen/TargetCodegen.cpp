@@ -114,10 +114,14 @@ void oxide::optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, unsign
       fpm.addPass(ProveIndexBoundsPass());
       fpm.addPass(HoistBoundsChecksPass());
     });
-    // Last, so that no optimisation sees the fences instead of the orderings they stand for.
+    // Last: the checks that survive every optimisation join (JoinBoundsChecksPass), and no
+    // optimisation sees the fences instead of the orderings they stand for.
     pb.registerOptimizerLastEPCallback(
         [](llvm::ModulePassManager &mpm, llvm::OptimizationLevel, llvm::ThinOrFullLTOPhase) {
-          mpm.addPass(llvm::createModuleToFunctionPassAdaptor(FenceOrderedAtomicsPass()));
+          llvm::FunctionPassManager fpm;
+          fpm.addPass(JoinBoundsChecksPass());
+          fpm.addPass(FenceOrderedAtomicsPass());
+          mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
         });
   }
   runDefaultPipeline(module, pb, optLevel == 0 ? llvm::OptimizationLevel::O0 : toLevel(optLevel));

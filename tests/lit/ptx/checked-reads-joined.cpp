@@ -12,8 +12,8 @@
 constexpr std::uint32_t kTile = 32, kPitch = 33, kRows = 8;
 
 // CHECK-LABEL: .entry _Z15transpose_plainjjN5oxide4SpanIKfEENS_14DisjointSpan2DIfEE(
-// CHECK: setp.{{(lt|ge)}}.u64 [[IN:%p[0-9]+]]
-// CHECK-NEXT: @[[IN]] bra
+// CHECK: setp.{{(lt|ge)}}.u64
+// CHECK: @%p{{[0-9]+}} bra
 // CHECK-NEXT: bra.uni
 // CHECK: ld.global.nc.b32
 // CHECK-NOT: {{bra|setp}}

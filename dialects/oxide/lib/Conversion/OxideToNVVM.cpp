@@ -1105,15 +1105,18 @@ struct GridSyncLowering : OpConversionPattern<oxide::GridSyncOp> {
   }
 };
 
-/// Replaces every use of the index `value` by one `llvm.freeze` of it. The user's code computes
+/// Replaces the uses of the index `value` by one `llvm.freeze` of it. The user's code computes
 /// these indices; one that is poison (a signed overflow) or undef (an uninitialised variable)
 /// would let LLVM pick one value for the bounds test and another for the address. Frozen once
-/// at the definition, every test and every address sees the same value (docs/safety.md).
-void freezeAtDefinition(Value value) {
-  // A constant needs no freeze, but poison and undef are constants too: they most of all.
-  const bool undefined =
-      value && (value.getDefiningOp<LLVM::PoisonOp>() || value.getDefiningOp<LLVM::UndefOp>());
-  if (!value || (matchPattern(value, m_Constant()) && !undefined) || value.getDefiningOp<LLVM::FreezeOp>())
+/// at the definition, every test and every address sees the same value (docs/safety.md). A
+/// poison or undef constant is frozen too, but only where the accessors (`guarded`) use it: the
+/// importer shares one such constant among every use in a function (aggregates built over
+/// poison among them), which must stay free to optimise.
+void freezeAtDefinition(Value value, const llvm::SmallPtrSetImpl<Operation *> &guarded) {
+  if (!value || value.getDefiningOp<LLVM::FreezeOp>())
+    return;
+  const bool undefined = value.getDefiningOp<LLVM::PoisonOp>() || value.getDefiningOp<LLVM::UndefOp>();
+  if (matchPattern(value, m_Constant()) && !undefined)
     return;
   OpBuilder b(value.getContext());
   if (Operation *def = value.getDefiningOp())
@@ -1121,14 +1124,20 @@ void freezeAtDefinition(Value value) {
   else
     b.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
   auto frozen = LLVM::FreezeOp::create(b, value.getLoc(), value);
-  value.replaceAllUsesExcept(frozen.getResult(), frozen);
+  value.replaceUsesWithIf(frozen.getResult(), [&](OpOperand &use) {
+    return use.getOwner() != frozen && (!undefined || guarded.contains(use.getOwner()));
+  });
 }
 
 /// The operands of the element accessors that the user's code computes (not witnesses, not
 /// the launch's sizes), frozen before their guards are built.
 void freezeGuardedIndices(ModuleOp module) {
   SmallVector<Value> indices;
+  llvm::SmallPtrSet<Operation *, 16> guarded;
   module.walk([&](Operation *op) {
+    if (isa<oxide::DisjointGetOp, oxide::SpanElemOp, oxide::OwnedElemOp, oxide::ReserveOp, oxide::ReservedElemOp,
+            oxide::PermutedElemOp>(op))
+      guarded.insert(op);
     llvm::TypeSwitch<Operation *>(op)
         .Case<oxide::DisjointGetOp>([&](auto get) { llvm::append_range(indices, get.getWithin()); })
         .Case<oxide::SpanElemOp>([&](auto elem) { indices.push_back(elem.getIndex()); })
@@ -1146,7 +1155,7 @@ void freezeGuardedIndices(ModuleOp module) {
   llvm::SmallPtrSet<Value, 16> done;
   for (Value index : indices)
     if (index && done.insert(index).second)
-      freezeAtDefinition(index);
+      freezeAtDefinition(index, guarded);
 }
 
 struct OxideToNVVMPass : oxide::impl::OxideToNVVMBase<OxideToNVVMPass> {
