@@ -1135,8 +1135,8 @@ void freezeGuardedIndices(ModuleOp module) {
   SmallVector<Value> indices;
   llvm::SmallPtrSet<Operation *, 16> guarded;
   module.walk([&](Operation *op) {
-    if (isa<oxide::DisjointGetOp, oxide::SpanElemOp, oxide::OwnedElemOp, oxide::ReserveOp, oxide::ReservedElemOp,
-            oxide::PermutedElemOp>(op))
+    if (isa<oxide::DisjointGetOp, oxide::SpanElemOp, oxide::OwnedElemOp, oxide::ReserveOp,
+            oxide::ReservedElemOp, oxide::PermutedElemOp>(op))
       guarded.insert(op);
     llvm::TypeSwitch<Operation *>(op)
         .Case<oxide::DisjointGetOp>([&](auto get) { llvm::append_range(indices, get.getWithin()); })
