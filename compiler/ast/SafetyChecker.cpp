@@ -6,6 +6,7 @@
 #include "oxide/compiler/KernelAttributes.h"
 #include "oxide/compiler/OxideTypes.h"
 #include "oxide/compiler/PrecompiledDecls.h"
+#include "oxide/compiler/SimulatorDivergence.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -16,6 +17,8 @@
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/Sema/Sema.h"
+#include "clang/Sema/SemaConsumer.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -536,8 +539,12 @@ public:
       checkBlockWithinBounds(FD, *contract, *bounds);
     if (Stmt *body = FD->getBody())
       KernelBodyChecker(diags, FD->getName()).TraverseStmt(body);
+    contractedKernels.push_back(FD);
     return true;
   }
+
+  /// The contracted kernels defined in the file (template instantiations included).
+  std::vector<const FunctionDecl *> contractedKernels;
 
   bool VisitCallExpr(CallExpr *call) {
     // The host compile checks launches; the device compile sees the same calls in host code.
@@ -956,9 +963,13 @@ void renumberContract(ASTContext &context, FunctionDecl &FD) {
   params->setAnnotation(context, std::string(oxide::kParamsAnnotation) + newParams);
 }
 
-class SafetyConsumer : public ASTConsumer {
+class SafetyConsumer : public SemaConsumer {
 public:
   void Initialize(ASTContext &ctx) override { context = &ctx; }
+
+  /// Before the parser reads the first token: the preprocessor's conditionals on the target are
+  /// recorded from there on (SimulatorDivergence.h).
+  void InitializeSema(Sema &sema) override { targetSource.watch(sema.getPreprocessor()); }
 
   /// Runs before code generation sees each declaration (the consumer comes first in
   /// Frontend.cpp's MultiplexConsumer), instantiations of templates included.
@@ -975,7 +986,10 @@ public:
   void HandleTranslationUnit(ASTContext &context) override {
     OxideHeaders headers(context);
     DetailApiChecker(context, headers).run();
-    SafetyVisitor(context, headers).TraverseDecl(context.getTranslationUnitDecl());
+    SafetyVisitor safety(context, headers);
+    safety.TraverseDecl(context.getTranslationUnitDecl());
+    oxide::checkSimulatorDivergence(context, targetSource, safety.contractedKernels,
+                                    [&](SourceLocation loc) { return headers.isUserCode(loc); });
     if (context.getLangOpts().CUDAIsDevice)
       DeviceConstructChecker(context).run();
   }
@@ -983,6 +997,7 @@ public:
 private:
   ASTContext *context = nullptr;
   llvm::DenseSet<const FunctionDecl *> prepared;
+  oxide::TargetDependentSource targetSource;
 };
 
 } // namespace

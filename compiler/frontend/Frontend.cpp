@@ -13,6 +13,7 @@
 #include "oxide/compiler/ReportedError.h"
 #include "oxide/compiler/SafetyChecker.h"
 #include "oxide/compiler/SimWriteChecks.h"
+#include "oxide/compiler/SimulatorDivergence.h"
 #include "oxide/compiler/TargetCodegen.h"
 #include "oxide/compiler/UndefinedBehaviour.h"
 #include "oxide/compiler/UnsafeSurface.h"
@@ -456,11 +457,14 @@ runClang(const std::vector<std::string> &args, llvm::LLVMContext &ctx,
   // The device module: no fact from undefined behaviour in the user's code reaches the checks
   // or the optimisers after them, neither as written nor as clang's pipeline derives it.
   if (optimization == FrontendOptimization::TargetIndependent) {
+    // A store to an oxide::constant survives until the write checks reject it.
+    ExposedConstants constants = exposeConstantWrites(*module);
     defineUndefinedBehaviour(*module, UndefinedBehaviourStage::UserCode);
     if (optimizeHere) {
       optimizeTargetIndependent(*module, codeGen);
       defineUndefinedBehaviour(*module, UndefinedBehaviourStage::UserCode);
     }
+    constants.restore();
   }
   return module;
 }

@@ -57,6 +57,11 @@ enum class Diag : unsigned {
   DeviceTypeid,
   DeviceLongDouble,
   NoteCalledBy,
+  // what the CPU simulator would run unchecked (SimulatorDivergence.cpp)
+  SimulatorDivergentCode,
+  SimulatorDivergentMacro,
+  NoteReachedFromKernel,
+  NoteUsedBy,
 };
 
 struct DiagInfo {
@@ -192,6 +197,23 @@ inline constexpr DiagInfo kDiagnostics[] = {
      "device code uses 'long double', which the GPU does not have: it would be computed as 'double' there "
      "but in 80-bit precision on the host and the CPU simulator; use 'double'"},
     {Diag::NoteCalledBy, clang::DiagnosticIDs::Note, "called by %0"},
+
+    {Diag::SimulatorDivergentCode, clang::DiagnosticIDs::Error,
+     "code under '%0' in contracted kernel '%1' %select{runs only on the CPU simulator, where Oxide's write "
+     "checks do not see it|is compiled only for the GPU, so the CPU simulator runs the kernel without it: "
+     "code that Oxide's write checks did not prove|may be compiled differently for the CPU simulator than "
+     "for the GPU, and Oxide's write checks see only the GPU's code}2 (the simulator runs the host compile "
+     "of a kernel); use Oxide's device API, which works on both (e.g. oxide::warp::shuffle_down instead of "
+     "__shfl_down_sync), or drop the contract and launch with oxide::unsafe_launch [safety rule: "
+     "simulator-divergence]"},
+    {Diag::SimulatorDivergentMacro, clang::DiagnosticIDs::Error,
+     "macro '%0' in contracted kernel '%1' %select{is defined under '%2'|expands to '%2'|is defined by only "
+     "one of the compiles, or differently}3, so the CPU simulator may run other code than the GPU, code "
+     "that Oxide's write checks do not see (the simulator runs the host compile of a kernel); use Oxide's "
+     "device API, which works on both (e.g. oxide::warp::shuffle_down instead of __shfl_down_sync), or drop "
+     "the contract and launch with oxide::unsafe_launch [safety rule: simulator-divergence]"},
+    {Diag::NoteReachedFromKernel, clang::DiagnosticIDs::Note, "reached from contracted kernel '%0' here"},
+    {Diag::NoteUsedBy, clang::DiagnosticIDs::Note, "used by %0"},
 };
 
 constexpr bool diagnosticsInOrder() {
@@ -201,7 +223,7 @@ constexpr bool diagnosticsInOrder() {
   return true;
 }
 static_assert(diagnosticsInOrder(), "kDiagnostics rows must follow the order of Diag");
-static_assert(std::size(kDiagnostics) == static_cast<std::size_t>(Diag::NoteCalledBy) + 1,
+static_assert(std::size(kDiagnostics) == static_cast<std::size_t>(Diag::NoteUsedBy) + 1,
               "every Diag needs a row in kDiagnostics");
 
 /// Starts reporting `id` at `loc`; stream its arguments into the result.

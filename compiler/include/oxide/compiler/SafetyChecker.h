@@ -14,7 +14,10 @@ namespace oxide {
 ///    inline asm; a launch contract or launch bounds only on a [[kernel]], and an exact block
 ///    within the launch bounds;
 ///  * at launch sites, a buffer bound to a DisjointSpan output is not also passed as another
-///    argument (`launch(stream, c, b, c)`).
+///    argument (`launch(stream, c, b, c)`);
+///  * what contracted kernels reach in the user's files has no preprocessor conditional on the
+///    target (SimulatorDivergence.h): the consumer records them from the preprocessor it gets
+///    with Sema (a SemaConsumer), before the first token.
 std::unique_ptr<clang::ASTConsumer> createSafetyChecker();
 
 } // namespace oxide
