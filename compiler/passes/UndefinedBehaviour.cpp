@@ -205,14 +205,20 @@ std::vector<UndefinedBehaviourHint> oxide::findUndefinedBehaviourHints(const Mod
   return hints;
 }
 
+namespace {
+/// What a hint says, without where.
+std::string describe(const UndefinedBehaviourHint &hint) {
+  return "the optimised device code of '" + hint.function + "' still holds " + hint.what +
+         ", from which the optimiser could remove a safety guard; this is a defect of Oxide's compiler, "
+         "please report it with this file [safety rule: optimised-guard]";
+}
+} // namespace
+
 void oxide::printUndefinedBehaviourHints(ArrayRef<UndefinedBehaviourHint> hints, raw_ostream &os) {
   for (const UndefinedBehaviourHint &hint : hints) {
-    const DILocation *loc = hint.at ? hint.at->getDebugLoc().get() : nullptr;
-    if (loc)
+    if (const DILocation *loc = hint.at ? hint.at->getDebugLoc().get() : nullptr)
       os << loc->getFilename() << ':' << loc->getLine() << ':' << loc->getColumn() << ": ";
-    os << "error: the optimised device code of '" << hint.function << "' still holds " << hint.what
-       << ", from which the optimiser could remove a safety guard; this is a defect of Oxide's "
-          "compiler, please report it with this file [safety rule: optimised-guard]\n";
+    os << "error: " << describe(hint) << "\n";
   }
 }
 
@@ -226,10 +232,8 @@ PreservedAnalyses oxide::AuditUndefinedBehaviourPass::run(Function &function, Fu
   for (const UndefinedBehaviourHint &hint : findUndefinedBehaviourHints(*function.getParent())) {
     if (hint.function != demangled(function))
       continue;
-    std::string text;
-    raw_string_ostream os(text);
-    printUndefinedBehaviourHints({hint}, os);
-    function.getContext().diagnose(DiagnosticInfoGeneric(StringRef(text).rtrim(), DS_Warning));
+    const std::string text = describe(hint);
+    function.getContext().diagnose(DiagnosticInfoGeneric(text, DS_Warning));
   }
   return PreservedAnalyses::all();
 }
