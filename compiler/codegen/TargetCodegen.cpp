@@ -9,6 +9,8 @@
 #include "clang/Basic/ParsedAttrInfo.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -40,6 +42,9 @@ void oxide::initializeTargets() {
     llvm::InitializeAllTargets();
     llvm::InitializeAllTargetMCs();
     llvm::InitializeAllAsmPrinters();
+    // Inline assembly in host code is parsed when the object is written; without the parsers
+    // LLVM aborts ("Inline asm not supported by this streamer").
+    llvm::InitializeAllAsmParsers();
     // Clang fills its list of plugin attributes ([[kernel]], oxide_implicit_device...) on first
     // use, without a lock: two compiles filling it at once (host and device overlap) can see a
     // partial list and reject the device wrapper's pragma. Every caller runs this before its
@@ -144,6 +149,36 @@ llvm::Expected<std::string> oxide::emitCode(llvm::Module &module, llvm::TargetMa
   if (tm.addPassesToEmitFile(pm, os, nullptr, type, skipVerifier))
     return llvm::createStringError("the " + module.getTargetTriple().str() +
                                    " back end cannot emit this file type");
+  // The code generator reports what it cannot emit (inline assembly it cannot parse: PTX in the
+  // host compile of a kernel) through the context; LLVM's default handler would exit the
+  // process without a word where oxcc captures diagnostics.
+  struct Collected {
+    std::string errors;
+  } collected;
+  llvm::LLVMContext &context = module.getContext();
+  auto previous = context.getDiagnosticHandlerCallBack();
+  void *previousContext = context.getDiagnosticContext();
+  context.setDiagnosticHandlerCallBack(
+      [](const llvm::DiagnosticInfo *info, void *where) {
+        if (info->getSeverity() != llvm::DS_Error)
+          return;
+        auto &errors = static_cast<Collected *>(where)->errors;
+        llvm::raw_string_ostream text(errors);
+        llvm::DiagnosticPrinterRawOStream printer(text);
+        info->print(printer);
+        text << "\n";
+      },
+      &collected);
   pm.run(module);
+  context.setDiagnosticHandlerCallBack(previous, previousContext);
+  if (!collected.errors.empty())
+    return llvm::createStringError(
+        "the " + module.getTargetTriple().getArchName().str() +
+        " code generator cannot emit this code: " + llvm::StringRef(collected.errors).trim().str() +
+        (module.getTargetTriple().isNVPTX()
+             ? std::string()
+             : "; inline assembly in a kernel, or in a function a kernel calls, is compiled for the CPU "
+               "simulator too, where PTX cannot run: put it under #ifdef __CUDA_ARCH__ in a kernel without a "
+               "launch contract, or use Oxide's device API"));
   return std::string(out);
 }
