@@ -248,7 +248,7 @@ std::optional<int> oxcc::parseOptions(llvm::ArrayRef<const char *> args, Command
       // An empty value (CMake's launcher without OXIDE_ARCHITECTURES) keeps the default.
       if (!compileVerb || !value->empty())
         if (auto err = oxide::parseGpuArchList(*value, cmd.opts.archs))
-          return reportError(std::move(err));
+          return usageError(llvm::toString(std::move(err)), verb); // a usage error: exit 2
       break;
     }
     case OPT_emit_EQ: {
