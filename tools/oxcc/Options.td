@@ -73,6 +73,8 @@ def G : Flag<["-"], "G">;
 def : Flag<["--"], "device-debug">, Alias<G>;
 def lineinfo : Flag<["--", "-"], "lineinfo">;
 def : Flag<["--"], "generate-line-info">, Alias<lineinfo>;
+// `-line-info` as users type it; without it the linker flag -l took it as a library name.
+def : Flag<["--", "-"], "line-info">, Alias<lineinfo>;
 def fsanitize_EQ : Joined<["-"], "fsanitize=">;
 
 // The driver itself.
