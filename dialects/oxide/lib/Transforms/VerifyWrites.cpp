@@ -1245,35 +1245,44 @@ private:
       });
       return;
     }
-    // Everything that runs after the free before malloc runs again must not touch the block.
-    SmallVector<Operation *> work;
-    llvm::SmallPtrSet<Block *, 16> seenBlocks;
-    auto usesBlock = [&](Operation *op) {
+    // Nothing that runs after the free may touch the block: any value derived from it (roots).
+    // Once malloc runs again on a path, values it dominates are the new block's; an older one
+    // (kept from before, through a phi) is still the freed one.
+    DominanceInfo dominance(call->getParentOfType<LLVM::LLVMFuncOp>());
+    const Value blockValue = block.getResult();
+    SmallVector<std::pair<Operation *, bool>> work; // (first op, malloc ran again on the path)
+    llvm::SmallPtrSet<Block *, 16> seenBlocks[2];   // by whether malloc ran again
+    auto usesBlock = [&](Operation *op, bool reallocated) {
       if (op == call)
         return false;
-      for (Value operand : op->getOperands())
-        if (isa<LLVM::LLVMPointerType>(operand.getType()) && mallocOf(operand) == block)
+      for (Value operand : op->getOperands()) {
+        if (!holdsPointers(operand.getType()) || !llvm::any_of(rootsOf(operand), [&](const Root &r) {
+              return r.kind == RootKind::Heap && r.source == blockValue;
+            }))
+          continue;
+        if (!reallocated || !dominance.properlyDominates(blockValue, op))
           return true;
+      }
       return false;
     };
-    auto scanFrom = [&](Operation *first) -> Operation * {
+    auto scanFrom = [&](Operation *first, bool reallocated) -> Operation * {
       for (Operation *op = first; op; op = op->getNextNode()) {
         if (op == block)
-          return nullptr; // a new block from here on
-        if (usesBlock(op))
+          reallocated = true;
+        else if (usesBlock(op, reallocated))
           return op;
         if (op->hasTrait<OpTrait::IsTerminator>())
           for (Block *succ : op->getSuccessors())
-            if (seenBlocks.insert(succ).second)
-              work.push_back(&succ->front());
+            if (seenBlocks[reallocated].insert(succ).second)
+              work.push_back({&succ->front(), reallocated});
       }
       return nullptr;
     };
     SmallVector<Operation *> uses;
-    work.push_back(call->getNextNode());
+    work.push_back({call->getNextNode(), false});
     while (!work.empty()) {
-      Operation *first = work.pop_back_val();
-      if (Operation *use = first ? scanFrom(first) : nullptr)
+      auto [first, reallocated] = work.pop_back_val();
+      if (Operation *use = first ? scanFrom(first, reallocated) : nullptr)
         uses.push_back(use);
     }
     for (Operation *use : uses)
