@@ -155,21 +155,8 @@ std::optional<Check> checkOf(BasicBlock *block) {
   return Check{branch, failure, success, failing};
 }
 
-/// Whether `block` holds nothing but its check and what may run ahead of any code before it:
-/// speculatable arithmetic and reads of read-only by-value parameters.
-bool onlyChecks(BasicBlock *block, const Check &check) {
-  if (isa<PHINode>(block->front()))
-    return false;
-  SmallVector<Value *, 8> roots{check.branch->getCondition()};
-  llvm::append_range(roots, reportArguments(check.failure, block));
-  for (Instruction &inst : *block)
-    if (&inst != check.branch)
-      roots.push_back(&inst);
-  return hoistable(block, roots).has_value();
-}
-
-/// Whether everything `block` does may run ahead of any code before it (what the checks compute,
-/// reads of read-only by-value parameters).
+/// Whether everything `block` does may run ahead of any code before it (what its check computes,
+/// reads of read-only by-value parameters): a block that holds nothing but its check.
 bool onlySpeculatable(BasicBlock *block) {
   if (isa<PHINode>(block->front()))
     return false;
@@ -232,7 +219,7 @@ bool joinNextCheck(BasicBlock *block) {
     return false;
   BasicBlock *next = first->success;
   auto second = checkOf(next);
-  if (!second || second->success == block || second->success == next || !onlyChecks(next, *second) ||
+  if (!second || second->success == block || second->success == next || !onlySpeculatable(next) ||
       !leadsToDataMoves(second->success))
     return false;
   CallInst *firstReport = reportOf(first->failure), *secondReport = reportOf(second->failure);
@@ -290,7 +277,7 @@ bool pullNextCheck(BasicBlock *block) {
   if (next == block || next->getSinglePredecessor() != block)
     return false;
   auto check = checkOf(next);
-  if (!check || check->success == block || !onlyChecks(next, *check) ||
+  if (!check || check->success == block || !onlySpeculatable(next) ||
       !(onlyMovesData(*block) || onlySpeculatable(block)))
     return false;
   block->splice(branch->getIterator(), next);
