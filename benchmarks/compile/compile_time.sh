@@ -21,7 +21,7 @@ oxcc="${OXIDE_BUILD_DIR:-$root/build}/bin/oxcc"
 nvcc="${CUDA_PATH:-/usr/local/cuda}/bin/nvcc"
 repeat="${REPEAT:-3}"
 baseline="${BASELINE:-}"
-read -r -a pairs <<<"${PAIRS:-stream reduce transpose histogram softmax stencil sgemm}"
+read -r -a pairs <<<"${PAIRS:-stream reduce transpose histogram softmax layernorm stencil sgemm}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 export OXCC_NO_CACHE=1

@@ -13,7 +13,7 @@ root="$(cd "$here/../.." && pwd)"
 out="$root/.gpu/bench/codegen"
 oxcc="${OXIDE_BUILD_DIR:-$root/build}/bin/oxcc"
 cuda="${CUDA_PATH:-/usr/local/cuda}"
-read -r -a pairs <<<"${PAIRS:-stream reduce transpose histogram softmax stencil sgemm}"
+read -r -a pairs <<<"${PAIRS:-stream reduce transpose histogram softmax layernorm stencil sgemm}"
 mkdir -p "$out"
 for p in "${pairs[@]}"; do
   "$oxcc" build "$here/${p}_oxide.cpp" -O3 --arch=sm_90 --emit=ptx -o "$out/${p}_oxide.ptx"

@@ -286,6 +286,24 @@ public:
       equalities.push_back({l, r});
   }
 
+  /// Records x <u bound.
+  void addBelow(Value *x, Value *bound) {
+    facts.push_back({CmpInst::ICMP_ULT, {x, 0}, {stripZExt(bound), 0}});
+  }
+
+  /// The atoms e with v <u e known, v + k <u e or v <=u e + k for some k (candidates to check).
+  SmallVector<Value *, 2> upperBoundsOf(Value *v) const {
+    SmallVector<Value *, 2> bounds;
+    std::optional<Affine> value = affine(v, /*modular=*/false);
+    if (!value || !value->atom)
+      return bounds;
+    for (const Fact &f : facts)
+      if ((f.predicate == CmpInst::ICMP_ULT || f.predicate == CmpInst::ICMP_ULE) && f.rhs.atom &&
+          sameAtom(f.lhs.atom, value->atom) && !llvm::is_contained(bounds, f.rhs.atom))
+        bounds.push_back(f.rhs.atom);
+    return bounds;
+  }
+
   /// The least u with x <= e + u known (x, e atoms), if any.
   std::optional<int64_t> upperGap(Value *x, Value *e) const {
     std::optional<int64_t> best;
@@ -450,10 +468,13 @@ bool provablyBelow(Value *index, Value *size, const Facts &facts) {
   return false;
 }
 
-/// The facts that hold at `at`: dominating branch conditions and assumptions.
-Facts factsAt(Instruction *at, DominatorTree &dominators, ArrayRef<IntrinsicInst *> assumptions) {
-  Facts facts;
-  BasicBlock *block = at->getParent();
+/// Adds the facts that the branches dominating `block` establish (the conditions of the edges
+/// that dominate it), and with `edgeTo` also the condition of the edge block -> edgeTo.
+void addBranchFacts(Facts &facts, BasicBlock *block, BasicBlock *edgeTo, DominatorTree &dominators) {
+  if (edgeTo)
+    if (auto *branch = dyn_cast<BranchInst>(block->getTerminator());
+        branch && branch->isConditional() && branch->getSuccessor(0) != branch->getSuccessor(1))
+      facts.add(branch->getCondition(), branch->getSuccessor(0) == edgeTo);
   for (DomTreeNode *node = dominators.getNode(block); node; node = node->getIDom()) {
     auto *branch = dyn_cast<BranchInst>(node->getBlock()->getTerminator());
     if (!branch || !branch->isConditional() || branch->getSuccessor(0) == branch->getSuccessor(1) ||
@@ -463,9 +484,64 @@ Facts factsAt(Instruction *at, DominatorTree &dominators, ArrayRef<IntrinsicInst
       if (dominators.dominates(BasicBlockEdge(node->getBlock(), branch->getSuccessor(s)), block))
         facts.add(branch->getCondition(), s == 0);
   }
+}
+
+/// The facts on the edge `from` -> `to`: the branches dominating `from`, the edge's own
+/// condition, the assumptions dominating `from`'s end and (`depth` levels) the induction facts
+/// of the phis on `from`'s dominator chain.
+Facts edgeFacts(BasicBlock *from, BasicBlock *to, DominatorTree &dominators,
+                ArrayRef<IntrinsicInst *> assumptions, unsigned depth);
+
+/// `phi <u bound` when every incoming value is below `bound` on its edge: a loop's induction
+/// variable whose start is tested before the loop and whose next value is tested at the latch
+/// (the shape of every rotated loop `for (i = start; i < n; i += step)`). `bound` must dominate
+/// the phi, so it is the same value on every edge and at the phi.
+void addInductionFacts(Facts &facts, BasicBlock *block, DominatorTree &dominators,
+                       ArrayRef<IntrinsicInst *> assumptions, unsigned depth) {
+  for (PHINode &phi : block->phis()) {
+    if (!phi.getType()->isIntegerTy() || phi.getNumIncomingValues() < 2 || phi.getNumIncomingValues() > 4)
+      continue;
+    SmallVector<Facts, 4> incoming;
+    for (unsigned i = 0; i < phi.getNumIncomingValues(); ++i)
+      incoming.push_back(edgeFacts(phi.getIncomingBlock(i), block, dominators, assumptions, depth));
+    // The candidate bounds: those the first incoming value is known to be below.
+    for (Value *bound : incoming.front().upperBoundsOf(phi.getIncomingValue(0))) {
+      auto *defined = dyn_cast<Instruction>(bound);
+      if (defined && !dominators.properlyDominates(defined->getParent(), block))
+        continue;
+      const bool everyEdge = llvm::all_of(llvm::seq(phi.getNumIncomingValues()), [&](unsigned i) {
+        std::optional<Affine> value = affine(phi.getIncomingValue(i), /*modular=*/false);
+        return value && withinExtent(*value, bound, incoming[i]);
+      });
+      if (everyEdge)
+        facts.addBelow(&phi, bound);
+    }
+  }
+}
+
+Facts edgeFacts(BasicBlock *from, BasicBlock *to, DominatorTree &dominators,
+                ArrayRef<IntrinsicInst *> assumptions, unsigned depth) {
+  Facts facts;
+  addBranchFacts(facts, from, to, dominators);
+  for (IntrinsicInst *assume : assumptions)
+    if (dominators.dominates(assume, from->getTerminator()))
+      facts.add(assume->getArgOperand(0), true);
+  if (depth > 0)
+    for (DomTreeNode *node = dominators.getNode(from); node; node = node->getIDom())
+      addInductionFacts(facts, node->getBlock(), dominators, assumptions, depth - 1);
+  return facts;
+}
+
+/// The facts that hold at `at`: dominating branch conditions, assumptions, and the bounds of
+/// the induction variables of the loops around it (two loops deep).
+Facts factsAt(Instruction *at, DominatorTree &dominators, ArrayRef<IntrinsicInst *> assumptions) {
+  Facts facts;
+  addBranchFacts(facts, at->getParent(), nullptr, dominators);
   for (IntrinsicInst *assume : assumptions)
     if (dominators.dominates(assume, at))
       facts.add(assume->getArgOperand(0), true);
+  for (DomTreeNode *node = dominators.getNode(at->getParent()); node; node = node->getIDom())
+    addInductionFacts(facts, node->getBlock(), dominators, assumptions, /*depth=*/1);
   return facts;
 }
 

@@ -122,3 +122,55 @@ swapped(In in, Out out) {
     return;
   *o = in[p.y() * out.height() + p.x()];
 }
+
+// Row-wise kernels: the row comes from a block-stride loop (b < rows at its entry and latch),
+// the column from a thread-stride loop (c < cols likewise), so b * cols + c < rows * cols: both
+// loops' induction variables are bounded on every edge into their headers.
+// CHECK-LABEL: .entry {{.*}}row_sums
+// CHECK-NOT: __oxide_bounds_failure
+// CHECK: ret;
+[[kernel, oxide::launch_contract("domain = 1, block = 256, "
+                                 "requires = (in.size() == rows * cols, sums.size() == rows)")]] void
+row_sums(std::uint32_t rows, std::uint32_t cols, In in, oxide::DisjointSpan<float> sums) {
+  for (const auto &b : oxide::block::block_stride(rows)) {
+    float s = 0.0f;
+    for (std::uint32_t c = oxide::thread_idx().x; c < cols; c += 256)
+      s += in[b.get() * cols + c];
+    s = oxide::warp::sum(s);
+    if (float *o = sums.get_mut(b))
+      *o = s;
+  }
+}
+
+// The column loop runs to c <= cols: its last step is the next row's first element.
+// CHECK-LABEL: .entry {{.*}}row_sums_inclusive
+// CHECK: __oxide_bounds_failure
+[[kernel, oxide::launch_contract("domain = 1, block = 256, "
+                                 "requires = (in.size() == rows * cols, sums.size() == rows)")]] void
+row_sums_inclusive(std::uint32_t rows, std::uint32_t cols, In in, oxide::DisjointSpan<float> sums) {
+  for (const auto &b : oxide::block::block_stride(rows)) {
+    float s = 0.0f;
+    for (std::uint32_t c = oxide::thread_idx().x; c <= cols; c += 256)
+      s += in[b.get() * cols + c];
+    if (float *o = sums.get_mut(b))
+      *o = s;
+  }
+}
+
+// The column starts one past the thread's index, untested: only the latch bounds it.
+// CHECK-LABEL: .entry {{.*}}row_sums_unchecked_start
+// CHECK: __oxide_bounds_failure
+[[kernel, oxide::launch_contract("domain = 1, block = 256, "
+                                 "requires = (in.size() == rows * cols, sums.size() == rows)")]] void
+row_sums_unchecked_start(std::uint32_t rows, std::uint32_t cols, In in, oxide::DisjointSpan<float> sums) {
+  for (const auto &b : oxide::block::block_stride(rows)) {
+    float s = 0.0f;
+    std::uint32_t c = oxide::thread_idx().x;
+    do {
+      s += in[b.get() * cols + c];
+      c += 256;
+    } while (c < cols);
+    if (float *o = sums.get_mut(b))
+      *o = s;
+  }
+}
