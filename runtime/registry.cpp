@@ -313,3 +313,26 @@ __oxide_register_image_with_constants(const unsigned char *image, std::size_t im
       registry.add(std::move(*decoded), {kernel_addresses, kernel_count}, {kernel_names, kernel_count});
   registry.add_constants(index, {constant_addresses, constant_count}, {constant_names, constant_count});
 }
+
+extern "C" void __oxide_register_fat_image(const unsigned char *image, std::size_t image_size,
+                                           const unsigned char *fatbin, const void *const *kernel_addresses,
+                                           const char *const *kernel_names, std::size_t kernel_count,
+                                           const void *const *constant_addresses,
+                                           const char *const *constant_names, std::size_t constant_count) {
+  using oxide::detail::Registry;
+  if (!image || (kernel_count != 0 && (!kernel_addresses || !kernel_names)) ||
+      (constant_count != 0 && (!constant_addresses || !constant_names)))
+    Registry::fail("__oxide_register_fat_image called with null arguments");
+  const std::size_t fatbin_size = oxide::detail::fatbin_size(fatbin);
+  if (fatbin_size == 0)
+    Registry::fail("__oxide_register_fat_image: the device code is not a CUDA fatbinary");
+  auto decoded = oxide::detail::decode_image({image, image_size}, {fatbin, fatbin_size});
+  if (!decoded)
+    Registry::fail(
+        fmt::format("malformed device image ({} bytes, fatbinary of {} bytes)", image_size, fatbin_size));
+  auto &registry = oxide::detail::registry();
+  const std::size_t index =
+      registry.add(std::move(*decoded), {kernel_addresses, kernel_count}, {kernel_names, kernel_count});
+  if (constant_count != 0)
+    registry.add_constants(index, {constant_addresses, constant_count}, {constant_names, constant_count});
+}

@@ -11,6 +11,7 @@
 #include "oxide/compiler/Build.h"
 #include "DeviceBuild.h"
 
+#include "oxide/compiler/FatBinary.h"
 #include "oxide/compiler/Frontend.h"
 #include "oxide/compiler/HostEmbedding.h"
 #include "oxide/compiler/KernelTable.h"
@@ -73,7 +74,19 @@ llvm::Expected<std::string> oxide::compileObject(const TranslationUnit &tu, cons
         buildFatImage(tu, tc, early ? early->take() : buildArchs(tu, tc, effectiveArchs(opts)), constants);
     if (!image)
       return image.takeError();
-    if (auto err = embedDeviceImage(**host, *image, constants))
+    // The code objects go into a standard CUDA fatbinary (cuobjdump and cuda-gdb read it) when
+    // the toolkit has the tool that writes one and there is a cubin or PTX to pack.
+    std::string fatbin;
+    if (!tc.fatbinary.empty() && !image->code.empty()) {
+      auto packed =
+          packFatBinary(tc.fatbinary, *image, opts.deviceDebug, opts.verbose ? &llvm::errs() : nullptr);
+      if (!packed)
+        return packed.takeError();
+      fatbin = std::move(*packed);
+      if (auto err = temps.write("fatbin", fatbin))
+        return std::move(err);
+    }
+    if (auto err = embedDeviceImage(**host, *image, constants, fatbin))
       return std::move(err);
     // The CPU simulator's checking mode checks the writes of the kernels' host code.
     instrumentSimWrites(**host);

@@ -38,6 +38,11 @@ Toolchain Toolchain::locate(const char *argv0) {
   tc.ptxas = envOr("OXIDE_PTXAS", joinPath(tc.cudaPath, {"bin", "ptxas"}));
   if (!fs::can_execute(tc.ptxas))
     tc.ptxas.clear();
+  // The toolkit's fatbinary packs the code objects as nvcc does (cuobjdump reads them); without
+  // it the code objects travel inside Oxide's own image.
+  tc.fatbinary = envOr("OXIDE_FATBINARY", joinPath(tc.cudaPath, {"bin", "fatbinary"}));
+  if (!fs::can_execute(tc.fatbinary))
+    tc.fatbinary.clear();
 
   tc.builtinsLibrary = joinPath(tc.clangResourceDir, {"lib", "linux", "libclang_rt.builtins-x86_64.a"});
   if (!fs::exists(tc.builtinsLibrary))

@@ -39,7 +39,7 @@ llvm::Constant *cString(llvm::Module &host, llvm::StringRef text, llvm::StringRe
 } // namespace
 
 llvm::Error oxide::embedDeviceImage(llvm::Module &host, const detail::DeviceImage &image,
-                                    const std::vector<std::string> &constants) {
+                                    const std::vector<std::string> &constants, llvm::StringRef fatbin) {
   std::vector<llvm::Function *> kernels = findHostKernels(host);
   if (kernels.empty())
     return llvm::Error::success();
@@ -75,18 +75,58 @@ llvm::Error oxide::embedDeviceImage(llvm::Module &host, const detail::DeviceImag
   auto *ctor = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
                                       llvm::GlobalValue::InternalLinkage, "__oxide_register_module", host);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", ctor));
-  llvm::SmallVector<llvm::Value *, 8> args = {imageVar, llvm::ConstantInt::get(sizeTy, bytes.size()),
-                                              pointerTable(host, addresses, "__oxide_kernel_addresses"),
-                                              pointerTable(host, names, "__oxide_kernel_names"),
-                                              llvm::ConstantInt::get(sizeTy, kernels.size())};
-  llvm::SmallVector<llvm::Type *, 8> params = {ptrTy, sizeTy, ptrTy, ptrTy, sizeTy};
-  llvm::StringRef registerName = "__oxide_register_image";
-  if (!constantAddresses.empty()) {
-    registerName = "__oxide_register_image_with_constants";
-    args.append({pointerTable(host, constantAddresses, "__oxide_constant_addresses"),
-                 pointerTable(host, constantNames, "__oxide_constant_names"),
-                 llvm::ConstantInt::get(sizeTy, constantAddresses.size())});
+  llvm::Constant *kernelAddresses = pointerTable(host, addresses, "__oxide_kernel_addresses");
+  llvm::Constant *kernelNames = pointerTable(host, names, "__oxide_kernel_names");
+  llvm::Constant *kernelCount = llvm::ConstantInt::get(sizeTy, kernels.size());
+  llvm::SmallVector<llvm::Value *, 9> args;
+  llvm::SmallVector<llvm::Type *, 9> params;
+  llvm::StringRef registerName;
+  if (!fatbin.empty()) {
+    // The code objects are payloads of a CUDA fatbinary in `.nv_fatbin`, laid out as nvcc lays
+    // it out (with the `__fatbinwrap`-style descriptor in `.nvFatBinSegment`), where cuobjdump,
+    // nvdisasm and cuda-gdb look for device code. The linker concatenates the sections of all
+    // objects; each fatbinary's size is a multiple of 8.
+    auto *fatbinData = llvm::ConstantDataArray::getRaw(fatbin, fatbin.size(), llvm::Type::getInt8Ty(ctx));
+    auto *fatbinVar =
+        new llvm::GlobalVariable(host, fatbinData->getType(), /*isConstant=*/true,
+                                 llvm::GlobalValue::PrivateLinkage, fatbinData, "__oxide_fatbin");
+    fatbinVar->setSection(".nv_fatbin");
+    fatbinVar->setAlignment(llvm::Align(8));
+    llvm::Type *i32 = llvm::Type::getInt32Ty(ctx);
+    auto *wrapperTy = llvm::StructType::get(ctx, {i32, i32, ptrTy, ptrTy});
+    auto *wrapper = new llvm::GlobalVariable(
+        host, wrapperTy, /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
+        llvm::ConstantStruct::get(
+            wrapperTy, {llvm::ConstantInt::get(i32, 0x466243b1), llvm::ConstantInt::get(i32, 1), fatbinVar,
+                        llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(ctx))}),
+        "__oxide_fatbin_wrapper");
+    wrapper->setSection(".nvFatBinSegment");
+    wrapper->setAlignment(llvm::Align(8));
+    llvm::appendToCompilerUsed(host, {wrapper});
+    registerName = "__oxide_register_fat_image";
+    args = {imageVar,   llvm::ConstantInt::get(sizeTy, bytes.size()), fatbinVar, kernelAddresses, kernelNames,
+            kernelCount};
+    params = {ptrTy, sizeTy, ptrTy, ptrTy, ptrTy, sizeTy};
+    llvm::Constant *null = llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(ctx));
+    if (constantAddresses.empty())
+      args.append({null, null, llvm::ConstantInt::get(sizeTy, 0)});
+    else
+      args.append({pointerTable(host, constantAddresses, "__oxide_constant_addresses"),
+                   pointerTable(host, constantNames, "__oxide_constant_names"),
+                   llvm::ConstantInt::get(sizeTy, constantAddresses.size())});
     params.append({ptrTy, ptrTy, sizeTy});
+  } else {
+    registerName = "__oxide_register_image";
+    args = {imageVar, llvm::ConstantInt::get(sizeTy, bytes.size()), kernelAddresses, kernelNames,
+            kernelCount};
+    params = {ptrTy, sizeTy, ptrTy, ptrTy, sizeTy};
+    if (!constantAddresses.empty()) {
+      registerName = "__oxide_register_image_with_constants";
+      args.append({pointerTable(host, constantAddresses, "__oxide_constant_addresses"),
+                   pointerTable(host, constantNames, "__oxide_constant_names"),
+                   llvm::ConstantInt::get(sizeTy, constantAddresses.size())});
+      params.append({ptrTy, ptrTy, sizeTy});
+    }
   }
   llvm::FunctionCallee registerFn = host.getOrInsertFunction(
       registerName, llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), params, false));

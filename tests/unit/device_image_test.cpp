@@ -54,6 +54,28 @@ TEST(DeviceImage, RoundTripsCodeAndKernels) {
   EXPECT_EQ(decoded->find_kernel("missing"), nullptr);
 }
 
+// A code object stored in the fatbinary (`.nv_fatbin`) is a reference to its payload there: the
+// image decodes only with that fatbinary, and a reference past its end is rejected.
+TEST(DeviceImage, CodeInTheFatbinary) {
+  std::string fatbin(16, '\0');
+  fatbin += std::string("CUBIN-PAYLOAD\0\0\0", 16);
+  fatbin[0] = '\x50', fatbin[1] = '\xed', fatbin[2] = '\x55', fatbin[3] = '\xba';
+  fatbin[8] = static_cast<char>(fatbin.size() - 16);
+  EXPECT_EQ(fatbin_size(bytes_of(fatbin).data()), fatbin.size());
+  DeviceImage image = sample_image();
+  image.code[1].fatbin_offset = 16;
+  image.code[1].fatbin_size = 16;
+  const std::string encoded = encode_image(image);
+  const auto decoded = decode_image(bytes_of(encoded), bytes_of(fatbin));
+  ASSERT_TRUE(decoded.has_value());
+  EXPECT_EQ(decoded->code[1].bytes, fatbin.substr(16));
+  EXPECT_EQ(decoded->code[0].bytes, image.code[0].bytes);
+  EXPECT_FALSE(decode_image(bytes_of(encoded)).has_value());
+  image.code[1].fatbin_offset = 24;
+  EXPECT_FALSE(decode_image(bytes_of(encode_image(image)), bytes_of(fatbin)).has_value());
+  EXPECT_EQ(fatbin_size(bytes_of(std::string(16, 'x')).data()), 0u);
+}
+
 TEST(DeviceImage, RoundTripsEmptyImage) {
   const auto decoded = decode_image(bytes_of(encode_image({})));
   ASSERT_TRUE(decoded.has_value());

@@ -2,7 +2,9 @@
 //
 // Layout (all integers little-endian):
 //   "OXIDEIMG" | u32 version | u32 code_count | u32 kernel_count
-//   code_count   x { u32 kind | u32 arch | u32 features | u64 size | bytes }  PTX or cubin, per arch
+//   code_count   x { u32 kind | u32 arch | u32 features | u32 where | u64 size | bytes or u64 offset }
+//                  PTX or cubin, per arch: its bytes follow (where = 0), or they are the payload at
+//                  `offset` in the CUDA fatbinary registered with the image (where = 1)
 //   kernel_count x { u32 name_size | name | u32 param_count | param_count x { u32 size | u32 align }
 //                    | u32 contract_size | contract | u32 params_size | params
 //                    | u32 max_threads | u32 min_blocks }
@@ -37,6 +39,12 @@ struct CodeObject {
   std::uint32_t arch = 0; ///< compute capability * 10 + minor, e.g. 90 for sm_90
   std::string bytes;
   CodeFeatures features = CodeFeatures::Portable;
+  /// Where the compiler put `bytes` in the CUDA fatbinary it embeds next to the image (the
+  /// `.nv_fatbin` section, which cuobjdump, nvdisasm and cuda-gdb read): the payload's offset
+  /// and size there. kNotInFatbin: the bytes travel in the image itself.
+  static constexpr std::uint64_t kNotInFatbin = ~std::uint64_t{0};
+  std::uint64_t fatbin_offset = kNotInFatbin;
+  std::uint64_t fatbin_size = 0;
 };
 
 /// The target a code object was compiled for, as PTX and ptxas name it: "sm_90", "sm_90a".
@@ -81,8 +89,8 @@ struct KernelInfo {
 };
 
 struct DeviceImage {
-  /// 4: code objects carry their CodeFeatures (sm_90a).
-  static constexpr std::uint32_t kVersion = 4;
+  /// 4: code objects carry their CodeFeatures (sm_90a). 5: their bytes may be in a fatbinary.
+  static constexpr std::uint32_t kVersion = 5;
   std::vector<CodeObject> code;
   std::vector<KernelInfo> kernels;
 
@@ -113,6 +121,13 @@ inline std::string encode_image(const DeviceImage &image) {
     put32(static_cast<std::uint32_t>(c.kind));
     put32(c.arch);
     put32(static_cast<std::uint32_t>(c.features));
+    if (c.fatbin_offset != CodeObject::kNotInFatbin) {
+      put32(1);
+      put64(c.fatbin_size);
+      put64(c.fatbin_offset);
+      continue;
+    }
+    put32(0);
     put64(c.bytes.size());
     out += c.bytes;
   }
@@ -135,8 +150,29 @@ inline std::string encode_image(const DeviceImage &image) {
   return out;
 }
 
+/// The CUDA fatbinary's header: magic, version 1, header size 16, then the size of what follows.
+inline constexpr std::uint32_t kFatbinMagic = 0xBA55ED50;
+inline constexpr std::size_t kFatbinHeaderSize = 16;
+
+/// The whole size of the fatbinary at `data` (its header says), or 0 when it is not one.
+inline std::size_t fatbin_size(const unsigned char *data) {
+  if (!data)
+    return 0;
+  std::uint32_t magic = 0;
+  std::uint64_t rest = 0;
+  for (int i = 0; i < 4; ++i)
+    magic |= std::uint32_t(data[i]) << (8 * i);
+  for (int i = 0; i < 8; ++i)
+    rest |= std::uint64_t(data[8 + i]) << (8 * i);
+  if (magic != kFatbinMagic || rest > (std::uint64_t{1} << 40))
+    return 0;
+  return kFatbinHeaderSize + static_cast<std::size_t>(rest);
+}
+
 /// Parses an image; std::nullopt when the bytes are not a well-formed image of this version.
-inline std::optional<DeviceImage> decode_image(std::span<const unsigned char> bytes) {
+/// `fatbin` holds the payloads of code objects stored in a fatbinary (where = 1).
+inline std::optional<DeviceImage> decode_image(std::span<const unsigned char> bytes,
+                                               std::span<const unsigned char> fatbin = {}) {
   std::size_t pos = 0;
   auto take = [&](std::size_t n) -> const unsigned char * {
     if (bytes.size() - pos < n)
@@ -173,11 +209,21 @@ inline std::optional<DeviceImage> decode_image(std::span<const unsigned char> by
   DeviceImage image;
   for (std::uint32_t i = 0; i < code_count; ++i) {
     CodeObject c;
-    std::uint32_t kind = 0, features = 0;
+    std::uint32_t kind = 0, features = 0, where = 0;
     std::uint64_t size = 0;
-    if (!get(kind) || kind > 1 || !get(c.arch) || !get(features) || features > 1 || !get(size) ||
-        !get_string(size, c.bytes))
+    if (!get(kind) || kind > 1 || !get(c.arch) || !get(features) || features > 1 || !get(where) ||
+        where > 1 || !get(size))
       return std::nullopt;
+    if (where == 1) {
+      std::uint64_t offset = 0;
+      if (!get(offset) || offset > fatbin.size() || size > fatbin.size() - offset)
+        return std::nullopt;
+      c.bytes.assign(reinterpret_cast<const char *>(fatbin.data() + offset), size);
+      c.fatbin_offset = offset;
+      c.fatbin_size = size;
+    } else if (!get_string(size, c.bytes)) {
+      return std::nullopt;
+    }
     c.kind = static_cast<CodeKind>(kind);
     c.features = static_cast<CodeFeatures>(features);
     image.code.push_back(std::move(c));
@@ -219,4 +265,12 @@ void __oxide_register_image_with_constants(const unsigned char *image, std::size
                                            const char *const *kernel_names, std::size_t kernel_count,
                                            const void *const *constant_addresses,
                                            const char *const *constant_names, std::size_t constant_count);
+/// The same for an image whose code objects are payloads of the CUDA fatbinary at `fatbin` (in
+/// the object's `.nv_fatbin` section, where NVIDIA's tools look for device code); the constant
+/// tables may be null when there are no constants.
+void __oxide_register_fat_image(const unsigned char *image, std::size_t image_size,
+                                const unsigned char *fatbin, const void *const *kernel_addresses,
+                                const char *const *kernel_names, std::size_t kernel_count,
+                                const void *const *constant_addresses, const char *const *constant_names,
+                                std::size_t constant_count);
 }

@@ -17,11 +17,13 @@ std::vector<llvm::Function *> findHostKernels(llvm::Module &host);
 
 /// Embeds the encoded device image in the host module together with a table mapping each
 /// kernel's host address to its device entry name, and a global constructor that registers
-/// both with the runtime (__oxide_register_image). Fails if a host kernel has no device entry.
-/// Embeds `image` in the host module with a constructor that registers it, its kernels' host
-/// addresses and the host addresses of the oxide::constant variables named in `constants`.
+/// both with the runtime (__oxide_register_image), with the host addresses of the
+/// oxide::constant variables named in `constants`. `fatbin`, when not empty, is the CUDA
+/// fatbinary that holds the image's code objects (packFatBinary): it goes into the `.nv_fatbin`
+/// section and is registered with the image (__oxide_register_fat_image). Fails if a host
+/// kernel has no device entry.
 llvm::Error embedDeviceImage(llvm::Module &host, const detail::DeviceImage &image,
-                             const std::vector<std::string> &constants = {});
+                             const std::vector<std::string> &constants = {}, llvm::StringRef fatbin = {});
 
 } // namespace oxide
 

@@ -12,8 +12,11 @@ namespace oxide {
 /// headers and runtime next to itself (bin/../include, bin/../lib); a build-tree oxcc uses the
 /// source and build directories it was configured with.
 struct Toolchain {
-  std::string cudaPath;         ///< CUDA toolkit root ($OXIDE_CUDA_PATH or the configured one)
-  std::string ptxas;            ///< empty when ptxas is not available: PTX-only images
+  std::string cudaPath; ///< CUDA toolkit root ($OXIDE_CUDA_PATH or the configured one)
+  std::string ptxas;    ///< empty when ptxas is not available: PTX-only images
+  /// The toolkit's `fatbinary` ($OXIDE_FATBINARY): packs the code objects into the standard
+  /// CUDA fatbinary NVIDIA's tools read. Empty without it (code objects inside Oxide's image).
+  std::string fatbinary;
   std::string libdevice;        ///< libdevice.10.bc
   std::string clangResourceDir; ///< clang's builtin headers (cuda wrappers, stddef.h...)
   std::string clangDriver;      ///< clang++ used as the link driver
