@@ -53,6 +53,10 @@ std::string_view to_string(ErrorKind kind) noexcept {
     OXIDE_ERROR_KIND(InvalidTensorMap)
     OXIDE_ERROR_KIND(ForgedSpan)
     OXIDE_ERROR_KIND(BufferFreed)
+    OXIDE_ERROR_KIND(ArgumentMismatch)
+    OXIDE_ERROR_KIND(DtypeMismatch)
+    OXIDE_ERROR_KIND(UnsupportedStrides)
+    OXIDE_ERROR_KIND(MisalignedArgument)
 #undef OXIDE_ERROR_KIND
   }
   return "Unknown";

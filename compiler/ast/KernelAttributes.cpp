@@ -161,6 +161,13 @@ struct ImplicitDeviceAttrInfo : ParsedAttrInfo {
     if (FD->isMain() || isa<CXXDeductionGuideDecl>(FD) || FD->hasAttr<CUDAGlobalAttr>() ||
         FD->hasAttr<CUDADeviceAttr>() || FD->hasAttr<CUDAHostAttr>())
       return AttributeNotApplied;
+    // A user's extern "C" function is an entry point for C callers (a shared library's API,
+    // ctypes): host code, like main. It cannot get internal linkage in the device compile (its
+    // name must stay unmangled), so as host+device code it would be emitted there and its calls
+    // of host-only functions rejected. Oxide's own extern "C" declarations are the __oxide_*
+    // intrinsics.
+    if (FD->isExternC() && !FD->getName().starts_with("__oxide_"))
+      return AttributeNotApplied;
     // A redeclaration of a kernel without [[kernel]] is the same kernel, not a host+device
     // overload of it (which CUDA rejects).
     if (S.getLangOpts().CUDAIsDevice && redeclaresKernel(S, FD)) {

@@ -68,6 +68,10 @@ llvm::Error oxide::linkExecutable(llvm::ArrayRef<std::string> objects, const Com
   for (const auto &input : opts.linkInputs)
     args.push_back(input);
   args.append({"-o", output, tc.runtimeLibrary, "-ldl", "-lpthread"});
+  // The objects are position-independent code, and the runtime's symbols hidden: the library
+  // exports the user's symbols and the C ABI of oxide/c_api.h, with its own copy of the runtime.
+  if (opts.shared)
+    args.push_back("-shared");
   const std::string ldPath = "--ld-path=" + tc.lld;
   if (!tc.lld.empty())
     args.push_back(ldPath);

@@ -485,7 +485,9 @@ bool oxide::mentionsKernels(llvm::StringRef file) {
 
 std::vector<std::string> oxide::hostCompileArgs(const TranslationUnit &tu, const Toolchain &tc) {
   const CompileOptions &opts = tu.opts;
-  std::vector<std::string> args = {tc.clangDriver, "-x", "c++"};
+  // Position-independent code, not a PIE: the same object links into executables and shared
+  // libraries (add_oxide_library(... SHARED), oxcc build --shared).
+  std::vector<std::string> args = {tc.clangDriver, "-x", "c++", "-fPIC"};
   addCommonArgs(args, opts, tc, opts.optLevel, opts.debug);
   addWarningArgs(args, opts, /*device=*/false);
   for (const auto &sanitizer : opts.sanitizers)

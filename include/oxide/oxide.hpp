@@ -13,6 +13,7 @@
 #include "oxide/host/device.hpp"
 #include "oxide/host/error.hpp"
 #include "oxide/host/event.hpp"
+#include "oxide/host/export.hpp"
 #include "oxide/host/global.hpp"
 #include "oxide/host/graph.hpp"
 #include "oxide/host/kernel_argument.hpp"

@@ -265,6 +265,8 @@ int oxcc::runCache(llvm::ArrayRef<const char *> args) {
 int oxcc::runCommand(Command &cmd, const char *argv0) {
   if (cmd.verb == Verb::Build && cmd.opts.output.empty() && cmd.opts.emit == oxide::EmitStage::Executable)
     return usageError("no output file; use -o OUTPUT", verbName(cmd.verb));
+  if (cmd.opts.shared && cmd.opts.emit != oxide::EmitStage::Executable)
+    return usageError("--shared links a library; it does not go with --emit", verbName(cmd.verb));
   if (cmd.opts.emit != oxide::EmitStage::Executable) {
     if (cmd.opts.inputs.size() != 1)
       return usageError("--emit writes one file's device code; give a single input file", verbName(cmd.verb));

@@ -345,6 +345,11 @@ std::optional<int> oxcc::parseOptions(llvm::ArrayRef<const char *> args, Command
           return rc;
         break;
       }
+    case OPT_shared:
+      if (cmd.verb != Verb::Build)
+        return usageError("--shared is only valid with 'oxcc build'", verb);
+      cmd.opts.shared = true;
+      break;
       if (!value)
         return usageError("'" + arg + "' needs a value", verb);
       // -l NAME and -lNAME alike; -Wl,ARGS as written.

@@ -87,3 +87,5 @@ def no_cache : Flag<["--"], "no-cache">;
 
 // oxcc check.
 def unsafe_report : Flag<["--"], "unsafe-report">;
+// oxcc build: a shared library (the C ABI of oxide/c_api.h; docs/interop.md) instead of an executable.
+def shared : Flag<["--", "-"], "shared">;

@@ -113,6 +113,9 @@ BUILD OPTIONS:
                       mlir-after=PASS (the module after one MLIR pass: oxide-raise,
                       oxide-verify-safety, oxide-optimize, oxide-to-nvvm), ptx,
                       cubin (binary, needs ptxas)
+  --shared            link a shared library (lib.so) instead of an executable: its kernels
+                      marked OXIDE_EXPORT are callable through the C ABI of <oxide/c_api.h>
+                      and from Python (docs/interop.md)
   -lNAME, -LDIR, -Wl,ARGS   passed to the link
 )",
      true},

@@ -70,6 +70,9 @@ struct CompileOptions {
   /// module (one of mlirPassNames()); empty means oxide-verify-safety.
   std::string mlirPrintPass;
   bool verbose = false;
+  /// --shared (`oxcc build`): link a shared library (its kernels exported through the C ABI of
+  /// oxide/c_api.h) instead of an executable.
+  bool shared = false;
   /// nvcc's --use_fast_math: approximate sqrt/division, flush denormals to zero.
   bool fastMath = false;
   /// Contract a * b + c into FMA (nvcc's default, --fmad=true); --no-fmad turns it off.
@@ -84,6 +87,12 @@ struct CompileOptions {
   /// --lineinfo: keep source line information in the cubin (ptxas -lineinfo), for profilers
   /// and compute-sanitizer reports.
   bool lineInfo = false;
+  /// -Xptxas: options given to ptxas as they are, after oxcc's own (nvcc's -Xptxas, split at
+  /// commas). `-v` among them prints ptxas's report of each kernel (registers, shared memory,
+  /// stack, spills) for each architecture.
+  std::vector<std::string> ptxasOptions;
+  /// --resource-usage: one line per kernel and architecture with what ptxas -v reports.
+  bool resourceUsage = false;
   /// -fsanitize=...: for the host compile and the link (e.g. address, undefined), which is how
   /// kernels are debugged on the CPU simulator.
   std::vector<std::string> sanitizers;

@@ -1,0 +1,609 @@
+"""Oxide kernels from Python: load a library built with ``oxcc build --shared`` and call its
+exported kernels on PyTorch tensors, CuPy and JAX arrays (DLPack, ``__cuda_array_interface__``)
+on the GPU, or on NumPy arrays and CPU tensors on Oxide's CPU simulator.
+
+    import oxide, torch
+    lib = oxide.load("libkernels.so")
+    x, y = torch.randn(4096, device="cuda"), torch.randn(4096, device="cuda")
+    out = torch.empty_like(x)
+    lib.add(x, y, out)               # on torch.cuda.current_stream(), no synchronisation
+
+Pure Python over ctypes and the library's C ABI (include/oxide/c_api.h), so it works with any
+Python 3 and any framework version. docs/interop.md is the guide.
+"""
+
+import ctypes
+import os
+import struct
+import threading
+
+__all__ = [
+    "load",
+    "Library",
+    "Kernel",
+    "Param",
+    "OxideError",
+    "ContractError",
+    "AliasingError",
+    "ArgumentError",
+    "KernelFault",
+    "DeviceError",
+    "SIMULATOR",
+]
+
+#: The device of host memory: kernels on NumPy arrays and CPU tensors run on the CPU simulator.
+SIMULATOR = -1
+
+_ARG_TENSOR = 0
+_ARG_SCALAR = 1
+_MAX_DIMS = 4
+
+
+def _dtype(code, bits):
+    return (code << 8) | bits
+
+
+_I64, _U64, _F64, _BOOL = _dtype(0, 64), _dtype(1, 64), _dtype(2, 64), _dtype(6, 8)
+
+_DTYPE_NAMES = {
+    _dtype(0, 8): "int8", _dtype(0, 16): "int16", _dtype(0, 32): "int32", _dtype(0, 64): "int64",
+    _dtype(1, 8): "uint8", _dtype(1, 16): "uint16", _dtype(1, 32): "uint32", _dtype(1, 64): "uint64",
+    _dtype(2, 16): "float16", _dtype(2, 32): "float32", _dtype(2, 64): "float64",
+    _dtype(4, 16): "bfloat16", _BOOL: "bool",
+}
+
+# NumPy / __cuda_array_interface__ type strings: kind letter -> DLPack type code.
+_TYPESTR_CODES = {"i": 0, "u": 1, "f": 2, "b": 6}
+
+_KINDS = {
+    "i": "input span", "m": "mutable span", "o": "output span", "2": "2-D output span",
+    "3": "3-D output span", "a": "atomic span", "u": "unsigned integer", "s": "signed integer",
+    "x": "scalar",
+}
+
+# ---------------------------------------------------------------------------------------------
+# Errors: the kind names are the runtime's (oxide::ErrorKind), read from the library.
+
+
+class OxideError(RuntimeError):
+    """A failed launch. ``kind`` is the runtime's name for the failure (``"RequiresViolated"``),
+    ``kernel`` the kernel's name; ``str()`` the runtime's message."""
+
+    def __init__(self, message, kind="Other", kernel=None):
+        super().__init__(message)
+        self.kind = kind
+        self.kernel = kernel
+
+
+class ContractError(OxideError, ValueError):
+    """The arguments break the kernel's launch contract (a ``requires`` relation, a scalar out
+    of its parameter's range, a negative size)."""
+
+
+class AliasingError(OxideError, ValueError):
+    """Memory the kernel writes is also passed through another argument."""
+
+
+class ArgumentError(OxideError, TypeError):
+    """An argument that cannot be the parameter: wrong dtype, rank, strides, alignment, count."""
+
+
+class KernelFault(OxideError):
+    """The kernel trapped, failed an assert or indexed out of bounds (reported at once on the
+    simulator; on a GPU by the next synchronisation, as a CUDA error of the framework)."""
+
+
+class DeviceError(OxideError):
+    """No such device, arguments on different devices, a stream of another device."""
+
+
+_ERROR_CLASSES = {
+    "RequiresViolated": ContractError,
+    "RequiresOverflow": ContractError,
+    "NegativeArgument": ContractError,
+    "ArgumentOutOfRange": ContractError,
+    "OverlappingArguments": AliasingError,
+    "ArgumentMismatch": ArgumentError,
+    "DtypeMismatch": ArgumentError,
+    "UnsupportedStrides": ArgumentError,
+    "MisalignedArgument": ArgumentError,
+    "LayoutMismatch": ArgumentError,
+    "KernelFault": KernelFault,
+    "NoDevice": DeviceError,
+    "WrongStreamContext": DeviceError,
+    "WrongContext": DeviceError,
+    "UnsupportedOnSimulator": DeviceError,
+}
+
+# ---------------------------------------------------------------------------------------------
+# The C ABI's structs (include/oxide/c_api.h).
+
+
+class _ParamInfo(ctypes.Structure):
+    _fields_ = [
+        ("name", ctypes.c_char_p),
+        ("kind", ctypes.c_int32),
+        ("dtype", ctypes.c_int32),
+        ("rank", ctypes.c_uint32),
+        ("elem_size", ctypes.c_uint32),
+        ("writable", ctypes.c_int32),
+    ]
+
+
+# oxide_arg: type, dtype, data, ndim, reserved, shape[4], strides[4]
+_ARG = struct.Struct("<iiQii4q4q")
+# oxide_launch_config: device, dynamic_shared_bytes, stream, grid[3], block[3], threads[3]
+_CONFIG = struct.Struct("<iIQ3I3I3Q")
+assert _ARG.size == 88 and _CONFIG.size == 64
+
+
+class Param:
+    """One parameter of a kernel: ``name``, ``kind`` (the letter of oxide/c_api.h's
+    OXIDE_PARAM_*), ``dtype`` (``"float32"``...), ``rank`` (0 for scalars), ``writable``."""
+
+    __slots__ = ("name", "kind", "dtype", "dtype_code", "rank", "elem_size", "writable")
+
+    def __init__(self, info):
+        self.name = info.name.decode()
+        self.kind = chr(info.kind)
+        self.dtype_code = info.dtype
+        self.dtype = _DTYPE_NAMES.get(info.dtype, "unsupported")
+        self.rank = info.rank
+        self.elem_size = info.elem_size
+        self.writable = bool(info.writable)
+
+    def __repr__(self):
+        return "Param(%s: %s of %s%s)" % (self.name, _KINDS.get(self.kind, self.kind), self.dtype,
+                                          ", written" if self.writable else "")
+
+
+# ---------------------------------------------------------------------------------------------
+# Arguments: each object becomes an oxide_arg and the device it lives on.
+
+
+def _contiguous_strides(shape):
+    strides, step = [], 1
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= max(extent, 1)
+    return tuple(reversed(strides))
+
+
+class _Torch:
+    """PyTorch tensors, read without DLPack (the fastest path: a few attribute reads)."""
+
+    def __init__(self, torch):
+        self.torch = torch
+        d = torch
+        self.dtypes = {
+            d.float32: _dtype(2, 32), d.float64: _dtype(2, 64), d.float16: _dtype(2, 16),
+            d.bfloat16: _dtype(4, 16), d.int8: _dtype(0, 8), d.int16: _dtype(0, 16),
+            d.int32: _dtype(0, 32), d.int64: _dtype(0, 64), d.uint8: _dtype(1, 8), d.bool: _BOOL,
+        }
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        self.current_stream = raw if raw is not None else (
+            lambda index: torch.cuda.current_stream(index).cuda_stream)
+
+    def describe(self, t):
+        dtype = self.dtypes.get(t.dtype)
+        if dtype is None:
+            raise TypeError("a tensor of %s" % t.dtype)
+        device = t.get_device() if t.is_cuda else SIMULATOR
+        return t.data_ptr(), dtype, tuple(t.shape), t.stride(), device, False
+
+    def stream(self, device):
+        return self.current_stream(device)
+
+
+_torch = None
+_torch_checked = False
+
+
+def _torch_module():
+    global _torch, _torch_checked
+    if not _torch_checked:
+        _torch_checked = True
+        import sys
+        torch = sys.modules.get("torch")
+        if torch is not None:
+            _torch = _Torch(torch)
+    return _torch
+
+
+def _typestr_dtype(typestr):
+    code = _TYPESTR_CODES.get(typestr[1])
+    if code is None or typestr[0] == ">":
+        raise TypeError("elements of type %r" % typestr)
+    return _dtype(code, 8 * int(typestr[2:]))
+
+
+def _interface(desc, device):
+    shape = tuple(desc["shape"])
+    dtype = _typestr_dtype(desc["typestr"])
+    itemsize = int(desc["typestr"][2:])
+    strides = desc.get("strides")
+    if strides is None:
+        strides = _contiguous_strides(shape)
+    else:
+        if any(s % itemsize for s in strides):
+            raise TypeError("strides that are not whole elements")
+        strides = tuple(s // itemsize for s in strides)
+    ptr, readonly = desc["data"]
+    return ptr or 0, dtype, shape, strides, device, bool(readonly)
+
+
+# DLPack, parsed with ctypes: DLManagedTensor starts with its DLTensor.
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", _DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", _DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype = ctypes.c_void_p
+_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_kDLCPU, _kDLCUDA, _kDLCUDAHost, _kDLCUDAManaged = 1, 2, 3, 13
+
+
+def _dlpack(obj, stream):
+    """(descriptor, capsule): the capsule must outlive the launch (it owns the export)."""
+    try:
+        kind, index = obj.__dlpack_device__()
+    except AttributeError:
+        kind, index = _kDLCUDA, 0
+    if kind in (_kDLCUDA, _kDLCUDAManaged):
+        # The producer orders its pending work before `stream` (the DLPack protocol); 1 is the
+        # legacy default stream, which a null CUstream is.
+        capsule = obj.__dlpack__(stream=stream if stream else 1)
+        device = index
+    elif kind in (_kDLCPU, _kDLCUDAHost):
+        capsule = obj.__dlpack__()
+        device = SIMULATOR
+    else:
+        raise TypeError("a DLPack tensor on device type %d (Oxide takes CUDA and CPU memory)" % kind)
+    t = _DLTensor.from_address(_capsule_pointer(capsule, b"dltensor"))
+    if t.dtype.lanes != 1:
+        raise TypeError("a vector dtype (%d lanes)" % t.dtype.lanes)
+    shape = tuple(t.shape[i] for i in range(t.ndim))
+    strides = tuple(t.strides[i] for i in range(t.ndim)) if t.strides else _contiguous_strides(shape)
+    dtype = _dtype(t.dtype.code, t.dtype.bits)
+    data = (t.data or 0) + t.byte_offset
+    return (data, dtype, shape, strides, device, False), capsule
+
+
+def _stream_handle(stream):
+    if stream is None:
+        return None
+    if isinstance(stream, int):
+        return stream
+    for attribute in ("cuda_stream", "ptr", "handle"):  # torch, CuPy, cuda-python
+        value = getattr(stream, attribute, None)
+        if value is not None:
+            return int(value)
+    return int(stream)
+
+
+# ---------------------------------------------------------------------------------------------
+# Kernels and libraries.
+
+
+class Kernel:
+    """An exported kernel. Call it with one argument per parameter (positionally or by the
+    contract's parameter names) and optional launch settings:
+
+    - ``grid``, ``block``: the launch shape (ints or tuples); by default the contract's block
+      and enough blocks to cover ``threads``;
+    - ``threads``: the threads to cover (default: the extents of the first output);
+    - ``stream``: a torch/CuPy stream or a raw CUstream; by default the framework's current
+      stream of the arguments' device (the legacy default stream for JAX and raw pointers);
+    - ``dynamic_shared_bytes``.
+
+    Tensors: anything with ``__cuda_array_interface__``, ``__dlpack__`` or
+    ``__array_interface__`` (NumPy) and torch tensors; host memory runs on the simulator.
+    Scalars: ints, floats, bools (checked against the parameter's type)."""
+
+    def __init__(self, library, handle):
+        self._library = library
+        self._handle = handle
+        dll = library._dll
+        self.name = dll.oxide_kernel_name(handle).decode()
+        self.contract = dll.oxide_kernel_contract(handle).decode()
+        domain = ctypes.c_uint32()
+        block = (ctypes.c_uint32 * 3)()
+        library._check(dll.oxide_kernel_shape(handle, ctypes.byref(domain), block), self.name)
+        self.domain = domain.value
+        self.block = tuple(block) if any(block) else None
+        params = []
+        for i in range(dll.oxide_kernel_param_count(handle)):
+            info = _ParamInfo()
+            library._check(dll.oxide_kernel_param(handle, i, ctypes.byref(info)), self.name)
+            params.append(Param(info))
+        self.params = tuple(params)
+        self._names = {p.name: i for i, p in enumerate(self.params)}
+        self._local = threading.local()
+        self._launch = dll.oxide_launch
+
+    def __repr__(self):
+        return "<oxide kernel %s(%s)%s>" % (
+            self.name, ", ".join(p.name for p in self.params),
+            " [%s]" % self.contract if self.contract else "")
+
+    def _buffers(self):
+        local = self._local
+        try:
+            return local.args, local.config
+        except AttributeError:
+            n = max(len(self.params), 1)
+            local.args = ctypes.create_string_buffer(_ARG.size * n)
+            local.config = ctypes.create_string_buffer(_CONFIG.size)
+            return local.args, local.config
+
+    def _fail(self, param_index, message, cls=ArgumentError, kind="ArgumentMismatch"):
+        p = self.params[param_index]
+        raise cls("oxide: kernel '%s': parameter %d (%s) %s" % (self.name, param_index + 1, p.name, message),
+                  kind, self.name)
+
+    def __call__(self, *args, grid=None, block=None, threads=None, stream=None, dynamic_shared_bytes=0,
+                 **named):
+        params = self.params
+        if named:
+            args = self._bind_names(args, named)
+        if len(args) != len(params):
+            raise ArgumentError(
+                "oxide: kernel '%s' takes %d arguments (%s) but was given %d" % (
+                    self.name, len(params), ", ".join(p.name for p in params), len(args)),
+                "ArgumentMismatch", self.name)
+        arg_buffer, config_buffer = self._buffers()
+        torch = _torch_module()
+        torch_tensor = torch.torch.Tensor if torch is not None else None
+        device = None
+        framework_stream = None
+        keep = []  # DLPack capsules: alive until the launch returns
+        explicit_stream = _stream_handle(stream)
+        for i, (p, a) in enumerate(zip(params, args)):
+            offset = i * _ARG.size
+            if p.rank == 0:
+                self._pack_scalar(i, p, a, arg_buffer, offset)
+                continue
+            try:
+                if torch_tensor is not None and isinstance(a, torch_tensor):
+                    desc = torch.describe(a)
+                    if desc[4] != SIMULATOR and framework_stream is None:
+                        framework_stream = torch
+                elif hasattr(a, "__cuda_array_interface__"):
+                    desc = _interface(a.__cuda_array_interface__, self._cupy_device(a))
+                    if framework_stream is None:
+                        framework_stream = _Cupy.get(a)
+                elif hasattr(a, "__array_interface__"):
+                    desc = _interface(a.__array_interface__, SIMULATOR)
+                elif hasattr(a, "__dlpack__"):
+                    desc, capsule = _dlpack(a, explicit_stream or 0)
+                    keep.append(capsule)
+                else:
+                    raise TypeError("a %s, which is not an array (it has no __dlpack__, "
+                                    "__cuda_array_interface__ or __array_interface__)" % type(a).__name__)
+            except TypeError as e:
+                self._fail(i, "is a span of %s but gets %s" % (p.dtype, e))
+            data, dtype, shape, strides, where, readonly = desc
+            if device is None:
+                device = where
+            elif where != device:
+                self._fail(i, "is on %s but an earlier argument is on %s" % (_where(where), _where(device)),
+                           DeviceError, "WrongContext")
+            if readonly and p.writable:
+                self._fail(i, "is written by the kernel but gets a read-only array")
+            ndim = len(shape)
+            if ndim > _MAX_DIMS:
+                if ndim and strides == _contiguous_strides(shape):
+                    count = 1
+                    for extent in shape:
+                        count *= extent
+                    shape, strides, ndim = (count,), (1,), 1
+                else:
+                    self._fail(i, "gets a tensor of %d dimensions; Oxide takes at most %d" % (ndim, _MAX_DIMS))
+            shape = shape + (0,) * (_MAX_DIMS - ndim)
+            strides = tuple(strides) + (0,) * (_MAX_DIMS - ndim)
+            _ARG.pack_into(arg_buffer, offset, _ARG_TENSOR, dtype, data, ndim, 0, *shape, *strides)
+        if device is None:
+            device = SIMULATOR
+        if explicit_stream is not None:
+            cu_stream = explicit_stream
+        elif device != SIMULATOR and framework_stream is not None:
+            cu_stream = framework_stream.stream(device)
+        else:
+            cu_stream = 0
+        _CONFIG.pack_into(config_buffer, 0, device, dynamic_shared_bytes, cu_stream,
+                          *_dims(grid, "grid"), *_dims(block, "block"), *_dims(threads, "threads"))
+        status = self._launch(self._handle, config_buffer, arg_buffer, len(params))
+        if status:
+            self._library._raise(status, self.name)
+
+    def _bind_names(self, args, named):
+        values = list(args) + [_MISSING] * (len(self.params) - len(args))
+        for key, value in named.items():
+            index = self._names.get(key)
+            if index is None:
+                raise ArgumentError("oxide: kernel '%s' has no parameter '%s' (it has %s)" % (
+                    self.name, key, ", ".join(p.name for p in self.params)), "ArgumentMismatch", self.name)
+            if index < len(args):
+                raise ArgumentError("oxide: kernel '%s': parameter '%s' given twice" % (self.name, key),
+                                    "ArgumentMismatch", self.name)
+            values[index] = value
+        missing = [p.name for p, v in zip(self.params, values) if v is _MISSING]
+        if missing:
+            raise ArgumentError("oxide: kernel '%s': missing arguments %s" % (self.name, ", ".join(missing)),
+                                "ArgumentMismatch", self.name)
+        return values
+
+    def _pack_scalar(self, i, p, a, buffer, offset):
+        if isinstance(a, bool):
+            dtype, bits = _BOOL, int(a)
+        elif isinstance(a, int):
+            if a < 0:
+                if a < -(1 << 63):
+                    self._fail(i, "gets %d, beyond 64 bits" % a, ContractError, "ArgumentOutOfRange")
+                dtype, bits = _I64, a & 0xFFFFFFFFFFFFFFFF
+            elif a < (1 << 63):
+                dtype, bits = _I64, a
+            elif a < (1 << 64):
+                dtype, bits = _U64, a
+            else:
+                self._fail(i, "gets %d, beyond 64 bits" % a, ContractError, "ArgumentOutOfRange")
+        elif isinstance(a, float):
+            dtype, bits = _F64, struct.unpack("<Q", struct.pack("<d", a))[0]
+        else:
+            # NumPy scalars and other numbers (never a tensor: that would read device memory).
+            if hasattr(a, "__cuda_array_interface__") or hasattr(a, "__dlpack__") or hasattr(a, "shape"):
+                self._fail(i, "is a scalar (%s): pass a number, not a tensor" % p.dtype)
+            try:
+                value = a.item() if hasattr(a, "item") else a
+                if not isinstance(value, (bool, int, float)):
+                    value = float(value) if p.dtype.startswith(("float", "bfloat")) else int(value)
+            except (TypeError, ValueError):
+                self._fail(i, "is a scalar (%s) but gets a %s" % (p.dtype, type(a).__name__))
+            return self._pack_scalar(i, p, value, buffer, offset)
+        _ARG.pack_into(buffer, offset, _ARG_SCALAR, dtype, bits, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+
+    @staticmethod
+    def _cupy_device(a):
+        device = getattr(a, "device", None)
+        index = getattr(device, "id", None)
+        if index is None:
+            index = getattr(device, "index", None)
+        return int(index) if index is not None else 0
+
+
+class _Cupy:
+    """The current stream of CuPy (or another framework with __cuda_array_interface__)."""
+
+    _instance = None
+
+    @classmethod
+    def get(cls, a):
+        module = type(a).__module__.split(".")[0]
+        if module != "cupy":
+            return None
+        if cls._instance is None:
+            import cupy
+            cls._instance = cls()
+            cls._instance.cupy = cupy
+        return cls._instance
+
+    def stream(self, device):
+        return self.cupy.cuda.get_current_stream().ptr
+
+
+_MISSING = object()
+
+
+def _where(device):
+    return "the host (the CPU simulator)" if device == SIMULATOR else "CUDA device %d" % device
+
+
+def _dims(value, what):
+    if value is None:
+        return 0, 0, 0
+    if isinstance(value, int):
+        return value, 0, 0
+    value = tuple(int(v) for v in value)
+    if not 1 <= len(value) <= 3:
+        raise ValueError("oxide: %s takes 1 to 3 extents, not %d" % (what, len(value)))
+    return value + (0,) * (3 - len(value))
+
+
+class Library:
+    """A shared library built with ``oxcc build --shared``: each exported kernel is an
+    attribute (``lib.rmsnorm``) and an item (``lib["axpy_f32"]``); ``kernels`` lists them."""
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+        try:
+            dll = ctypes.CDLL(self.path)
+        except OSError as e:
+            raise OxideError("oxide: cannot load '%s': %s" % (self.path, e), "NotAKernel") from None
+        if not hasattr(dll, "oxide_launch"):
+            raise OxideError("oxide: '%s' is not an Oxide library (it has no oxide_launch); build it with "
+                             "'oxcc build --shared'" % self.path, "NotAKernel")
+        self._dll = dll
+        dll.oxide_c_api_version.restype = ctypes.c_int
+        version = dll.oxide_c_api_version()
+        if version != 1:
+            raise OxideError("oxide: '%s' has C ABI version %d; this package speaks version 1" % (
+                self.path, version), "LayoutMismatch")
+        dll.oxide_kernel_count.restype = ctypes.c_size_t
+        dll.oxide_kernel_at.restype = ctypes.c_void_p
+        dll.oxide_kernel_at.argtypes = [ctypes.c_size_t]
+        dll.oxide_find_kernel.restype = ctypes.c_void_p
+        dll.oxide_find_kernel.argtypes = [ctypes.c_char_p]
+        dll.oxide_kernel_name.restype = ctypes.c_char_p
+        dll.oxide_kernel_name.argtypes = [ctypes.c_void_p]
+        dll.oxide_kernel_contract.restype = ctypes.c_char_p
+        dll.oxide_kernel_contract.argtypes = [ctypes.c_void_p]
+        dll.oxide_kernel_shape.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+        dll.oxide_kernel_param_count.restype = ctypes.c_size_t
+        dll.oxide_kernel_param_count.argtypes = [ctypes.c_void_p]
+        dll.oxide_kernel_param.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+        dll.oxide_launch.restype = ctypes.c_int
+        dll.oxide_launch.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
+        dll.oxide_last_error.restype = ctypes.c_char_p
+        dll.oxide_status_name.restype = ctypes.c_char_p
+        dll.oxide_status_name.argtypes = [ctypes.c_int]
+        self._kernels = {}
+        for i in range(dll.oxide_kernel_count()):
+            kernel = Kernel(self, dll.oxide_kernel_at(i))
+            self._kernels[kernel.name] = kernel
+
+    @property
+    def kernels(self):
+        return dict(self._kernels)
+
+    def __getitem__(self, name):
+        kernel = self._kernels.get(name)
+        if kernel is None:
+            handle = self._dll.oxide_find_kernel(name.encode())
+            message = self._dll.oxide_last_error().decode(errors="replace")
+            raise OxideError(message, "NotAKernel") if not handle else OxideError(
+                "oxide: '%s' is exported after the library was loaded" % name, "NotAKernel")
+        return kernel
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self[name]
+        except OxideError as e:
+            raise AttributeError(str(e)) from None
+
+    def __dir__(self):
+        return list(super().__dir__()) + list(self._kernels)
+
+    def __repr__(self):
+        return "<oxide library %s: %s>" % (self.path, ", ".join(self._kernels))
+
+    def _check(self, status, kernel):
+        if status:
+            self._raise(status, kernel)
+
+    def _raise(self, status, kernel):
+        kind = self._dll.oxide_status_name(status).decode()
+        message = self._dll.oxide_last_error().decode(errors="replace")
+        raise _ERROR_CLASSES.get(kind, OxideError)(message, kind, kernel)
+
+
+def load(path):
+    """Loads the Oxide library at ``path`` (a ``.so`` from ``oxcc build --shared``)."""
+    return Library(path)
