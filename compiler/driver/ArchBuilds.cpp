@@ -20,6 +20,7 @@
 #include "oxide/compiler/Frontend.h"
 #include "oxide/compiler/ReportedError.h"
 #include "oxide/compiler/TargetCodegen.h"
+#include "oxide/compiler/VerboseLog.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -149,9 +150,10 @@ std::vector<ArchBuild> driver::buildArchs(const TranslationUnit &tu, const Toolc
   auto build = [&](size_t i, const DeviceFrontEnd &frontEnd) {
     ArchBuild &b = builds[i];
     b.arch = archs[i];
-    llvm::raw_string_ostream log(b.log), diagOut(b.diagnostics);
+    llvm::raw_string_ostream log(b.log), diagOut(b.diagnostics), resources(b.resources);
     diagOut.enable_colors(colors);
-    b.image.emplace(buildDeviceImage(tu, tc, b.arch, nullptr, &b.constants, diagOut, log, frontEnd));
+    b.image.emplace(
+        buildDeviceImage(tu, tc, b.arch, nullptr, &b.constants, diagOut, log, frontEnd, &resources));
   };
 
   // Every compile owns its contexts (LLVM, clang, MLIR) and temporary files; the frontend's
@@ -285,9 +287,11 @@ llvm::Expected<std::vector<BuiltArch>> driver::reportArchBuilds(const Translatio
   // all architectures report is printed once and one only some report is not lost.
   std::vector<const ArchBuild *> all;
   for (const ArchBuild &b : builds) {
-    llvm::errs() << b.log;
+    verboseLog() << b.log;
     all.push_back(&b);
   }
+  for (const ArchBuild &b : builds)
+    llvm::errs() << b.resources;
   const MergedDiagnostics merged = mergeDiagnostics(all);
   llvm::errs() << merged.text;
 
@@ -336,7 +340,7 @@ llvm::Expected<std::vector<BuiltArch>> driver::reportArchBuilds(const Translatio
     return std::move(failure);
   if (opts.verbose)
     for (const auto &[reason, names] : leftOut)
-      llvm::errs() << kLeavingOutNote << llvm::join(names, ", ") << " (of the default architectures) for "
+      verboseLog() << kLeavingOutNote << llvm::join(names, ", ") << " (of the default architectures) for "
                    << tu.input << ": " << reason << "\n";
   if (built.empty() && !leftOut.empty())
     return llvm::createStringError(

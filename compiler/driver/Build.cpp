@@ -18,6 +18,7 @@
 #include "oxide/compiler/ReportedError.h"
 #include "oxide/compiler/SimWriteChecks.h"
 #include "oxide/compiler/TargetCodegen.h"
+#include "oxide/compiler/VerboseLog.h"
 
 #include "llvm/IR/DebugInfo.h"
 #include "llvm/Support/FileSystem.h"
@@ -79,7 +80,7 @@ llvm::Expected<std::string> oxide::compileObject(const TranslationUnit &tu, cons
     std::string fatbin;
     if (!tc.fatbinary.empty() && !image->code.empty()) {
       auto packed =
-          packFatBinary(tc.fatbinary, *image, opts.deviceDebug, opts.verbose ? &llvm::errs() : nullptr);
+          packFatBinary(tc.fatbinary, *image, opts.deviceDebug, opts.verbose ? &verboseLog() : nullptr);
       if (!packed)
         return packed.takeError();
       fatbin = std::move(*packed);
@@ -117,7 +118,7 @@ llvm::Error oxide::checkTranslationUnit(const TranslationUnit &tu, const Toolcha
   // requirements, which it checks against every --arch (checkArch).
   const GpuArch arch = checkArch(tu.opts);
   if (tu.opts.verbose)
-    llvm::errs() << "oxcc: note: checking " << tu.input << " for " << arch.smName()
+    verboseLog() << "oxcc: note: checking " << tu.input << " for " << arch.smName()
                  << (tu.opts.archsChosen() ? " (the first of --arch)" : " (the newest default architecture)")
                  << "\n";
   EarlyDeviceBuilds device(tu, tc, {arch});

@@ -106,7 +106,8 @@ unsigned driver::newestDefaultArch() {
 llvm::Expected<detail::DeviceImage>
 driver::buildDeviceImage(const TranslationUnit &tu, const Toolchain &tc, const GpuArch &arch,
                          llvm::raw_ostream *stageOut, std::vector<std::string> *constants,
-                         llvm::raw_ostream &diagOut, llvm::raw_ostream &log, const DeviceFrontEnd &frontEnd) {
+                         llvm::raw_ostream &diagOut, llvm::raw_ostream &log, const DeviceFrontEnd &frontEnd,
+                         llvm::raw_ostream *resourceOut) {
   const CompileOptions &opts = tu.opts;
   const Temps temps(tu);
   const std::string stagePrefix = arch.smName() + ".";
@@ -217,9 +218,16 @@ driver::buildDeviceImage(const TranslationUnit &tu, const Toolchain &tc, const G
     ptxasFlags.append({"-g", "--dont-merge-basicblocks", "--return-at-end"});
   else if (opts.lineInfo)
     ptxasFlags.push_back("-lineinfo");
-  std::string ptxasWarnings;
+  // -Xptxas: the user's options last, so they win; --resource-usage reads ptxas -v's report.
+  for (const std::string &option : opts.ptxasOptions)
+    ptxasFlags.push_back(option);
+  const bool ptxasVerbose =
+      llvm::is_contained(opts.ptxasOptions, "-v") || llvm::is_contained(opts.ptxasOptions, "--verbose");
+  if (opts.resourceUsage && !ptxasVerbose)
+    ptxasFlags.push_back("-v");
+  std::string ptxasOutput;
   auto cubin = assembleCubin(tc.ptxas, *ptx, target, deviceOptLevel, ptxasFlags,
-                             opts.verbose ? &log : nullptr, &ptxasWarnings);
+                             opts.verbose ? &log : nullptr, &ptxasOutput);
   if (!cubin) {
     const std::string message = llvm::toString(cubin.takeError());
     const PtxasRefusal refusal = explainPtxasFailure(*ptx, message);
@@ -236,8 +244,13 @@ driver::buildDeviceImage(const TranslationUnit &tu, const Toolchain &tc, const G
   }
   // What ptxas warns of is the user's to know: that it serialises wgmma instructions (C7510,
   // C7515) costs most of a GEMM's speed.
-  if (!ptxasWarnings.empty())
-    diagOut << "oxcc: warning: ptxas, compiling for " << target << ":\n" << ptxasWarnings << "\n";
+  const PtxasReport report = splitPtxasOutput(ptxasOutput);
+  if (!report.warnings.empty())
+    diagOut << "oxcc: warning: ptxas, compiling for " << target << ":\n" << report.warnings << "\n";
+  if (resourceOut && ptxasVerbose)
+    *resourceOut << report.info;
+  if (resourceOut && opts.resourceUsage)
+    *resourceOut << summarizeResourceUsage(report.info, tu.input);
   if (auto err = temps.write(stagePrefix + "cubin", *cubin))
     return std::move(err);
   if (opts.emit == EmitStage::Cubin)

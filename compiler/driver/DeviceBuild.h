@@ -54,7 +54,19 @@ llvm::Expected<detail::DeviceImage> buildDeviceImage(const TranslationUnit &tu, 
                                                      const GpuArch &arch, llvm::raw_ostream *stageOut,
                                                      std::vector<std::string> *constants,
                                                      llvm::raw_ostream &diagOut, llvm::raw_ostream &log,
-                                                     const DeviceFrontEnd &frontEnd = nullptr);
+                                                     const DeviceFrontEnd &frontEnd = nullptr,
+                                                     llvm::raw_ostream *resourceOut = nullptr);
+
+/// What ptxas printed on success: its `-v` report ("ptxas info" lines and their continuations)
+/// and everything else, its warnings.
+struct PtxasReport {
+  std::string info, warnings;
+};
+PtxasReport splitPtxasOutput(llvm::StringRef output);
+
+/// --resource-usage: one line per kernel of ptxas -v's report `info` ("oxcc: resource usage:
+/// FILE: sm_90: KERNEL: 16 registers, ..."), kernels demangled.
+std::string summarizeResourceUsage(llvm::StringRef info, llvm::StringRef input);
 
 /// The architectures to build: --arch's, or the defaults; several entries for one architecture
 /// merge (sm_90 and compute_90 are sm_90; 90-real and compute_90 too).
@@ -66,6 +78,9 @@ struct ArchBuild {
   std::optional<llvm::Expected<detail::DeviceImage>> image;
   std::vector<std::string> constants;
   std::string log, diagnostics;
+  /// -Xptxas -v and --resource-usage: what ptxas reports of each kernel (printed without -v too,
+  /// and replayed by a cache hit, unlike `log`).
+  std::string resources;
 };
 
 /// The device builds of `archs`, in parallel (up to opts.threads, or one per architecture up to

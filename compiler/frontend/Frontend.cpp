@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "oxide/compiler/Frontend.h"
+#include "oxide/compiler/VerboseLog.h"
 #include "DeviceDiagnostics.h"
 #include "PrecompiledHeader.h"
 #include "oxide/compiler/KernelAttributes.h"
@@ -570,7 +571,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> oxide::compileHost(const Translati
                   tu.opts.emit == EmitStage::Check ? FrontendOptimization::None
                   : tu.opts.debug                  ? FrontendOptimization::Clang
                                                    : FrontendOptimization::ClangKernelLines,
-                  usePrecompiledHeaders(tu) ? &prefix : nullptr, tu.opts.verbose, llvm::errs(), llvm::errs(),
+                  usePrecompiledHeaders(tu) ? &prefix : nullptr, tu.opts.verbose, llvm::errs(), verboseLog(),
                   /*deviceIncludeDir=*/nullptr, /*archSeen=*/nullptr, /*hostBodies=*/nullptr, unsafeSurface);
 }
 

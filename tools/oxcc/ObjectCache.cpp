@@ -18,6 +18,7 @@
 #include "Dependencies.h"
 
 #include "oxide/compiler/Build.h"
+#include "oxide/compiler/VerboseLog.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
@@ -92,6 +93,10 @@ std::string oxcc::cacheKeyMaterial(const oxide::TranslationUnit &tu, const oxide
      << "\n";
   for (const auto &s : opts.sanitizers)
     os << "sanitize " << s << "\n";
+  for (const auto &option : opts.ptxasOptions)
+    os << "Xptxas " << option << "\n";
+  os << "resource-usage " << opts.resourceUsage << "\nfatbinary " << tc.fatbinary << " "
+     << stamp(tc.fatbinary) << "\n";
   for (const auto &d : opts.includeDirs)
     os << "I " << d << "\n";
   for (const auto &d : opts.defines)
@@ -225,6 +230,8 @@ public:
     }
     gCaptureFd = captureFd;
     gSavedStderr = savedFd;
+    // -v's lines go to the real stderr, so they are never stored and replayed by a later hit.
+    oxide::setVerboseLogDescriptor(savedFd);
   }
   ~StderrCapture() { (void)finish(); }
 
@@ -236,6 +243,7 @@ public:
       return {};
     llvm::errs().flush();
     ::dup2(savedFd, STDERR_FILENO);
+    oxide::setVerboseLogDescriptor(-1);
     gSavedStderr = -1;
     gCaptureFd = -1;
     ::close(savedFd);

@@ -313,6 +313,20 @@ std::optional<int> oxcc::parseOptions(llvm::ArrayRef<const char *> args, Command
     case OPT_lineinfo:
       cmd.opts.lineInfo = true;
       break;
+    case OPT_Xptxas: {
+      if (!value || value->empty())
+        return usageError("'-Xptxas' needs ptxas options, e.g. -Xptxas -v or -Xptxas --maxrregcount=64",
+                          verb);
+      // nvcc splits the value at commas: -Xptxas -v,--warn-on-spills.
+      llvm::SmallVector<llvm::StringRef> parts;
+      value->split(parts, ',', -1, /*KeepEmpty=*/false);
+      for (llvm::StringRef part : parts)
+        cmd.opts.ptxasOptions.push_back(part.str());
+      break;
+    }
+    case OPT_resource_usage:
+      cmd.opts.resourceUsage = true;
+      break;
     case OPT_fsanitize_EQ:
       if (value->empty())
         return usageError("'-fsanitize=' needs a sanitizer, e.g. -fsanitize=address", verb);

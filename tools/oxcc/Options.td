@@ -76,6 +76,11 @@ def : Flag<["--"], "generate-line-info">, Alias<lineinfo>;
 // `-line-info` as users type it; without it the linker flag -l took it as a library name.
 def : Flag<["--", "-"], "line-info">, Alias<lineinfo>;
 def fsanitize_EQ : Joined<["-"], "fsanitize=">;
+// nvcc's ptxas pass-through (comma lists, repeatable) and resource report.
+def Xptxas : Separate<["-", "--"], "Xptxas">;
+def : Joined<["--"], "ptxas-options=">, Alias<Xptxas>;
+def : Separate<["--"], "ptxas-options">, Alias<Xptxas>;
+def resource_usage : Flag<["--", "-"], "resource-usage">;
 
 // The driver itself.
 def v : Flag<["-"], "v">;

@@ -87,6 +87,12 @@ struct CompileOptions {
   /// --lineinfo: keep source line information in the cubin (ptxas -lineinfo), for profilers
   /// and compute-sanitizer reports.
   bool lineInfo = false;
+  /// -Xptxas: options given to ptxas as they are, after oxcc's own (nvcc's -Xptxas, split at
+  /// commas). `-v` among them prints ptxas's report of each kernel (registers, shared memory,
+  /// stack, spills) for each architecture.
+  std::vector<std::string> ptxasOptions;
+  /// --resource-usage: one line per kernel and architecture with what ptxas -v reports.
+  bool resourceUsage = false;
   /// -fsanitize=...: for the host compile and the link (e.g. address, undefined), which is how
   /// kernels are debugged on the CPU simulator.
   std::vector<std::string> sanitizers;
