@@ -409,8 +409,10 @@ LaunchGeometry launch_geometry(const Resolved &r, const KernelExport &entry, con
     g.grid = {config.grid[0], std::max(config.grid[1], 1u), std::max(config.grid[2], 1u)};
     return g;
   }
-  std::array<std::uint64_t, 3> threads{config.threads[0], config.threads[1], config.threads[2]};
-  if (threads == std::array<std::uint64_t, 3>{}) {
+  // Extents left 0 after the first are 1: {n, 0, 0} covers n threads of a 1-D domain.
+  std::array<std::uint64_t, 3> threads{config.threads[0], std::max<std::uint64_t>(config.threads[1], 1),
+                                       std::max<std::uint64_t>(config.threads[2], 1)};
+  if (config.threads[0] == 0 && config.threads[1] == 0 && config.threads[2] == 0) {
     // The first output's extents: the kernel writes each element once, one thread each.
     std::size_t output = entry.param_count;
     for (std::size_t i = 0; i < entry.param_count && output == entry.param_count; ++i)

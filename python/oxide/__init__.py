@@ -13,6 +13,7 @@ Python 3 and any framework version. docs/interop.md is the guide.
 """
 
 import ctypes
+import numbers
 import os
 import struct
 import threading
@@ -465,17 +466,17 @@ class Kernel:
                 self._fail(i, "gets %d, beyond 64 bits" % a, ContractError, "ArgumentOutOfRange")
         elif isinstance(a, float):
             dtype, bits = _F64, struct.unpack("<Q", struct.pack("<d", a))[0]
-        else:
-            # NumPy scalars and other numbers (never a tensor: that would read device memory).
-            if hasattr(a, "__cuda_array_interface__") or hasattr(a, "__dlpack__") or hasattr(a, "shape"):
-                self._fail(i, "is a scalar (%s): pass a number, not a tensor" % p.dtype)
-            try:
-                value = a.item() if hasattr(a, "item") else a
-                if not isinstance(value, (bool, int, float)):
-                    value = float(value) if p.dtype.startswith(("float", "bfloat")) else int(value)
-            except (TypeError, ValueError):
-                self._fail(i, "is a scalar (%s) but gets a %s" % (p.dtype, type(a).__name__))
+        elif isinstance(a, numbers.Number) and not hasattr(a, "__cuda_array_interface__"):
+            # NumPy scalars and other numbers; never a tensor (that would read device memory).
+            if isinstance(a, numbers.Integral):
+                value = int(a)
+            elif isinstance(a, numbers.Real):
+                value = float(a)
+            else:
+                self._fail(i, "is a scalar (%s) but gets the complex number %r" % (p.dtype, a))
             return self._pack_scalar(i, p, value, buffer, offset)
+        else:
+            self._fail(i, "is a scalar (%s): pass a number, not a %s" % (p.dtype, type(a).__name__))
         _ARG.pack_into(buffer, offset, _ARG_SCALAR, dtype, bits, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
     @staticmethod

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# ctest's python-interop: builds examples/python/kernels.cpp into a shared library with the
+# build's oxcc, then runs the Python package's tests (tests/python/test_interop.py) and the
+# PyTorch example (examples/python/torch_rmsnorm.py) on the CPU simulator, with NumPy arrays and
+# CPU torch tensors. Exit 77 (skipped) when the Python has no NumPy.
+#
+#   bash tests/python/run.sh BUILD_DIR
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+build="$(cd "${1:-$root/build}" && pwd)"
+out="$build/tests/python"
+mkdir -p "$out"
+# Debian's python3 is the one with python3-numpy and python3-torch (scripts/install-deps.sh);
+# a pyenv shim first in PATH may have neither.
+python="${OXIDE_PYTHON:-}"
+if [ -z "$python" ]; then
+  for candidate in /usr/bin/python3 python3; do
+    if "$candidate" -c "import numpy" 2>/dev/null; then
+      python="$candidate"
+      break
+    fi
+  done
+fi
+if [ -z "$python" ]; then
+  echo "skipped: no python3 with numpy (apt-get install python3-numpy, or set OXIDE_PYTHON)"
+  exit 77
+fi
+"$build/bin/oxcc" build --shared --arch=sm_90 "$root/examples/python/kernels.cpp" -o "$out/libkernels.so"
+export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}"
+export OXIDE_TEST_LIBRARY="$out/libkernels.so"
+# The tests run on host memory, which is the simulator's whatever the machine has.
+"$python" "$root/tests/python/test_interop.py" -v
+if "$python" -c "import torch" 2>/dev/null; then
+  OXIDE_KERNELS="$out/libkernels.so" "$python" "$root/examples/python/torch_rmsnorm.py" --device cpu
+else
+  echo "torch_rmsnorm.py: skipped: torch is not installed"
+fi

@@ -1,0 +1,294 @@
+"""The Python package (python/oxide) on the CPU simulator: kernels of examples/python/kernels.cpp,
+built with `oxcc build --shared`, called on NumPy arrays, CPU torch tensors and DLPack objects,
+results checked, and every contract, aliasing and argument error raised as a Python exception
+that names the kernel, the parameter and the relation.
+
+    OXIDE_TEST_LIBRARY=libkernels.so python3 -m unittest tests/python/test_interop.py
+"""
+
+import ctypes
+import ctypes.util
+import os
+import unittest
+
+import numpy as np
+
+import oxide
+
+try:
+    import torch
+except ImportError:  # the NumPy half still runs
+    torch = None
+
+LIBRARY = os.environ.get("OXIDE_TEST_LIBRARY", "libkernels.so")
+
+
+def setUpModule():
+    global lib
+    lib = oxide.load(LIBRARY)
+
+
+class DLPackOnly:
+    """An array that offers nothing but DLPack, as JAX arrays do."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def __dlpack__(self, stream=None):
+        return self.array.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
+class Metadata(unittest.TestCase):
+    def test_kernels_and_parameters(self):
+        self.assertEqual(sorted(lib.kernels),
+                         ["add", "axpy_f32", "axpy_f64", "axpy_i32", "gather_first", "rmsnorm", "scale_2d"])
+        rms = lib.rmsnorm
+        self.assertEqual([p.name for p in rms.params], ["x", "weight", "out", "rows", "cols", "eps"])
+        self.assertEqual([p.kind for p in rms.params], ["i", "i", "2", "u", "u", "x"])
+        self.assertEqual([p.dtype for p in rms.params], ["float32"] * 3 + ["uint32"] * 2 + ["float32"])
+        self.assertEqual([p.rank for p in rms.params], [1, 1, 2, 0, 0, 0])
+        self.assertEqual([p.writable for p in rms.params], [False, False, True, False, False, False])
+        self.assertEqual(rms.domain, 1)
+        self.assertEqual(rms.block, (256, 1, 1))
+        self.assertIn("requires", rms.contract)
+        self.assertEqual(lib.scale_2d.domain, 2)
+        self.assertEqual(lib["axpy_i32"].params[0].dtype, "int32")
+        self.assertIn("add(a, b, c)", repr(lib.add))
+
+    def test_unknown_kernel(self):
+        with self.assertRaisesRegex(AttributeError, "no kernel named 'nope'.*it exports 'add'"):
+            lib.nope
+        with self.assertRaises(oxide.OxideError) as caught:
+            lib["nope"]
+        self.assertEqual(caught.exception.kind, "NotAKernel")
+
+    def test_not_a_library(self):
+        with self.assertRaisesRegex(oxide.OxideError, "cannot load"):
+            oxide.load("/nonexistent/libnothing.so")
+        libc = ctypes.util.find_library("m")
+        if libc:
+            with self.assertRaisesRegex(oxide.OxideError, "not an Oxide library"):
+                oxide.load(libc)
+
+    def test_c_abi_status_names(self):
+        dll = lib._dll
+        self.assertEqual(dll.oxide_status_name(0), b"Ok")
+        self.assertEqual(dll.oxide_status_name(100000), b"Unknown")
+        dll.oxide_launch.argtypes = None
+        status = lib._dll.oxide_launch(None, None, None, 0)
+        lib._dll.oxide_launch.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
+        self.assertEqual(dll.oxide_status_name(status), b"NotAKernel")
+        self.assertIn(b"null oxide_kernel", dll.oxide_last_error())
+
+
+class NumPy(unittest.TestCase):
+    def test_add(self):
+        a = np.arange(1000, dtype=np.float32)
+        b = np.full(1000, 0.5, dtype=np.float32)
+        c = np.zeros_like(a)
+        lib.add(a, b, c)
+        np.testing.assert_array_equal(c, a + b)
+
+    def test_keywords_and_templates(self):
+        x = np.linspace(0, 1, 777)
+        y = np.ones(777)
+        out = np.empty(777)
+        lib.axpy_f64(out=out, alpha=2.5, x=x, y=y)
+        np.testing.assert_allclose(out, 2.5 * x + y)
+        xi = np.arange(100, dtype=np.int32)
+        outi = np.empty_like(xi)
+        lib.axpy_i32(-3, xi, xi, outi)  # inputs may alias each other
+        np.testing.assert_array_equal(outi, -3 * xi + xi)
+
+    def test_numpy_scalar_arguments(self):
+        x = np.ones(10, dtype=np.float32)
+        out = np.empty_like(x)
+        lib.axpy_f32(np.float32(2), x, x, out)
+        np.testing.assert_array_equal(out, np.full(10, 3, dtype=np.float32))
+
+    def test_2d_domain(self):
+        x = np.random.rand(37, 53).astype(np.float32)
+        out = np.zeros_like(x)
+        lib.scale_2d(x, 3.0, out)  # the grid covers out's 53 x 37 in 16 x 16 blocks
+        np.testing.assert_allclose(out, x * 3.0, rtol=1e-6)
+
+    def test_flattened_contiguous_tensor(self):
+        a = np.random.rand(2, 3, 4, 5, 6).astype(np.float32)  # 5 dimensions, contiguous
+        c = np.empty_like(a)
+        lib.add(a, a, c)
+        np.testing.assert_array_equal(c, a + a)
+
+    def test_empty(self):
+        e = np.zeros(0, dtype=np.float32)
+        lib.add(e, e.copy(), e.copy())
+
+    def test_dlpack_only_objects(self):
+        a = np.arange(64, dtype=np.float32)
+        c = np.zeros_like(a)
+        lib.add(DLPackOnly(a), DLPackOnly(a), c)
+        np.testing.assert_array_equal(c, 2 * a)
+
+    def test_explicit_grid(self):
+        a = np.ones(1000, dtype=np.float32)
+        c = np.zeros_like(a)
+        lib.add(a, a, c, grid=1, block=128)  # 128 threads: only the first 128 elements
+        self.assertEqual(c[:128].tolist(), [2.0] * 128)
+        self.assertEqual(c[128:].tolist(), [0.0] * 872)
+        c[:] = 0
+        lib.add(a, a, c, threads=500)
+        self.assertEqual(int((c == 2).sum()), 512)  # two blocks of 256
+
+
+class Errors(unittest.TestCase):
+    def setUp(self):
+        self.a = np.arange(100, dtype=np.float32)
+        self.b = np.ones(100, dtype=np.float32)
+        self.c = np.zeros(100, dtype=np.float32)
+
+    def test_requires_violated(self):
+        with self.assertRaises(oxide.ContractError) as caught:
+            lib.add(self.a, self.b[:50], self.c)
+        e = caught.exception
+        self.assertEqual(e.kind, "RequiresViolated")
+        self.assertEqual(e.kernel, "add")
+        self.assertIn("'add' violates its contract: requires b.size() == c.size(), but b.size() = 50 and "
+                      "c.size() = 100", str(e))
+        self.assertIsInstance(e, ValueError)
+        self.assertTrue((self.c == 0).all(), "nothing ran")
+
+    def test_output_aliases_input(self):
+        with self.assertRaises(oxide.AliasingError) as caught:
+            lib.add(self.a, self.b, self.a)
+        self.assertEqual(caught.exception.kind, "OverlappingArguments")
+        self.assertIn("argument 1 (a) and argument 3 (c)", str(caught.exception))
+
+    def test_overlapping_views(self):
+        buf = np.zeros(150, dtype=np.float32)
+        with self.assertRaises(oxide.AliasingError):
+            lib.add(buf[0:100], self.b, buf[50:150])
+        lib.add(buf[0:50], buf[0:50], buf[100:150])  # disjoint parts of one allocation
+
+    def test_dtype(self):
+        with self.assertRaises(oxide.ArgumentError) as caught:
+            lib.add(self.a.astype(np.float64), self.b, self.c)
+        e = caught.exception
+        self.assertEqual(e.kind, "DtypeMismatch")
+        self.assertIn("parameter 1 (a) is a span of float32 but gets a tensor of float64", str(e))
+        self.assertIsInstance(e, TypeError)
+
+    def test_strides(self):
+        with self.assertRaises(oxide.ArgumentError) as caught:
+            lib.add(np.arange(200, dtype=np.float32)[::2], self.b, self.c)
+        self.assertEqual(caught.exception.kind, "UnsupportedStrides")
+        self.assertIn("contiguous", str(caught.exception))
+
+    def test_misaligned(self):
+        raw = np.zeros(404, dtype=np.uint8)
+        skewed = raw[2:402].view(np.float32)  # 100 floats 2 bytes past an aligned address
+        if skewed.__array_interface__["data"][0] % 4 == 0:
+            skewed = raw[1:401].view(np.float32)
+        with self.assertRaises(oxide.ArgumentError) as caught:
+            lib.add(skewed, self.b, self.c)
+        self.assertEqual(caught.exception.kind, "MisalignedArgument")
+
+    def test_rank_of_2d_output(self):
+        with self.assertRaises(oxide.ArgumentError) as caught:
+            lib.rmsnorm(self.a, self.b[:10], self.c, 10, 10, 1e-6)
+        self.assertIn("parameter 3 (out) is a DisjointSpan2D", str(caught.exception))
+
+    def test_scalar_out_of_range(self):
+        out = np.zeros((10, 10), dtype=np.float32)
+        with self.assertRaises(oxide.ContractError) as caught:
+            lib.rmsnorm(self.a, self.b[:10], out, -1, 10, 1e-6)
+        self.assertEqual(caught.exception.kind, "ArgumentOutOfRange")
+        self.assertIn("rows", str(caught.exception))
+        with self.assertRaises(oxide.ContractError):
+            lib.rmsnorm(self.a, self.b[:10], out, 10, 10, 1e300)  # beyond a float
+        with self.assertRaises(oxide.ContractError):
+            lib.rmsnorm(self.a, self.b[:10], out, 1 << 70, 10, 1e-6)
+
+    def test_argument_sorts(self):
+        out = np.zeros((10, 10), dtype=np.float32)
+        with self.assertRaisesRegex(oxide.ArgumentError, "takes 3 arguments \\(a, b, c\\) but was given 2"):
+            lib.add(self.a, self.b)
+        with self.assertRaisesRegex(oxide.ArgumentError, "parameter 1 \\(a\\) is a span of float32 but gets a float"):
+            lib.add(1.0, self.b, self.c)
+        with self.assertRaisesRegex(oxide.ArgumentError, "parameter 4 \\(rows\\) is a scalar"):
+            lib.rmsnorm(self.a, self.b[:10], out, self.a, 10, 1e-6)
+        with self.assertRaisesRegex(oxide.ArgumentError, "parameter 6 \\(eps\\) is a scalar \\(float32\\): pass a number, not a str"):
+            lib.rmsnorm(self.a, self.b[:10], out, 10, 10, "1e-6")
+        with self.assertRaisesRegex(oxide.ArgumentError, "no parameter 'z'"):
+            lib.add(self.a, self.b, z=self.c)
+        with self.assertRaisesRegex(oxide.ArgumentError, "missing arguments c"):
+            lib.add(self.a, b=self.b)
+
+    def test_read_only_output(self):
+        frozen = np.zeros(100, dtype=np.float32)
+        frozen.setflags(write=False)
+        with self.assertRaisesRegex(oxide.ArgumentError, "parameter 3 \\(c\\) is written by the kernel"):
+            lib.add(self.a, self.b, frozen)
+
+    def test_kernel_fault(self):
+        with self.assertRaises(oxide.KernelFault) as caught:
+            lib.gather_first(self.a, 50, self.c)  # reads a[50 + i] for i < 100
+        self.assertIn("gather_first", str(caught.exception))
+        lib.gather_first(self.a, 0, self.c)  # the simulator carries on after a fault
+        np.testing.assert_array_equal(self.c, self.a)
+
+    def test_empty_output_launches_nothing(self):
+        lib.gather_first(self.a, 1000, self.c[:0])  # no thread: nothing reads past the end
+        lib.gather_first(self.a, 0, self.c, threads=100)
+        np.testing.assert_array_equal(self.c, self.a)
+
+    def test_bad_launch_settings(self):
+        with self.assertRaisesRegex(oxide.OxideError, "block"):
+            lib.add(self.a, self.b, self.c, block=2048)
+        with self.assertRaisesRegex(ValueError, "1 to 3 extents"):
+            lib.add(self.a, self.b, self.c, grid=(1, 1, 1, 1))
+        with self.assertRaises(oxide.OxideError) as caught:
+            lib.rmsnorm(self.a, self.b[:10], np.zeros((10, 10), np.float32), 10, 10, 1e-6, block=128)
+        self.assertEqual(caught.exception.kind, "BlockMismatch")
+
+
+@unittest.skipIf(torch is None, "torch is not installed")
+class TorchCpu(unittest.TestCase):
+    def test_add(self):
+        a, b = torch.randn(4097), torch.randn(4097)
+        c = torch.empty_like(a)
+        lib.add(a, b, c)
+        torch.testing.assert_close(c, a + b)
+
+    def test_rmsnorm_against_torch(self):
+        x = torch.randn(48, 770) * 3 + 1
+        w = torch.rand(770) + 0.5
+        out = torch.empty_like(x)
+        lib.rmsnorm(x, w, out, 48, 770, 1e-6, threads=48 * 32)
+        expected = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+        torch.testing.assert_close(out, expected, rtol=1e-5, atol=1e-5)
+
+    def test_views_and_errors(self):
+        x = torch.randn(10, 20)
+        out = torch.empty(200)
+        with self.assertRaises(oxide.ArgumentError) as caught:
+            lib.add(x.t(), x.t(), out)  # transposed: not contiguous
+        self.assertEqual(caught.exception.kind, "UnsupportedStrides")
+        lib.add(x.t().contiguous(), x.t().contiguous(), out)
+        torch.testing.assert_close(out, (2 * x.t()).reshape(-1))
+        with self.assertRaises(oxide.ArgumentError) as caught:
+            lib.add(x.half(), x.half(), out.half())
+        self.assertIn("float16", str(caught.exception))
+        with self.assertRaises(oxide.AliasingError):
+            lib.add(x.view(-1), x.view(-1), x.view(-1))
+
+    def test_dlpack_of_torch(self):
+        a = torch.arange(32, dtype=torch.float32)
+        c = torch.zeros(32)
+        lib.add(DLPackOnly(a), a, c)
+        torch.testing.assert_close(c, 2 * a)
+
+
+if __name__ == "__main__":
+    unittest.main()
