@@ -42,6 +42,7 @@ static_assert(OXIDE_PARAM_UNSIGNED_INTEGER ==
               oxide::detail::param_kind_letter(oxide::detail::ParamKind::unsigned_integer));
 static_assert(OXIDE_PARAM_SIGNED_INTEGER == oxide::detail::param_kind_letter(oxide::detail::ParamKind::signed_integer));
 static_assert(OXIDE_PARAM_OTHER == oxide::detail::param_kind_letter(oxide::detail::ParamKind::other));
+static_assert(OXIDE_STATUS_NOT_A_KERNEL == 1 + static_cast<int>(oxide::ErrorKind::NotAKernel));
 static_assert(sizeof(oxide_arg) == 88 && sizeof(oxide_launch_config) == 64, "the C ABI's struct layouts are fixed");
 
 namespace oxide::detail {

@@ -39,6 +39,8 @@ extern "C" {
 
 /** Success; any other status is 1 + an oxide::ErrorKind. */
 #define OXIDE_OK 0
+/** The status of a kernel that is not exported (1 + oxide::ErrorKind::NotAKernel). */
+#define OXIDE_STATUS_NOT_A_KERNEL 8
 
 /** Element types, as DLPack encodes them: (type code << 8) | bits (kDLInt = 0, kDLUInt = 1,
  *  kDLFloat = 2, kDLBfloat = 4, kDLBool = 6). */

@@ -15,7 +15,9 @@ Python 3 and any framework version. docs/interop.md is the guide.
 import ctypes
 import numbers
 import os
+import re
 import struct
+import sys
 import threading
 
 __all__ = [
@@ -175,6 +177,7 @@ class _Torch:
 
     def __init__(self, torch):
         self.torch = torch
+        self.tensor_type = torch.Tensor
         d = torch
         self.dtypes = {
             d.float32: _dtype(2, 32), d.float64: _dtype(2, 64), d.float16: _dtype(2, 16),
@@ -185,29 +188,24 @@ class _Torch:
         self.current_stream = raw if raw is not None else (
             lambda index: torch.cuda.current_stream(index).cuda_stream)
 
-    def describe(self, t):
-        dtype = self.dtypes.get(t.dtype)
-        if dtype is None:
-            raise TypeError("a tensor of %s" % t.dtype)
-        device = t.get_device() if t.is_cuda else SIMULATOR
-        return t.data_ptr(), dtype, tuple(t.shape), t.stride(), device, False
-
     def stream(self, device):
         return self.current_stream(device)
 
 
 _torch = None
-_torch_checked = False
+
+
+class _NoType:
+    """Stands for torch.Tensor before torch is imported: nothing is an instance of it."""
+
 
 
 def _torch_module():
-    global _torch, _torch_checked
-    if not _torch_checked:
-        _torch_checked = True
-        import sys
-        torch = sys.modules.get("torch")
-        if torch is not None:
-            _torch = _Torch(torch)
+    """The torch helper once torch is imported (by anyone), else None."""
+    global _torch
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        _torch = _Torch(torch)
     return _torch
 
 
@@ -322,7 +320,7 @@ class Kernel:
         self._handle = handle
         dll = library._dll
         self.name = dll.oxide_kernel_name(handle).decode()
-        self.contract = dll.oxide_kernel_contract(handle).decode()
+        contract = dll.oxide_kernel_contract(handle).decode()
         domain = ctypes.c_uint32()
         block = (ctypes.c_uint32 * 3)()
         library._check(dll.oxide_kernel_shape(handle, ctypes.byref(domain), block), self.name)
@@ -334,6 +332,9 @@ class Kernel:
             library._check(dll.oxide_kernel_param(handle, i, ctypes.byref(info)), self.name)
             params.append(Param(info))
         self.params = tuple(params)
+        # The canonical contract names parameters by position ($0); show them by name.
+        self.contract = re.sub(r"\$(\d+)", lambda m: params[int(m.group(1))].name
+                               if int(m.group(1)) < len(params) else m.group(0), contract)
         self._names = {p.name: i for i, p in enumerate(self.params)}
         self._local = threading.local()
         self._launch = dll.oxide_launch
@@ -343,16 +344,6 @@ class Kernel:
             self.name, ", ".join(p.name for p in self.params),
             " [%s]" % self.contract if self.contract else "")
 
-    def _buffers(self):
-        local = self._local
-        try:
-            return local.args, local.config
-        except AttributeError:
-            n = max(len(self.params), 1)
-            local.args = ctypes.create_string_buffer(_ARG.size * n)
-            local.config = ctypes.create_string_buffer(_CONFIG.size)
-            return local.args, local.config
-
     def _fail(self, param_index, message, cls=ArgumentError, kind="ArgumentMismatch"):
         p = self.params[param_index]
         raise cls("oxide: kernel '%s': parameter %d (%s) %s" % (self.name, param_index + 1, p.name, message),
@@ -360,78 +351,125 @@ class Kernel:
 
     def __call__(self, *args, grid=None, block=None, threads=None, stream=None, dynamic_shared_bytes=0,
                  **named):
+        # The hot path of every launch: kept flat (no helper calls for torch tensors and plain
+        # numbers), since its cost is most of the per-call overhead (benchmarks/python).
         params = self.params
         if named:
             args = self._bind_names(args, named)
-        if len(args) != len(params):
+        count = len(args)
+        if count != len(params):
             raise ArgumentError(
                 "oxide: kernel '%s' takes %d arguments (%s) but was given %d" % (
-                    self.name, len(params), ", ".join(p.name for p in params), len(args)),
+                    self.name, len(params), ", ".join(p.name for p in params), count),
                 "ArgumentMismatch", self.name)
-        arg_buffer, config_buffer = self._buffers()
-        torch = _torch_module()
-        torch_tensor = torch.torch.Tensor if torch is not None else None
+        local = self._local
+        try:
+            arg_buffer, config_buffer, arg_address, config_address = local.buffers
+        except AttributeError:
+            arg_buffer, config_buffer, arg_address, config_address = local.buffers = self._new_buffers()
+        torch = _torch or _torch_module()
+        if torch is not None:
+            torch_tensor, torch_dtypes = torch.tensor_type, torch.dtypes
+        else:
+            torch_tensor = _NoType
         device = None
         framework_stream = None
-        keep = []  # DLPack capsules: alive until the launch returns
-        explicit_stream = _stream_handle(stream)
-        for i, (p, a) in enumerate(zip(params, args)):
-            offset = i * _ARG.size
-            if p.rank == 0:
+        keep = None  # DLPack capsules: alive until the launch returns
+        explicit_stream = None if stream is None else _stream_handle(stream)
+        pack = _ARG.pack_into
+        offset = -_ARG.size
+        for i in range(count):
+            offset += _ARG.size
+            p = params[i]
+            a = args[i]
+            if not p.rank:
                 self._pack_scalar(i, p, a, arg_buffer, offset)
                 continue
-            try:
-                if torch_tensor is not None and isinstance(a, torch_tensor):
-                    desc = torch.describe(a)
-                    if desc[4] != SIMULATOR and framework_stream is None:
-                        framework_stream = torch
-                elif hasattr(a, "__cuda_array_interface__"):
-                    desc = _interface(a.__cuda_array_interface__, self._cupy_device(a))
-                    if framework_stream is None:
-                        framework_stream = _Cupy.get(a)
-                elif hasattr(a, "__array_interface__"):
-                    desc = _interface(a.__array_interface__, SIMULATOR)
-                elif hasattr(a, "__dlpack__"):
-                    desc, capsule = _dlpack(a, explicit_stream or 0)
-                    keep.append(capsule)
+            readonly = False
+            if isinstance(a, torch_tensor):
+                dtype = torch_dtypes.get(a.dtype)
+                if dtype is None:
+                    self._fail(i, "is a span of %s but gets a tensor of %s" % (p.dtype, a.dtype))
+                where = a.get_device()  # -1 (SIMULATOR) for a CPU tensor
+                if where >= 0 and framework_stream is None:
+                    framework_stream = torch
+                data = a.data_ptr()
+                shape = a.shape
+                strides = a.stride()
+            else:
+                try:
+                    if hasattr(a, "__cuda_array_interface__"):
+                        desc = _interface(a.__cuda_array_interface__, self._cupy_device(a))
+                        if framework_stream is None:
+                            framework_stream = _Cupy.get(a)
+                    elif hasattr(a, "__array_interface__"):
+                        desc = _interface(a.__array_interface__, SIMULATOR)
+                    elif hasattr(a, "__dlpack__"):
+                        desc, capsule = _dlpack(a, explicit_stream or 0)
+                        keep = (keep or []) + [capsule]
+                    else:
+                        raise TypeError("a %s, which is not an array (it has no __dlpack__, "
+                                        "__cuda_array_interface__ or __array_interface__)" % type(a).__name__)
+                except TypeError as e:
+                    self._fail(i, "is a span of %s but gets %s" % (p.dtype, e))
+                data, dtype, shape, strides, where, readonly = desc
+            if where != device:
+                if device is None:
+                    device = where
                 else:
-                    raise TypeError("a %s, which is not an array (it has no __dlpack__, "
-                                    "__cuda_array_interface__ or __array_interface__)" % type(a).__name__)
-            except TypeError as e:
-                self._fail(i, "is a span of %s but gets %s" % (p.dtype, e))
-            data, dtype, shape, strides, where, readonly = desc
-            if device is None:
-                device = where
-            elif where != device:
-                self._fail(i, "is on %s but an earlier argument is on %s" % (_where(where), _where(device)),
-                           DeviceError, "WrongContext")
+                    self._fail(i, "is on %s but an earlier argument is on %s" % (_where(where), _where(device)),
+                               DeviceError, "WrongContext")
             if readonly and p.writable:
                 self._fail(i, "is written by the kernel but gets a read-only array")
             ndim = len(shape)
-            if ndim > _MAX_DIMS:
-                if ndim and strides == _contiguous_strides(shape):
-                    count = 1
-                    for extent in shape:
-                        count *= extent
-                    shape, strides, ndim = (count,), (1,), 1
-                else:
-                    self._fail(i, "gets a tensor of %d dimensions; Oxide takes at most %d" % (ndim, _MAX_DIMS))
-            shape = shape + (0,) * (_MAX_DIMS - ndim)
-            strides = tuple(strides) + (0,) * (_MAX_DIMS - ndim)
-            _ARG.pack_into(arg_buffer, offset, _ARG_TENSOR, dtype, data, ndim, 0, *shape, *strides)
+            if ndim == 1:
+                pack(arg_buffer, offset, 0, dtype, data, 1, 0, shape[0], 0, 0, 0, strides[0], 0, 0, 0)
+            elif ndim == 2:
+                pack(arg_buffer, offset, 0, dtype, data, 2, 0, shape[0], shape[1], 0, 0, strides[0], strides[1], 0, 0)
+            else:
+                self._pack_tensor(i, arg_buffer, offset, dtype, data, tuple(shape), tuple(strides))
         if device is None:
             device = SIMULATOR
         if explicit_stream is not None:
             cu_stream = explicit_stream
-        elif device != SIMULATOR and framework_stream is not None:
+        elif framework_stream is not None and device != SIMULATOR:
             cu_stream = framework_stream.stream(device)
         else:
             cu_stream = 0
-        _CONFIG.pack_into(config_buffer, 0, device, dynamic_shared_bytes, cu_stream,
-                          *_dims(grid, "grid"), *_dims(block, "block"), *_dims(threads, "threads"))
-        status = self._launch(self._handle, config_buffer, arg_buffer, len(params))
+        if grid is None and block is None and threads is None:
+            _CONFIG.pack_into(config_buffer, 0, device, dynamic_shared_bytes, cu_stream, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        else:
+            _CONFIG.pack_into(config_buffer, 0, device, dynamic_shared_bytes, cu_stream,
+                              *_dims(grid, "grid"), *_dims(block, "block"), *_dims(threads, "threads"))
+        status = self._launch(self._handle, config_address, arg_address, count)
         if status:
             self._library._raise(status, self.name)
+
+    def _new_buffers(self):
+        args = ctypes.create_string_buffer(_ARG.size * max(len(self.params), 1))
+        config = ctypes.create_string_buffer(_CONFIG.size)
+        return args, config, ctypes.addressof(args), ctypes.addressof(config)
+
+    def _buffers(self):
+        """This thread's argument and configuration buffers and their addresses."""
+        try:
+            return self._local.buffers
+        except AttributeError:
+            self._local.buffers = self._new_buffers()
+            return self._local.buffers
+
+    def _pack_tensor(self, i, buffer, offset, dtype, data, shape, strides):
+        ndim = len(shape)
+        if ndim > _MAX_DIMS:  # a contiguous tensor of many dimensions is a 1-D span all the same
+            if strides != _contiguous_strides(shape):
+                self._fail(i, "gets a tensor of %d dimensions; Oxide takes at most %d" % (ndim, _MAX_DIMS))
+            elements = 1
+            for extent in shape:
+                elements *= extent
+            shape, strides, ndim = (elements,), (1,), 1
+        shape = shape + (0,) * (_MAX_DIMS - ndim)
+        strides = strides + (0,) * (_MAX_DIMS - ndim)
+        _ARG.pack_into(buffer, offset, _ARG_TENSOR, dtype, data, ndim, 0, *shape, *strides)
 
     def _bind_names(self, args, named):
         values = list(args) + [_MISSING] * (len(self.params) - len(args))
@@ -532,6 +570,8 @@ class Library:
 
     def __init__(self, path):
         self.path = os.fspath(path)
+        if os.path.exists(self.path):  # ctypes would search the library path for a bare name
+            self.path = os.path.abspath(self.path)
         try:
             dll = ctypes.CDLL(self.path)
         except OSError as e:
@@ -559,7 +599,7 @@ class Library:
         dll.oxide_kernel_param_count.argtypes = [ctypes.c_void_p]
         dll.oxide_kernel_param.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
         dll.oxide_launch.restype = ctypes.c_int
-        dll.oxide_launch.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
+        dll.oxide_launch.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
         dll.oxide_last_error.restype = ctypes.c_char_p
         dll.oxide_status_name.restype = ctypes.c_char_p
         dll.oxide_status_name.argtypes = [ctypes.c_int]

@@ -77,9 +77,7 @@ class Metadata(unittest.TestCase):
         dll = lib._dll
         self.assertEqual(dll.oxide_status_name(0), b"Ok")
         self.assertEqual(dll.oxide_status_name(100000), b"Unknown")
-        dll.oxide_launch.argtypes = None
-        status = lib._dll.oxide_launch(None, None, None, 0)
-        lib._dll.oxide_launch.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
+        status = dll.oxide_launch(None, None, None, 0)
         self.assertEqual(dll.oxide_status_name(status), b"NotAKernel")
         self.assertIn(b"null oxide_kernel", dll.oxide_last_error())
 
@@ -288,6 +286,48 @@ class TorchCpu(unittest.TestCase):
         c = torch.zeros(32)
         lib.add(DLPackOnly(a), a, c)
         torch.testing.assert_close(c, 2 * a)
+
+
+@unittest.skipIf(torch is None or not torch.cuda.is_available(), "skipped: no CUDA device")
+class TorchCuda(unittest.TestCase):
+    """On the GPU (tests/gpu/interop/run.sh runs these there): the same calls on CUDA tensors, on
+    torch's current stream."""
+
+    def test_add_and_rmsnorm(self):
+        a, b = torch.randn(1 << 20, device="cuda"), torch.randn(1 << 20, device="cuda")
+        c = torch.empty_like(a)
+        lib.add(a, b, c)
+        torch.testing.assert_close(c, a + b)
+        x = torch.randn(333, 1000, device="cuda")
+        w = torch.rand(1000, device="cuda")
+        out = torch.empty_like(x)
+        lib.rmsnorm(x, w, out, 333, 1000, 1e-6, threads=333 * 32)
+        torch.testing.assert_close(out, x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w,
+                                   rtol=1e-5, atol=1e-5)
+
+    def test_current_stream(self):
+        # A slow producer on a side stream, then the kernel on that stream: ordered after it.
+        side = torch.cuda.Stream()
+        with torch.cuda.stream(side):
+            a = torch.full((1 << 22,), 3.0, device="cuda")
+            for _ in range(20):
+                a = a * 1.0
+            c = torch.empty_like(a)
+            lib.add(a, a, c)
+        side.synchronize()
+        self.assertTrue(bool((c == 6).all()))
+
+    def test_errors_on_the_gpu(self):
+        a = torch.randn(1000, device="cuda")
+        with self.assertRaises(oxide.AliasingError):
+            lib.add(a, a, a)
+        with self.assertRaises(oxide.ContractError):
+            lib.add(a, a[:10], torch.empty(1000, device="cuda"))
+        with self.assertRaises(oxide.DeviceError) as caught:
+            lib.add(a, a.cpu(), torch.empty(1000, device="cuda"))
+        self.assertIn("CUDA device 0", str(caught.exception))
+        with self.assertRaises(oxide.ArgumentError):
+            lib.add(a.double(), a, torch.empty(1000, device="cuda"))
 
 
 if __name__ == "__main__":
