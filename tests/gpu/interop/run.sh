@@ -12,10 +12,15 @@ lib="$root/.gpu/interop/libkernels.so"
 results="${OUT:-$root/gpu-results}"
 mkdir -p "$results"
 summary="$results/interop-summary.txt"
+# Each step's log goes to a scratch folder and comes back as one archive (the device tool returns
+# a few files only).
+logs="$(mktemp -d)"
 : > "$summary"
 failures=0
 export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}"
 export OXIDE_KERNELS="$lib" OXIDE_TEST_LIBRARY="$lib"
+# JAX would take 75% of the GPU at its start; torch and CuPy share the process with it.
+export XLA_PYTHON_CLIENT_PREALLOCATE=false PYTHONUNBUFFERED=1
 python="${OXIDE_PYTHON:-python3}"
 
 deadline=$(( SECONDS + ${SUITE_SECONDS:-280} )) # the device tool's limit per command, less a margin
@@ -30,17 +35,17 @@ step() { # step NAME SECONDS COMMAND...: runs it (at most SECONDS, within the de
   fi
   [ "$seconds" -gt "$left" ] && seconds=$left
   local start=$SECONDS
-  timeout "$seconds" "$@" > "$results/$name.log" 2>&1
+  timeout "$seconds" "$@" > "$logs/$name.log" 2>&1
   local rc=$?
   local verdict="FAIL (exit $rc)"
   if [ $rc -eq 0 ]; then
     verdict=PASS
-    grep -q "^skipped" "$results/$name.log" && verdict="skipped: $(grep -m1 '^skipped' "$results/$name.log")"
+    grep -q "^skipped" "$logs/$name.log" && verdict="$(grep -m1 '^skipped' "$logs/$name.log")"
   else
     failures=$((failures + 1))
   fi
   printf '%-28s %-10s %4ss\n' "$name" "$verdict" $((SECONDS - start)) | tee -a "$summary"
-  tail -n 25 "$results/$name.log" | sed 's/^/    /'
+  tail -n 12 "$logs/$name.log" | sed 's/^/    /'
 }
 
 {
@@ -56,17 +61,18 @@ step python-tests 120 "$python" "$root/tests/python/test_interop.py" -v
 step torch-rmsnorm 90 "$python" "$root/examples/python/torch_rmsnorm.py" --device cuda
 step cuda-graph 90 "$python" "$root/examples/python/cuda_graph.py"
 step cupy-jax 120 "$python" "$root/examples/python/cupy_jax.py"
-step nvcc-app-build 120 bash -c "cmake -S '$root/examples/python/nvcc_app' -B '$results/nvcc_app' -G Ninja \
+step nvcc-app-build 120 bash -c "cmake -S '$root/examples/python/nvcc_app' -B '$logs/nvcc_app' -G Ninja \
   -DOXIDE_KERNELS='$lib' -DOXIDE_INCLUDE_DIR='$root/include' -DKERNELS_HEADER_DIR='$root/.gpu/interop' \
-  -DCMAKE_BUILD_TYPE=Release > /dev/null && cmake --build '$results/nvcc_app'"
-step nvcc-app 60 "$results/nvcc_app/nvcc_app"
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > /dev/null && cmake --build '$logs/nvcc_app'"
+step nvcc-app 60 "$logs/nvcc_app/nvcc_app"
 step overhead-benchmark 120 "$python" "$root/benchmarks/python/overhead.py"
 if command -v compute-sanitizer > /dev/null; then
-  step memcheck-nvcc-app 120 compute-sanitizer --tool memcheck --error-exitcode 1 "$results/nvcc_app/nvcc_app"
+  step memcheck-nvcc-app 120 compute-sanitizer --tool memcheck --error-exitcode 1 "$logs/nvcc_app/nvcc_app"
   step memcheck-cuda-graph 180 compute-sanitizer --tool memcheck --error-exitcode 1 "$python" \
     "$root/examples/python/cuda_graph.py"
 else
   echo "compute-sanitizer: not found" | tee -a "$summary"
 fi
 echo "failures: $failures" | tee -a "$summary"
+tar -czf "$results/interop-logs.tar.gz" -C "$logs" --exclude=nvcc_app .
 [ "$failures" -eq 0 ]
