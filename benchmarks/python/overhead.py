@@ -54,6 +54,70 @@ def triton_add():
     return launch
 
 
+_ADD_PTX = b"""
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry bare_add(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u32 pn) {
+  .reg .pred p;
+  .reg .b32 r<5>;
+  .reg .b64 rd<8>;
+  .reg .f32 f<4>;
+  ld.param.u64 rd1, [pa];
+  ld.param.u64 rd2, [pb];
+  ld.param.u64 rd3, [pc];
+  ld.param.u32 r1, [pn];
+  mov.u32 r2, %ctaid.x;
+  mov.u32 r3, %ntid.x;
+  mov.u32 r4, %tid.x;
+  mad.lo.s32 r2, r2, r3, r4;
+  setp.ge.u32 p, r2, r1;
+  @p bra DONE;
+  mul.wide.u32 rd4, r2, 4;
+  add.s64 rd5, rd1, rd4;
+  ld.global.f32 f1, [rd5];
+  add.s64 rd6, rd2, rd4;
+  ld.global.f32 f2, [rd6];
+  add.f32 f3, f1, f2;
+  add.s64 rd7, rd3, rd4;
+  st.global.f32 [rd7], f3;
+DONE:
+  ret;
+}
+"""
+
+
+def bare_launch(a, b, c):
+    """A bare cuLaunchKernel through ctypes of a hand-written PTX add, with its parameters
+    packed once: the floor of any Python binding that launches through the driver."""
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return None
+    module, function = ctypes.c_void_p(), ctypes.c_void_p()
+    if cuda.cuModuleLoadData(ctypes.byref(module), ctypes.c_char_p(_ADD_PTX + b"\0")) != 0:
+        return None
+    if cuda.cuModuleGetFunction(ctypes.byref(function), module, b"bare_add") != 0:
+        return None
+    n = c.numel()
+    values = [ctypes.c_uint64(a.data_ptr()), ctypes.c_uint64(b.data_ptr()), ctypes.c_uint64(c.data_ptr()),
+              ctypes.c_uint32(n)]
+    params = (ctypes.c_void_p * 4)(*[ctypes.addressof(v) for v in values])
+    launch = cuda.cuLaunchKernel
+    launch.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
+    stream = torch.cuda.current_stream().cuda_stream
+    blocks = (n + 255) // 256
+    params_address = ctypes.addressof(params)
+
+    def run():
+        status = launch(function, blocks, 1, 1, 256, 1, 1, 0, stream, params_address, None)
+        if status:
+            raise RuntimeError("cuLaunchKernel: %d" % status)
+
+    run.keep = (values, params, module)
+    return run
+
+
 def main():
     if not torch.cuda.is_available():
         print("skipped: no CUDA device")
@@ -89,6 +153,14 @@ def main():
     add(a, b, c)  # fills this thread's buffers with a launch of these tensors
     results.append(("(floor) oxide_launch via ctypes, args prepacked", host_us(lambda: launch(handle, config, args, 3))))
 
+    bare = bare_launch(a, b, c)
+    if bare is not None:
+        c.zero_()
+        bare()
+        torch.cuda.synchronize()
+        assert torch.equal(c, a + b)
+        results.append(("(floor) bare cuLaunchKernel via ctypes", host_us(bare)))
+
     width = max(len(name) for name, _ in results)
     print("per-call host overhead, c = a + b on 3 CUDA tensors of %d floats (%s, torch %s):" % (
         n, torch.cuda.get_device_name(), torch.__version__))
@@ -97,6 +169,10 @@ def main():
     main3 = [r for r in results if not r[0].startswith("(floor)")]
     best = min(main3, key=lambda r: r[1])
     print("lowest of the three: %s" % best[0])
+    floors = dict(results)
+    if bare is not None:
+        print("oxide over a bare cuLaunchKernel from Python: %.2f us" % (
+            floors["oxide (python/oxide, ctypes)"] - floors["(floor) bare cuLaunchKernel via ctypes"]))
     return 0
 
 

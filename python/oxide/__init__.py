@@ -338,6 +338,11 @@ class Kernel:
         self._names = {p.name: i for i, p in enumerate(self.params)}
         self._local = threading.local()
         self._launch = dll.oxide_launch
+        fast = _torch_fast_path(self)
+        if fast is not None:
+            # A class of its own whose __call__ is the generated fast path (special methods are
+            # looked up on the type).
+            self.__class__ = type("Kernel", (Kernel,), {"__call__": fast, "__doc__": Kernel.__doc__})
 
     def __repr__(self):
         return "<oxide kernel %s(%s)%s>" % (
@@ -524,6 +529,76 @@ class Kernel:
         if index is None:
             index = getattr(device, "index", None)
         return int(index) if index is not None else 0
+
+
+def _torch_fast_path(kernel):
+    """A __call__ for `kernel` generated for its parameters, for the common call: torch tensors
+    (contiguous, on one device) and Python numbers, no launch settings. One struct.pack_into
+    writes the configuration and every argument into this thread's buffer, then one ctypes call
+    launches; anything else (another array type, a setting, a value the packing refuses) goes to
+    the general path, which also reports every error. None when a parameter's kind has no fast
+    form."""
+    fmt = ["<iIQ3I3I3Q"]
+    names = ["a%d" % i for i in range(len(kernel.params))]
+    guards, values, checks = [], [], []
+    for name, p in zip(names, kernel.params):
+        if p.rank == 0:
+            if p.dtype.startswith(("float", "bfloat")):
+                fmt.append("iidii4q4q")
+                values.append("1, %d, %s, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0" % (_F64, name))
+            else:
+                fmt.append("iiqii4q4q")
+                values.append("1, %d, %s, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0" % (_I64, name))
+                guards.append("type(%s) is int" % name)
+            continue
+        guards.append("isinstance(%s, T)" % name)
+        checks.append("%s.get_device() == d and %s.is_contiguous()" % (name, name))
+        fmt.append("iiQii4q4q")
+        if p.rank == 1:
+            values.append("0, dt[%s.dtype], %s.data_ptr(), 1, 0, %s.numel(), 0, 0, 0, 1, 0, 0, 0" % ((name,) * 3))
+        elif p.rank == 2:
+            checks.append("%s.dim() == 2" % name)
+            values.append("0, dt[{0}.dtype], {0}.data_ptr(), 2, 0, {0}.shape[0], {0}.shape[1], 0, 0, "
+                          "{0}.shape[1], 1, 0, 0".format(name))
+        else:
+            return None
+    tensors = [n for n, p in zip(names, kernel.params) if p.rank]
+    if not tensors:
+        return None
+    body = "\n    ".join([
+        "def __call__(self, *args, **settings):",
+        "    torch = _torch or _torch_module()",
+        "    if torch is None or settings or len(args) != %d:" % len(names),
+        "        return _general(self, *args, **settings)",
+        "    %s, = args" % ", ".join(names),
+        "    T = torch.tensor_type",
+        "    if not (%s):" % " and ".join(guards),
+        "        return _general(self, *args)",
+        "    d = %s.get_device()" % tensors[0],
+        "    if not (%s):" % " and ".join(checks),
+        "        return _general(self, *args)",
+        "    try:",
+        "        buffer, address = self._local.fast",
+        "    except AttributeError:",
+        "        buffer = ctypes.create_string_buffer(%d)" % struct.calcsize("".join(fmt)),
+        "        address = ctypes.addressof(buffer)",
+        "        self._local.fast = buffer, address",
+        "    dt = torch.dtypes",
+        "    try:",
+        "        pack(buffer, 0, d, 0, torch.current_stream(d) if d >= 0 else 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,",
+        "             %s)" % ",\n             ".join(values),
+        "    except (KeyError, struct.error, OverflowError):",
+        "        return _general(self, *args)",
+        "    status = self._launch(self._handle, address, address + %d, %d)" % (_CONFIG.size, len(names)),
+        "    if status:",
+        "        self._library._raise(status, self.name)",
+    ])
+    # A factory, so that each kernel's function has its own `pack` and the module's globals
+    # (_torch is set there once torch is seen).
+    source = "def make(pack, _general):\n    %s\n    return __call__\n" % body
+    factory = {}
+    exec(compile(source, "<oxide fast path of %s>" % kernel.name, "exec"), globals(), factory)
+    return factory["make"](struct.Struct("".join(fmt)).pack_into, Kernel.__call__)
 
 
 class _Cupy:

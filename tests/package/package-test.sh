@@ -8,6 +8,7 @@
 # BUILD_DIR is a configured and built Oxide tree (oxcc and oxide_runtime); SCRATCH_DIR is
 # emptied first. Driven by tests/lit/oxcc/package.test.
 set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 build="$1"
 scratch="$2"
 cxx="${3:-}"
@@ -40,3 +41,13 @@ grep -q '"file": ".*demo/src/main.cpp"' demo/build/compile_commands.json
 echo "== oxcc new demo2 --template basic"
 "$prefix/bin/oxcc" new demo2 --template basic
 (cd demo2 && "$prefix/bin/oxcc" build src/main.cpp -o demo2 && ./demo2)
+
+echo "== add_oxide_library(kernels SHARED) and a C program calling it through <oxide/c_api.h>"
+mkdir -p shared
+cp "$here/shared/CMakeLists.txt" "$here/shared/c_caller.c" "$here/../../examples/python/kernels.cpp" shared/
+test -e "$prefix/include/oxide/c_api.h" || { echo "missing from the install: include/oxide/c_api.h"; exit 1; }
+cmake_args=(-S shared -B shared/build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix")
+if [ -n "$cxx" ]; then cmake_args+=(-DCMAKE_CXX_COMPILER="$cxx"); fi
+cmake "${cmake_args[@]}" > cmake-shared-configure.log
+cmake --build shared/build
+./shared/build/c_caller

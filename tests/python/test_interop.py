@@ -267,6 +267,37 @@ class TorchCpu(unittest.TestCase):
         expected = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
         torch.testing.assert_close(out, expected, rtol=1e-5, atol=1e-5)
 
+    def test_fast_path(self):
+        # Calls without launch settings on torch tensors and Python numbers take the generated
+        # fast path; the same errors come out of it.
+        x = torch.randn(48, 770)
+        w = torch.rand(770) + 0.5
+        out = torch.empty_like(x)
+        lib.rmsnorm(x, w, out, 48, 770, 1e-6)  # the grid from out's 770 x 48 elements
+        torch.testing.assert_close(out, x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w,
+                                   rtol=1e-5, atol=1e-5)
+        xi = torch.arange(100, dtype=torch.int32)
+        outi = torch.empty_like(xi)
+        lib.axpy_i32(-3, xi, xi, outi)
+        self.assertTrue(torch.equal(outi, -3 * xi + xi))
+        xf = torch.rand(64)
+        outf = torch.empty_like(xf)
+        lib.axpy_f32(2, xf, xf, outf)  # an int for a float parameter
+        torch.testing.assert_close(outf, 3 * xf)
+        with self.assertRaises(oxide.AliasingError):
+            lib.add(xf, xf, xf)
+        with self.assertRaises(oxide.ContractError):
+            lib.add(xf, xf[:10], outf)
+        with self.assertRaises(oxide.ContractError) as caught:
+            lib.rmsnorm(x, w, out, -1, 770, 1e-6)
+        self.assertEqual(caught.exception.kind, "ArgumentOutOfRange")
+        with self.assertRaises(oxide.ContractError):
+            lib.rmsnorm(x, w, out, 1 << 64, 770, 1e-6)  # beyond the fast path's int64: the general path
+        with self.assertRaises(oxide.ArgumentError):
+            lib.rmsnorm(x, w, out, 48, 770, "eps")
+        with self.assertRaises(oxide.ArgumentError):
+            lib.rmsnorm(x, w, out.view(-1), 48, 770, 1e-6)  # a 1-D tensor for the 2-D output
+
     def test_views_and_errors(self):
         x = torch.randn(10, 20)
         out = torch.empty(200)
