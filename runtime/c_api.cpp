@@ -33,17 +33,20 @@
 
 // The ABI's parameter kinds are oxide/detail/param_kind.hpp's letters.
 static_assert(OXIDE_PARAM_INPUT == oxide::detail::param_kind_letter(oxide::detail::ParamKind::input));
-static_assert(OXIDE_PARAM_MUTABLE_SPAN == oxide::detail::param_kind_letter(oxide::detail::ParamKind::mutable_span));
+static_assert(OXIDE_PARAM_MUTABLE_SPAN ==
+              oxide::detail::param_kind_letter(oxide::detail::ParamKind::mutable_span));
 static_assert(OXIDE_PARAM_OUTPUT == oxide::detail::param_kind_letter(oxide::detail::ParamKind::output));
 static_assert(OXIDE_PARAM_OUTPUT_2D == oxide::detail::param_kind_letter(oxide::detail::ParamKind::output_2d));
 static_assert(OXIDE_PARAM_OUTPUT_3D == oxide::detail::param_kind_letter(oxide::detail::ParamKind::output_3d));
 static_assert(OXIDE_PARAM_ATOMIC == oxide::detail::param_kind_letter(oxide::detail::ParamKind::atomic));
 static_assert(OXIDE_PARAM_UNSIGNED_INTEGER ==
               oxide::detail::param_kind_letter(oxide::detail::ParamKind::unsigned_integer));
-static_assert(OXIDE_PARAM_SIGNED_INTEGER == oxide::detail::param_kind_letter(oxide::detail::ParamKind::signed_integer));
+static_assert(OXIDE_PARAM_SIGNED_INTEGER ==
+              oxide::detail::param_kind_letter(oxide::detail::ParamKind::signed_integer));
 static_assert(OXIDE_PARAM_OTHER == oxide::detail::param_kind_letter(oxide::detail::ParamKind::other));
 static_assert(OXIDE_STATUS_NOT_A_KERNEL == 1 + static_cast<int>(oxide::ErrorKind::NotAKernel));
-static_assert(sizeof(oxide_arg) == 88 && sizeof(oxide_launch_config) == 64, "the C ABI's struct layouts are fixed");
+static_assert(sizeof(oxide_arg) == 88 && sizeof(oxide_launch_config) == 64,
+              "the C ABI's struct layouts are fixed");
 
 namespace oxide::detail {
 namespace {
@@ -113,10 +116,11 @@ const Resolved &resolve(Exported &e) {
       const KernelExport &entry = e.handle.entry;
       auto kernel = find_kernel(reinterpret_cast<const void *>(entry.host.function));
       if (!kernel)
-        throw Error(ErrorKind::NotAKernel,
-                    fmt::format("'{}' is exported but is not a registered kernel; mark it [[kernel]] and build "
-                                "it with oxcc",
-                                entry.name));
+        throw Error(
+            ErrorKind::NotAKernel,
+            fmt::format("'{}' is exported but is not a registered kernel; mark it [[kernel]] and build "
+                        "it with oxcc",
+                        entry.name));
       check_param_layout(*kernel, {entry.params, entry.param_count});
       Resolved r{*kernel, launch_contract(*kernel), {}, {}};
       if (r.contract && r.contract->names().size() == entry.param_count)
@@ -184,11 +188,14 @@ public:
     auto it = entries_.find(device);
     if (it == entries_.end()) {
       if (device < OXIDE_DEVICE_SIMULATOR)
-        throw Error(ErrorKind::NoDevice,
-                    fmt::format("device {} is neither a CUDA ordinal nor OXIDE_DEVICE_SIMULATOR (-1)", device));
+        throw Error(
+            ErrorKind::NoDevice,
+            fmt::format("device {} is neither a CUDA ordinal nor OXIDE_DEVICE_SIMULATOR (-1)", device));
       Context context = device == OXIDE_DEVICE_SIMULATOR ? Context::cpu() : Context::create(device);
       Stream standard = context.default_stream();
-      it = entries_.emplace(device, std::make_unique<Entry>(Entry{std::move(context), std::move(standard), {}})).first;
+      it = entries_
+               .emplace(device, std::make_unique<Entry>(Entry{std::move(context), std::move(standard), {}}))
+               .first;
     }
     Entry &entry = *it->second;
     if (!cu_stream)
@@ -244,7 +251,9 @@ struct Label {
   const Resolved &r;
   std::size_t index;
 };
-std::string label(const Label &l) { return fmt::format("parameter {} ({})", l.index + 1, l.r.names[l.index]); }
+std::string label(const Label &l) {
+  return fmt::format("parameter {} ({})", l.index + 1, l.r.names[l.index]);
+}
 
 [[noreturn]] void fail(ErrorKind kind, const Resolved &r, std::size_t index, std::string_view what) {
   throw Error(kind, fmt::format("kernel '{}': {} {}", r.kernel.display_name, label({r, index}), what),
@@ -286,8 +295,8 @@ std::uint64_t tensor_extents(const Resolved &r, std::size_t index, const oxide_a
   }
   if (arg.ndim != static_cast<int>(rank))
     fail(ErrorKind::ArgumentMismatch, r, index,
-         fmt::format("is a DisjointSpan{}D, which needs a tensor of {} dimensions ({}), but gets shape {}", rank,
-                     rank, rank == 2 ? "height, width" : "depth, height, width", shape_text(arg)));
+         fmt::format("is a DisjointSpan{}D, which needs a tensor of {} dimensions ({}), but gets shape {}",
+                     rank, rank, rank == 2 ? "height, width" : "depth, height, width", shape_text(arg)));
   for (unsigned k = 0; k < rank; ++k)
     extents[k] = static_cast<std::uint64_t>(arg.shape[rank - 1 - k]);
   return elements;
@@ -333,11 +342,12 @@ void convert_scalar(const PreparedKernel &kernel, std::size_t index, const oxide
     put(arg.data != 0);
     return;
   default:
-    throw Error(ErrorKind::ArgumentMismatch,
-                fmt::format("kernel '{}': argument {} is a scalar of {}; scalars are passed as int64, uint64, "
-                            "float64 or bool",
-                            kernel.display_name(), index + 1, dtype_name(arg.dtype)),
-                kernel.display_name());
+    throw Error(
+        ErrorKind::ArgumentMismatch,
+        fmt::format("kernel '{}': argument {} is a scalar of {}; scalars are passed as int64, uint64, "
+                    "float64 or bool",
+                    kernel.display_name(), index + 1, dtype_name(arg.dtype)),
+        kernel.display_name());
   }
 }
 
@@ -386,16 +396,17 @@ void bind_scalar(const PreparedKernel &kernel, std::size_t index, std::int32_t d
   default:
     break;
   }
-  throw Error(ErrorKind::ArgumentMismatch,
-              fmt::format("kernel '{}': argument {} has a parameter type that the C ABI cannot pass (a struct "
-                          "or enum); launch the kernel from C++",
-                          kernel.display_name(), index + 1),
-              kernel.display_name());
+  throw Error(
+      ErrorKind::ArgumentMismatch,
+      fmt::format("kernel '{}': argument {} has a parameter type that the C ABI cannot pass (a struct "
+                  "or enum); launch the kernel from C++",
+                  kernel.display_name(), index + 1),
+      kernel.display_name());
 }
 
 /// The launch's grid and block from the configuration, the contract and the arguments.
-LaunchGeometry launch_geometry(const Resolved &r, const KernelExport &entry, const oxide_launch_config &config,
-                               const oxide_arg *args, unsigned rank) {
+LaunchGeometry launch_geometry(const Resolved &r, const KernelExport &entry,
+                               const oxide_launch_config &config, const oxide_arg *args, unsigned rank) {
   LaunchGeometry g;
   g.dynamic_shared_bytes = config.dynamic_shared_bytes;
   auto dims = [](const std::uint32_t (&v)[3]) { return v[0] != 0 || v[1] != 0 || v[2] != 0; };
@@ -439,7 +450,8 @@ LaunchGeometry launch_geometry(const Resolved &r, const KernelExport &entry, con
   }
   auto blocks = [](std::uint64_t n, std::uint32_t per) -> std::uint32_t {
     const std::uint64_t count = (std::max<std::uint64_t>(n, 1) + per - 1) / per;
-    return static_cast<std::uint32_t>(std::min<std::uint64_t>(count, std::numeric_limits<std::uint32_t>::max()));
+    return static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(count, std::numeric_limits<std::uint32_t>::max()));
   };
   g.grid = {blocks(threads[0], g.block.x), blocks(threads[1], g.block.y), blocks(threads[2], g.block.z)};
   if (threads[0] == 0 || threads[1] == 0 || threads[2] == 0)
@@ -467,8 +479,8 @@ PreparedKernel prepared_for(Exported &e, const Resolved &r, const Context &conte
         return prepared;
       }
   }
-  PreparedKernel prepared = prepare_kernel(context, e.handle.entry.host, {e.handle.entry.params, e.handle.entry.param_count},
-                                           key, rank);
+  PreparedKernel prepared = prepare_kernel(context, e.handle.entry.host,
+                                           {e.handle.entry.params, e.handle.entry.param_count}, key, rank);
   {
     std::lock_guard lock(e.mutex);
     if (e.prepared.size() < 32)
@@ -485,7 +497,8 @@ void launch(const oxide_kernel *handle, const oxide_launch_config *config, const
   const Resolved &r = resolve(e);
   const KernelExport &entry = e.handle.entry;
   if (!config)
-    throw Error(ErrorKind::ArgumentMismatch, fmt::format("kernel '{}': a null launch configuration", r.kernel.display_name),
+    throw Error(ErrorKind::ArgumentMismatch,
+                fmt::format("kernel '{}': a null launch configuration", r.kernel.display_name),
                 r.kernel.display_name);
   if (count != entry.param_count || (count != 0 && !args))
     throw Error(ErrorKind::ArgumentMismatch,
@@ -513,8 +526,8 @@ void launch(const oxide_kernel *handle, const oxide_launch_config *config, const
     offset = (offset + p.align - 1) / p.align * p.align;
     if (offset + p.size > storage.size())
       throw Error(ErrorKind::ArgumentMismatch,
-                  fmt::format("kernel '{}': its parameters take more than the C ABI's {} bytes", r.kernel.display_name,
-                              kMaxParamBytes),
+                  fmt::format("kernel '{}': its parameters take more than the C ABI's {} bytes",
+                              r.kernel.display_name, kMaxParamBytes),
                   r.kernel.display_name);
     void *slot = storage.data() + offset;
     std::memset(slot, 0, p.size);
@@ -529,10 +542,12 @@ void launch(const oxide_kernel *handle, const oxide_launch_config *config, const
       continue;
     }
     if (arg.type != OXIDE_ARG_TENSOR)
-      fail(ErrorKind::ArgumentMismatch, r, i, fmt::format("is a span of {}: pass a tensor, not a scalar", dtype_name(x.dtype)));
+      fail(ErrorKind::ArgumentMismatch, r, i,
+           fmt::format("is a span of {}: pass a tensor, not a scalar", dtype_name(x.dtype)));
     if (arg.dtype != x.dtype)
-      fail(ErrorKind::DtypeMismatch, r, i,
-           fmt::format("is a span of {} but gets a tensor of {}", dtype_name(x.dtype), dtype_name(arg.dtype)));
+      fail(
+          ErrorKind::DtypeMismatch, r, i,
+          fmt::format("is a span of {} but gets a tensor of {}", dtype_name(x.dtype), dtype_name(arg.dtype)));
     std::array<std::uint64_t, 3> extents{};
     const std::uint64_t elements = tensor_extents(r, i, arg, x.rank, extents);
     std::uint64_t address = arg.data;
@@ -540,7 +555,8 @@ void launch(const oxide_kernel *handle, const oxide_launch_config *config, const
       fail(ErrorKind::MisalignedArgument, r, i, "gets a null pointer");
     if (address % p.elem_size != 0)
       fail(ErrorKind::MisalignedArgument, r, i,
-           fmt::format("gets address {:#x}, which is not aligned to its {}-byte elements", address, p.elem_size));
+           fmt::format("gets address {:#x}, which is not aligned to its {}-byte elements", address,
+                       p.elem_size));
     if (address == 0)
       address = p.elem_size; // a span's data is never null (oxide/host/kernel_argument.hpp, non_null)
     std::uint64_t bytes = 0;
@@ -548,8 +564,8 @@ void launch(const oxide_kernel *handle, const oxide_launch_config *config, const
       fail(ErrorKind::ArgumentMismatch, r, i, "gets a tensor larger than the address space");
     std::memcpy(static_cast<std::byte *>(slot) + kSpanDataOffset, &address, sizeof address);
     for (unsigned k = 0; k < x.rank; ++k)
-      std::memcpy(static_cast<std::byte *>(slot) + kSpanExtentOffset + k * kSpanExtentStride,
-                  &extents[k], sizeof extents[k]);
+      std::memcpy(static_cast<std::byte *>(slot) + kSpanExtentOffset + k * kSpanExtentStride, &extents[k],
+                  sizeof extents[k]);
     memory[i] = {nullptr, address, bytes, x.writable, true, 0};
     values[i] = elements;
   }
@@ -614,7 +630,8 @@ const char *oxide_kernel_name(const oxide_kernel *kernel) { return kernel ? kern
 
 const char *oxide_kernel_contract(const oxide_kernel *kernel) {
   const char *text = "";
-  (void)guarded([&] { text = oxide::detail::resolve(oxide::detail::exported(kernel)).kernel.info->contract.c_str(); });
+  (void)guarded(
+      [&] { text = oxide::detail::resolve(oxide::detail::exported(kernel)).kernel.info->contract.c_str(); });
   return text;
 }
 

@@ -109,11 +109,12 @@ typedef struct oxide_arg {
 
 /** Where and how to launch. */
 typedef struct oxide_launch_config {
-  int32_t device;   /**< the CUDA device ordinal, or OXIDE_DEVICE_SIMULATOR */
+  int32_t device; /**< the CUDA device ordinal, or OXIDE_DEVICE_SIMULATOR */
   uint32_t dynamic_shared_bytes;
   void *stream;     /**< the caller's CUstream / cudaStream_t (NULL: the legacy default stream) */
   uint32_t grid[3]; /**< blocks; all 0: enough blocks of `block` to cover `threads` */
-  uint32_t block[3]; /**< threads per block; all 0: the contract's block, else 256 (1-D), 16x16 (2-D) or 8x8x4 */
+  uint32_t
+      block[3]; /**< threads per block; all 0: the contract's block, else 256 (1-D), 16x16 (2-D) or 8x8x4 */
   /** With grid all 0: the threads to cover in each dimension of the contract's domain; all 0: the
    *  extents of the kernel's first DisjointSpan output (its size, width x height, ...). */
   uint64_t threads[3];

@@ -24,7 +24,7 @@
   do {                                                                                                       \
     int s_ = (call);                                                                                         \
     if (s_ != OXIDE_OK) {                                                                                    \
-      std::fprintf(stderr, "%s: %s: %s\n", #call, oxide_status_name(s_), oxide_last_error());               \
+      std::fprintf(stderr, "%s: %s: %s\n", #call, oxide_status_name(s_), oxide_last_error());                \
       std::exit(1);                                                                                          \
     }                                                                                                        \
   } while (0)
@@ -78,7 +78,8 @@ int main() {
   if (status == OXIDE_OK)
     return 1;
   status = kernels_add(a, n, b, n, a, n, &config);
-  std::printf("nvcc_app: an output aliasing an input: %s: %s\n", oxide_status_name(status), oxide_last_error());
+  std::printf("nvcc_app: an output aliasing an input: %s: %s\n", oxide_status_name(status),
+              oxide_last_error());
   if (status == OXIDE_OK)
     return 1;
 
@@ -107,7 +108,8 @@ int main() {
       return 1;
     }
   }
-  std::printf("nvcc_app: a graph of %zu nodes (captured with cudaStreamBeginCapture) replays correctly\n", nodes);
+  std::printf("nvcc_app: a graph of %zu nodes (captured with cudaStreamBeginCapture) replays correctly\n",
+              nodes);
 
   // Host cost per launch: Oxide's C ABI (argument checks, contract) against <<<>>>.
   const int small = 4096, launches = 20000;
@@ -119,15 +121,17 @@ int main() {
       for (int i = 0; i < launches / 20; ++i) // few enough that the launch queue never fills
         launch();
       const auto stop = std::chrono::steady_clock::now();
-      best = std::min(best, std::chrono::duration<double, std::micro>(stop - start).count() / (launches / 20));
+      best =
+          std::min(best, std::chrono::duration<double, std::micro>(stop - start).count() / (launches / 20));
     }
     return best;
   };
   const double oxide_us = time_host([&] { CHECK_OXIDE(kernels_add(a, small, b, small, c, small, &config)); });
   const double native_us = time_host([&] { native_add<<<small / 256, 256, 0, stream>>>(a, b, c, small); });
   CHECK_CUDA(cudaStreamSynchronize(stream));
-  std::printf("nvcc_app: host time per launch: Oxide C ABI %.2f us, nvcc <<<>>> %.2f us (difference %.2f us)\n",
-              oxide_us, native_us, oxide_us - native_us);
+  std::printf(
+      "nvcc_app: host time per launch: Oxide C ABI %.2f us, nvcc <<<>>> %.2f us (difference %.2f us)\n",
+      oxide_us, native_us, oxide_us - native_us);
 
   CHECK_CUDA(cudaGraphExecDestroy(exec));
   CHECK_CUDA(cudaGraphDestroy(graph));

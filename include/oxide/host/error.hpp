@@ -69,10 +69,10 @@ enum class ErrorKind : std::uint8_t {
   ForgedSpan,  ///< a non-empty span passed directly as an argument (made with std::bit_cast or memcpy)
   BufferFreed, ///< Graph::launch after a buffer that its launches use was freed or given other memory
   // --- borrowed memory through the C ABI (oxide/c_api.h, docs/interop.md) ---
-  ArgumentMismatch,    ///< a C ABI argument of the wrong sort (a scalar for a span, a tensor of another rank)
-  DtypeMismatch,       ///< a borrowed tensor whose element type is not the parameter's
-  UnsupportedStrides,  ///< a borrowed tensor a span cannot describe (not contiguous)
-  MisalignedArgument,  ///< a borrowed pointer not aligned for its element type, or null
+  ArgumentMismatch,   ///< a C ABI argument of the wrong sort (a scalar for a span, a tensor of another rank)
+  DtypeMismatch,      ///< a borrowed tensor whose element type is not the parameter's
+  UnsupportedStrides, ///< a borrowed tensor a span cannot describe (not contiguous)
+  MisalignedArgument, ///< a borrowed pointer not aligned for its element type, or null
 };
 
 /// The enumerator's name, e.g. "RequiresViolated".

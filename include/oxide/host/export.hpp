@@ -107,8 +107,8 @@ template <class... P> bool export_kernel(const char *name, void (*kernel)(P...))
 
 /// Exports `kernel` (a [[kernel]] function with a launch contract) under the name `name`, a
 /// string literal, through the C ABI of oxide/c_api.h.
-#define OXIDE_EXPORT_AS(name, ...)                                                                        \
-  [[maybe_unused]] static const bool OXIDE_EXPORT_CONCAT(oxide_exported_kernel_, __COUNTER__) =             \
+#define OXIDE_EXPORT_AS(name, ...)                                                                           \
+  [[maybe_unused]] static const bool OXIDE_EXPORT_CONCAT(oxide_exported_kernel_, __COUNTER__) =              \
       ::oxide::detail::export_kernel(name, &__VA_ARGS__)
 
 /// Exports `kernel` under its own name.

@@ -18,8 +18,8 @@ int main(void) {
     return 1;
   }
   oxide_param_info info;
-  if (oxide_kernel_param(add, 2, &info) != OXIDE_OK || strcmp(info.name, "c") != 0 || info.kind != OXIDE_PARAM_OUTPUT ||
-      info.dtype != OXIDE_DTYPE_F32 || !info.writable) {
+  if (oxide_kernel_param(add, 2, &info) != OXIDE_OK || strcmp(info.name, "c") != 0 ||
+      info.kind != OXIDE_PARAM_OUTPUT || info.dtype != OXIDE_DTYPE_F32 || !info.writable) {
     printf("FAIL: parameter 3 of add is not c, a float32 output\n");
     return 1;
   }
