@@ -16,7 +16,7 @@ std::vector<detail::KernelInfo> oxide::collectKernels(const llvm::Module &device
       continue;
     detail::KernelInfo info;
     info.name = f.getName().str();
-    // The element sizes the safety verifier found the device code using (VerifyWrites.cpp).
+    // The element sizes the safety verifier found the device code using (oxide-record-element-sizes).
     llvm::SmallVector<llvm::StringRef> elemSizes;
     if (f.hasFnAttribute("oxide.elem_sizes"))
       f.getFnAttribute("oxide.elem_sizes").getValueAsString().split(elemSizes, ',');

@@ -6,6 +6,7 @@
 
 #include "Oxide/IR/OxideDialect.h"
 #include "Oxide/Pipelines/Pipelines.h"
+#include "TestOps.h"
 
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -78,6 +79,7 @@ int main(int argc, char **argv) {
   oxide::registerOxidePassesAndPipelines();
   mlir::DialectRegistry registry;
   registry.insert<oxide::OxideDialect, mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect, mlir::DLTIDialect>();
+  oxide::registerTestOps(registry);
   auto [input, output] = mlir::registerAndParseCLIOptions(argc, argv, "Oxide optimizer driver\n", registry);
   if (!resultNumbersInRange(input))
     return 1;

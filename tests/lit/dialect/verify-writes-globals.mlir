@@ -1,6 +1,6 @@
 // RUN: oxide-opt %s -oxide-verify-safety -split-input-file -verify-diagnostics
 
-// Reads of device globals in contracted kernels (VerifyWrites.cpp, checkGlobalReads): in a kernel
+// Reads of device globals in contracted kernels (lib/Transforms/WriteProof/GlobalReadRule.cpp): in a kernel
 // that updates a global atomically, a plain read of it races with the other threads' updates.
 
 llvm.mlir.global external @count() {addr_space = 1 : i32, alignment = 4 : i64} : !llvm.struct<"class.oxide::device_global", (i32)>

@@ -1,6 +1,6 @@
 // RUN: oxide-opt %s -oxide-verify-safety -allow-unregistered-dialect -split-input-file -verify-diagnostics
 
-// The write checks never skip an operation they do not know (VerifyWrites.cpp, rule
+// The write checks never skip an operation they do not know (lib/Transforms/WriteProof/AccessRule.cpp, rule
 // unchecked-op): an operation that may write memory and that no write rule covers is refused,
 // so a future writing operation that nobody taught the checks cannot pass unchecked. An
 // unregistered operation stands for it here: it declares no memory effects, so it may write.

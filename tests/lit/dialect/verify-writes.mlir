@@ -1,6 +1,6 @@
 // RUN: oxide-opt %s -oxide-verify-safety -split-input-file -verify-diagnostics
 
-// Where every write of a contracted kernel lands (VerifyWrites.cpp), on the IR: kernels carry
+// Where every write of a contracted kernel lands (the write proof, lib/Transforms/WriteProof/), on the IR: kernels carry
 // their contract and parameter kinds as the frontend writes them; spans arrive as byval structs.
 
 llvm.func @neighbour(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>})

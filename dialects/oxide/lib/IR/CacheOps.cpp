@@ -43,3 +43,29 @@ LogicalResult CachedStoreOp::verify() {
                          << "' is a load's; a store takes wb, cg, cs or wt";
   return checkGlobal(*this, getPtr());
 }
+
+//===----------------------------------------------------------------------===//
+// Memory accesses (OxideMemoryAccessOpInterface)
+//===----------------------------------------------------------------------===//
+
+/// A cache-hinted load reads global memory: never a local variable or shared memory.
+void CachedLoadOp::getMemoryAccesses(SmallVectorImpl<MemoryAccess> &accesses) {
+  accesses.push_back(
+      {MemoryAccess::Kind::Read, getPtrMutable().getOperandNumber(), MemoryAccess::Place::Global,
+       std::nullopt, "cache-hinted load (ld.global." + stringifyCacheHint(getHint()).str() + ")",
+       "which ld.global cannot reach; hinted loads are for Span<const T> inputs in global memory"});
+}
+
+/// A cache-hinted store is a store: it must land in global memory, and is then judged by where
+/// it lands exactly as a plain one (the thread's own output element, never an input).
+void CachedStoreOp::getMemoryAccesses(SmallVectorImpl<MemoryAccess> &accesses) {
+  Type value = getValue().getType();
+  auto vector = dyn_cast<VectorType>(value);
+  const int64_t bits = vector ? vector.getNumElements() * vector.getElementTypeBitWidth()
+                              : static_cast<int64_t>(value.getIntOrFloatBitWidth());
+  accesses.push_back({MemoryAccess::Kind::Write, getPtrMutable().getOperandNumber(),
+                      MemoryAccess::Place::Global, bits / 8,
+                      "cache-hinted store (st.global." + stringifyCacheHint(getHint()).str() + ")",
+                      "which st.global cannot reach; store to the thread's own output element (the pointer "
+                      "get_mut returns), or use a plain store"});
+}

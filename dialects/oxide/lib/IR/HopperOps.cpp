@@ -133,3 +133,75 @@ LogicalResult SetMaxNRegOp::verify() {
     return emitOpError() << "sets a register count that is a multiple of 8 in 24..256, not " << count;
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Memory accesses (OxideMemoryAccessOpInterface)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// An mbarrier is an object in shared memory: the hardware updates it (arrivals, the copy
+/// engine's transactions) where the op says, so a barrier anywhere else would be written by
+/// operations Oxide cannot see.
+MemoryAccess barrierAccess(Operation *op, OpOperand &bar) {
+  return {MemoryAccess::Kind::Write,
+          bar.getOperandNumber(),
+          MemoryAccess::Place::Barrier,
+          8,
+          "mbarrier operation (" + op->getName().stripDialect().str() + ") takes a barrier",
+          ""};
+}
+
+} // namespace
+
+void MbarrierInitOp::getMemoryAccesses(SmallVectorImpl<MemoryAccess> &accesses) {
+  accesses.push_back(barrierAccess(*this, getBarMutable()));
+}
+void MbarrierArriveOp::getMemoryAccesses(SmallVectorImpl<MemoryAccess> &accesses) {
+  accesses.push_back(barrierAccess(*this, getBarMutable()));
+}
+void MbarrierArriveExpectTxOp::getMemoryAccesses(SmallVectorImpl<MemoryAccess> &accesses) {
+  accesses.push_back(barrierAccess(*this, getBarMutable()));
+}
+void MbarrierArriveClusterOp::getMemoryAccesses(SmallVectorImpl<MemoryAccess> &accesses) {
+  accesses.push_back(barrierAccess(*this, getBarMutable()));
+}
+void MbarrierTryWaitParityOp::getMemoryAccesses(SmallVectorImpl<MemoryAccess> &accesses) {
+  accesses.push_back(barrierAccess(*this, getBarMutable()));
+}
+void MbarrierInvalOp::getMemoryAccesses(SmallVectorImpl<MemoryAccess> &accesses) {
+  accesses.push_back(barrierAccess(*this, getBarMutable()));
+}
+
+/// A bulk tensor copy writes its box into shared memory only (lowered through the shared
+/// window, so it cannot land elsewhere); with a multicast mask, at the same offset in other
+/// blocks of the cluster, which distributed shared memory allows (the cluster launch is
+/// oxide-verify-safety's check). Its barrier is shared memory and its map a parameter's.
+void TmaLoadOp::getMemoryAccesses(SmallVectorImpl<MemoryAccess> &accesses) {
+  accesses.push_back(
+      {MemoryAccess::Kind::Write, getDstMutable().getOperandNumber(), MemoryAccess::Place::SharedWindow,
+       std::nullopt, "bulk tensor copy (TMA)",
+       "its destination must be a shared array (oxide::shared_array or oxide::dynamic_shared)"});
+  accesses.push_back({MemoryAccess::Kind::Write, getBarMutable().getOperandNumber(),
+                      MemoryAccess::Place::Barrier, 8,
+                      "bulk tensor copy (TMA) completes its bytes on an mbarrier", ""});
+  accesses.push_back({MemoryAccess::Kind::Read, getMapMutable().getOperandNumber(),
+                      MemoryAccess::Place::TensorMap, std::nullopt, "bulk tensor copy (TMA)", ""});
+}
+
+void TmaPrefetchOp::getMemoryAccesses(SmallVectorImpl<MemoryAccess> &accesses) {
+  accesses.push_back({MemoryAccess::Kind::Read, getMapMutable().getOperandNumber(),
+                      MemoryAccess::Place::TensorMap, std::nullopt, "bulk tensor copy (TMA)", ""});
+}
+
+/// A TMA store writes the box into global memory through its TensorMap's descriptor: where it
+/// lands is the map's (and the coordinates'), which the ownership of DisjointSpan2D cannot see.
+void TmaStoreOp::getMemoryAccesses(SmallVectorImpl<MemoryAccess> &accesses) {
+  accesses.push_back(
+      {MemoryAccess::Kind::Write, getMapMutable().getOperandNumber(), MemoryAccess::Place::Unconfinable,
+       std::nullopt, "TMA store",
+       "write the block's tile from registers with DisjointSpan2D::warpgroup_tile_mut / tile_mut, "
+       "or launch the kernel with oxide::unsafe_launch"});
+  accesses.push_back({MemoryAccess::Kind::Read, getSrcMutable().getOperandNumber(),
+                      MemoryAccess::Place::Anywhere, std::nullopt, "TMA store", ""});
+}

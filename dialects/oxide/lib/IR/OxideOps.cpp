@@ -139,6 +139,19 @@ LogicalResult SharedAllocOp::verify() {
 }
 
 #include "Oxide/IR/OxideEnums.cpp.inc"
+#include "Oxide/IR/OxideInterfaces.cpp.inc"
 
 #define GET_OP_CLASSES
 #include "Oxide/IR/OxideOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Memory accesses (OxideMemoryAccessOpInterface)
+//===----------------------------------------------------------------------===//
+
+/// A reservation adds to the counter of one of the kernel's AppendSpan parameters, which the
+/// runtime binds to memory no other argument names.
+void ReserveOp::getMemoryAccesses(SmallVectorImpl<MemoryAccess> &accesses) {
+  accesses.push_back({MemoryAccess::Kind::Write, getCounterMutable().getOperandNumber(),
+                      MemoryAccess::Place::AppendCounter, 8, "reservation",
+                      "reserve slots only through an AppendSpan parameter's reserve()"});
+}

@@ -84,3 +84,28 @@ LogicalResult CpAsyncOp::verify() {
                          << space;
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Memory accesses (OxideMemoryAccessOpInterface)
+//===----------------------------------------------------------------------===//
+
+/// stmatrix writes 16 bytes at each lane's row address, which must be shared memory (then in
+/// bounds, or confined to shared memory).
+void StMatrixOp::getMemoryAccesses(SmallVectorImpl<MemoryAccess> &accesses) {
+  accesses.push_back({MemoryAccess::Kind::Write, getRowMutable().getOperandNumber(),
+                      MemoryAccess::Place::Shared, 16, "warp matrix store (stmatrix)",
+                      "its rows must be in a shared array (oxide::shared_array or oxide::dynamic_shared)"});
+}
+
+/// A cp.async writes its `bytes` into shared memory only (then in bounds, or confined to shared
+/// memory), and reads them from a Span<const T> input, which no thread writes during the launch.
+void CpAsyncOp::getMemoryAccesses(SmallVectorImpl<MemoryAccess> &accesses) {
+  accesses.push_back(
+      {MemoryAccess::Kind::Write, getDstMutable().getOperandNumber(), MemoryAccess::Place::Shared, getBytes(),
+       "asynchronous copy (cp_async)",
+       "its destination must be a shared array (oxide::shared_array or oxide::dynamic_shared)"});
+  accesses.push_back(
+      {MemoryAccess::Kind::Read, getSrcMutable().getOperandNumber(), MemoryAccess::Place::InputSpan,
+       std::nullopt, "asynchronous copy (cp_async)",
+       "copy from an input span (cp_async::copy(dst, input, i)), whose memory no thread writes"});
+}

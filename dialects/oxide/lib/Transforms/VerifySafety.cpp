@@ -5,10 +5,11 @@
 #include "Oxide/IR/OxideOps.h"
 #include "Oxide/IR/UserLocation.h"
 #include "Oxide/Transforms/Passes.h"
-#include "Oxide/Transforms/VerifyWrites.h"
+#include "Oxide/Transforms/WriteProof.h"
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Demangle/Demangle.h"
 
 namespace oxide {
@@ -280,7 +281,6 @@ struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySaf
     });
 
     SymbolTable symbols(module);
-    SmallVector<LLVM::LLVMFuncOp> contracted;
     for (auto kernel : module.getOps<LLVM::LLVMFuncOp>()) {
       if (!kernel->hasAttr(oxide::OxideDialect::getKernelAttrName()))
         continue;
@@ -317,7 +317,6 @@ struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySaf
         });
       if (!*contract)
         continue;
-      contracted.push_back(kernel);
       unsigned domain = (*contract)->contract.domain;
       for (auto fn : oxide::reachableFunctions(kernel, symbols))
         fn.walk([&](oxide::ThreadIndexOp index) {
@@ -331,9 +330,17 @@ struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySaf
           failed = true;
         });
     }
-    if (!failed && mlir::failed(oxide::verifyWrites(module, contracted)))
+    // The write proof of the contracted kernels (an analysis, which the two passes below read).
+    if (!failed && getAnalysis<oxide::WriteProof>().failed())
       failed = true;
-    if (failed)
+    if (failed) {
+      signalPassFailure();
+      return;
+    }
+    OpPassManager results(ModuleOp::getOperationName());
+    results.addPass(oxide::createOxideRecordElementSizes());
+    results.addPass(oxide::createOxideConfinePrivateWrites());
+    if (mlir::failed(runPipeline(results, module)))
       signalPassFailure();
   }
 };

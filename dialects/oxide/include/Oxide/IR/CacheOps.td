@@ -13,7 +13,7 @@
 // The bits of one element: what a single ld/st moves.
 def Oxide_CachedValue : AnyTypeOf<[I8, I16, I32, I64, VectorOfLengthAndType<[2, 4], [I32]>]>;
 
-def Oxide_CachedLoadOp : Oxide_Op<"cached_load"> {
+def Oxide_CachedLoadOp : Oxide_Op<"cached_load", [Oxide_DeclaresMemoryAccess]> {
   let summary = "load from global memory with a cache operator (ld.global.cs ..., ld.global.nc)";
   let description = [{
     Reads the value at `ptr` (global memory: generic or address space 1, aligned to the value's
@@ -30,7 +30,7 @@ def Oxide_CachedLoadOp : Oxide_Op<"cached_load"> {
   let hasVerifier = 1;
 }
 
-def Oxide_CachedStoreOp : Oxide_Op<"cached_store"> {
+def Oxide_CachedStoreOp : Oxide_Op<"cached_store", [Oxide_DeclaresMemoryAccess]> {
   let summary = "store to global memory with a cache operator (st.global.cs, st.global.wt ...)";
   let description = [{
     Writes `value` at `ptr` (global memory: generic or address space 1, aligned to the value's

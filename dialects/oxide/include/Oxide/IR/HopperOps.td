@@ -4,7 +4,8 @@
 // "Hopper"): mbarriers and bulk tensor copies (sm_90), warpgroup MMA and setmaxnreg (sm_90a).
 // Included from OxideOps.td. None is pure: each is an event of the thread (or of its warpgroup)
 // that must stay where the program put it. Their memory effects are left unknown (the most
-// conservative), and oxide-verify-safety checks their pointers by op.
+// conservative); each states its memory accesses through OxideMemoryAccessOpInterface, which the
+// write proof of oxide-verify-safety checks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,7 +35,9 @@ def Oxide_SharedAddressOp : Oxide_Op<"shared_address", [Pure]> {
 // pointer to it.
 //===----------------------------------------------------------------------===//
 
-class Oxide_MbarrierOp<string mnemonic, list<Trait> traits = []> : Oxide_Op<mnemonic, traits> {
+// Each states its barrier as a memory access (an mbarrier must be in shared memory).
+class Oxide_MbarrierOp<string mnemonic, list<Trait> traits = []>
+    : Oxide_Op<mnemonic, !listconcat(traits, [Oxide_DeclaresMemoryAccess])> {
   let hasVerifier = 1;
 }
 
@@ -52,7 +55,7 @@ def Oxide_MbarrierInitOp : Oxide_MbarrierOp<"mbarrier_init"> {
   let assemblyFormat = "$bar `,` $count attr-dict `:` qualified(type($bar))";
 }
 
-def Oxide_MbarrierInitFenceOp : Oxide_Op<"mbarrier_init_fence"> {
+def Oxide_MbarrierInitFenceOp : Oxide_Op<"mbarrier_init_fence", [Oxide_MemoryAccessOpInterface]> {
   let summary = "make this thread's mbarrier initialisations visible to the async proxy and the cluster";
   let description = [{
     fence.mbarrier_init.release.cluster.
@@ -129,7 +132,7 @@ def Oxide_MbarrierInvalOp : Oxide_MbarrierOp<"mbarrier_inval"> {
   let assemblyFormat = "$bar attr-dict `:` qualified(type($bar))";
 }
 
-def Oxide_FenceProxyAsyncSharedOp : Oxide_Op<"fence_proxy_async_shared"> {
+def Oxide_FenceProxyAsyncSharedOp : Oxide_Op<"fence_proxy_async_shared", [Oxide_MemoryAccessOpInterface]> {
   let summary = "order this thread's shared-memory stores before the async proxy's accesses";
   let description = [{
     fence.proxy.async.shared::cta: ordinary stores to shared memory become visible to wgmma and
@@ -146,7 +149,7 @@ def Oxide_FenceProxyAsyncSharedOp : Oxide_Op<"fence_proxy_async_shared"> {
 // TMA: bulk tensor copies (sm_90)
 //===----------------------------------------------------------------------===//
 
-def Oxide_TmaLoadOp : Oxide_Op<"tma_load", [AttrSizedOperandSegments]> {
+def Oxide_TmaLoadOp : Oxide_Op<"tma_load", [Oxide_DeclaresMemoryAccess, AttrSizedOperandSegments]> {
   let summary = "start a bulk tensor copy (TMA) of a box from global into shared memory";
   let description = [{
     Copies the box at `coords` (1 to 5 of them, the innermost first: their number is the
@@ -171,7 +174,7 @@ def Oxide_TmaLoadOp : Oxide_Op<"tma_load", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
-def Oxide_TmaPrefetchOp : Oxide_Op<"tma_prefetch"> {
+def Oxide_TmaPrefetchOp : Oxide_Op<"tma_prefetch", [Oxide_DeclaresMemoryAccess]> {
   let summary = "bring a TensorMap into the descriptor cache (prefetch.tensormap)";
   let description = [{
     ```mlir
@@ -183,7 +186,7 @@ def Oxide_TmaPrefetchOp : Oxide_Op<"tma_prefetch"> {
   let hasVerifier = 1;
 }
 
-def Oxide_TmaStoreOp : Oxide_Op<"tma_store"> {
+def Oxide_TmaStoreOp : Oxide_Op<"tma_store", [Oxide_DeclaresMemoryAccess]> {
   let summary = "start a bulk tensor copy (TMA) of a box from shared into global memory";
   let description = [{
     Copies the box at `coords` (1 to 5 of them, the innermost first: their number is the
@@ -206,7 +209,7 @@ def Oxide_TmaStoreOp : Oxide_Op<"tma_store"> {
   let hasVerifier = 1;
 }
 
-def Oxide_TmaStoreCommitOp : Oxide_Op<"tma_store_commit"> {
+def Oxide_TmaStoreCommitOp : Oxide_Op<"tma_store_commit", [Oxide_MemoryAccessOpInterface]> {
   let summary = "close the thread's pending bulk copies into a group (cp.async.bulk.commit_group)";
   let description = [{
     ```mlir
@@ -216,7 +219,7 @@ def Oxide_TmaStoreCommitOp : Oxide_Op<"tma_store_commit"> {
   let assemblyFormat = "attr-dict";
 }
 
-def Oxide_TmaStoreWaitOp : Oxide_Op<"tma_store_wait"> {
+def Oxide_TmaStoreWaitOp : Oxide_Op<"tma_store_wait", [Oxide_MemoryAccessOpInterface]> {
   let summary = "wait until at most N bulk groups still read their shared memory";
   let description = [{
     `cp.async.bulk.wait_group.read N`: once it returns, the shared memory of every bulk copy of
@@ -236,7 +239,7 @@ def Oxide_TmaStoreWaitOp : Oxide_Op<"tma_store_wait"> {
 // valid after an oxide.wgmma_wait_group that covers the op's group.
 //===----------------------------------------------------------------------===//
 
-def Oxide_WgmmaOp : Oxide_Op<"wgmma"> {
+def Oxide_WgmmaOp : Oxide_Op<"wgmma", [Oxide_MemoryAccessOpInterface]> {
   let summary = "warpgroup matrix multiply-accumulate from shared memory (wgmma.mma_async)";
   let description = [{
     `d = A * B + (accumulate ? c : 0)` for one m64nNkK instruction: A (64 x K) and B (K x N)
@@ -268,7 +271,7 @@ def Oxide_WgmmaOp : Oxide_Op<"wgmma"> {
   let hasVerifier = 1;
 }
 
-def Oxide_WgmmaFenceOp : Oxide_Op<"wgmma_fence"> {
+def Oxide_WgmmaFenceOp : Oxide_Op<"wgmma_fence", [Oxide_MemoryAccessOpInterface]> {
   let summary = "order register and shared-memory accesses before the warpgroup's next wgmma";
   let description = [{
     wgmma.fence.sync.aligned.
@@ -280,7 +283,7 @@ def Oxide_WgmmaFenceOp : Oxide_Op<"wgmma_fence"> {
   let assemblyFormat = "attr-dict";
 }
 
-def Oxide_WgmmaCommitGroupOp : Oxide_Op<"wgmma_commit_group"> {
+def Oxide_WgmmaCommitGroupOp : Oxide_Op<"wgmma_commit_group", [Oxide_MemoryAccessOpInterface]> {
   let summary = "close the warpgroup's uncommitted wgmmas into a group";
   let description = [{
     ```mlir
@@ -290,7 +293,7 @@ def Oxide_WgmmaCommitGroupOp : Oxide_Op<"wgmma_commit_group"> {
   let assemblyFormat = "attr-dict";
 }
 
-def Oxide_WgmmaWaitGroupOp : Oxide_Op<"wgmma_wait_group"> {
+def Oxide_WgmmaWaitGroupOp : Oxide_Op<"wgmma_wait_group", [Oxide_MemoryAccessOpInterface]> {
   let summary = "wait until at most `pending` of the warpgroup's wgmma groups are in flight";
   let description = [{
     ```mlir
@@ -302,7 +305,7 @@ def Oxide_WgmmaWaitGroupOp : Oxide_Op<"wgmma_wait_group"> {
   let hasVerifier = 1;
 }
 
-def Oxide_SetMaxNRegOp : Oxide_Op<"setmaxnreg"> {
+def Oxide_SetMaxNRegOp : Oxide_Op<"setmaxnreg", [Oxide_MemoryAccessOpInterface]> {
   let summary = "change the warpgroup's register budget per thread (setmaxnreg)";
   let description = [{
     The budget becomes `count` (24..256, a multiple of 8), raised (`increase`) or lowered

@@ -13,6 +13,11 @@
 
 #include "Oxide/IR/OxideEnums.h.inc"
 
+#include "Oxide/IR/MemoryAccess.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include "Oxide/IR/OxideInterfaces.h.inc"
+
 namespace oxide {
 /// The LLVM sync scope of a memory scope, as NVPTX reads it: "block" is .cta, "device" .gpu and
 /// "" (LLVM's system scope) .sys.

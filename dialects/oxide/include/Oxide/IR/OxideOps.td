@@ -5,6 +5,7 @@
 
 include "Oxide/IR/OxideDialect.td"
 include "Oxide/IR/OxideEnums.td"
+include "Oxide/IR/OxideInterfaces.td"
 include "mlir/Dialect/LLVMIR/LLVMTypes.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -177,7 +178,7 @@ def Oxide_OwnedElemOp : Oxide_Op<"owned_elem", [Pure, AttrSizedOperandSegments, 
   }];
 }
 
-def Oxide_ReserveOp : Oxide_Op<"reserve"> {
+def Oxide_ReserveOp : Oxide_Op<"reserve", [Oxide_DeclaresMemoryAccess]> {
   let summary = "reserve `count` slots of an AppendSpan: an atomic add on its counter";
   let description = [{
     Adds `count` to the 64-bit counter at `counter` (device scope, relaxed) and returns the
@@ -254,7 +255,7 @@ def Oxide_GeometryOp : Oxide_Op<"geometry", [Pure]> {
   let assemblyFormat = "$kind $dim attr-dict `:` type($value)";
 }
 
-def Oxide_BarrierOp : Oxide_Op<"barrier"> {
+def Oxide_BarrierOp : Oxide_Op<"barrier", [Oxide_MemoryAccessOpInterface]> {
   let summary = "block-wide barrier (__syncthreads)";
   let description = [{
     Every thread of the block waits here until all have arrived; shared and global memory
@@ -267,7 +268,7 @@ def Oxide_BarrierOp : Oxide_Op<"barrier"> {
   let assemblyFormat = "attr-dict";
 }
 
-def Oxide_FenceOp : Oxide_Op<"fence"> {
+def Oxide_FenceOp : Oxide_Op<"fence", [Oxide_MemoryAccessOpInterface]> {
   let summary = "memory fence at a scope";
   let description = [{
     Orders the thread's memory accesses as seen by the threads of its block, the device or
@@ -335,7 +336,7 @@ def Oxide_LaneIdOp : Oxide_Op<"lane_id", [Pure]> {
   let assemblyFormat = "attr-dict `:` type($lane)";
 }
 
-def Oxide_WarpShuffleOp : Oxide_Op<"warp_shuffle"> {
+def Oxide_WarpShuffleOp : Oxide_Op<"warp_shuffle", [Oxide_MemoryAccessOpInterface]> {
   let summary = "exchange a 32-bit value between the lanes of a warp";
   let description = [{
     Lanes in `mask` read `value` from another lane: lane `arg` (idx), lane - `arg` (up),
@@ -356,7 +357,7 @@ def Oxide_WarpShuffleOp : Oxide_Op<"warp_shuffle"> {
   let assemblyFormat = "$mode $mask `,` $value `,` $arg (`width` $width^)? attr-dict `:` type($result)";
 }
 
-def Oxide_WarpVoteOp : Oxide_Op<"warp_vote"> {
+def Oxide_WarpVoteOp : Oxide_Op<"warp_vote", [Oxide_MemoryAccessOpInterface]> {
   let summary = "warp vote: all, any (0 or 1) or ballot (one bit per lane)";
   let description = [{
     Over the lanes of `mask`, whether `predicate` is non-zero in all of them, in any, or the
@@ -371,7 +372,7 @@ def Oxide_WarpVoteOp : Oxide_Op<"warp_vote"> {
   let assemblyFormat = "$mode $mask `,` $predicate attr-dict `:` type($result)";
 }
 
-def Oxide_WarpSyncOp : Oxide_Op<"warp_sync"> {
+def Oxide_WarpSyncOp : Oxide_Op<"warp_sync", [Oxide_MemoryAccessOpInterface]> {
   let summary = "wait for the lanes of a mask (__syncwarp)";
   let description = [{
     ```mlir
@@ -382,7 +383,7 @@ def Oxide_WarpSyncOp : Oxide_Op<"warp_sync"> {
   let assemblyFormat = "$mask attr-dict";
 }
 
-def Oxide_WarpReduxOp : Oxide_Op<"warp_redux"> {
+def Oxide_WarpReduxOp : Oxide_Op<"warp_redux", [Oxide_MemoryAccessOpInterface]> {
   let summary = "reduce a 32-bit integer across the lanes of a mask (redux.sync)";
   let description = [{
     Every lane in `mask` gets the sum, signed or unsigned minimum or maximum, or bitwise
@@ -397,7 +398,7 @@ def Oxide_WarpReduxOp : Oxide_Op<"warp_redux"> {
   let assemblyFormat = "$kind $mask `,` $value attr-dict `:` type($result)";
 }
 
-def Oxide_WarpMatchOp : Oxide_Op<"warp_match"> {
+def Oxide_WarpMatchOp : Oxide_Op<"warp_match", [Oxide_MemoryAccessOpInterface]> {
   let summary = "which lanes of a mask hold the same 32- or 64-bit value (match.sync)";
   let description = [{
     `any`: the lanes of `mask` whose `value` equals the calling lane's. `all`: `mask` when every
@@ -414,7 +415,7 @@ def Oxide_WarpMatchOp : Oxide_Op<"warp_match"> {
   let assemblyFormat = "$kind $mask `,` $value attr-dict `:` type($value)";
 }
 
-def Oxide_ActiveMaskOp : Oxide_Op<"active_mask"> {
+def Oxide_ActiveMaskOp : Oxide_Op<"active_mask", [Oxide_MemoryAccessOpInterface]> {
   let summary = "the lanes of the warp executing this op together (activemask.b32)";
   let description = [{
     Not pure: the result depends on which lanes reach the op together (in divergent code, those
@@ -440,7 +441,7 @@ def Oxide_LaneMaskOp : Oxide_Op<"lane_mask", [Pure]> {
   let assemblyFormat = "$kind attr-dict `:` type($mask)";
 }
 
-def Oxide_TrapOp : Oxide_Op<"trap"> {
+def Oxide_TrapOp : Oxide_Op<"trap", [Oxide_MemoryAccessOpInterface]> {
   let summary = "stop the kernel with a message";
   let description = [{
     Reports `message` (a generic pointer to a C string) with the kernel's source location,
@@ -455,7 +456,7 @@ def Oxide_TrapOp : Oxide_Op<"trap"> {
   let assemblyFormat = "$message attr-dict `:` type($message)";
 }
 
-def Oxide_BoundsFailOp : Oxide_Op<"bounds_fail"> {
+def Oxide_BoundsFailOp : Oxide_Op<"bounds_fail", [Oxide_MemoryAccessOpInterface]> {
   let summary = "an out-of-bounds span access: stop the kernel";
   let description = [{
     Reached when a bounds-checked span access fails. Lowered to a call of the module's one
@@ -471,7 +472,7 @@ def Oxide_BoundsFailOp : Oxide_Op<"bounds_fail"> {
   let assemblyFormat = "$index `,` $size attr-dict `:` type($index)";
 }
 
-def Oxide_ClockOp : Oxide_Op<"clock"> {
+def Oxide_ClockOp : Oxide_Op<"clock", [Oxide_MemoryAccessOpInterface]> {
   let summary = "read a time source: the SM's cycle counter or the global nanosecond timer";
   let description = [{
     `clock64` counts cycles of the SM the thread runs on (not comparable across SMs);
@@ -504,7 +505,7 @@ def Oxide_ClusterGeometryOp : Oxide_Op<"cluster_geometry", [Pure]> {
   let assemblyFormat = "$kind $dim attr-dict `:` type($value)";
 }
 
-def Oxide_ClusterSyncOp : Oxide_Op<"cluster_sync"> {
+def Oxide_ClusterSyncOp : Oxide_Op<"cluster_sync", [Oxide_MemoryAccessOpInterface]> {
   let summary = "barrier across every thread of the thread-block cluster";
   let description = [{
     Every thread of every block of the cluster arrives and waits; shared memory writes before
@@ -534,7 +535,7 @@ def Oxide_MapSharedOp : Oxide_Op<"map_shared", [Pure, AllTypesMatch<["ptr", "res
   let assemblyFormat = "$ptr `,` $rank attr-dict `:` type($result)";
 }
 
-def Oxide_GridSyncOp : Oxide_Op<"grid_sync"> {
+def Oxide_GridSyncOp : Oxide_Op<"grid_sync", [Oxide_MemoryAccessOpInterface]> {
   let summary = "barrier across every thread of a cooperative launch";
   let description = [{
     Every thread of the grid arrives and waits; global memory writes before it are visible to
@@ -554,7 +555,7 @@ def Oxide_GridSyncOp : Oxide_Op<"grid_sync"> {
 // those of include/oxide/device/mma.hpp (PTX's).
 //===----------------------------------------------------------------------===//
 
-def Oxide_MmaSyncOp : Oxide_Op<"mma_sync", [AttrSizedOperandSegments]> {
+def Oxide_MmaSyncOp : Oxide_Op<"mma_sync", [Oxide_MemoryAccessOpInterface, AttrSizedOperandSegments]> {
   let summary = "warp-collective matrix multiply-accumulate on the tensor cores (mma.sync)";
   let description = [{
     `d = a * b + c` over one tile of the warp: A is 16 x K (row), B is K x 8 (col), C and D
@@ -602,7 +603,7 @@ def Oxide_LdMatrixOp : Oxide_Op<"ldmatrix"> {
   let hasVerifier = 1;
 }
 
-def Oxide_StMatrixOp : Oxide_Op<"stmatrix"> {
+def Oxide_StMatrixOp : Oxide_Op<"stmatrix", [Oxide_DeclaresMemoryAccess]> {
   let summary = "warp-collective store of 8x8 16-bit matrices to shared memory (stmatrix, sm_90)";
   let description = [{
     The inverse of `oxide.ldmatrix`: stores `count` (1, 2 or 4) 8x8 matrices of 16-bit
@@ -624,7 +625,7 @@ def Oxide_StMatrixOp : Oxide_Op<"stmatrix"> {
   let hasVerifier = 1;
 }
 
-def Oxide_CpAsyncOp : Oxide_Op<"cp_async"> {
+def Oxide_CpAsyncOp : Oxide_Op<"cp_async", [Oxide_DeclaresMemoryAccess]> {
   let summary = "start an asynchronous copy from global to shared memory (cp.async)";
   let description = [{
     Copies `bytes` (4, 8 or 16) from `src` (global memory, generic or addrspace 1) to `dst`
@@ -648,7 +649,7 @@ def Oxide_CpAsyncOp : Oxide_Op<"cp_async"> {
   let hasVerifier = 1;
 }
 
-def Oxide_CpAsyncCommitOp : Oxide_Op<"cp_async_commit"> {
+def Oxide_CpAsyncCommitOp : Oxide_Op<"cp_async_commit", [Oxide_MemoryAccessOpInterface]> {
   let summary = "close the thread's pending cp.async copies into a group";
   let description = [{
     ```mlir
@@ -658,7 +659,7 @@ def Oxide_CpAsyncCommitOp : Oxide_Op<"cp_async_commit"> {
   let assemblyFormat = "attr-dict";
 }
 
-def Oxide_CpAsyncWaitOp : Oxide_Op<"cp_async_wait"> {
+def Oxide_CpAsyncWaitOp : Oxide_Op<"cp_async_wait", [Oxide_MemoryAccessOpInterface]> {
   let summary = "wait until at most `pending` of the thread's cp.async groups are in flight";
   let description = [{
     The copies of every older group have landed in shared memory when it returns.

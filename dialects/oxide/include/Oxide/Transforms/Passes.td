@@ -36,10 +36,9 @@ def OxideVerifySafety : Pass<"oxide-verify-safety", "::mlir::ModuleOp"> {
     * In a kernel with a launch contract (`oxide.contract`): every thread index reachable
       from it has the contract's rank (`domain`).
     * Then, if all of that holds, for the contracted kernels and every function they reach
-      (VerifyWrites.cpp), a
-      points-to analysis gives each pointer the places it may point into, as a fixpoint
-      through phis, selects, calls, returns and indirect calls (to any address-taken
-      function); a pointer loaded from memory (other than a span parameter's data pointer)
+      (the analysis `oxide::WriteProof`, lib/Transforms/WriteProof/), a points-to analysis
+      gives each pointer the places it may point into, as a fixpoint through phis, selects,
+      calls, returns and indirect calls (to any address-taken function); a pointer loaded from memory (other than a span parameter's data pointer)
       or made from an integer has none. Each write (store, atomic, memcpy/memmove/memset
       destination, libdevice output, any op with a write effect) must land in a local
       variable or by-value parameter copy (not a span parameter's: its fields are trusted),
@@ -52,12 +51,41 @@ def OxideVerifySafety : Pass<"oxide-verify-safety", "::mlir::ModuleOp"> {
       that may write through pointers and calls to functions without a body are errors
       (opaque-code); each `oxide.disjoint_get` takes its data and extents from the fields of
       one DisjointSpan parameter of its rank (span-origin), and one output has one tile shape
-      (own-element).
-    * The only change to the module: writes to local or shared memory at offsets the
-      analysis cannot bound get an `addrspace(5)` / `addrspace(3)` address (an
-      `llvm.addrspacecast`), so no offset takes them into global memory.
+      (own-element). Oxide ops take part through `OxideMemoryAccessOpInterface` (what each reads and writes,
+      through which operand, under which rule); an oxide op that may write and does not
+      implement it is an error (unchecked-op).
+    * When all of that holds, it runs `oxide-record-element-sizes` and
+      `oxide-confine-private-writes` on the module (passes of their own, which read the proof
+      this pass computed): the only changes it makes to the module.
   }];
   let dependentDialects = ["::oxide::OxideDialect"];
+}
+
+def OxideRecordElementSizes : Pass<"oxide-record-element-sizes", "::mlir::ModuleOp"> {
+  let summary = "Record for the kernel table the element size each contracted kernel gives its spans";
+  let description = [{
+    Adds `["oxide.elem_sizes", "S0,S1,..."]` to the `passthrough` of each contracted kernel:
+    per parameter, the element size in bytes its code names that span parameter's elements
+    with (0: none), which the device image carries (compiler/host/KernelTable.cpp) and the
+    runtime compares with the span's `sizeof(T)` before each launch. The sizes come from the
+    write proof (`oxide::WriteProof`, Oxide/Transforms/WriteProof.h), which
+    `oxide-verify-safety` computes; run alone, this pass computes it and fails, with its
+    errors, where a write breaks a rule. `oxide-verify-safety` runs it when the proof holds.
+  }];
+}
+
+def OxideConfinePrivateWrites : Pass<"oxide-confine-private-writes", "::mlir::ModuleOp"> {
+  let summary = "Confine the unbounded writes to local or shared memory of contracted kernels";
+  let description = [{
+    The write proof (`oxide::WriteProof`) accepts a write to a local variable or to shared
+    memory at an offset it cannot bound when the pointer can only point into memory of that one
+    kind. Such a write is made through a pointer of that address space (an
+    `llvm.addrspacecast` to `!llvm.ptr<5>` or `!llvm.ptr<3>`; an intrinsic kept by name gets
+    the matching name, `llvm.memset.p5.i64`), so no offset takes it into global memory.
+    `oxide-verify-safety` runs it when the proof holds; run alone, it computes the proof and
+    fails, with its errors, where a write breaks a rule.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def OxideOptimize : Pass<"oxide-optimize", "::mlir::ModuleOp"> {
