@@ -82,6 +82,95 @@ class Metadata(unittest.TestCase):
         self.assertIn(b"null oxide_kernel", dll.oxide_last_error())
 
 
+class CAbi(unittest.TestCase):
+    """The C entry points with bad input, called through ctypes as a C caller would: each
+    returns a status and a message, none crashes."""
+
+    def launch(self, config=None, args=None, count=None, kernel=None):
+        dll = lib._dll
+        handle = lib.add._handle if kernel is None else kernel
+        return dll.oxide_launch(handle, config, args, len(args or ()) // oxide._ARG.size if count is None else count)
+
+    def config(self, device=oxide.SIMULATOR, stream=0, grid=(0, 0, 0), block=(0, 0, 0), threads=(0, 0, 0)):
+        return oxide._CONFIG.pack(device, 0, stream, *grid, *block, *threads)
+
+    def tensor(self, array, ndim=None, shape=None, strides=None, dtype=oxide._dtype(2, 32)):
+        shape = list(array.shape if shape is None else shape)
+        ndim = len(shape) if ndim is None else ndim
+        strides = list(strides if strides is not None else [1] * len(shape))
+        shape += [0] * (4 - len(shape))
+        strides += [0] * (4 - len(strides))
+        return oxide._ARG.pack(0, dtype, array.__array_interface__["data"][0], ndim, 0, *shape[:4], *strides[:4])
+
+    def expect(self, status, kind, text):
+        dll = lib._dll
+        self.assertEqual(dll.oxide_status_name(status).decode(), kind)
+        self.assertIn(text, dll.oxide_last_error().decode())
+
+    def setUp(self):
+        self.a = np.ones(8, dtype=np.float32)
+        self.c = np.zeros(8, dtype=np.float32)
+        self.args = self.tensor(self.a) + self.tensor(self.a) + self.tensor(self.c)
+
+    def test_good_launch_then_message_cleared(self):
+        self.assertEqual(self.launch(self.config(), self.args), 0)
+        self.assertEqual(lib._dll.oxide_last_error(), b"")
+        self.assertEqual(self.c.tolist(), [2.0] * 8)
+
+    def test_null_configuration_and_arguments(self):
+        self.expect(self.launch(None, self.args), "ArgumentMismatch", "a null launch configuration")
+        self.expect(self.launch(self.config(), None, 3), "ArgumentMismatch", "takes 3 arguments (a, b, c) but was given 0")
+        self.expect(self.launch(self.config(), self.args, 2), "ArgumentMismatch", "but was given 2")
+
+    def test_bad_devices_and_streams(self):
+        self.expect(self.launch(self.config(device=-7), self.args), "NoDevice", "device -7")
+        self.expect(self.launch(self.config(stream=0x1234), self.args), "UnsupportedOnSimulator", "no CUstreams")
+        if not (torch is not None and torch.cuda.is_available()):
+            status = self.launch(self.config(device=0), self.args)
+            self.assertIn(lib._dll.oxide_status_name(status).decode(), ("NoDevice", "Driver"))
+
+    def test_bad_tensors(self):
+        a, c = self.a, self.c
+        bad_ndim = self.tensor(a, ndim=5) + self.tensor(a) + self.tensor(c)
+        self.expect(self.launch(self.config(), bad_ndim), "ArgumentMismatch", "tensor of 5 dimensions")
+        negative = self.tensor(a, shape=[-8]) + self.tensor(a) + self.tensor(c)
+        self.expect(self.launch(self.config(), negative), "ArgumentMismatch", "shape (-8,)")
+        huge = self.tensor(a, shape=[1 << 40, 1 << 40], strides=[1 << 40, 1]) + self.tensor(a) + self.tensor(c)
+        self.expect(self.launch(self.config(), huge), "ArgumentMismatch", "gets a tensor of shape")
+        null = oxide._ARG.pack(0, oxide._dtype(2, 32), 0, 1, 0, 8, 0, 0, 0, 1, 0, 0, 0)
+        self.expect(self.launch(self.config(), null + self.tensor(a) + self.tensor(c)), "MisalignedArgument",
+                    "gets a null pointer")
+        scalar = oxide._ARG.pack(1, oxide._I64, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        self.expect(self.launch(self.config(), scalar + self.tensor(a) + self.tensor(c)), "ArgumentMismatch",
+                    "pass a tensor, not a scalar")
+
+    def test_bad_scalars(self):
+        x, y, out = np.ones(4, np.float32), np.ones(4, np.float32), np.zeros(4, np.float32)
+        tail = self.tensor(x) + self.tensor(y) + self.tensor(out)
+        kernel = lib.axpy_f32._handle
+        odd = oxide._ARG.pack(1, oxide._dtype(2, 16), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        self.expect(self.launch(self.config(), odd + tail, kernel=kernel), "ArgumentMismatch",
+                    "scalars are passed as int64, uint64, float64 or bool")
+        tensor = self.tensor(x)
+        self.expect(self.launch(self.config(), tensor + tail, kernel=kernel), "ArgumentMismatch",
+                    "pass a number, not a tensor")
+
+    def test_queries_with_bad_input(self):
+        dll = lib._dll
+        self.assertEqual(dll.oxide_kernel_name(None), b"")
+        self.assertEqual(dll.oxide_kernel_param_count(None), 0)
+        self.assertEqual(dll.oxide_kernel_at(1000), None)
+        info = oxide._ParamInfo()
+        self.expect(dll.oxide_kernel_param(lib.add._handle, 3, ctypes.byref(info)), "ArgumentMismatch",
+                    "there is no parameter 3")
+        self.expect(dll.oxide_kernel_param(None, 0, ctypes.byref(info)), "NotAKernel", "null oxide_kernel")
+        self.expect(dll.oxide_kernel_shape(None, None, None), "NotAKernel", "null oxide_kernel")
+        self.assertEqual(dll.oxide_kernel_shape(lib.add._handle, None, None), 0)
+        self.assertEqual(dll.oxide_kernel_contract(None), b"")
+        self.assertIsNone(dll.oxide_find_kernel(None))
+        self.assertIn(b"a null name", dll.oxide_last_error())
+
+
 class NumPy(unittest.TestCase):
     def test_add(self):
         a = np.arange(1000, dtype=np.float32)
