@@ -32,6 +32,8 @@ export OXIDE_TEST_LIBRARY="$out/libkernels.so"
 "$python" "$root/tests/python/test_interop.py" -v
 if "$python" -c "import torch" 2>/dev/null; then
   OXIDE_KERNELS="$out/libkernels.so" "$python" "$root/examples/python/torch_rmsnorm.py" --device cpu
+  # torch.compile through the kernels as custom operators (PyTorch 2.4+; Debian's 1.13 skips it).
+  OXIDE_KERNELS="$out/libkernels.so" "$python" "$root/examples/python/torch_compile.py"
 else
   echo "torch_rmsnorm.py: skipped: torch is not installed"
 fi

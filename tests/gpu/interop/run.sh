@@ -60,6 +60,7 @@ step() { # step NAME SECONDS COMMAND...: runs it (at most SECONDS, within the de
 step python-tests 120 "$python" "$root/tests/python/test_interop.py" -v
 step torch-rmsnorm 90 "$python" "$root/examples/python/torch_rmsnorm.py" --device cuda
 step cuda-graph 90 "$python" "$root/examples/python/cuda_graph.py"
+step torch-compile 120 "$python" "$root/examples/python/torch_compile.py"
 step cupy-jax 120 "$python" "$root/examples/python/cupy_jax.py"
 step nvcc-app-build 120 bash -c "cmake -S '$root/examples/python/nvcc_app' -B '$logs/nvcc_app' -G Ninja \
   -DOXIDE_KERNELS='$lib' -DOXIDE_INCLUDE_DIR='$root/include' -DKERNELS_HEADER_DIR='$root/.gpu/interop' \
