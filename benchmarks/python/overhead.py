@@ -153,13 +153,19 @@ def main():
     add(a, b, c)  # fills this thread's buffers with a launch of these tensors
     results.append(("(floor) oxide_launch via ctypes, args prepacked", host_us(lambda: launch(handle, config, args, 3))))
 
-    bare = bare_launch(a, b, c)
-    if bare is not None:
-        c.zero_()
-        bare()
-        torch.cuda.synchronize()
-        assert torch.equal(c, a + b)
-        results.append(("(floor) bare cuLaunchKernel via ctypes", host_us(bare)))
+    try:
+        bare = bare_launch(a, b, c)
+        if bare is not None:
+            c.zero_()
+            bare()
+            torch.cuda.synchronize()
+            assert torch.equal(c, a + b)
+            results.append(("(floor) bare cuLaunchKernel via ctypes", host_us(bare)))
+        else:
+            print("bare cuLaunchKernel: the PTX did not load")
+    except Exception as e:  # the floor is a reference only: report it and go on
+        print("bare cuLaunchKernel: %s" % e)
+        bare = None
 
     width = max(len(name) for name, _ in results)
     print("per-call host overhead, c = a + b on 3 CUDA tensors of %d floats (%s, torch %s):" % (
