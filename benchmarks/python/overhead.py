@@ -91,7 +91,7 @@ def bare_launch(a, b, c):
     """A bare cuLaunchKernel through ctypes of a hand-written PTX add, with its parameters
     packed once: the floor of any Python binding that launches through the driver."""
     try:
-        cuda = ctypes.CDLL("libcuda.so.1")
+        cuda = ctypes.PyDLL("libcuda.so.1")  # keeps the GIL, as a binding in C would
     except OSError:
         return None
     module, function = ctypes.c_void_p(), ctypes.c_void_p()
@@ -148,7 +148,7 @@ def main():
     # Floors: a ctypes call that does nothing, and the C ABI launch without the Python layer.
     version = kernels._dll.oxide_c_api_version
     results.append(("(floor) empty ctypes call", host_us(lambda: version())))
-    handle, launch = add._handle, add._launch
+    handle, launch = add._handle, add._launch_gpu
     _, _, args, config = add._buffers()
     add(a, b, c)  # fills this thread's buffers with a launch of these tensors
     results.append(("(floor) oxide_launch via ctypes, args prepacked", host_us(lambda: launch(handle, config, args, 3))))

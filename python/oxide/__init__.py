@@ -338,6 +338,10 @@ class Kernel:
         self._names = {p.name: i for i, p in enumerate(self.params)}
         self._local = threading.local()
         self._launch = dll.oxide_launch
+        # GPU launches return within microseconds (they enqueue), so they keep the GIL, as
+        # PyTorch's own launches do: releasing and retaking it costs a futex round trip whenever
+        # another thread waits for it. Simulator launches run the kernel, and release it.
+        self._launch_gpu = library._gil_dll.oxide_launch
         fast = _torch_fast_path(self)
         if fast is not None:
             # A class of its own whose __call__ is the generated fast path (special methods are
@@ -446,7 +450,8 @@ class Kernel:
         else:
             _CONFIG.pack_into(config_buffer, 0, device, dynamic_shared_bytes, cu_stream,
                               *_dims(grid, "grid"), *_dims(block, "block"), *_dims(threads, "threads"))
-        status = self._launch(self._handle, config_address, arg_address, count)
+        launch = self._launch if device == SIMULATOR else self._launch_gpu
+        status = launch(self._handle, config_address, arg_address, count)
         if status:
             self._library._raise(status, self.name)
 
@@ -589,7 +594,8 @@ def _torch_fast_path(kernel):
         "             %s)" % ",\n             ".join(values),
         "    except (KeyError, struct.error, OverflowError):",
         "        return _general(self, *args)",
-        "    status = self._launch(self._handle, address, address + %d, %d)" % (_CONFIG.size, len(names)),
+        "    status = (self._launch_gpu if d >= 0 else self._launch)(self._handle, address, address + %d, %d)"
+        % (_CONFIG.size, len(names)),
         "    if status:",
         "        self._library._raise(status, self.name)",
     ])
@@ -675,6 +681,9 @@ class Library:
         dll.oxide_kernel_param.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
         dll.oxide_launch.restype = ctypes.c_int
         dll.oxide_launch.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
+        self._gil_dll = ctypes.PyDLL(self.path)  # the same loaded library; its calls keep the GIL
+        self._gil_dll.oxide_launch.restype = ctypes.c_int
+        self._gil_dll.oxide_launch.argtypes = dll.oxide_launch.argtypes
         dll.oxide_last_error.restype = ctypes.c_char_p
         dll.oxide_status_name.restype = ctypes.c_char_p
         dll.oxide_status_name.argtypes = [ctypes.c_int]
