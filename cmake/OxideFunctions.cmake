@@ -17,10 +17,19 @@ function(oxide_target target)
   if(NOT _archs AND DEFINED OXIDE_ARCHITECTURES)
     set_property(TARGET "${target}" PROPERTY OXIDE_ARCHITECTURES "${OXIDE_ARCHITECTURES}")
   endif()
+  # CMake's own CUDA architectures apply too (CUDA_ARCHITECTURES, initialised from
+  # CMAKE_CUDA_ARCHITECTURES), below OXIDE_ARCHITECTURES; OFF means oxcc's default.
+  get_target_property(_cuda_archs "${target}" CUDA_ARCHITECTURES)
+  if(NOT _cuda_archs AND DEFINED CMAKE_CUDA_ARCHITECTURES)
+    set_property(TARGET "${target}" PROPERTY CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
+  endif()
   if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.25)
-    # Read when the build files are generated: set OXIDE_ARCHITECTURES anywhere after this.
+    # Read when the build files are generated: set the properties anywhere after this.
+    set(_oxide "$<TARGET_PROPERTY:${target},OXIDE_ARCHITECTURES>")
+    set(_cuda "$<TARGET_PROPERTY:${target},CUDA_ARCHITECTURES>")
     set_property(TARGET "${target}" PROPERTY CXX_COMPILER_LAUNCHER
-      "${OXIDE_OXCC}" compile "--arch=$<JOIN:$<TARGET_PROPERTY:${target},OXIDE_ARCHITECTURES>,,>" --)
+      "${OXIDE_OXCC}" compile
+      "--arch=$<IF:$<BOOL:${_oxide}>,$<JOIN:${_oxide},,>,$<$<BOOL:${_cuda}>:$<JOIN:${_cuda},,>>>" --)
   else()
     # Launchers take generator expressions from CMake 3.25 on; before, the property is read
     # at the end of the directory that created the target.
@@ -37,6 +46,9 @@ endfunction()
 
 function(_oxide_set_launcher target)
   get_target_property(_archs "${target}" OXIDE_ARCHITECTURES)
+  if(NOT _archs)
+    get_target_property(_archs "${target}" CUDA_ARCHITECTURES)
+  endif()
   if(NOT _archs)
     set(_archs "")
   endif()

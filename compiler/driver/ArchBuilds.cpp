@@ -67,7 +67,10 @@ std::vector<FrontEndGroup> groupByFrontEnd(const TranslationUnit &tu, const Tool
   std::vector<FrontEndGroup> groups;
   std::vector<std::optional<ArchDependence>> records;
   for (size_t i = 0; i < archs.size(); ++i) {
-    records.push_back(archs.size() > 1 ? deviceHeadersArchDependence(tu, tc, archs[i]) : std::nullopt);
+    // An architecture-specific target (sm_90a) has feature macros of its own: it compiles alone.
+    records.push_back(archs.size() > 1 && !archs[i].archSpecific
+                          ? deviceHeadersArchDependence(tu, tc, archs[i])
+                          : std::nullopt);
     const std::optional<ArchDependence> &record = records.back();
     FrontEndGroup *joined = nullptr;
     std::string whyAlone;
@@ -129,7 +132,9 @@ struct SharedFrontEnd {
 std::vector<GpuArch> driver::effectiveArchs(const CompileOptions &opts) {
   std::vector<GpuArch> result;
   for (const GpuArch &arch : opts.targetArchs()) {
-    auto same = llvm::find_if(result, [&](const GpuArch &a) { return a.number == arch.number; });
+    auto same = llvm::find_if(result, [&](const GpuArch &a) {
+      return a.number == arch.number && a.archSpecific == arch.archSpecific;
+    });
     if (same == result.end()) {
       result.push_back(arch);
       continue;
@@ -259,7 +264,7 @@ std::vector<ArchBuild> driver::buildArchs(const TranslationUnit &tu, const Toolc
 }
 
 GpuArch driver::checkArch(const CompileOptions &opts) {
-  return opts.archsChosen() ? effectiveArchs(opts).front() : GpuArch{newestDefaultArch()};
+  return opts.archsChosen() ? effectiveArchs(opts).front() : GpuArch{ptxDefaultArch()};
 }
 
 driver::EarlyDeviceBuilds::EarlyDeviceBuilds(const TranslationUnit &tu, const Toolchain &tc)

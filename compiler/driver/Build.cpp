@@ -141,7 +141,7 @@ llvm::Error oxide::emitDeviceStage(const TranslationUnit &tu, const Toolchain &t
   const CompileOptions &opts = tu.opts;
   // Without --arch: the newest default architecture (the one whose PTX a default build embeds).
   std::vector<GpuArch> archs =
-      opts.archsChosen() ? effectiveArchs(opts) : std::vector<GpuArch>{GpuArch{newestDefaultArch()}};
+      opts.archsChosen() ? effectiveArchs(opts) : std::vector<GpuArch>{GpuArch{ptxDefaultArch()}};
   if (archs.size() != 1)
     return llvm::createStringError("--emit writes the code of one architecture; give a single --arch");
   if (opts.emit == EmitStage::Cubin && !archs.front().hasCubin())

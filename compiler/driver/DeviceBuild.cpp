@@ -96,13 +96,6 @@ llvm::Error driver::Temps::write(llvm::StringRef stage, const llvm::Module &modu
   return write(stage, text);
 }
 
-unsigned driver::newestDefaultArch() {
-  unsigned newest = 0;
-  for (const GpuArch &arch : defaultGpuArchs())
-    newest = std::max(newest, arch.number);
-  return newest;
-}
-
 llvm::Expected<detail::DeviceImage>
 driver::buildDeviceImage(const TranslationUnit &tu, const Toolchain &tc, const GpuArch &arch,
                          llvm::raw_ostream *stageOut, std::vector<std::string> *constants,
@@ -132,7 +125,7 @@ driver::buildDeviceImage(const TranslationUnit &tu, const Toolchain &tc, const G
   mlirOpts.archChosen = opts.archsChosen();
   // A kernel that uses wgmma or setmaxnreg makes the module code for the "a" target (sm_90a),
   // which only that architecture runs; the check that sets this refuses every other target.
-  bool archSpecific = false;
+  bool archSpecific = arch.archSpecific;
   mlirOpts.archSpecific = &archSpecific;
   // `oxcc check` compiles one architecture (checkArchs) and checks the kernels' requirements
   // against every other one the user chose; it stops after the checks.
@@ -174,9 +167,9 @@ driver::buildDeviceImage(const TranslationUnit &tu, const Toolchain &tc, const G
     dumpOptimized = temps.enabled() ? &optimizedOs : stageOut;
   else if (temps.enabled())
     dumpOptimized = &optimizedOs;
-  const std::string target = arch.smName() + (archSpecific ? "a" : "");
+  const std::string target = "sm_" + std::to_string(arch.number) + (archSpecific ? "a" : "");
   const auto features = archSpecific ? detail::CodeFeatures::ArchSpecific : detail::CodeFeatures::Portable;
-  if (archSpecific && opts.verbose)
+  if (archSpecific && !arch.archSpecific && opts.verbose)
     log << "oxcc: note: compiling " << arch.name() << " as " << target << " for " << tu.input
         << ": its kernels use " << target << "'s warpgroup instructions (wgmma, setmaxnreg)\n";
   auto ptx = generatePtx(**lowered, target, deviceOptLevel, dumpOptimized, &diagOut);
@@ -231,9 +224,9 @@ driver::buildDeviceImage(const TranslationUnit &tu, const Toolchain &tc, const G
   if (!cubin) {
     const std::string message = llvm::toString(cubin.takeError());
     const PtxasRefusal refusal = explainPtxasFailure(*ptx, message);
-    // One of the older default architectures that ptxas refuses (an instruction the kernels use
-    // does not exist there) is left out rather than failing the build.
-    if (!opts.archsChosen() && arch.number < newestDefaultArch())
+    // A default architecture other than the one that carries PTX that ptxas refuses (an
+    // instruction the kernels use does not exist there) is left out rather than failing the build.
+    if (!opts.archsChosen() && arch.number != ptxDefaultArch())
       return llvm::make_error<UnsupportedArchError>(refusal.summary(), 0);
     return llvm::createStringError(
         "ptxas rejects the code" + (refusal.function.empty() ? std::string() : " of " + refusal.function) +

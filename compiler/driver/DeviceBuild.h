@@ -38,9 +38,6 @@ private:
   std::string prefix;
 };
 
-/// The newest of the default architectures: the one that carries PTX, and never left out.
-unsigned newestDefaultArch();
-
 /// The device half for one architecture: everything from the CUDA-device compile to the code
 /// objects of the device image. `stageOut` receives the --emit stage; `constants` (if given)
 /// the oxide::constant variables that the device code reads. Diagnostics go to `diagOut`, the

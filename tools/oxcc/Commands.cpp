@@ -22,8 +22,6 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <dlfcn.h>
-
 #include <list>
 #include <optional>
 
@@ -79,26 +77,12 @@ oxide::GpuArch runArch(std::string &why) {
   int ordinal = 0;
   if (llvm::StringRef(device).starts_with("cuda:"))
     llvm::StringRef(device).drop_front(5).getAsInteger(10, ordinal);
-  void *lib = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    why = "no CUDA driver (libcuda.so.1 not found): the kernels run on the CPU simulator";
+  auto local = localGpuArch(ordinal);
+  if (!local) {
+    why = llvm::toString(local.takeError()) + ": the kernels run on the CPU simulator";
     return simulator;
   }
-  using CuInit = int (*)(unsigned);
-  using CuDeviceGet = int (*)(int *, int);
-  using CuDeviceGetAttribute = int (*)(int *, int, int);
-  auto cuInit = reinterpret_cast<CuInit>(::dlsym(lib, "cuInit"));
-  auto cuDeviceGet = reinterpret_cast<CuDeviceGet>(::dlsym(lib, "cuDeviceGet"));
-  auto cuDeviceGetAttribute = reinterpret_cast<CuDeviceGetAttribute>(::dlsym(lib, "cuDeviceGetAttribute"));
-  int handle = 0, major = 0, minor = 0;
-  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR (75) and _MINOR (76).
-  if (!cuInit || !cuDeviceGet || !cuDeviceGetAttribute || cuInit(0) != 0 ||
-      cuDeviceGet(&handle, ordinal) != 0 || cuDeviceGetAttribute(&major, 75, handle) != 0 ||
-      cuDeviceGetAttribute(&minor, 76, handle) != 0) {
-    why = "no CUDA device " + std::to_string(ordinal) + ": the kernels run on the CPU simulator";
-    return simulator;
-  }
-  const std::string name = "sm_" + std::to_string(major * 10 + minor);
+  const std::string name = "sm_" + std::to_string(*local);
   auto arch = oxide::parseGpuArch(name);
   if (!arch) {
     llvm::consumeError(arch.takeError());

@@ -21,6 +21,7 @@
 #include "llvm/Option/Option.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 
@@ -61,6 +62,32 @@ public:
 bool isLinkInput(llvm::StringRef file) {
   llvm::StringRef name = path::filename(file);
   return name.ends_with(".o") || name.ends_with(".a") || name.ends_with(".so") || name.contains(".so.");
+}
+
+/// Why `input`, given as a source file, is not one oxcc can compile, in one sentence: CUDA
+/// source (.cu, .cuh), or a binary file (a NUL byte in its first 4 KiB). A file that cannot be
+/// read is left to the compile, which says so.
+std::optional<std::string> notASource(llvm::StringRef input) {
+  const llvm::StringRef ext = path::extension(input);
+  if (ext == ".cu" || ext == ".cuh")
+    return "'" + input.str() +
+           "' is CUDA source, which oxcc does not compile: oxcc takes C++ files (.cpp, .cc, .cxx) whose "
+           "kernels are [[kernel]] functions written with <oxide/oxide.hpp> (docs/getting-started.md)";
+  uint64_t size = 0;
+  if (fs::file_size(input, size) || size == 0)
+    return std::nullopt;
+  auto buffer = llvm::MemoryBuffer::getFileSlice(input, std::min<uint64_t>(size, 4096), 0);
+  if (!buffer)
+    return std::nullopt;
+  const llvm::StringRef head = (*buffer)->getBuffer();
+  if (!head.contains('\0'))
+    return std::nullopt;
+  const char *what = head.starts_with("\x7f"
+                                      "ELF")
+                         ? " (an ELF object, library or executable: give it a .o, .a or .so name to link it)"
+                     : head.starts_with("!<arch>") ? " (an archive: give it a .a name to link it)"
+                                                   : "";
+  return "'" + input.str() + "' is a binary file, not C++ source" + what;
 }
 
 /// Flags a C++ compile command may carry that make no difference to oxcc's output.
@@ -431,6 +458,8 @@ std::optional<int> oxcc::parseOptions(llvm::ArrayRef<const char *> args, Command
       cmd.opts.linkInputs.push_back(input);
       continue;
     }
+    if (std::optional<std::string> why = notASource(input))
+      return usageError(*why, verb);
     llvm::SmallString<256> absolute(input);
     fs::make_absolute(absolute);
     path::remove_dots(absolute, /*remove_dot_dot=*/true);

@@ -63,6 +63,10 @@ int runNew(llvm::ArrayRef<const char *> args, const char *argv0);
 /// `oxcc doctor`: checks every part of the toolchain and the machine's GPUs.
 int runDoctor(llvm::ArrayRef<const char *> args, const char *argv0);
 
+/// The compute capability (* 10 + minor) of GPU `ordinal`, asked of the CUDA driver as the
+/// runtime asks it; an error saying what is missing (no driver, no such GPU).
+llvm::Expected<unsigned> localGpuArch(int ordinal);
+
 } // namespace oxcc
 
 #endif

@@ -20,22 +20,27 @@ struct GpuArch {
   enum class Code { PtxAndCubin, PtxOnly, CubinOnly };
   unsigned number = 90; ///< compute capability * 10 + minor, e.g. 90
   Code code = Code::PtxAndCubin;
+  /// "sm_90a": the architecture's specific features too (wgmma, setmaxnreg, tcgen05); the code
+  /// runs on exactly that compute capability.
+  bool archSpecific = false;
   bool hasPtx() const { return code != Code::CubinOnly; }
   bool hasCubin() const { return code != Code::PtxOnly; }
-  /// "sm_90": the architecture clang and the NVPTX back end compile for.
-  std::string smName() const { return "sm_" + std::to_string(number); }
+  /// "sm_90" (or "sm_90a"): the architecture clang and the NVPTX back end compile for.
+  std::string smName() const { return "sm_" + digits(); }
   /// How the user writes it: "sm_90", "compute_90" or "90-real".
   std::string name() const {
     switch (code) {
     case Code::PtxOnly:
-      return "compute_" + std::to_string(number);
+      return "compute_" + digits();
     case Code::CubinOnly:
-      return std::to_string(number) + "-real";
+      return digits() + "-real";
     case Code::PtxAndCubin:
       break;
     }
     return smName();
   }
+  /// "90" or "90a".
+  std::string digits() const { return std::to_string(number) + (archSpecific ? "a" : ""); }
   friend bool operator==(const GpuArch &, const GpuArch &) = default;
 };
 
@@ -46,6 +51,10 @@ struct GpuArch {
 /// without a JIT. A translation unit whose kernels need a newer GPU than some of these leaves
 /// those out (see CompileOptions::archsChosen).
 std::vector<GpuArch> defaultGpuArchs();
+
+/// The default architecture that carries PTX (sm_90): what `oxcc check` and `--emit` compile for
+/// without --arch, and the one default architecture never left out.
+unsigned ptxDefaultArch();
 
 struct CompileOptions {
   std::string output;                   ///< executable (or stage dump) path; "-" for stdout
@@ -126,10 +135,20 @@ struct TranslationUnit {
 };
 
 /// Parses one --arch entry: "sm_90", "compute_90", or as CMake's CUDA_ARCHITECTURES writes it,
-/// "90" (= sm_90), "90-real" (cubin only) and "90-virtual" (= compute_90).
+/// "90" (= sm_90), "90-real" (cubin only) and "90-virtual" (= compute_90); with an "a" after
+/// the number (sm_90a, 100a-real), the architecture-specific variant.
 llvm::Expected<GpuArch> parseGpuArch(llvm::StringRef arch);
 
-/// Parses a comma-separated --arch value into `out`, skipping duplicates.
+/// The compute capability (* 10 + minor) of the GPU this machine has, for --arch=native: what
+/// the runtime does to find it (libcuda.so.1, cuInit, GPU 0). Set by the driver, which can ask;
+/// without it, native is an error.
+using NativeArchQuery = llvm::Expected<unsigned> (*)();
+void setNativeArchQuery(NativeArchQuery query);
+
+/// Parses a comma-separated --arch value into `out`, skipping duplicates. Besides the entries of
+/// parseGpuArch: `native` (the local GPU's architecture), `all` (a cubin for every architecture
+/// ptxas and LLVM both know, PTX for the newest, as nvcc's -arch=all), `all-major` (the same for
+/// each major version's first architecture).
 llvm::Error parseGpuArchList(llvm::StringRef list, std::vector<GpuArch> &out);
 
 } // namespace oxide
