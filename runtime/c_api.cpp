@@ -216,29 +216,6 @@ Contexts &contexts() {
   return *instance;
 }
 
-std::string dtype_name(std::int32_t dtype) {
-  switch (dtype) {
-  case OXIDE_DTYPE_BOOL:
-    return "bool";
-  case OXIDE_DTYPE_F16:
-    return "float16";
-  case OXIDE_DTYPE_BF16:
-    return "bfloat16";
-  case OXIDE_DTYPE_NONE:
-    return "a type without a dtype";
-  default:
-    break;
-  }
-  const int code = dtype >> 8, bits = dtype & 0xff;
-  if (code == 0)
-    return fmt::format("int{}", bits);
-  if (code == 1)
-    return fmt::format("uint{}", bits);
-  if (code == 2)
-    return fmt::format("float{}", bits);
-  return fmt::format("dtype {:#x}", dtype);
-}
-
 std::string shape_text(const oxide_arg &arg) {
   std::string text = "(";
   for (int d = 0; d < arg.ndim; ++d)
@@ -574,6 +551,29 @@ void launch(const oxide_kernel *handle, const oxide_launch_config *config, const
 }
 
 } // namespace
+
+std::string dtype_name(std::int32_t dtype) {
+  switch (dtype) {
+  case OXIDE_DTYPE_BOOL:
+    return "bool";
+  case OXIDE_DTYPE_F16:
+    return "float16";
+  case OXIDE_DTYPE_BF16:
+    return "bfloat16";
+  case OXIDE_DTYPE_NONE:
+    return "a type without a dtype";
+  default:
+    break;
+  }
+  const int code = dtype >> 8, bits = dtype & 0xff;
+  if (code == 0)
+    return fmt::format("int{}", bits);
+  if (code == 1)
+    return fmt::format("uint{}", bits);
+  if (code == 2)
+    return fmt::format("float{}", bits);
+  return fmt::format("dtype {:#x}", dtype);
+}
 
 void register_export(const KernelExport &entry) noexcept {
   Exports &all = exports();

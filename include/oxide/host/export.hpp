@@ -19,25 +19,9 @@
 #include "oxide/c_api.h"
 #include "oxide/detail/host/launch_core.hpp"
 #include "oxide/device/half.hpp"
+#include "oxide/host/dtype.hpp"
 
 namespace oxide::detail {
-
-/// The DLPack-style element type code of T (OXIDE_DTYPE_*), OXIDE_DTYPE_NONE for other types.
-template <class T> constexpr std::int32_t dtype_of() noexcept {
-  using U = std::remove_cv_t<T>;
-  if constexpr (std::is_same_v<U, bool>)
-    return OXIDE_DTYPE_BOOL;
-  else if constexpr (std::is_same_v<U, half>)
-    return OXIDE_DTYPE_F16;
-  else if constexpr (std::is_same_v<U, bfloat16>)
-    return OXIDE_DTYPE_BF16;
-  else if constexpr (std::is_integral_v<U> && sizeof(U) <= 8)
-    return OXIDE_DTYPE(std::is_signed_v<U> ? 0 : 1, 8 * static_cast<int>(sizeof(U)));
-  else if constexpr (std::is_same_v<U, float> || std::is_same_v<U, double>)
-    return OXIDE_DTYPE(2, 8 * static_cast<int>(sizeof(U)));
-  else
-    return OXIDE_DTYPE_NONE;
-}
 
 /// What a C caller must know of one parameter, beyond its HostParam (size, alignment, kind).
 struct ExportParam {
