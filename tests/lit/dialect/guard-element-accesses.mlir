@@ -110,3 +110,27 @@ llvm.func @passed_on(%data: !llvm.ptr, %n: i64) -> !llvm.ptr {
   llvm.call @by_reference(%p) : (!llvm.ptr) -> ()
   llvm.return %p : !llvm.ptr
 }
+
+// -----
+
+// -G records the pointer's variable (llvm.intr.dbg.value) before the program tests it: that is
+// no access, so no guard goes in front of it (one did, and trapped every thread past the end).
+// CHECK-LABEL: llvm.func @debug_record
+// CHECK-NOT: oxide.trap
+#di_file = #llvm.di_file<"scale.cpp" in "/src">
+#di_cu = #llvm.di_compile_unit<id = distinct[0]<>, sourceLanguage = DW_LANG_C_plus_plus_14, file = #di_file, isOptimized = false, emissionKind = Full>
+#di_sub = #llvm.di_subprogram<id = distinct[1]<>, compileUnit = #di_cu, scope = #di_file, name = "debug_record", file = #di_file, line = 1, scopeLine = 1, subprogramFlags = Definition>
+#di_var = #llvm.di_local_variable<scope = #di_sub, name = "o", file = #di_file, line = 2>
+llvm.func @debug_record(%data: !llvm.ptr, %n: i64, %v: f32) {
+  %i = oxide.thread_index rank 1 dim x : i64
+  %p = oxide.disjoint_get %data [%n] at [%i] elem 4 : !llvm.ptr
+  llvm.intr.dbg.value #di_var = %p : !llvm.ptr
+  %null = llvm.mlir.zero : !llvm.ptr
+  %isnull = llvm.icmp "eq" %p, %null : !llvm.ptr
+  llvm.cond_br %isnull, ^done, ^write
+^write:
+  llvm.store %v, %p : f32, !llvm.ptr
+  llvm.br ^done
+^done:
+  llvm.return
+}

@@ -127,8 +127,11 @@ void collectAccesses(Value element, SmallVectorImpl<Access> &accesses) {
         // reference: the caller could drop the null) needs the test here.
         if (promisesNonNull(call, use.getOperandNumber()))
           accesses.push_back({base, user});
-      } else if (isa<LLVM::ICmpOp, LLVM::PtrToIntOp, LLVM::ReturnOp>(user)) {
-        // Comparing, printing or returning an address reads no memory.
+      } else if (isa<LLVM::ICmpOp, LLVM::PtrToIntOp, LLVM::ReturnOp, LLVM::DbgValueOp, LLVM::DbgDeclareOp>(
+                     user)) {
+        // Comparing, printing or returning an address reads no memory, and neither does -G's
+        // record of the variable that holds it (a guard there trapped before the program's own
+        // test of the pointer).
       } else {
         // Loads, atomics, memory intrinsics, calls, the oxide ops that read or write memory.
         accesses.push_back({base, user});
