@@ -134,9 +134,9 @@ const Resolved &resolve(Exported &e) {
         r.params.push_back({nullptr, param_kind_letter(p.kind), x.dtype, x.rank,
                             static_cast<std::uint32_t>(x.rank ? p.elem_size : p.size), x.writable ? 1 : 0});
       }
-      for (std::size_t i = 0; i < r.params.size(); ++i)
-        r.params[i].name = r.names[i].c_str();
-      e.resolved.emplace(std::move(r));
+      Resolved &stored = e.resolved.emplace(std::move(r));
+      for (std::size_t i = 0; i < stored.params.size(); ++i) // pointers into the stored names
+        stored.params[i].name = stored.names[i].c_str();
     } catch (const Error &error) {
       e.resolve_error = error.what();
       e.resolve_kind = error.kind();
