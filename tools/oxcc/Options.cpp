@@ -373,6 +373,11 @@ std::optional<int> oxcc::parseOptions(llvm::ArrayRef<const char *> args, Command
     case OPT_no_cache:
       cmd.noCache = true;
       break;
+    case OPT_shared:
+      if (cmd.verb != Verb::Build)
+        return usageError("--shared is only valid with 'oxcc build'", verb);
+      cmd.opts.shared = true;
+      break;
     case OPT_unsafe_report:
       if (cmd.verb != Verb::Check)
         return usageError("--unsafe-report is only valid with 'oxcc check'", verb);
@@ -386,11 +391,6 @@ std::optional<int> oxcc::parseOptions(llvm::ArrayRef<const char *> args, Command
           return rc;
         break;
       }
-    case OPT_shared:
-      if (cmd.verb != Verb::Build)
-        return usageError("--shared is only valid with 'oxcc build'", verb);
-      cmd.opts.shared = true;
-      break;
       if (!value)
         return usageError("'" + arg + "' needs a value", verb);
       // -l NAME and -lNAME alike; -Wl,ARGS as written.

@@ -89,8 +89,8 @@ def : Flag<["-"], "save-temps=obj">, Alias<save_temps>;
 def save_temps_cwd : Flag<["-"], "save-temps=cwd">;
 def save_temps_EQ : Joined<["--"], "save-temps=">;
 def no_cache : Flag<["--"], "no-cache">;
+// oxcc build: a shared library (the C ABI of oxide/c_api.h; docs/interop.md) instead of an executable.
+def shared : Flag<["--", "-"], "shared">;
 
 // oxcc check.
 def unsafe_report : Flag<["--"], "unsafe-report">;
-// oxcc build: a shared library (the C ABI of oxide/c_api.h; docs/interop.md) instead of an executable.
-def shared : Flag<["--", "-"], "shared">;
