@@ -229,6 +229,39 @@ void checkDriver(Report &report, const std::vector<oxide::GpuArch> &defaultArchs
 
 } // namespace
 
+/// The oldest clangd that reads Oxide's headers: clang 19 added the scoped atomic builtins and
+/// their __MEMORY_SCOPE_* macros, which <oxide/oxide.hpp> uses (clangd 14, Debian 12's default,
+/// reports an error there). An editor concern only: a warning, never a failure.
+static constexpr unsigned kMinClangd = 19;
+
+static void checkClangd(Report &report, const oxide::Toolchain &tc) {
+  std::string clangd;
+  if (auto found = llvm::sys::findProgramByName("clangd"))
+    clangd = *found;
+  const std::string llvmClangd = (llvm::sys::path::parent_path(tc.clangDriver) + "/clangd").str();
+  const std::string fix = "install the clangd-22 package and point the editor at " + llvmClangd +
+                          " (clangd " + std::to_string(kMinClangd) + " or newer reads Oxide's headers)";
+  if (clangd.empty()) {
+    if (fs::can_execute(llvmClangd))
+      report.line(Status::Info, "clangd (editors): " + llvmClangd + " (not on PATH)");
+    else
+      report.line(Status::Info, "clangd (editors): not found", fix);
+    return;
+  }
+  const std::string version = firstLine(capture(clangd, {"--version"}));
+  llvm::StringRef rest = llvm::StringRef(version);
+  unsigned major = 0;
+  if (size_t at = rest.find("version "); at != llvm::StringRef::npos)
+    (void)rest.substr(at + 8).consumeInteger(10, major);
+  if (major >= kMinClangd)
+    report.line(Status::Ok, "clangd (editors): " + clangd + " (" + version + ")");
+  else
+    report.line(Status::Warn,
+                "clangd (editors): " + clangd + " (" + version + ") is older than clangd " +
+                    std::to_string(kMinClangd) + " and reports errors in Oxide's headers",
+                fix);
+}
+
 int oxcc::runDoctor(llvm::ArrayRef<const char *> args, const char *argv0) {
   for (llvm::StringRef arg : args) {
     if (arg == "-h" || arg == "--help") {
@@ -295,6 +328,8 @@ int oxcc::runDoctor(llvm::ArrayRef<const char *> args, const char *argv0) {
   else
     report.line(Status::Fail, "Oxide runtime: " + tc.runtimeLibrary + " not found",
                 tc.installed ? "reinstall Oxide" : "build the oxide_runtime target");
+
+  checkClangd(report, tc);
 
   CacheConfig cache = CacheConfig::fromEnvironment(false);
   report.line(Status::Info, "object cache: " + (cache.enabled ? cache.dir : std::string("off")));
