@@ -1,7 +1,8 @@
 // RUN: oxide-opt %s -oxide-verify-safety | FileCheck %s
 
-// What oxide-verify-safety changes in a contracted kernel it accepts (through the passes it runs
-// when the write proof holds: oxide-confine-private-writes, oxide-record-element-sizes): writes to
+// What oxide-verify-safety changes in a contracted kernel it accepts (what the passes
+// oxide-confine-private-writes and oxide-record-element-sizes do, which it does when the write
+// proof holds): writes to
 // local or shared memory at offsets it cannot bound are made through local (addrspace 5) or shared
 // (addrspace 3) pointers, so no offset reaches global memory; a write to the thread's own element
 // stays as it is, and the element size the code names each span with is recorded for the image.

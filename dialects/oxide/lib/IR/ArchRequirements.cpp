@@ -24,61 +24,15 @@ SmallVector<LLVM::LLVMFuncOp> oxide::reachableFunctions(LLVM::LLVMFuncOp root, S
   return order;
 }
 
-namespace {
-
-struct OpRequirement {
-  unsigned minArch = 0;
-  const char *feature = nullptr;
-  bool archSpecific = false;
-};
-
-/// The architecture `op` needs and what to call it, or 0 when every target has it.
-OpRequirement opRequirement(Operation *op) {
-  // Hopper: the warpgroup operations exist on sm_90a only; the copy engine (TMA), transaction
-  // counts and the async proxy on sm_90 and newer, and so are the mbarrier forms the lowering
-  // emits (the .release.cta/.acquire.cta qualifiers of PTX 8).
-  if (isa<oxide::WgmmaOp, oxide::WgmmaFenceOp, oxide::WgmmaCommitGroupOp, oxide::WgmmaWaitGroupOp>(op))
-    return {90, "uses warpgroup matrix multiply-accumulate (oxide::wgmma, wgmma.mma_async)", true};
-  if (isa<oxide::SetMaxNRegOp>(op))
-    return {90, "changes its warpgroups' register budget (setmaxnreg)", true};
-  if (isa<oxide::TmaLoadOp, oxide::TmaPrefetchOp, oxide::TmaStoreOp, oxide::TmaStoreCommitOp,
-          oxide::TmaStoreWaitOp>(op))
-    return {90, "uses bulk tensor copies (TMA, cp.async.bulk.tensor)"};
-  if (isa<oxide::StMatrixOp>(op))
-    return {90, "uses a warp matrix store to shared memory (oxide::mma::stmatrix)"};
-  if (isa<oxide::MbarrierArriveExpectTxOp, oxide::MbarrierTryWaitParityOp>(op))
-    return {90, "waits for transactions on an mbarrier (mbarrier expect_tx / try_wait)"};
-  if (isa<oxide::MbarrierArriveClusterOp>(op))
-    return {90, "arrives on an mbarrier of another block of its cluster"};
-  if (isa<oxide::MbarrierInitFenceOp, oxide::FenceProxyAsyncSharedOp>(op))
-    return {90, "orders shared memory for the async proxy (fence.mbarrier_init, fence.proxy.async)"};
-  if (isa<oxide::MbarrierInitOp, oxide::MbarrierArriveOp, oxide::MbarrierInvalOp>(op))
-    return {90, "uses an mbarrier (oxide::mbarrier)"};
-  if (isa<oxide::ClusterSyncOp>(op))
-    return {90, "uses a thread-block cluster barrier (oxide::cluster::sync)"};
-  if (isa<oxide::MapSharedOp>(op))
-    return {90, "uses distributed shared memory (oxide::cluster::map_shared)"};
-  if (isa<oxide::ClusterGeometryOp>(op))
-    return {90, "uses thread-block clusters (oxide::cluster::block_rank, block_count...)"};
-  auto group = dyn_cast<oxide::GroupIndexOp>(op);
-  auto stride = dyn_cast<oxide::GroupStrideNextOp>(op);
-  auto owned = dyn_cast<oxide::OwnedElemOp>(op);
-  if ((group && group.getGroup() == oxide::Group::cluster) ||
-      (stride && stride.getGroup() == oxide::Group::cluster) ||
-      (owned && owned.getShape() == oxide::Ownership::cluster_leader))
-    return {90, "uses a cluster witness (oxide::cluster::index)"};
-  if (isa<oxide::WarpReduxOp>(op))
-    return {80, "uses a one-instruction warp reduction (oxide::warp::reduce_*, redux.sync)"};
-  if (isa<oxide::MmaSyncOp>(op))
-    return {80, "uses the tensor cores (oxide::mma::mma_sync, mma.sync)"};
-  if (isa<oxide::LdMatrixOp>(op))
-    return {80, "uses a warp matrix load from shared memory (oxide::mma::ldmatrix)"};
-  if (isa<oxide::CpAsyncOp, oxide::CpAsyncCommitOp, oxide::CpAsyncWaitOp>(op))
-    return {80, "uses asynchronous copies to shared memory (oxide::cp_async)"};
-  return {0, nullptr};
+oxide::ArchNeed oxide::archNeed(Operation *op) {
+  auto facts = dyn_cast<TargetRequirementOpInterface>(op);
+  return facts ? facts.getArchNeed() : ArchNeed{};
 }
 
-} // namespace
+bool oxide::needsClusterLaunch(Operation *op) {
+  auto facts = dyn_cast<TargetRequirementOpInterface>(op);
+  return op->hasTrait<OpTrait::NeedsCluster>() || (facts && facts.needsClusterLaunch());
+}
 
 SmallVector<oxide::ArchRequirement> oxide::collectArchRequirements(ModuleOp module) {
   SmallVector<ArchRequirement> result;
@@ -98,8 +52,8 @@ SmallVector<oxide::ArchRequirement> oxide::collectArchRequirements(ModuleOp modu
     // What the code does comes first: it names the user's line.
     for (auto fn : reachableFunctions(kernel, symbols))
       fn.walk([&](Operation *op) {
-        if (OpRequirement r = opRequirement(op); r.minArch)
-          consider(r.minArch, r.feature, userLocation(op->getLoc()), r.archSpecific);
+        if (ArchNeed need = archNeed(op); need.minArch)
+          consider(need.minArch, need.feature.str(), userLocation(op->getLoc()), need.archSpecific);
       });
     // What the launch contract asks for: the runtime launches in clusters what it says, and
     // min_compute_capability is the user's own statement.

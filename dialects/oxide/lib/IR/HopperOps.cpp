@@ -205,3 +205,11 @@ void TmaStoreOp::getMemoryAccesses(SmallVectorImpl<MemoryAccess> &accesses) {
   accesses.push_back({MemoryAccess::Kind::Read, getSrcMutable().getOperandNumber(),
                       MemoryAccess::Place::Anywhere, std::nullopt, "TMA store", ""});
 }
+
+//===----------------------------------------------------------------------===//
+// Target requirements (OxideTargetRequirementOpInterface)
+//===----------------------------------------------------------------------===//
+
+ArchNeed TmaLoadOp::getArchNeed() { return {90, "uses bulk tensor copies (TMA, cp.async.bulk.tensor)"}; }
+/// A multicast copy lands in other blocks of the cluster, as cluster::map_shared reaches them.
+bool TmaLoadOp::needsClusterLaunch() { return bool(getMulticast()); }

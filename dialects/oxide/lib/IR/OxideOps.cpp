@@ -155,3 +155,25 @@ void ReserveOp::getMemoryAccesses(SmallVectorImpl<MemoryAccess> &accesses) {
                       MemoryAccess::Place::AppendCounter, 8, "reservation",
                       "reserve slots only through an AppendSpan parameter's reserve()"});
 }
+
+//===----------------------------------------------------------------------===//
+// Target requirements (OxideTargetRequirementOpInterface)
+//===----------------------------------------------------------------------===//
+
+namespace {
+constexpr ArchNeed kClusterWitness{90, "uses a cluster witness (oxide::cluster::index)"};
+} // namespace
+
+ArchNeed GroupIndexOp::getArchNeed() { return getGroup() == Group::cluster ? kClusterWitness : ArchNeed{}; }
+/// A cluster witness is a block of the cluster: the cluster launch is what makes it one.
+bool GroupIndexOp::needsClusterLaunch() { return getGroup() == Group::cluster; }
+
+ArchNeed GroupStrideNextOp::getArchNeed() {
+  return getGroup() == Group::cluster ? kClusterWitness : ArchNeed{};
+}
+bool GroupStrideNextOp::needsClusterLaunch() { return false; }
+
+ArchNeed OwnedElemOp::getArchNeed() {
+  return getShape() == Ownership::cluster_leader ? kClusterWitness : ArchNeed{};
+}
+bool OwnedElemOp::needsClusterLaunch() { return false; }

@@ -15,6 +15,22 @@ namespace oxide {
 
 using namespace mlir;
 
+void oxide::confinePrivateWrites(const WriteProof &proof) {
+  for (auto [op, operand, space] : proof.confinements()) {
+    OpBuilder builder(op);
+    Value address = op->getOperand(operand);
+    auto type = LLVM::LLVMPointerType::get(op->getContext(), space);
+    op->setOperand(operand, LLVM::AddrSpaceCastOp::create(builder, op->getLoc(), type, address));
+    // An intrinsic kept by name spells its pointer types: llvm.memset.p0.i64 -> llvm.memset.p5.i64.
+    if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op)) {
+      std::string name = call.getIntrin().str();
+      if (size_t at = name.find(".p0"); at != std::string::npos)
+        name.replace(at, 3, ".p" + std::to_string(space));
+      call.setIntrin(name);
+    }
+  }
+}
+
 namespace {
 
 struct OxideConfinePrivateWritesPass
@@ -25,19 +41,7 @@ struct OxideConfinePrivateWritesPass
       signalPassFailure();
       return;
     }
-    for (auto [op, operand, space] : proof.confinements()) {
-      OpBuilder builder(op);
-      Value address = op->getOperand(operand);
-      auto type = LLVM::LLVMPointerType::get(op->getContext(), space);
-      op->setOperand(operand, LLVM::AddrSpaceCastOp::create(builder, op->getLoc(), type, address));
-      // An intrinsic kept by name spells its pointer types: llvm.memset.p0.i64 -> llvm.memset.p5.i64.
-      if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op)) {
-        std::string name = call.getIntrin().str();
-        if (size_t at = name.find(".p0"); at != std::string::npos)
-          name.replace(at, 3, ".p" + std::to_string(space));
-        call.setIntrin(name);
-      }
-    }
+    oxide::confinePrivateWrites(proof);
   }
 };
 

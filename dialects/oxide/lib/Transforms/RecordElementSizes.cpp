@@ -16,6 +16,22 @@ namespace oxide {
 
 using namespace mlir;
 
+void oxide::recordElementSizes(const WriteProof &proof) {
+  for (const WriteProof::ElementSizes &record : proof.elementSizes()) {
+    std::string sizes;
+    for (auto [i, size] : llvm::enumerate(record.sizes))
+      sizes += (i ? "," : "") + std::to_string(size);
+    LLVM::LLVMFuncOp kernel = record.kernel;
+    MLIRContext *ctx = kernel.getContext();
+    SmallVector<Attribute> passthrough;
+    if (auto existing = kernel.getPassthroughAttr())
+      passthrough.append(existing.begin(), existing.end());
+    passthrough.push_back(
+        ArrayAttr::get(ctx, {StringAttr::get(ctx, "oxide.elem_sizes"), StringAttr::get(ctx, sizes)}));
+    kernel.setPassthroughAttr(ArrayAttr::get(ctx, passthrough));
+  }
+}
+
 namespace {
 
 struct OxideRecordElementSizesPass : oxide::impl::OxideRecordElementSizesBase<OxideRecordElementSizesPass> {
@@ -25,19 +41,7 @@ struct OxideRecordElementSizesPass : oxide::impl::OxideRecordElementSizesBase<Ox
       signalPassFailure();
       return;
     }
-    for (const oxide::WriteProof::ElementSizes &record : proof.elementSizes()) {
-      std::string sizes;
-      for (auto [i, size] : llvm::enumerate(record.sizes))
-        sizes += (i ? "," : "") + std::to_string(size);
-      LLVM::LLVMFuncOp kernel = record.kernel;
-      MLIRContext *ctx = kernel.getContext();
-      SmallVector<Attribute> passthrough;
-      if (auto existing = kernel.getPassthroughAttr())
-        passthrough.append(existing.begin(), existing.end());
-      passthrough.push_back(
-          ArrayAttr::get(ctx, {StringAttr::get(ctx, "oxide.elem_sizes"), StringAttr::get(ctx, sizes)}));
-      kernel.setPassthroughAttr(ArrayAttr::get(ctx, passthrough));
-    }
+    oxide::recordElementSizes(proof);
     // Only attributes changed: the proof's operations and values are all still there.
     markAllAnalysesPreserved();
   }

@@ -9,7 +9,6 @@
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
-#include "mlir/Pass/PassManager.h"
 #include "llvm/Demangle/Demangle.h"
 
 namespace oxide {
@@ -302,13 +301,9 @@ struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySaf
                 << "launch; add 'cooperative = true' to its launch contract";
             failed = true;
           }
-          auto group = dyn_cast<oxide::GroupIndexOp>(op);
-          auto tma = dyn_cast<oxide::TmaLoadOp>(op);
-          // A multicast copy and a remote arrival reach other blocks' shared memory, as
-          // cluster::map_shared does.
-          if ((isa<oxide::ClusterSyncOp, oxide::MapSharedOp, oxide::MbarrierArriveClusterOp>(op) ||
-               (group && group.getGroup() == oxide::Group::cluster) || (tma && tma.getMulticast())) &&
-              !clustered) {
+          // What ops state (Oxide_NeedsCluster, or in C++): a cluster barrier, distributed shared
+          // memory, a remote arrival or a multicast copy reach other blocks of the cluster.
+          if (oxide::needsClusterLaunch(op) && !clustered) {
             emitError(oxide::userLocation(op->getLoc()))
                 << "kernel '" << kernelName << "' uses thread-block cluster operations but is not launched "
                 << "in clusters; add 'cluster = (x, y, z)' to its launch contract";
@@ -330,18 +325,16 @@ struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySaf
           failed = true;
         });
     }
-    // The write proof of the contracted kernels (an analysis, which the two passes below read).
-    if (!failed && getAnalysis<oxide::WriteProof>().failed())
-      failed = true;
-    if (failed) {
+    // The write proof of the contracted kernels (an analysis), then what follows from it: the
+    // work of oxide-record-element-sizes and oxide-confine-private-writes, called here rather
+    // than run as a nested pipeline, which would verify the whole module after each.
+    if (failed || getAnalysis<oxide::WriteProof>().failed()) {
       signalPassFailure();
       return;
     }
-    OpPassManager results(ModuleOp::getOperationName());
-    results.addPass(oxide::createOxideRecordElementSizes());
-    results.addPass(oxide::createOxideConfinePrivateWrites());
-    if (mlir::failed(runPipeline(results, module)))
-      signalPassFailure();
+    const oxide::WriteProof &proof = getAnalysis<oxide::WriteProof>();
+    oxide::recordElementSizes(proof);
+    oxide::confinePrivateWrites(proof);
   }
 };
 

@@ -11,6 +11,8 @@
 #ifndef OXIDE_ARCHREQUIREMENTS_H
 #define OXIDE_ARCHREQUIREMENTS_H
 
+#include "Oxide/IR/ArchNeed.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 
@@ -41,6 +43,14 @@ llvm::SmallVector<ArchRequirement> collectArchRequirements(mlir::ModuleOp module
 /// The PTX target name of a requirement's architecture: "sm_90", or "sm_90a" when it is
 /// architecture-specific.
 std::string requiredTargetName(const ArchRequirement &requirement);
+
+/// What `op` needs of the GPU, as it states through OxideTargetRequirementOpInterface (an op
+/// that does not implement it runs everywhere).
+ArchNeed archNeed(mlir::Operation *op);
+
+/// Whether `op` needs its kernel launched in thread-block clusters (Oxide_NeedsCluster, or what
+/// it states through OxideTargetRequirementOpInterface).
+bool needsClusterLaunch(mlir::Operation *op);
 
 /// Functions reachable from `root` through direct calls, `root` included.
 llvm::SmallVector<mlir::LLVM::LLVMFuncOp> reachableFunctions(mlir::LLVM::LLVMFuncOp root,

@@ -41,7 +41,7 @@ class Oxide_MbarrierOp<string mnemonic, list<Trait> traits = []>
   let hasVerifier = 1;
 }
 
-def Oxide_MbarrierInitOp : Oxide_MbarrierOp<"mbarrier_init"> {
+def Oxide_MbarrierInitOp : Oxide_MbarrierOp<"mbarrier_init", [Oxide_RequiresSM<90, "uses an mbarrier (oxide::mbarrier)">]> {
   let summary = "initialise an mbarrier to expect `count` arrivals per phase";
   let description = [{
     `count` is in 1 .. 2^20 - 1 (checked by oxide-raise when it is a constant); phase 0 is
@@ -55,7 +55,7 @@ def Oxide_MbarrierInitOp : Oxide_MbarrierOp<"mbarrier_init"> {
   let assemblyFormat = "$bar `,` $count attr-dict `:` qualified(type($bar))";
 }
 
-def Oxide_MbarrierInitFenceOp : Oxide_Op<"mbarrier_init_fence", [Oxide_MemoryAccessOpInterface]> {
+def Oxide_MbarrierInitFenceOp : Oxide_Op<"mbarrier_init_fence", [Oxide_MemoryAccessOpInterface, Oxide_RequiresSM<90, "orders shared memory for the async proxy (fence.mbarrier_init, fence.proxy.async)">]> {
   let summary = "make this thread's mbarrier initialisations visible to the async proxy and the cluster";
   let description = [{
     fence.mbarrier_init.release.cluster.
@@ -67,7 +67,7 @@ def Oxide_MbarrierInitFenceOp : Oxide_Op<"mbarrier_init_fence", [Oxide_MemoryAcc
   let assemblyFormat = "attr-dict";
 }
 
-def Oxide_MbarrierArriveOp : Oxide_MbarrierOp<"mbarrier_arrive"> {
+def Oxide_MbarrierArriveOp : Oxide_MbarrierOp<"mbarrier_arrive", [Oxide_RequiresSM<90, "uses an mbarrier (oxide::mbarrier)">]> {
   let summary = "one arrival on the current phase of an mbarrier (release, CTA scope)";
   let description = [{
     ```mlir
@@ -78,7 +78,7 @@ def Oxide_MbarrierArriveOp : Oxide_MbarrierOp<"mbarrier_arrive"> {
   let assemblyFormat = "$bar attr-dict `:` qualified(type($bar))";
 }
 
-def Oxide_MbarrierArriveExpectTxOp : Oxide_MbarrierOp<"mbarrier_arrive_expect_tx"> {
+def Oxide_MbarrierArriveExpectTxOp : Oxide_MbarrierOp<"mbarrier_arrive_expect_tx", [Oxide_RequiresSM<90, "waits for transactions on an mbarrier (mbarrier expect_tx / try_wait)">]> {
   let summary = "one arrival that also makes the phase expect `bytes` more transaction bytes";
   let description = [{
     The phase completes once every expected arrival has happened and the bulk copies that
@@ -92,7 +92,7 @@ def Oxide_MbarrierArriveExpectTxOp : Oxide_MbarrierOp<"mbarrier_arrive_expect_tx
   let assemblyFormat = "$bar `,` $bytes attr-dict `:` qualified(type($bar))";
 }
 
-def Oxide_MbarrierArriveClusterOp : Oxide_MbarrierOp<"mbarrier_arrive_cluster"> {
+def Oxide_MbarrierArriveClusterOp : Oxide_MbarrierOp<"mbarrier_arrive_cluster", [Oxide_RequiresSM<90, "arrives on an mbarrier of another block of its cluster">, Oxide_NeedsCluster]> {
   let summary = "one arrival on the barrier at the same offset in another block of the cluster";
   let description = [{
     `bar` points to a barrier in this block's shared memory; the arrival (release, cluster
@@ -107,7 +107,7 @@ def Oxide_MbarrierArriveClusterOp : Oxide_MbarrierOp<"mbarrier_arrive_cluster"> 
   let assemblyFormat = "$bar `,` $rank attr-dict `:` qualified(type($bar))";
 }
 
-def Oxide_MbarrierTryWaitParityOp : Oxide_MbarrierOp<"mbarrier_try_wait_parity"> {
+def Oxide_MbarrierTryWaitParityOp : Oxide_MbarrierOp<"mbarrier_try_wait_parity", [Oxide_RequiresSM<90, "waits for transactions on an mbarrier (mbarrier expect_tx / try_wait)">]> {
   let summary = "1 once the phase of parity `parity` has completed, else 0 after a bounded wait";
   let description = [{
     mbarrier.try_wait.parity (acquire, CTA scope): callers loop until it gives 1.
@@ -121,7 +121,7 @@ def Oxide_MbarrierTryWaitParityOp : Oxide_MbarrierOp<"mbarrier_try_wait_parity">
   let assemblyFormat = "$bar `,` $parity attr-dict `:` qualified(type($bar)) `->` type($done)";
 }
 
-def Oxide_MbarrierInvalOp : Oxide_MbarrierOp<"mbarrier_inval"> {
+def Oxide_MbarrierInvalOp : Oxide_MbarrierOp<"mbarrier_inval", [Oxide_RequiresSM<90, "uses an mbarrier (oxide::mbarrier)">]> {
   let summary = "end the life of an mbarrier: its shared memory may be reused";
   let description = [{
     ```mlir
@@ -132,7 +132,7 @@ def Oxide_MbarrierInvalOp : Oxide_MbarrierOp<"mbarrier_inval"> {
   let assemblyFormat = "$bar attr-dict `:` qualified(type($bar))";
 }
 
-def Oxide_FenceProxyAsyncSharedOp : Oxide_Op<"fence_proxy_async_shared", [Oxide_MemoryAccessOpInterface]> {
+def Oxide_FenceProxyAsyncSharedOp : Oxide_Op<"fence_proxy_async_shared", [Oxide_MemoryAccessOpInterface, Oxide_RequiresSM<90, "orders shared memory for the async proxy (fence.mbarrier_init, fence.proxy.async)">]> {
   let summary = "order this thread's shared-memory stores before the async proxy's accesses";
   let description = [{
     fence.proxy.async.shared::cta: ordinary stores to shared memory become visible to wgmma and
@@ -149,7 +149,7 @@ def Oxide_FenceProxyAsyncSharedOp : Oxide_Op<"fence_proxy_async_shared", [Oxide_
 // TMA: bulk tensor copies (sm_90)
 //===----------------------------------------------------------------------===//
 
-def Oxide_TmaLoadOp : Oxide_Op<"tma_load", [Oxide_DeclaresMemoryAccess, AttrSizedOperandSegments]> {
+def Oxide_TmaLoadOp : Oxide_Op<"tma_load", [Oxide_DeclaresMemoryAccess, AttrSizedOperandSegments, Oxide_DeclaresTargetRequirement]> {
   let summary = "start a bulk tensor copy (TMA) of a box from global into shared memory";
   let description = [{
     Copies the box at `coords` (1 to 5 of them, the innermost first: their number is the
@@ -174,7 +174,7 @@ def Oxide_TmaLoadOp : Oxide_Op<"tma_load", [Oxide_DeclaresMemoryAccess, AttrSize
   let hasVerifier = 1;
 }
 
-def Oxide_TmaPrefetchOp : Oxide_Op<"tma_prefetch", [Oxide_DeclaresMemoryAccess]> {
+def Oxide_TmaPrefetchOp : Oxide_Op<"tma_prefetch", [Oxide_DeclaresMemoryAccess, Oxide_RequiresSM<90, "uses bulk tensor copies (TMA, cp.async.bulk.tensor)">]> {
   let summary = "bring a TensorMap into the descriptor cache (prefetch.tensormap)";
   let description = [{
     ```mlir
@@ -186,7 +186,7 @@ def Oxide_TmaPrefetchOp : Oxide_Op<"tma_prefetch", [Oxide_DeclaresMemoryAccess]>
   let hasVerifier = 1;
 }
 
-def Oxide_TmaStoreOp : Oxide_Op<"tma_store", [Oxide_DeclaresMemoryAccess]> {
+def Oxide_TmaStoreOp : Oxide_Op<"tma_store", [Oxide_DeclaresMemoryAccess, Oxide_RequiresSM<90, "uses bulk tensor copies (TMA, cp.async.bulk.tensor)">]> {
   let summary = "start a bulk tensor copy (TMA) of a box from shared into global memory";
   let description = [{
     Copies the box at `coords` (1 to 5 of them, the innermost first: their number is the
@@ -209,7 +209,7 @@ def Oxide_TmaStoreOp : Oxide_Op<"tma_store", [Oxide_DeclaresMemoryAccess]> {
   let hasVerifier = 1;
 }
 
-def Oxide_TmaStoreCommitOp : Oxide_Op<"tma_store_commit", [Oxide_MemoryAccessOpInterface]> {
+def Oxide_TmaStoreCommitOp : Oxide_Op<"tma_store_commit", [Oxide_MemoryAccessOpInterface, Oxide_RequiresSM<90, "uses bulk tensor copies (TMA, cp.async.bulk.tensor)">]> {
   let summary = "close the thread's pending bulk copies into a group (cp.async.bulk.commit_group)";
   let description = [{
     ```mlir
@@ -219,7 +219,7 @@ def Oxide_TmaStoreCommitOp : Oxide_Op<"tma_store_commit", [Oxide_MemoryAccessOpI
   let assemblyFormat = "attr-dict";
 }
 
-def Oxide_TmaStoreWaitOp : Oxide_Op<"tma_store_wait", [Oxide_MemoryAccessOpInterface]> {
+def Oxide_TmaStoreWaitOp : Oxide_Op<"tma_store_wait", [Oxide_MemoryAccessOpInterface, Oxide_RequiresSM<90, "uses bulk tensor copies (TMA, cp.async.bulk.tensor)">]> {
   let summary = "wait until at most N bulk groups still read their shared memory";
   let description = [{
     `cp.async.bulk.wait_group.read N`: once it returns, the shared memory of every bulk copy of
@@ -239,7 +239,7 @@ def Oxide_TmaStoreWaitOp : Oxide_Op<"tma_store_wait", [Oxide_MemoryAccessOpInter
 // valid after an oxide.wgmma_wait_group that covers the op's group.
 //===----------------------------------------------------------------------===//
 
-def Oxide_WgmmaOp : Oxide_Op<"wgmma", [Oxide_MemoryAccessOpInterface]> {
+def Oxide_WgmmaOp : Oxide_Op<"wgmma", [Oxide_MemoryAccessOpInterface, Oxide_RequiresSM<90, "uses warpgroup matrix multiply-accumulate (oxide::wgmma, wgmma.mma_async)", 1>]> {
   let summary = "warpgroup matrix multiply-accumulate from shared memory (wgmma.mma_async)";
   let description = [{
     `d = A * B + (accumulate ? c : 0)` for one m64nNkK instruction: A (64 x K) and B (K x N)
@@ -271,7 +271,7 @@ def Oxide_WgmmaOp : Oxide_Op<"wgmma", [Oxide_MemoryAccessOpInterface]> {
   let hasVerifier = 1;
 }
 
-def Oxide_WgmmaFenceOp : Oxide_Op<"wgmma_fence", [Oxide_MemoryAccessOpInterface]> {
+def Oxide_WgmmaFenceOp : Oxide_Op<"wgmma_fence", [Oxide_MemoryAccessOpInterface, Oxide_RequiresSM<90, "uses warpgroup matrix multiply-accumulate (oxide::wgmma, wgmma.mma_async)", 1>]> {
   let summary = "order register and shared-memory accesses before the warpgroup's next wgmma";
   let description = [{
     wgmma.fence.sync.aligned.
@@ -283,7 +283,7 @@ def Oxide_WgmmaFenceOp : Oxide_Op<"wgmma_fence", [Oxide_MemoryAccessOpInterface]
   let assemblyFormat = "attr-dict";
 }
 
-def Oxide_WgmmaCommitGroupOp : Oxide_Op<"wgmma_commit_group", [Oxide_MemoryAccessOpInterface]> {
+def Oxide_WgmmaCommitGroupOp : Oxide_Op<"wgmma_commit_group", [Oxide_MemoryAccessOpInterface, Oxide_RequiresSM<90, "uses warpgroup matrix multiply-accumulate (oxide::wgmma, wgmma.mma_async)", 1>]> {
   let summary = "close the warpgroup's uncommitted wgmmas into a group";
   let description = [{
     ```mlir
@@ -293,7 +293,7 @@ def Oxide_WgmmaCommitGroupOp : Oxide_Op<"wgmma_commit_group", [Oxide_MemoryAcces
   let assemblyFormat = "attr-dict";
 }
 
-def Oxide_WgmmaWaitGroupOp : Oxide_Op<"wgmma_wait_group", [Oxide_MemoryAccessOpInterface]> {
+def Oxide_WgmmaWaitGroupOp : Oxide_Op<"wgmma_wait_group", [Oxide_MemoryAccessOpInterface, Oxide_RequiresSM<90, "uses warpgroup matrix multiply-accumulate (oxide::wgmma, wgmma.mma_async)", 1>]> {
   let summary = "wait until at most `pending` of the warpgroup's wgmma groups are in flight";
   let description = [{
     ```mlir
@@ -305,7 +305,7 @@ def Oxide_WgmmaWaitGroupOp : Oxide_Op<"wgmma_wait_group", [Oxide_MemoryAccessOpI
   let hasVerifier = 1;
 }
 
-def Oxide_SetMaxNRegOp : Oxide_Op<"setmaxnreg", [Oxide_MemoryAccessOpInterface]> {
+def Oxide_SetMaxNRegOp : Oxide_Op<"setmaxnreg", [Oxide_MemoryAccessOpInterface, Oxide_RequiresSM<90, "changes its warpgroups' register budget (setmaxnreg)", 1>]> {
   let summary = "change the warpgroup's register budget per thread (setmaxnreg)";
   let description = [{
     The budget becomes `count` (24..256, a multiple of 8), raised (`increase`) or lowered

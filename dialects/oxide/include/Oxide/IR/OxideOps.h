@@ -13,6 +13,7 @@
 
 #include "Oxide/IR/OxideEnums.h.inc"
 
+#include "Oxide/IR/ArchNeed.h"
 #include "Oxide/IR/MemoryAccess.h"
 #include "llvm/ADT/SmallVector.h"
 

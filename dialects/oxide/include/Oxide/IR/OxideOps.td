@@ -94,7 +94,7 @@ def Oxide_GridStrideNextOp : Oxide_Op<"grid_stride_next", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Oxide_GroupIndexOp : Oxide_Op<"group_index", [Pure]> {
+def Oxide_GroupIndexOp : Oxide_Op<"group_index", [Pure, Oxide_DeclaresTargetRequirement]> {
   let summary = "the calling thread's warp, block or cluster index (a group witness)";
   let description = [{
     The linear index of the calling thread's group in the launch: for a warp,
@@ -114,7 +114,7 @@ def Oxide_GroupIndexOp : Oxide_Op<"group_index", [Pure]> {
   let assemblyFormat = "$group attr-dict `:` type($index)";
 }
 
-def Oxide_GroupStrideNextOp : Oxide_Op<"group_stride_next", [Pure]> {
+def Oxide_GroupStrideNextOp : Oxide_Op<"group_stride_next", [Pure, Oxide_DeclaresTargetRequirement]> {
   let summary = "the next index of a group-stride loop: index + the launch's number of groups";
   let description = [{
     Advances a group's index by the number of such groups in the launch (warps, blocks or
@@ -130,7 +130,7 @@ def Oxide_GroupStrideNextOp : Oxide_Op<"group_stride_next", [Pure]> {
   let assemblyFormat = "$index $group attr-dict `:` type($next)";
 }
 
-def Oxide_OwnedElemOp : Oxide_Op<"owned_elem", [Pure, AttrSizedOperandSegments, AllTypesMatch<["data", "element"]>]> {
+def Oxide_OwnedElemOp : Oxide_Op<"owned_elem", [Pure, AttrSizedOperandSegments, AllTypesMatch<["data", "element"]>, Oxide_DeclaresTargetRequirement]> {
   let summary = "element `j` of an owner's write set in a disjoint output, or null";
   let description = [{
     The write sets beyond "thread i writes element i" (`oxide.disjoint_get`): a warp, block or
@@ -383,7 +383,7 @@ def Oxide_WarpSyncOp : Oxide_Op<"warp_sync", [Oxide_MemoryAccessOpInterface]> {
   let assemblyFormat = "$mask attr-dict";
 }
 
-def Oxide_WarpReduxOp : Oxide_Op<"warp_redux", [Oxide_MemoryAccessOpInterface]> {
+def Oxide_WarpReduxOp : Oxide_Op<"warp_redux", [Oxide_MemoryAccessOpInterface, Oxide_RequiresSM<80, "uses a one-instruction warp reduction (oxide::warp::reduce_*, redux.sync)">]> {
   let summary = "reduce a 32-bit integer across the lanes of a mask (redux.sync)";
   let description = [{
     Every lane in `mask` gets the sum, signed or unsigned minimum or maximum, or bitwise
@@ -487,7 +487,7 @@ def Oxide_ClockOp : Oxide_Op<"clock", [Oxide_MemoryAccessOpInterface]> {
   let assemblyFormat = "$kind attr-dict `:` type($value)";
 }
 
-def Oxide_ClusterGeometryOp : Oxide_Op<"cluster_geometry", [Pure]> {
+def Oxide_ClusterGeometryOp : Oxide_Op<"cluster_geometry", [Pure, Oxide_RequiresSM<90, "uses thread-block clusters (oxide::cluster::block_rank, block_count...)">]> {
   let summary = "a thread-block cluster register";
   let description = [{
     `block_rank`: the block's rank in its cluster (0..block_count-1); `block_count`: blocks
@@ -505,7 +505,7 @@ def Oxide_ClusterGeometryOp : Oxide_Op<"cluster_geometry", [Pure]> {
   let assemblyFormat = "$kind $dim attr-dict `:` type($value)";
 }
 
-def Oxide_ClusterSyncOp : Oxide_Op<"cluster_sync", [Oxide_MemoryAccessOpInterface]> {
+def Oxide_ClusterSyncOp : Oxide_Op<"cluster_sync", [Oxide_MemoryAccessOpInterface, Oxide_RequiresSM<90, "uses a thread-block cluster barrier (oxide::cluster::sync)">, Oxide_NeedsCluster]> {
   let summary = "barrier across every thread of the thread-block cluster";
   let description = [{
     Every thread of every block of the cluster arrives and waits; shared memory writes before
@@ -519,7 +519,7 @@ def Oxide_ClusterSyncOp : Oxide_Op<"cluster_sync", [Oxide_MemoryAccessOpInterfac
   let assemblyFormat = "attr-dict";
 }
 
-def Oxide_MapSharedOp : Oxide_Op<"map_shared", [Pure, AllTypesMatch<["ptr", "result"]>]> {
+def Oxide_MapSharedOp : Oxide_Op<"map_shared", [Pure, AllTypesMatch<["ptr", "result"]>, Oxide_RequiresSM<90, "uses distributed shared memory (oxide::cluster::map_shared)">, Oxide_NeedsCluster]> {
   let summary = "the address of a shared variable in another block of the cluster";
   let description = [{
     Distributed shared memory: `ptr` points into this block's shared memory; the result is the
@@ -555,7 +555,7 @@ def Oxide_GridSyncOp : Oxide_Op<"grid_sync", [Oxide_MemoryAccessOpInterface]> {
 // those of include/oxide/device/mma.hpp (PTX's).
 //===----------------------------------------------------------------------===//
 
-def Oxide_MmaSyncOp : Oxide_Op<"mma_sync", [Oxide_MemoryAccessOpInterface, AttrSizedOperandSegments]> {
+def Oxide_MmaSyncOp : Oxide_Op<"mma_sync", [Oxide_MemoryAccessOpInterface, AttrSizedOperandSegments, Oxide_RequiresSM<80, "uses the tensor cores (oxide::mma::mma_sync, mma.sync)">]> {
   let summary = "warp-collective matrix multiply-accumulate on the tensor cores (mma.sync)";
   let description = [{
     `d = a * b + c` over one tile of the warp: A is 16 x K (row), B is K x 8 (col), C and D
@@ -582,7 +582,7 @@ def Oxide_MmaSyncOp : Oxide_Op<"mma_sync", [Oxide_MemoryAccessOpInterface, AttrS
   let hasVerifier = 1;
 }
 
-def Oxide_LdMatrixOp : Oxide_Op<"ldmatrix"> {
+def Oxide_LdMatrixOp : Oxide_Op<"ldmatrix", [Oxide_RequiresSM<80, "uses a warp matrix load from shared memory (oxide::mma::ldmatrix)">]> {
   let summary = "warp-collective load of 8x8 16-bit matrices from shared memory (ldmatrix)";
   let description = [{
     Loads `count` (1, 2 or 4) 8x8 matrices of 16-bit elements, one 32-bit register of each per
@@ -603,7 +603,7 @@ def Oxide_LdMatrixOp : Oxide_Op<"ldmatrix"> {
   let hasVerifier = 1;
 }
 
-def Oxide_StMatrixOp : Oxide_Op<"stmatrix", [Oxide_DeclaresMemoryAccess]> {
+def Oxide_StMatrixOp : Oxide_Op<"stmatrix", [Oxide_DeclaresMemoryAccess, Oxide_RequiresSM<90, "uses a warp matrix store to shared memory (oxide::mma::stmatrix)">]> {
   let summary = "warp-collective store of 8x8 16-bit matrices to shared memory (stmatrix, sm_90)";
   let description = [{
     The inverse of `oxide.ldmatrix`: stores `count` (1, 2 or 4) 8x8 matrices of 16-bit
@@ -625,7 +625,7 @@ def Oxide_StMatrixOp : Oxide_Op<"stmatrix", [Oxide_DeclaresMemoryAccess]> {
   let hasVerifier = 1;
 }
 
-def Oxide_CpAsyncOp : Oxide_Op<"cp_async", [Oxide_DeclaresMemoryAccess]> {
+def Oxide_CpAsyncOp : Oxide_Op<"cp_async", [Oxide_DeclaresMemoryAccess, Oxide_RequiresSM<80, "uses asynchronous copies to shared memory (oxide::cp_async)">]> {
   let summary = "start an asynchronous copy from global to shared memory (cp.async)";
   let description = [{
     Copies `bytes` (4, 8 or 16) from `src` (global memory, generic or addrspace 1) to `dst`
@@ -649,7 +649,7 @@ def Oxide_CpAsyncOp : Oxide_Op<"cp_async", [Oxide_DeclaresMemoryAccess]> {
   let hasVerifier = 1;
 }
 
-def Oxide_CpAsyncCommitOp : Oxide_Op<"cp_async_commit", [Oxide_MemoryAccessOpInterface]> {
+def Oxide_CpAsyncCommitOp : Oxide_Op<"cp_async_commit", [Oxide_MemoryAccessOpInterface, Oxide_RequiresSM<80, "uses asynchronous copies to shared memory (oxide::cp_async)">]> {
   let summary = "close the thread's pending cp.async copies into a group";
   let description = [{
     ```mlir
@@ -659,7 +659,7 @@ def Oxide_CpAsyncCommitOp : Oxide_Op<"cp_async_commit", [Oxide_MemoryAccessOpInt
   let assemblyFormat = "attr-dict";
 }
 
-def Oxide_CpAsyncWaitOp : Oxide_Op<"cp_async_wait", [Oxide_MemoryAccessOpInterface]> {
+def Oxide_CpAsyncWaitOp : Oxide_Op<"cp_async_wait", [Oxide_MemoryAccessOpInterface, Oxide_RequiresSM<80, "uses asynchronous copies to shared memory (oxide::cp_async)">]> {
   let summary = "wait until at most `pending` of the thread's cp.async groups are in flight";
   let description = [{
     The copies of every older group have landed in shared memory when it returns.

@@ -54,9 +54,10 @@ def OxideVerifySafety : Pass<"oxide-verify-safety", "::mlir::ModuleOp"> {
       (own-element). Oxide ops take part through `OxideMemoryAccessOpInterface` (what each reads and writes,
       through which operand, under which rule); an oxide op that may write and does not
       implement it is an error (unchecked-op).
-    * When all of that holds, it runs `oxide-record-element-sizes` and
-      `oxide-confine-private-writes` on the module (passes of their own, which read the proof
-      this pass computed): the only changes it makes to the module.
+    * When all of that holds, it does what `oxide-record-element-sizes` and
+      `oxide-confine-private-writes` do (passes of their own, which read the proof this pass
+      computed; called as functions, so that the module is verified once): the only changes it
+      makes to the module.
   }];
   let dependentDialects = ["::oxide::OxideDialect"];
 }
@@ -70,7 +71,7 @@ def OxideRecordElementSizes : Pass<"oxide-record-element-sizes", "::mlir::Module
     runtime compares with the span's `sizeof(T)` before each launch. The sizes come from the
     write proof (`oxide::WriteProof`, Oxide/Transforms/WriteProof.h), which
     `oxide-verify-safety` computes; run alone, this pass computes it and fails, with its
-    errors, where a write breaks a rule. `oxide-verify-safety` runs it when the proof holds.
+    errors, where a write breaks a rule. `oxide-verify-safety` does the same when the proof holds.
   }];
 }
 
@@ -82,7 +83,7 @@ def OxideConfinePrivateWrites : Pass<"oxide-confine-private-writes", "::mlir::Mo
     kind. Such a write is made through a pointer of that address space (an
     `llvm.addrspacecast` to `!llvm.ptr<5>` or `!llvm.ptr<3>`; an intrinsic kept by name gets
     the matching name, `llvm.memset.p5.i64`), so no offset takes it into global memory.
-    `oxide-verify-safety` runs it when the proof holds; run alone, it computes the proof and
+    `oxide-verify-safety` does the same when the proof holds; run alone, it computes the proof and
     fails, with its errors, where a write breaks a rule.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];

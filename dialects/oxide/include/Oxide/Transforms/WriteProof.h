@@ -64,6 +64,14 @@ private:
   std::vector<ElementSizes> sizes;
 };
 
+/// Adds `["oxide.elem_sizes", "S0,S1,..."]` to each contracted kernel's passthrough: what
+/// oxide-record-element-sizes does (RecordElementSizes.cpp).
+void recordElementSizes(const WriteProof &proof);
+
+/// Makes each write the proof could not bound through a pointer of its address space: what
+/// oxide-confine-private-writes does (ConfinePrivateWrites.cpp).
+void confinePrivateWrites(const WriteProof &proof);
+
 } // namespace oxide
 
 #endif // OXIDE_TRANSFORMS_WRITEPROOF_H
