@@ -4,7 +4,8 @@
 // 0 <= k <= B - 1 and 0 <= r <= A - 1: then k * A + r lies in [0, A * B), so i is that number
 // and below S. The facts about k and r are difference bounds between two values (x <u w,
 // x != w - 1, y != 0), read from the branch conditions that dominate the check and from
-// llvm.assume; everything is unsigned, as the values are.
+// llvm.assume; everything is unsigned, as the values are. The same facts also bound a plain
+// index (i <u S from i <u S on every edge into a loop), which LLVM leaves to the loop's test.
 //
 //===----------------------------------------------------------------------===//
 
@@ -435,7 +436,13 @@ std::optional<Affine> singleAtom(const Linear &l) {
 /// Whether index <u size holds, by the argument at the top of this file.
 bool provablyBelow(Value *index, Value *size, const Facts &facts) {
   std::optional<Linear> form = linearize(index);
-  if (!form || form->products.size() != 1 || form->products[0].coefficient != 1)
+  if (!form)
+    return false;
+  // A column below its row's length: the facts bound the index itself (a loop's induction
+  // variable, which LLVM's own passes do not bound by the loop's test).
+  if (std::optional<Affine> plain = singleAtom(*form); plain && plain->atom)
+    return withinExtent(*plain, size, facts);
+  if (form->products.size() != 1 || form->products[0].coefficient != 1)
     return false;
   const Linear::Product product = form->products[0];
   for (auto [a, b] : facts.factorizations(size)) {

@@ -174,3 +174,39 @@ row_sums_unchecked_start(std::uint32_t rows, std::uint32_t cols, In in, oxide::D
       *o = s;
   }
 }
+
+// A thread-stride loop over a row's columns: c < cols on every edge into the loop bounds c
+// itself (weight.size() == cols), with no product in the index.
+// CHECK-LABEL: .entry {{.*}}scaled_row_sums
+// CHECK-NOT: __oxide_bounds_failure
+// CHECK: ret;
+[[kernel, oxide::launch_contract("domain = 1, block = 256, "
+                                 "requires = (in.size() == rows * cols, weight.size() == cols, "
+                                 "sums.size() == rows)")]] void
+scaled_row_sums(std::uint32_t rows, std::uint32_t cols, In in, In weight, oxide::DisjointSpan<float> sums) {
+  for (const auto &b : oxide::block::block_stride(rows)) {
+    float s = 0.0f;
+    for (std::uint32_t c = oxide::thread_idx().x; c < cols; c += 256)
+      s += in[b.get() * cols + c] * weight[c];
+    s = oxide::warp::sum(s);
+    if (float *o = sums.get_mut(b))
+      *o = s;
+  }
+}
+
+// The weights are one shorter than the row: the last column reads past them.
+// CHECK-LABEL: .entry {{.*}}scaled_row_sums_short
+// CHECK: __oxide_bounds_failure
+[[kernel, oxide::launch_contract("domain = 1, block = 256, "
+                                 "requires = (in.size() == rows * cols, weight.size() + 1 == cols, "
+                                 "sums.size() == rows)")]] void
+scaled_row_sums_short(std::uint32_t rows, std::uint32_t cols, In in, In weight,
+                      oxide::DisjointSpan<float> sums) {
+  for (const auto &b : oxide::block::block_stride(rows)) {
+    float s = 0.0f;
+    for (std::uint32_t c = oxide::thread_idx().x; c < cols; c += 256)
+      s += in[b.get() * cols + c] * weight[c];
+    if (float *o = sums.get_mut(b))
+      *o = s;
+  }
+}

@@ -31,7 +31,7 @@ histogram_loop(oxide::AtomicSpan<unsigned> bins, oxide::Span<const unsigned> in,
 
 // CHECK-LABEL: .entry _Z10write_loopN5oxide10AtomicSpanIjLNS_5ScopeE1EEENS_12DisjointSpanIjEENS_4SpanIKjEEj(
 // CHECK: st.local.b32
-// CHECK: setp.{{(ne|eq)}}.b64 [[IN:%p[0-9]+]], %rd{{[0-9]+}}, 67;
+// CHECK: setp.{{(ne|eq)}}.b64 [[IN:%p[0-9]+]], %rd{{[0-9]+}}, 64;
 // CHECK: @%p{{[0-9]+}} bra [[UPDATE:\$L__BB[0-9_]+]];
 // CHECK: bra.uni [[FAIL:\$L__BB[0-9_]+]];
 // CHECK: [[UPDATE]]:
@@ -53,7 +53,7 @@ write_loop(oxide::AtomicSpan<unsigned> bins, oxide::DisjointSpan<unsigned> out,
 
 // CHECK-LABEL: .entry _Z9read_loopN5oxide10AtomicSpanIjLNS_5ScopeE1EEENS_12DisjointSpanIjEENS_4SpanIKjEEj(
 // CHECK: atom.global.add.u32
-// CHECK: setp.{{(ne|eq)}}.b64 [[PAST:%p[0-9]+]], %rd{{[0-9]+}}, 240;
+// CHECK: setp.{{(ne|eq)}}.b64 [[PAST:%p[0-9]+]], %rd{{[0-9]+}}, 64;
 // CHECK: @%p{{[0-9]+}} bra [[FAIL:\$L__BB[0-9_]+]];
 // CHECK: atom.global.add.u32
 // CHECK: [[FAIL]]:
@@ -77,7 +77,7 @@ read_loop(oxide::AtomicSpan<unsigned> bins, oxide::DisjointSpan<unsigned> out, o
 oxide::constant<unsigned[64]> weights;
 // CHECK-LABEL: .entry _Z14constant_tableN5oxide10AtomicSpanIjLNS_5ScopeE1EEEj(
 // CHECK: atom.global.add.u32
-// CHECK: setp.{{(ne|eq)}}.b64 [[PAST:%p[0-9]+]], %rd{{[0-9]+}}, 240;
+// CHECK: setp.{{(ne|eq)}}.b64 [[PAST:%p[0-9]+]], %rd{{[0-9]+}}, 64;
 // CHECK: @%p{{[0-9]+}} bra [[FAIL:\$L__BB[0-9_]+]];
 // CHECK: ld.const.b32
 // CHECK: atom.global.add.u32
