@@ -1,7 +1,8 @@
 // Language coverage, vector types: oxide::Float4, Float2, Int4, Int2, Double2, UChar4 and Short2
 // read from input spans, written to DisjointSpan outputs, copied whole, picked with `c ? a : b`,
 // passed through shared memory and a warp shuffle, and combined with the element-wise operators
-// and dot(); every result is compared with the same computation on the host.
+// and dot(); packed 16-bit pairs (bfloat16x2, halfx2) converted, multiplied and fused; every
+// result is compared with the same computation on the host.
 //
 //   oxcc run tests/lang/vector_types.cpp
 #include "lang_check.hpp"
@@ -85,6 +86,23 @@ float2_rotate(oxide::DisjointSpan<Float2> out, oxide::Span<const Float2> in) {
     *o = UChar4{k, 1, 2, 3} * static_cast<unsigned char>(200) + UChar4{0, 0, 0, 100};
   if (Short2 *o = out2.get_mut(i))
     *o = -Short2{static_cast<std::int16_t>(i.get()), 7} / Short2{2, 2};
+}
+
+// Packed 16-bit pairs: a conversion of two floats, an fma and a product of both lanes at once.
+// The inputs are multiples of 1/4 below 8 and the scales powers of two plus one, so every
+// result is exact in bfloat16 and half, on the GPU and on the host alike.
+[[kernel, oxide::launch_contract("domain = 1, requires = (in.size() == 2 * out.size(), "
+                                 "hout.size() == out.size())")]] void
+packed16(oxide::DisjointSpan<oxide::bfloat16x2> out, oxide::DisjointSpan<oxide::halfx2> hout,
+         oxide::Span<const float> in, oxide::bfloat16x2 scale) {
+  const auto i = oxide::thread::index_1d();
+  const std::size_t k = 2 * i.get();
+  if (oxide::bfloat16x2 *o = out.get_mut(i)) {
+    const oxide::bfloat16x2 p = oxide::to_bfloat16x2(in[k], in[k + 1]);
+    *o = oxide::fma(p, scale, p);
+  }
+  if (oxide::halfx2 *o = hout.get_mut(i))
+    *o = oxide::to_halfx2(in[k], in[k + 1]) * oxide::to_halfx2(2.0f, 0.5f);
 }
 
 template <class T> std::vector<T> generate(std::size_t n, T (*f)(std::size_t)) {
@@ -178,5 +196,22 @@ int main() {
     });
     expect(c, "small_ints (Short2)", outs.to_host(stream),
            [](std::size_t i) { return Short2{static_cast<std::int16_t>(-static_cast<int>(i) / 2), -3}; });
+
+    static_assert(sizeof(oxide::bfloat16x2) == 4 && alignof(oxide::halfx2) == 4);
+    const auto hp = generate<float>(2 * kN, [](std::size_t i) { return 0.25f * float(i % 29) - 3.0f; });
+    auto pin = oxide::DeviceBuffer<float>::from_host(stream, hp);
+    auto outb = oxide::DeviceBuffer<oxide::bfloat16x2>::zeroed(stream, kN);
+    auto outh = oxide::DeviceBuffer<oxide::halfx2>::zeroed(stream, kN);
+    oxide::prepare(c.ctx, packed16, config)(stream, outb, outh, pin, oxide::to_bfloat16x2(3.0f, 0.5f));
+    auto as_float2 = [](const auto &pairs) {
+      std::vector<Float2> v;
+      for (const auto &p : pairs)
+        v.push_back(oxide::to_float2(p));
+      return v;
+    };
+    expect(c, "packed16 (bfloat16x2)", as_float2(outb.to_host(stream)),
+           [&](std::size_t i) { return Float2{4.0f * hp[2 * i], 1.5f * hp[2 * i + 1]}; });
+    expect(c, "packed16 (halfx2)", as_float2(outh.to_host(stream)),
+           [&](std::size_t i) { return Float2{2.0f * hp[2 * i], 0.5f * hp[2 * i + 1]}; });
   });
 }

@@ -28,7 +28,8 @@ copy4(oxide::Span<const Float4> in, oxide::DisjointSpan<Float4> out) {
 // CHECK: ld.global.nc.v4.b32
 // CHECK-NEXT: st.global.v4.b32
 // CHECK: ret;
-[[kernel, oxide::launch_contract("domain = 1, requires = (a.size() == out.size(), b.size() == out.size())")]] void
+[[kernel,
+  oxide::launch_contract("domain = 1, requires = (a.size() == out.size(), b.size() == out.size())")]] void
 select4(oxide::Span<const Float4> a, oxide::Span<const Float4> b, oxide::DisjointSpan<Float4> out) {
   const auto i = oxide::thread::index_1d();
   if (Float4 *o = out.get_mut(i))
@@ -39,7 +40,8 @@ select4(oxide::Span<const Float4> a, oxide::Span<const Float4> b, oxide::Disjoin
 // CHECK: ld.global.nc.b64
 // CHECK-NEXT: st.global.b64
 // CHECK: ret;
-[[kernel, oxide::launch_contract("domain = 1, requires = (a.size() == out.size(), b.size() == out.size())")]] void
+[[kernel,
+  oxide::launch_contract("domain = 1, requires = (a.size() == out.size(), b.size() == out.size())")]] void
 select2(oxide::Span<const Float2> a, oxide::Span<const Float2> b, oxide::DisjointSpan<Float2> out) {
   const auto i = oxide::thread::index_1d();
   if (Float2 *o = out.get_mut(i))
@@ -52,8 +54,10 @@ select2(oxide::Span<const Float2> a, oxide::Span<const Float2> b, oxide::Disjoin
 // CHECK: ld.global.nc.v4.b32
 // CHECK: st.global.v4.b32
 // CHECK: ret;
-[[kernel, oxide::launch_contract("domain = 1, requires = (x.size() == out.size(), y.size() == out.size())")]] void
-axpy4(float alpha, oxide::Span<const Float4> x, oxide::Span<const Float4> y, oxide::DisjointSpan<Float4> out) {
+[[kernel,
+  oxide::launch_contract("domain = 1, requires = (x.size() == out.size(), y.size() == out.size())")]] void
+axpy4(float alpha, oxide::Span<const Float4> x, oxide::Span<const Float4> y,
+      oxide::DisjointSpan<Float4> out) {
   const auto i = oxide::thread::index_1d();
   if (Float4 *o = out.get_mut(i)) {
     const Float4 v = alpha * x[i.get()] + y[i.get()];
@@ -109,3 +113,26 @@ rotate2(oxide::Span<const Float2> in, oxide::DisjointSpan<Float2> out) {
 }
 
 int main() {}
+
+// A pair of floats becomes a bfloat16x2 in one conversion and both lanes are fused in one fma;
+// halfx2 likewise, with one packed multiply (issues 38, 39: attention's output conversions).
+// CHECK-LABEL: .entry {{.*}}pack_pairs
+// CHECK: cvt.rn.bf16x2.f32
+// CHECK: fma.rn.bf16x2
+// CHECK: st.global.b32
+// CHECK: cvt.rn.f16x2.f32
+// CHECK: mul{{(.rn)?}}.f16x2
+// CHECK: st.global.b32
+// CHECK: ret;
+[[kernel, oxide::launch_contract("domain = 1, requires = (in.size() == 2 * out.size(), "
+                                 "hout.size() == out.size())")]] void
+pack_pairs(oxide::Span<const float> in, oxide::bfloat16x2 scale, oxide::DisjointSpan<oxide::bfloat16x2> out,
+           oxide::DisjointSpan<oxide::halfx2> hout) {
+  const auto i = oxide::thread::index_1d();
+  if (oxide::bfloat16x2 *o = out.get_mut(i)) {
+    const oxide::bfloat16x2 p = oxide::to_bfloat16x2(in[2 * i.get()], in[2 * i.get() + 1]);
+    *o = oxide::fma(p, scale, p);
+  }
+  if (oxide::halfx2 *o = hout.get_mut(i))
+    *o = oxide::to_halfx2(in[2 * i.get()], in[2 * i.get() + 1]) * oxide::to_halfx2(2.0f, 0.5f);
+}
