@@ -89,6 +89,17 @@ def OxideConfinePrivateWrites : Pass<"oxide-confine-private-writes", "::mlir::Mo
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def OxideTestPrintPointerRoots : Pass<"oxide-test-print-pointer-roots", "::mlir::ModuleOp"> {
+  let summary = "Test pass: print the write proof's pointer roots and offsets as remarks";
+  let description = [{
+    For testing the write proof's analyses alone (tests/lit/dialect/pointer-roots.mlir): a
+    remark at each op of the code the proof covers (the contracted kernels and what they reach)
+    whose result holds a pointer, `roots:` then each place it may point into (private, shared,
+    heap, element, param, global, constant, null or unknown), where it comes from, and its
+    constant byte offset from there when the analysis knows one (`+8`). Changes nothing.
+  }];
+}
+
 def OxideOptimize : Pass<"oxide-optimize", "::mlir::ModuleOp"> {
   let summary = "Turn launch-contract facts into code-generation facts";
   let description = [{

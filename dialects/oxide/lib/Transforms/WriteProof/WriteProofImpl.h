@@ -229,8 +229,36 @@ enum class SafetyRule {
   UncheckedOp,
 };
 
-/// The rule's name in docs/safety.md ("store-target").
-llvm::StringRef ruleName(SafetyRule rule);
+/// The rule's name in docs/safety.md ("store-target"), which its errors end with.
+inline llvm::StringRef ruleName(SafetyRule rule) {
+  switch (rule) {
+  case SafetyRule::StoreTarget:
+    return "store-target";
+  case SafetyRule::InputWrite:
+    return "input-write";
+  case SafetyRule::OwnElement:
+    return "own-element";
+  case SafetyRule::ElementBounds:
+    return "element-bounds";
+  case SafetyRule::AtomicOnly:
+    return "atomic-only";
+  case SafetyRule::PointerEscape:
+    return "pointer-escape";
+  case SafetyRule::OpaqueCode:
+    return "opaque-code";
+  case SafetyRule::SpanOrigin:
+    return "span-origin";
+  case SafetyRule::GlobalRead:
+    return "global-read";
+  case SafetyRule::DeviceHeap:
+    return "device-heap";
+  case SafetyRule::PrintfFormat:
+    return "printf-format";
+  case SafetyRule::UncheckedOp:
+    return "unchecked-op";
+  }
+  llvm_unreachable("a safety rule without a name");
+}
 
 /// Reports errors at the user's line: once per line and rule (an unrolled loop repeats a write
 /// many times).
