@@ -76,6 +76,33 @@ void gather_first(oxide::Span<const float> x, std::uint32_t n, oxide::DisjointSp
 }
 OXIDE_EXPORT(gather_first);
 
+// out[z, y, x] = x + 10 y + 100 z + offset over a 3-D domain: a (depth, height, width) tensor.
+[[kernel, oxide::launch_contract("domain = 3, block = (8, 8, 4)")]]
+void coordinates_3d(float offset, oxide::DisjointSpan3D<float> out) {
+  const auto idx = oxide::thread::index_3d();
+  if (float *o = out.get_mut(idx))
+    *o = float(idx.x()) + 10.0f * float(idx.y()) + 100.0f * float(idx.z()) + offset;
+}
+OXIDE_EXPORT(coordinates_3d);
+
+// counts[v % counts.size()] += 1 for each value: an AtomicSpan every thread updates.
+[[kernel, oxide::launch_contract("domain = 1")]]
+void histogram(oxide::Span<const std::uint32_t> values, oxide::AtomicSpan<std::uint32_t> counts) {
+  for (const auto &i : oxide::thread::grid_stride(values.size()))
+    counts.fetch_add(values[i.get()] % counts.size(), 1u);
+}
+OXIDE_EXPORT(histogram);
+
+// y = a * x + y in half precision, y updated in place (each thread reads and rewrites its own
+// element): a half scalar and half tensors.
+[[kernel, oxide::launch_contract("domain = 1, requires = (x.size() == y.size())")]]
+void axpy_inplace_f16(oxide::half a, oxide::Span<const oxide::half> x, oxide::DisjointSpan<oxide::half> y) {
+  const auto idx = oxide::thread::index_1d();
+  if (oxide::half *o = y.get_mut(idx))
+    *o = a * x[idx.get()] + *o;
+}
+OXIDE_EXPORT(axpy_inplace_f16);
+
 // A host function for C callers: how many kernels this file exports. extern "C" functions beside
 // kernels are host code (docs/interop.md).
 extern "C" int kernels_version() { return 1; }

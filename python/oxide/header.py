@@ -31,7 +31,7 @@ def _scalar_arg(p):
     name = _identifier(p.name)
     if p.dtype == "bool":
         return "OXIDE_ARG_SCALAR, OXIDE_DTYPE_BOOL, (uint64_t)(%s ? 1 : 0)" % name
-    if p.dtype in ("float32", "float64"):
+    if p.dtype.startswith(("float", "bfloat")):  # a float16/bfloat16 scalar is taken as a float
         return "OXIDE_ARG_SCALAR, OXIDE_DTYPE_F64, oxide_header_double_bits((double)%s)" % name
     if p.dtype.startswith("uint"):
         return "OXIDE_ARG_SCALAR, OXIDE_DTYPE_U64, (uint64_t)%s" % name
@@ -72,7 +72,8 @@ def generate(library, prefix):
             if ctype is None:
                 raise SystemExit("oxide.header: kernel '%s' parameter '%s' has no C type" % (kernel.name, p.name))
             if p.rank == 0:
-                params.append("%s %s" % (ctype.split(" /*")[0], name))
+                scalar_type = "float" if p.dtype in ("float16", "bfloat16") else ctype.split(" /*")[0]
+                params.append("%s %s" % (scalar_type, name))
                 args.append("{%s, 0, 0, {0}, {0}}" % _scalar_arg(p))
                 continue
             const = "" if p.writable else "const "

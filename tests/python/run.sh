@@ -30,6 +30,13 @@ export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}"
 export OXIDE_TEST_LIBRARY="$out/libkernels.so"
 # The tests run on host memory, which is the simulator's whatever the machine has.
 "$python" "$root/tests/python/test_interop.py" -v
+# The typed C header generated from the library, used by a C program.
+"$python" -m oxide.header "$out/libkernels.so" -o "$out/kernels.h"
+cc="${CC:-}"
+[ -n "$cc" ] || cc="$(command -v cc || command -v clang-22 || command -v gcc)"
+"$cc" -std=c99 -Wall -Wextra -Werror -I "$root/include" -I "$out" "$root/tests/python/header_caller.c" \
+  -o "$out/header_caller" -L "$out" -lkernels -Wl,-rpath,"$out"
+"$out/header_caller"
 if "$python" -c "import torch" 2>/dev/null; then
   OXIDE_KERNELS="$out/libkernels.so" "$python" "$root/examples/python/torch_rmsnorm.py" --device cpu
   # torch.compile through the kernels as custom operators (PyTorch 2.4+; Debian's 1.13 skips it).

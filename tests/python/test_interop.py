@@ -44,7 +44,8 @@ class DLPackOnly:
 class Metadata(unittest.TestCase):
     def test_kernels_and_parameters(self):
         self.assertEqual(sorted(lib.kernels),
-                         ["add", "axpy_f32", "axpy_f64", "axpy_i32", "gather_first", "rmsnorm", "scale_2d"])
+                         ["add", "axpy_f32", "axpy_f64", "axpy_i32", "axpy_inplace_f16", "coordinates_3d",
+                          "gather_first", "histogram", "rmsnorm", "scale_2d"])
         rms = lib.rmsnorm
         self.assertEqual([p.name for p in rms.params], ["x", "weight", "out", "rows", "cols", "eps"])
         self.assertEqual([p.kind for p in rms.params], ["i", "i", "2", "u", "u", "x"])
@@ -201,6 +202,41 @@ class NumPy(unittest.TestCase):
         out = np.zeros_like(x)
         lib.scale_2d(x, 3.0, out)  # the grid covers out's 53 x 37 in 16 x 16 blocks
         np.testing.assert_allclose(out, x * 3.0, rtol=1e-6)
+
+    def test_3d_domain(self):
+        out = np.zeros((5, 6, 7), dtype=np.float32)  # depth, height, width
+        lib.coordinates_3d(0.5, out)  # the grid covers 7 x 6 x 5 in 8 x 8 x 4 blocks
+        z, y, x = np.meshgrid(np.arange(5), np.arange(6), np.arange(7), indexing="ij")
+        np.testing.assert_array_equal(out, (x + 10 * y + 100 * z + 0.5).astype(np.float32))
+        self.assertEqual(lib.coordinates_3d.params[1].kind, "3")
+        with self.assertRaisesRegex(oxide.ArgumentError, "DisjointSpan3D, which needs a tensor of 3 dimensions"):
+            lib.coordinates_3d(0.0, out.reshape(30, 7))
+
+    def test_atomic_span(self):
+        values = np.random.randint(0, 1000, size=5000).astype(np.uint32)
+        counts = np.zeros(16, dtype=np.uint32)
+        self.assertEqual(lib.histogram.params[1].kind, "a")
+        self.assertTrue(lib.histogram.params[1].writable)
+        with self.assertRaisesRegex(oxide.OxideError, "no DisjointSpan output to size its grid by") as caught:
+            lib.histogram(values, counts)  # an AtomicSpan does not size the grid
+        self.assertEqual(caught.exception.kind, "GridInvalid")
+        lib.histogram(values, counts, threads=1024)
+        np.testing.assert_array_equal(counts, np.bincount(values % 16, minlength=16).astype(np.uint32))
+        with self.assertRaises(oxide.AliasingError):
+            lib.histogram(counts, counts, threads=16)  # the atomic output is also read
+
+    def test_half(self):
+        x = np.linspace(-1, 1, 300).astype(np.float16)
+        y = np.ones(300, dtype=np.float16)
+        expected = (np.float16(2.5) * x + y).astype(np.float16)
+        lib.axpy_inplace_f16(2.5, x, y)
+        np.testing.assert_allclose(y.astype(np.float32), expected.astype(np.float32), rtol=2e-3, atol=2e-3)
+        self.assertEqual(lib.axpy_inplace_f16.params[0].dtype, "float16")
+        with self.assertRaises(oxide.ContractError) as caught:
+            lib.axpy_inplace_f16(1e6, x, y)  # beyond half's 65504
+        self.assertEqual(caught.exception.kind, "ArgumentOutOfRange")
+        with self.assertRaisesRegex(oxide.ArgumentError, "span of float16 but gets a tensor of float32"):
+            lib.axpy_inplace_f16(1.0, x.astype(np.float32), y)
 
     def test_flattened_contiguous_tensor(self):
         a = np.random.rand(2, 3, 4, 5, 6).astype(np.float32)  # 5 dimensions, contiguous
