@@ -13,7 +13,7 @@ import argparse
 import re
 import sys
 
-from . import load
+from . import OxideError, load
 
 _C_TYPES = {
     "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t",
@@ -109,7 +109,11 @@ def main(argv=None):
     parser.add_argument("-o", "--output", default="-")
     parser.add_argument("--prefix", default=None, help="of each function's name (default: the library's name + _)")
     args = parser.parse_args(argv)
-    library = load(args.library)
+    try:
+        library = load(args.library)
+    except OxideError as e:
+        sys.stderr.write("oxide.header: error: %s\n" % e)
+        return 1
     prefix = args.prefix
     if prefix is None:
         base = re.sub(r"^lib|\.so.*$", "", args.library.rsplit("/", 1)[-1])

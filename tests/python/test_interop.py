@@ -83,6 +83,25 @@ class Metadata(unittest.TestCase):
         self.assertIn(b"null oxide_kernel", dll.oxide_last_error())
 
 
+class Header(unittest.TestCase):
+    def test_generated_header(self):
+        import oxide.header
+        text = oxide.header.generate(lib, "k_")
+        self.assertIn("static inline int k_rmsnorm(const float *x, int64_t x_size, const float *weight, "
+                      "int64_t weight_size, float *out, int64_t out_height, int64_t out_width, uint32_t rows, "
+                      "uint32_t cols, float eps, const oxide_launch_config *config)", text)
+        self.assertIn("k_axpy_inplace_f16(float a, const uint16_t *x", text)
+
+    def test_bad_library(self):
+        import io
+        import contextlib
+        import oxide.header
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertEqual(oxide.header.main(["/nonexistent/libnothing.so"]), 1)
+        self.assertIn("oxide.header: error: oxide: cannot load", err.getvalue())
+
+
 class CAbi(unittest.TestCase):
     """The C entry points with bad input, called through ctypes as a C caller would: each
     returns a status and a message, none crashes."""
