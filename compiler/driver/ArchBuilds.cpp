@@ -17,6 +17,7 @@
 #include "DeviceBuild.h"
 
 #include "oxide/compiler/Build.h"
+#include "oxide/compiler/DiagnosticFormat.h"
 #include "oxide/compiler/Frontend.h"
 #include "oxide/compiler/ReportedError.h"
 #include "oxide/compiler/TargetCodegen.h"
@@ -151,7 +152,7 @@ std::vector<ArchBuild> driver::buildArchs(const TranslationUnit &tu, const Toolc
                                           llvm::ArrayRef<GpuArch> archs) {
   const CompileOptions &opts = tu.opts;
   std::vector<ArchBuild> builds(archs.size());
-  const bool colors = llvm::errs().has_colors();
+  const bool colors = diagnosticColors();
   auto build = [&](size_t i, const DeviceFrontEnd &frontEnd) {
     ArchBuild &b = builds[i];
     b.arch = archs[i];
@@ -298,7 +299,7 @@ llvm::Expected<std::vector<BuiltArch>> driver::reportArchBuilds(const Translatio
   for (const ArchBuild &b : builds)
     llvm::errs() << b.resources;
   const MergedDiagnostics merged = mergeDiagnostics(all);
-  llvm::errs() << merged.text;
+  llvm::errs() << respellInputs(merged.text);
 
   std::vector<BuiltArch> built;
   std::vector<std::pair<std::string, std::vector<std::string>>> leftOut; // reason -> architectures

@@ -7,9 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "oxide/compiler/Frontend.h"
-#include "oxide/compiler/VerboseLog.h"
 #include "DeviceDiagnostics.h"
 #include "PrecompiledHeader.h"
+#include "oxide/compiler/DiagnosticFormat.h"
 #include "oxide/compiler/KernelAttributes.h"
 #include "oxide/compiler/ReportedError.h"
 #include "oxide/compiler/SafetyChecker.h"
@@ -18,6 +18,7 @@
 #include "oxide/compiler/TargetCodegen.h"
 #include "oxide/compiler/UndefinedBehaviour.h"
 #include "oxide/compiler/UnsafeSurface.h"
+#include "oxide/compiler/VerboseLog.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
@@ -405,7 +406,7 @@ runClang(const std::vector<std::string> &args, llvm::LLVMContext &ctx,
   if (!invocation)
     return reportedError(stage.str() + " compile setup");
   // Color only when stderr is a terminal, as clang itself does.
-  invocation->getDiagnosticOpts().ShowColors = llvm::errs().has_colors();
+  invocation->getDiagnosticOpts().ShowColors = diagnosticColors();
   if (prefix) {
     std::string pch = findOrBuildPrecompiledHeader(*invocation, argv, *prefix, vfs, verbose, log);
     if (!pch.empty())
@@ -493,7 +494,8 @@ std::vector<std::string> oxide::hostCompileArgs(const TranslationUnit &tu, const
   addWarningArgs(args, opts, /*device=*/false);
   for (const auto &sanitizer : opts.sanitizers)
     args.push_back("-fsanitize=" + sanitizer);
-  args.push_back(tu.input);
+  // As the user spelled it: clang's diagnostics name the file so (oxcc's own do too).
+  args.push_back(displayPath(tu.input));
   return args;
 }
 

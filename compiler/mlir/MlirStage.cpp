@@ -3,9 +3,12 @@
 #include "oxide/compiler/MlirStage.h"
 
 #include "oxide/compiler/Annotations.h"
+#include "oxide/compiler/DiagnosticFormat.h"
 #include "oxide/compiler/KernelTable.h"
 #include "oxide/compiler/ReportedError.h"
+#include "llvm/IR/DebugInfo.h"
 #include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
 
 #include "Oxide/IR/ArchRequirements.h"
@@ -31,6 +34,7 @@
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/LineIterator.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 
 using namespace oxide;
@@ -88,9 +92,42 @@ mlir::Location kernelLocation(mlir::LLVM::LLVMFuncOp kernel) {
   return line;
 }
 
+/// The MLIR import names a location's file by the DIFile's file name alone, which clang makes
+/// relative to the DIFile's directory (the main file's): the file names become whole paths, so
+/// that a diagnostic names (and shows) the right file whatever the working directory (CMake and
+/// Ninja compile in the build directory).
+void absoluteDebugFileNames(llvm::Module &module) {
+  llvm::DebugInfoFinder finder;
+  finder.processModule(module);
+  llvm::SmallPtrSet<llvm::DIFile *, 16> files;
+  auto add = [&](llvm::DIFile *file) {
+    if (file)
+      files.insert(file);
+  };
+  for (llvm::DIScope *scope : finder.scopes())
+    add(scope->getFile());
+  for (llvm::DISubprogram *sp : finder.subprograms())
+    add(sp->getFile());
+  for (llvm::DICompileUnit *cu : finder.compile_units())
+    add(cu->getFile());
+  for (llvm::Function &fn : module)
+    for (llvm::Instruction &inst : llvm::instructions(fn))
+      for (llvm::DILocation *loc = inst.getDebugLoc(); loc; loc = loc->getInlinedAt())
+        add(loc->getScope()->getFile());
+  for (llvm::DIFile *file : files) {
+    llvm::StringRef name = file->getFilename(), dir = file->getDirectory();
+    if (name.empty() || dir.empty() || llvm::sys::path::is_absolute(name))
+      continue;
+    llvm::SmallString<256> full(dir);
+    llvm::sys::path::append(full, name);
+    llvm::sys::path::remove_dots(full, /*remove_dot_dot=*/true);
+    file->replaceOperandWith(0, llvm::MDString::get(module.getContext(), full));
+  }
+}
+
 std::string describe(mlir::Location loc) {
   if (auto fileLoc = mlir::dyn_cast<mlir::FileLineColLoc>(oxide::userLocation(loc)))
-    return (fileLoc.getFilename().getValue() + ":" + llvm::Twine(fileLoc.getLine()) + ":" +
+    return (displayPath(fileLoc.getFilename().getValue()) + ":" + llvm::Twine(fileLoc.getLine()) + ":" +
             llvm::Twine(fileLoc.getColumn()))
         .str();
   return "an unknown location";
@@ -169,14 +206,14 @@ llvm::Expected<std::unique_ptr<llvm::Module>> oxide::runMlirStage(std::unique_pt
 
   // Errors are printed with their source line (from the line tables); the importer's warnings
   // about NVPTX data-layout tokens it does not model are noise for users.
-  llvm::SourceMgr sourceMgr;
+  // They are printed as clang prints its own (DiagnosticFormat.h).
   llvm::raw_ostream &diagOut = options.diagnostics ? *options.diagnostics : llvm::errs();
-  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOut);
   context.getDiagEngine().registerHandler([&](mlir::Diagnostic &diag) -> mlir::LogicalResult {
-    if (diag.getSeverity() == mlir::DiagnosticSeverity::Warning)
-      return mlir::success();
-    return mlir::failure(); // fall through to the SourceMgr handler
+    if (diag.getSeverity() != mlir::DiagnosticSeverity::Warning)
+      printClangStyle(diag, diagOut);
+    return mlir::success();
   });
+  absoluteDebugFileNames(*device);
 
   std::string name = device->getModuleIdentifier();
   annotationsToFunctionAttributes(*device);

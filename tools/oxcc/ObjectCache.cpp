@@ -18,6 +18,7 @@
 #include "Dependencies.h"
 
 #include "oxide/compiler/Build.h"
+#include "oxide/compiler/DiagnosticFormat.h"
 #include "oxide/compiler/VerboseLog.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -266,7 +267,7 @@ private:
 void replay(llvm::StringRef text) {
   if (text.empty())
     return;
-  if (llvm::errs().has_colors()) {
+  if (oxide::diagnosticColors()) {
     llvm::errs() << text;
     return;
   }

@@ -10,6 +10,7 @@
 
 #include "Oxcc.h"
 
+#include "oxide/compiler/DiagnosticFormat.h"
 #include "oxide/compiler/MlirStage.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -88,6 +89,20 @@ std::optional<std::string> notASource(llvm::StringRef input) {
                      : head.starts_with("!<arch>") ? " (an archive: give it a .a name to link it)"
                                                    : "";
   return "'" + input.str() + "' is a binary file, not C++ source" + what;
+}
+
+/// -fdiagnostics-color[=always|never|auto]: clang's diagnostics, oxide's and oxcc's own
+/// messages coloured or not whatever stderr is (std::nullopt: colours on a terminal).
+void setColors(std::optional<bool> colors) {
+  oxide::setDiagnosticColors(colors);
+  if (colors)
+    llvm::errs().enable_colors(*colors);
+  if (!colors)
+    llvm::WithColor::setAutoDetectFunction(llvm::WithColor::defaultAutoDetectFunction());
+  else if (*colors)
+    llvm::WithColor::setAutoDetectFunction([](const llvm::raw_ostream &) { return true; });
+  else
+    llvm::WithColor::setAutoDetectFunction([](const llvm::raw_ostream &) { return false; });
 }
 
 /// Flags a C++ compile command may carry that make no difference to oxcc's output.
@@ -354,6 +369,19 @@ std::optional<int> oxcc::parseOptions(llvm::ArrayRef<const char *> args, Command
     case OPT_resource_usage:
       cmd.opts.resourceUsage = true;
       break;
+    case OPT_fdiagnostics_color:
+    case OPT_fno_diagnostics_color:
+    case OPT_fdiagnostics_color_EQ: {
+      std::optional<bool> colors;
+      if (item.id == OPT_fdiagnostics_color || (value && *value == "always"))
+        colors = true;
+      else if (item.id == OPT_fno_diagnostics_color || (value && *value == "never"))
+        colors = false;
+      else if (!value || *value != "auto")
+        return usageError("'-fdiagnostics-color=' takes always, never or auto", verb);
+      setColors(colors);
+      break;
+    }
     case OPT_fsanitize_EQ:
       if (value->empty())
         return usageError("'-fsanitize=' needs a sanitizer, e.g. -fsanitize=address", verb);
@@ -463,6 +491,7 @@ std::optional<int> oxcc::parseOptions(llvm::ArrayRef<const char *> args, Command
     llvm::SmallString<256> absolute(input);
     fs::make_absolute(absolute);
     path::remove_dots(absolute, /*remove_dot_dot=*/true);
+    oxide::setInputSpelling(absolute, input);
     cmd.opts.inputs.push_back(std::string(absolute));
   }
   if (cmd.opts.inputs.empty() && (cmd.opts.emit != oxide::EmitStage::Executable || compileVerb))

@@ -81,6 +81,12 @@ def Xptxas : Separate<["-", "--"], "Xptxas">;
 def : Joined<["--"], "ptxas-options=">, Alias<Xptxas>;
 def : Separate<["--"], "ptxas-options">, Alias<Xptxas>;
 def resource_usage : Flag<["--", "-"], "resource-usage">;
+// Colours of diagnostics, as clang and GCC spell them (CMake's CMAKE_COLOR_DIAGNOSTICS too).
+def fdiagnostics_color : Flag<["-"], "fdiagnostics-color">;
+def fdiagnostics_color_EQ : Joined<["-"], "fdiagnostics-color=">;
+def fno_diagnostics_color : Flag<["-"], "fno-diagnostics-color">;
+def : Flag<["-"], "fcolor-diagnostics">, Alias<fdiagnostics_color>;
+def : Flag<["-"], "fno-color-diagnostics">, Alias<fno_diagnostics_color>;
 
 // The driver itself.
 def v : Flag<["-"], "v">;
