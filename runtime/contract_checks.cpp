@@ -39,13 +39,22 @@ void check_configuration(const KernelContract &contract, const std::string &kern
   const Contract &c = contract.contract();
   if (c.block) {
     const Dim3 exact{(*c.block)[0], (*c.block)[1], (*c.block)[2]};
-    if (!(geometry.block == exact))
-      throw Error(
-          ErrorKind::BlockMismatch,
-          fmt::format("kernel '{}' must be launched with block = {} (its launch contract), but the launch "
-                      "configuration has block {}",
-                      kernel, format_extents(exact, c.domain), format_extents(geometry.block, c.domain)),
-          kernel);
+    if (!(geometry.block == exact)) {
+      // How to make the configuration it needs: for_elements uses its own default block
+      // (256, 16 x 16, 8 x 8 x 4) unless it is given one.
+      const std::string fix =
+          c.domain == 1 ? fmt::format("LaunchConfig1D::for_elements(n, {})", exact.x)
+          : c.domain == 2
+              ? fmt::format("LaunchConfig2D::for_elements(width, height, {{{}, {}, 1}})", exact.x, exact.y)
+              : fmt::format("LaunchConfig3D::for_elements(width, height, depth, {{{}, {}, {}}})", exact.x,
+                            exact.y, exact.z);
+      throw Error(ErrorKind::BlockMismatch,
+                  fmt::format("kernel '{}' must be launched with block = {} (its launch contract), but the "
+                              "launch configuration has block {}; make it with {}",
+                              kernel, format_extents(exact, c.domain),
+                              format_extents(geometry.block, c.domain), fix),
+                  kernel);
+    }
   }
   const std::uint32_t shared = geometry.dynamic_shared_bytes;
   if (shared < c.dynamic_shared_min || shared > c.dynamic_shared_max) {

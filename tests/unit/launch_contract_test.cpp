@@ -254,11 +254,12 @@ TEST_F(LaunchContracts, BlockMustBeTheContractsExactBlock) {
   EXPECT_ERROR(
       (void)oxide::prepare(ctx, vecadd, LaunchConfig1D{4, 128}), ErrorKind::BlockMismatch,
       "oxide: kernel 'vecadd' must be launched with block = 256 (its launch contract), but the launch "
-      "configuration has block 128");
+      "configuration has block 128; make it with LaunchConfig1D::for_elements(n, 256)");
   EXPECT_ERROR((void)oxide::prepare(ctx, fill_2d, LaunchConfig2D{{1, 1, 1}, {16, 16, 1}}),
                ErrorKind::BlockMismatch,
                "oxide: kernel 'fill_2d' must be launched with block = (32, 8) (its launch contract), but the "
-               "launch configuration has block (16, 16)");
+               "launch configuration has block (16, 16); make it with LaunchConfig2D::for_elements(width, "
+               "height, {32, 8, 1})");
 }
 
 TEST_F(LaunchContracts, ZeroAndOverflowingDimensions) {
