@@ -90,6 +90,14 @@ std::vector<ParamInfo> kernelParams(LLVMFuncOp kernel) {
 
 } // namespace
 
+SmallVector<LLVMFuncOp> oxide::writeproof::contractedKernels(ModuleOp module) {
+  SmallVector<LLVMFuncOp> kernels;
+  for (LLVMFuncOp kernel : module.getOps<LLVMFuncOp>())
+    if (kernel->hasAttr(OxideDialect::getKernelAttrName()) && kernel->hasAttr(kContractAttr))
+      kernels.push_back(kernel);
+  return kernels;
+}
+
 CheckedCode::CheckedCode(ModuleOp module, llvm::ArrayRef<LLVMFuncOp> contracted)
     : module(module), symbols(module), layout(module) {
   for (LLVMFuncOp kernel : contracted) {

@@ -9,7 +9,6 @@
 
 #include "WriteProofImpl.h"
 
-#include "Oxide/IR/KernelContract.h"
 #include "Oxide/Transforms/Passes.h"
 
 namespace oxide {
@@ -61,10 +60,7 @@ struct OxideTestPrintPointerRootsPass
     : oxide::impl::OxideTestPrintPointerRootsBase<OxideTestPrintPointerRootsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<LLVMFuncOp> contracted;
-    for (LLVMFuncOp kernel : module.getOps<LLVMFuncOp>())
-      if (kernel->hasAttr(oxide::OxideDialect::getKernelAttrName()) && kernel->hasAttr(oxide::kContractAttr))
-        contracted.push_back(kernel);
+    SmallVector<LLVMFuncOp> contracted = contractedKernels(module);
     if (contracted.empty())
       return;
     ProofState state(module, contracted);

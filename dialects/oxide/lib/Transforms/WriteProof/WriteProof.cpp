@@ -11,8 +11,6 @@
 
 #include "WriteProofImpl.h"
 
-#include "Oxide/IR/KernelContract.h"
-
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -84,10 +82,7 @@ void check(ProofState &state, Operation *op) {
 
 oxide::WriteProof::WriteProof(Operation *op) {
   auto module = cast<ModuleOp>(op);
-  SmallVector<LLVMFuncOp> contracted;
-  for (LLVMFuncOp kernel : module.getOps<LLVMFuncOp>())
-    if (kernel->hasAttr(OxideDialect::getKernelAttrName()) && kernel->hasAttr(kContractAttr))
-      contracted.push_back(kernel);
+  SmallVector<LLVMFuncOp> contracted = contractedKernels(module);
   if (contracted.empty())
     return;
   ProofState state(module, contracted);

@@ -63,6 +63,10 @@ struct ParamInfo {
   ParamKind kind = ParamKind::other;
 };
 
+/// The contracted kernels of `module`: kernels (`oxide.kernel`) with an `oxide.contract`, whose
+/// validity is oxide-verify-safety's check.
+llvm::SmallVector<LLVMFuncOp> contractedKernels(mlir::ModuleOp module);
+
 /// The functions the proof covers: the contracted kernels, every function they reach, and, once
 /// one of them calls through a pointer, every function whose address the module takes.
 class CheckedCode {
