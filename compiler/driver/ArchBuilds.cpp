@@ -19,6 +19,7 @@
 #include "oxide/compiler/Build.h"
 #include "oxide/compiler/DiagnosticFormat.h"
 #include "oxide/compiler/Frontend.h"
+#include "oxide/compiler/Progress.h"
 #include "oxide/compiler/ReportedError.h"
 #include "oxide/compiler/TargetCodegen.h"
 #include "oxide/compiler/VerboseLog.h"
@@ -27,6 +28,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
 
@@ -153,6 +155,9 @@ std::vector<ArchBuild> driver::buildArchs(const TranslationUnit &tu, const Toolc
   const CompileOptions &opts = tu.opts;
   std::vector<ArchBuild> builds(archs.size());
   const bool colors = diagnosticColors();
+  // On a terminal, a build over a second shows how many architectures are done.
+  ProgressLine progress("oxcc: " + llvm::sys::path::filename(tu.input).str(), "architectures",
+                        static_cast<unsigned>(archs.size()));
   auto build = [&](size_t i, const DeviceFrontEnd &frontEnd) {
     ArchBuild &b = builds[i];
     b.arch = archs[i];
@@ -160,6 +165,7 @@ std::vector<ArchBuild> driver::buildArchs(const TranslationUnit &tu, const Toolc
     diagOut.enable_colors(colors);
     b.image.emplace(
         buildDeviceImage(tu, tc, b.arch, nullptr, &b.constants, diagOut, log, frontEnd, &resources));
+    progress.advance();
   };
 
   // Every compile owns its contexts (LLVM, clang, MLIR) and temporary files; the frontend's

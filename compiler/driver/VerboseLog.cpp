@@ -44,3 +44,5 @@ llvm::raw_ostream &oxide::verboseLog() {
 }
 
 void oxide::setVerboseLogDescriptor(int fd) { gDescriptor = fd; }
+
+int oxide::verboseLogDescriptor() { return gDescriptor.load() >= 0 ? gDescriptor.load() : STDERR_FILENO; }

@@ -2,9 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <mutex>
+#include <thread>
 
 #include "context_state.hpp"
 #include "oxide/detail/param_kind.hpp"
@@ -30,8 +37,59 @@ void run_blocks(void *context) {
       break;
     if (auto failure = runner.run(plan, plan.options.random_schedule ? plan.group_order(group) : group))
       plan.record(std::move(*failure));
+    plan.groups_done.fetch_add(1, std::memory_order_relaxed);
   }
 }
+
+/// On a terminal, a launch that runs for more than two seconds shows how many of its blocks are
+/// done ("oxide: kernel 'sgemm' on the CPU simulator: 812/4096 blocks"), redrawn on one line of
+/// stderr and erased when the launch ends. Never when stderr is not a terminal.
+class ProgressLine {
+public:
+  explicit ProgressLine(const LaunchPlan &plan) : plan(plan) {
+    const char *term = std::getenv("TERM");
+    if (plan.group_count < 2 || !::isatty(STDERR_FILENO) || (term && std::string_view(term) == "dumb"))
+      return;
+    thread = std::thread([this] { run(); });
+  }
+  ProgressLine(const ProgressLine &) = delete;
+  ProgressLine &operator=(const ProgressLine &) = delete;
+  ~ProgressLine() {
+    if (!thread.joinable())
+      return;
+    {
+      std::lock_guard lock(mutex);
+      finished = true;
+    }
+    wake.notify_all();
+    thread.join();
+  }
+
+private:
+  void run() {
+    using namespace std::chrono_literals;
+    std::unique_lock lock(mutex);
+    if (wake.wait_for(lock, 2s, [this] { return finished; }))
+      return;
+    auto draw = [](const std::string &text) { (void)!::write(STDERR_FILENO, text.data(), text.size()); };
+    std::uint64_t drawn = ~std::uint64_t{0};
+    while (true) {
+      const std::uint64_t done = plan.groups_done.load(std::memory_order_relaxed) * plan.group_blocks;
+      if (done != drawn)
+        draw(fmt::format("\r\x1b[Koxide: kernel '{}' on the CPU simulator: {}/{} blocks", plan.kernel_name,
+                         done, plan.block_count));
+      drawn = done;
+      if (wake.wait_for(lock, 200ms, [this] { return finished; }))
+        break;
+    }
+    draw("\r\x1b[K");
+  }
+  const LaunchPlan &plan;
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool finished = false;
+  std::thread thread;
+};
 
 std::string describe(const LaunchGeometry &g, const Failure &failure) {
   const std::uint64_t b = failure.block;
@@ -103,7 +161,10 @@ void launch(const PreparedKernel &kernel, void *const *arguments) {
   const CheckingLaunchScope checking(plan.writes != nullptr);
   const auto participants =
       static_cast<unsigned>(std::min<std::uint64_t>(plan.options.threads, plan.group_count));
-  WorkerPool::instance().run(participants, &run_blocks, &plan);
+  {
+    const ProgressLine progress(plan);
+    WorkerPool::instance().run(participants, &run_blocks, &plan);
+  }
   // Kernel printf output goes to stdout's buffer; flush it as the GPU does at a synchronisation,
   // so it is not lost if the program then crashes, and precedes what the host prints to stderr.
   std::fflush(stdout);

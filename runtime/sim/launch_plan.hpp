@@ -39,6 +39,8 @@ struct LaunchPlan {
   bool cooperative = false;         ///< the grid is one group, and may meet at grid::sync
   std::uint32_t group_blocks = 1;   ///< blocks per group: 1, the cluster's, or the grid's
   std::uint64_t group_count = 0;    ///< block_count / group_blocks
+  /// Groups run to their end, for the progress line of a long launch (launch.cpp).
+  std::atomic<std::uint64_t> groups_done{0};
   /// Checking mode, for kernels whose parameters oxcc described: what threads may write.
   const WriteChecks *writes = nullptr;
   /// OXIDE_SIM_SCHEDULE=random: this launch's seed, and the order its groups run in.

@@ -21,6 +21,9 @@
 #include "oxide/compiler/DiagnosticFormat.h"
 #include "oxide/compiler/VerboseLog.h"
 
+#include "clang/Basic/LangOptions.h"
+#include "clang/Lex/Lexer.h"
+#include "clang/Lex/Token.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/BLAKE3.h"
@@ -121,6 +124,42 @@ std::string oxcc::cacheKeyMaterial(const oxide::TranslationUnit &tu, const oxide
 
 namespace {
 
+/// What a compile can see of a source file: its tokens (kind, spelling, line and column), not
+/// its comments or the spaces between tokens, so that an edit of a comment that moves no token is
+/// a cache hit. Positions are part of it: they reach the object (assert messages, line tables,
+/// diagnostics), so a comment that adds a line is a miss. The system's and the toolkit's
+/// headers, which nobody edits, keep the cheaper hash of their bytes.
+std::string fingerprint(llvm::StringRef path, llvm::StringRef contents) {
+  if (path.starts_with("/usr/") || path.starts_with("/opt/") || contents.contains('\0'))
+    return hashHex(contents);
+  clang::LangOptions lang;
+  lang.CPlusPlus = lang.CPlusPlus11 = lang.CPlusPlus14 = lang.CPlusPlus17 = lang.CPlusPlus20 = true;
+  lang.LineComment = true;
+  lang.Digraphs = true;
+  lang.Bool = true;
+  clang::Lexer lexer(clang::SourceLocation(), lang, contents.begin(), contents.begin(), contents.end());
+  lexer.SetCommentRetentionState(false);
+  llvm::BLAKE3 hasher;
+  unsigned line = 1;
+  const char *lineStart = contents.begin(), *scanned = contents.begin();
+  clang::Token token;
+  do {
+    lexer.LexFromRawLexer(token);
+    const char *start = lexer.getBufferLocation() - token.getLength();
+    for (; scanned < start; ++scanned)
+      if (*scanned == '\n') {
+        ++line;
+        lineStart = scanned + 1;
+      }
+    const std::string record = std::to_string(token.getKind()) + ":" + std::to_string(line) + ":" +
+                               std::to_string(start - lineStart) + ":";
+    hasher.update(record);
+    hasher.update(llvm::StringRef(start, token.getLength()));
+  } while (token.isNot(clang::tok::eof));
+  auto digest = hasher.final<16>();
+  return "t" + llvm::toHex(digest, /*LowerCase=*/true);
+}
+
 /// The manifest text for these dependencies as they are now; nullopt if one cannot be read.
 std::optional<std::string> makeManifest(const Dependencies &deps) {
   std::string s(kManifestMagic);
@@ -130,7 +169,7 @@ std::optional<std::string> makeManifest(const Dependencies &deps) {
     auto contents = readFile(file);
     if (!contents)
       return std::nullopt;
-    s += "file " + hashHex(*contents) + " " + file + "\n";
+    s += "file " + fingerprint(file, *contents) + " " + file + "\n";
   }
   for (const auto &p : deps.absent) {
     if (p.find('\n') != std::string::npos)
@@ -164,7 +203,7 @@ bool manifestStillHolds(llvm::StringRef manifest, std::vector<std::string> &deps
     if (line.consume_front("file ")) {
       auto [hash, file] = line.split(' ');
       auto contents = readFile(file);
-      if (!contents || hashHex(*contents) != hash) {
+      if (!contents || fingerprint(file, *contents) != hash) {
         why = (contents ? "'" + file + "' changed" : "'" + file + "' is gone").str();
         return false;
       }
@@ -355,8 +394,8 @@ llvm::Expected<CompiledObject> oxcc::compileWithCache(const oxide::TranslationUn
   auto source = readFile(tu.input);
   if (!source)
     return plainCompile(); // the compile reports why it cannot be read
-  const std::string primary =
-      hashHex(cacheKeyMaterial(tu, tc, oxide::compileCommands(tu, tc)) + "\nsource " + hashHex(*source));
+  const std::string primary = hashHex(cacheKeyMaterial(tu, tc, oxide::compileCommands(tu, tc)) + "\nsource " +
+                                      fingerprint(tu.input, *source));
   llvm::SmallString<256> manifestPath(cache.dir);
   path::append(manifestPath, "llvmcache-m-" + primary);
 

@@ -15,6 +15,8 @@ llvm::raw_ostream &verboseLog();
 /// The descriptor verboseLog() writes to: the saved stderr while a capture redirects fd 2, -1
 /// for stderr again.
 void setVerboseLogDescriptor(int fd);
+/// The descriptor verboseLog() writes to now (the real stderr).
+int verboseLogDescriptor();
 
 } // namespace oxide
 
