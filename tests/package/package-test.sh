@@ -64,3 +64,25 @@ print('python: installed package, %d kernels, add PASS' % len(lib.kernels))"
 else
   echo "python: installed package, 10 kernels, add PASS (skipped: no numpy)"
 fi
+
+# The packages `cpack` makes (cmake/OxidePackaging.cmake): the tarball, unpacked into a prefix of
+# its own, builds an out-of-tree CMake project; the Debian package declares what oxcc needs and
+# installs into /opt/oxide.
+echo "== cpack"
+cpack --config "$build/CPackConfig.cmake" -B "$scratch/cpack" > "$scratch/cpack.log"
+tarball=$(ls "$scratch"/cpack/oxide-*-linux-x86_64.tar.gz)
+deb=$(ls "$scratch"/cpack/oxide_*_amd64.deb)
+echo "== the tarball, unpacked into a prefix"
+mkdir -p "$scratch/tgz"
+tar xzf "$tarball" -C "$scratch/tgz" --strip-components=1
+"$scratch/tgz/bin/oxcc" doctor | grep -F "Oxide runtime: $scratch/tgz/lib/liboxide_runtime.a"
+"$scratch/tgz/bin/oxcc" new demo3 --template cmake
+cmake_args=(-S demo3 -B demo3/build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$scratch/tgz")
+if [ -n "$cxx" ]; then cmake_args+=(-DCMAKE_CXX_COMPILER="$cxx"); fi
+cmake "${cmake_args[@]}" > cmake-configure-tgz.log
+cmake --build demo3/build
+./demo3/build/demo3
+echo "== the Debian package"
+dpkg-deb -f "$deb" Depends
+dpkg-deb -c "$deb" | grep -o './opt/oxide/bin/oxcc$'
+dpkg-deb -c "$deb" | grep -o './opt/oxide/lib/liboxide_runtime.a$'
