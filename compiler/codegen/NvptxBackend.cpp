@@ -7,6 +7,7 @@
 
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/DebugInfo.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Type.h"
 #include "llvm/Linker/Linker.h"
@@ -96,7 +97,7 @@ llvm::Error oxide::checkUndefinedExternals(const llvm::Module &module) {
 
 llvm::Expected<std::string> oxide::generatePtx(llvm::Module &module, llvm::StringRef arch, unsigned optLevel,
                                                llvm::raw_ostream *dumpOptimized,
-                                               llvm::raw_ostream *diagnostics) {
+                                               llvm::raw_ostream *diagnostics, bool lineInfo) {
   auto tm = createTargetMachine(module, arch, "+ptx88", optLevel);
   if (!tm)
     return tm.takeError();
@@ -112,6 +113,11 @@ llvm::Expected<std::string> oxide::generatePtx(llvm::Module &module, llvm::Strin
   }
   if (auto err = checkUndefinedExternals(module))
     return std::move(err);
+  // The source lines served the checks and the diagnostics; the PTX (and so the cubin, which
+  // ptxas gives line tables and the PTX text whenever the PTX has .loc) carries them only when
+  // asked (--lineinfo, -G), as nvcc's does: no source paths in the executable by default.
+  if (!lineInfo)
+    llvm::StripDebugInfo(module);
   return emitCode(module, **tm, llvm::CodeGenFileType::AssemblyFile);
 }
 

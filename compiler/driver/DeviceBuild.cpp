@@ -172,7 +172,8 @@ driver::buildDeviceImage(const TranslationUnit &tu, const Toolchain &tc, const G
   if (archSpecific && !arch.archSpecific && opts.verbose)
     log << "oxcc: note: compiling " << arch.name() << " as " << target << " for " << tu.input
         << ": its kernels use " << target << "'s warpgroup instructions (wgmma, setmaxnreg)\n";
-  auto ptx = generatePtx(**lowered, target, deviceOptLevel, dumpOptimized, &diagOut);
+  auto ptx = generatePtx(**lowered, target, deviceOptLevel, dumpOptimized, &diagOut,
+                         /*lineInfo=*/opts.lineInfo || opts.deviceDebug);
   if (!ptx)
     return ptx.takeError();
   if (temps.enabled()) {

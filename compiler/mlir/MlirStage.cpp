@@ -121,7 +121,9 @@ void absoluteDebugFileNames(llvm::Module &module) {
     llvm::SmallString<256> full(dir);
     llvm::sys::path::append(full, name);
     llvm::sys::path::remove_dots(full, /*remove_dot_dot=*/true);
-    file->replaceOperandWith(0, llvm::MDString::get(module.getContext(), full));
+    // An input as the command line spells it (a relative path stays relative, so that the
+    // file and line in a device assert's message name no directory of the machine).
+    file->replaceOperandWith(0, llvm::MDString::get(module.getContext(), displayPath(full)));
   }
 }
 

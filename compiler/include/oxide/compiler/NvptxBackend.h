@@ -24,10 +24,11 @@ llvm::Error checkUndefinedExternals(const llvm::Module &module);
 /// Optimises the linked module at -O<optLevel> for `arch` (e.g. "sm_90") and returns its PTX.
 /// When `dumpOptimized` is set, the optimised LLVM IR is printed there first. The optimised
 /// module is audited for undefined-behaviour facts (UndefinedBehaviour.h); what the audit finds
-/// is printed to `diagnostics` (stderr when null) and fails the build.
+/// is printed to `diagnostics` (stderr when null) and fails the build. Without `lineInfo`
+/// (--lineinfo, -G) the PTX has no source lines (.file, .loc), as nvcc's.
 llvm::Expected<std::string> generatePtx(llvm::Module &module, llvm::StringRef arch, unsigned optLevel,
                                         llvm::raw_ostream *dumpOptimized = nullptr,
-                                        llvm::raw_ostream *diagnostics = nullptr);
+                                        llvm::raw_ostream *diagnostics = nullptr, bool lineInfo = true);
 
 /// Assembles PTX into a cubin with ptxas, adding `extraFlags` (e.g. -lineinfo); with `log` set
 /// (-v) the command is printed there first. What ptxas prints when it succeeds (its warnings,
