@@ -1,6 +1,7 @@
 //===- DeviceExternals.cpp ------------------------------------------------===//
 
 #include "oxide/compiler/DeviceExternals.h"
+#include "oxide/compiler/DiagnosticFormat.h"
 #include "oxide/compiler/ReportedError.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -42,22 +43,27 @@ std::string construct(llvm::StringRef name) {
   return "'" + llvm::demangle(name.str()) + "'";
 }
 
-std::string describe(const llvm::DIScope *scope, unsigned line, unsigned column) {
+/// A place in the source: the file's whole path, its line and column (0: none).
+struct Where {
+  std::string path;
+  unsigned line = 0, column = 0;
+};
+
+Where describe(const llvm::DIScope *scope, unsigned line, unsigned column) {
   if (!scope)
-    return "<unknown location>";
+    return {};
   llvm::SmallString<256> path;
   if (!scope->getFilename().starts_with("/") && !scope->getDirectory().empty())
     (path += scope->getDirectory()) += "/";
   path += scope->getFilename();
-  std::string result = (path + ":" + llvm::Twine(line)).str();
-  return column ? result + ":" + std::to_string(column) : result;
+  return {std::string(path), line, column};
 }
 
-std::string describe(const llvm::DILocation *loc) {
+Where describe(const llvm::DILocation *loc) {
   return loc ? describe(loc->getScope(), loc->getLine(), loc->getColumn()) : describe(nullptr, 0, 0);
 }
 
-std::string describe(const llvm::Function &kernel) {
+Where describe(const llvm::Function &kernel) {
   const llvm::DISubprogram *sp = kernel.getSubprogram();
   return sp ? describe(sp, sp->getLine(), 0) : describe(nullptr, 0, 0);
 }
@@ -68,9 +74,9 @@ std::string nameOf(const llvm::DISubprogram *sp) {
   return sp->getLinkageName().empty() ? sp->getName().str() : llvm::demangle(sp->getLinkageName().str());
 }
 
-void printNote(llvm::raw_ostream &os, const std::string &where, const llvm::Twine &message) {
-  os << where << ": ";
-  llvm::WithColor::note(os, "", !os.has_colors()) << message << "\n";
+/// In clang's format, with the source line and a caret (DiagnosticFormat.h).
+void printNote(llvm::raw_ostream &os, const Where &where, const llvm::Twine &message) {
+  printClangStyle(where.path, where.line, where.column, "note", message.str(), os);
 }
 
 /// Breadth-first from the kernels: `parent[f]` is the call that first reached f, for the chain.
@@ -98,8 +104,8 @@ void printChain(llvm::raw_ostream &os, const llvm::DILocation *loc, const llvm::
 }
 
 void printError(llvm::raw_ostream &os, const llvm::DILocation *loc, const llvm::Twine &message) {
-  os << describe(loc) << ": ";
-  llvm::WithColor::error(os, "", /*DisableColors=*/!os.has_colors()) << message << "\n";
+  const Where where = describe(loc);
+  printClangStyle(where.path, where.line, where.column, "error", message.str(), os);
 }
 
 /// The object a virtual call dispatches on: for `callee = *(*(object) + offset)` with `object`

@@ -92,7 +92,10 @@ void oxide::printClangStyle(llvm::StringRef file, unsigned line, unsigned column
   auto restore = llvm::make_scope_exit([&] { os.enable_colors(wereEnabled); });
   if (line != 0) {
     os.changeColor(llvm::raw_ostream::SAVEDCOLOR, /*Bold=*/true);
-    os << displayPath(file) << ':' << line << ':' << column << ": ";
+    os << displayPath(file) << ':' << line;
+    if (column != 0)
+      os << ':' << column;
+    os << ": ";
     os.resetColor();
   }
   // clang's colours: errors red, warnings magenta, notes black, each bold.
@@ -115,6 +118,8 @@ void oxide::printClangStyle(llvm::StringRef file, unsigned line, unsigned column
   // The gutter: the line number right-aligned in at least four columns, then " | ".
   const unsigned width = std::max(4u, digits(line));
   os.indent(width - digits(line) + 1) << line << " | " << *text << '\n';
+  if (column == 0)
+    return; // a line without a column (a function's): no caret
   os.indent(width + 2) << "| ";
   // The caret under the column (1-based, in bytes), tabs kept so that it lines up; clang
   // colours the whole caret line and resets at the start of the next.

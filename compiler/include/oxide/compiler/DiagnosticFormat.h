@@ -36,7 +36,8 @@ bool diagnosticColors();
 void printClangStyle(mlir::Diagnostic &diag, llvm::raw_ostream &os);
 
 /// One diagnostic in clang's format, for callers without an MLIR diagnostic. `severity` is
-/// "error", "warning" or "note"; `line` 0 prints no location and no snippet.
+/// "error", "warning" or "note"; `line` 0 prints no location and no snippet, `column` 0 no
+/// column and no caret.
 void printClangStyle(llvm::StringRef file, unsigned line, unsigned column, llvm::StringRef severity,
                      llvm::StringRef message, llvm::raw_ostream &os);
 
