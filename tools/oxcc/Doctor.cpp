@@ -318,6 +318,15 @@ int oxcc::runDoctor(llvm::ArrayRef<const char *> args, const char *argv0) {
     report.line(Status::Ok,
                 "ptxas: " + tc.ptxas + " (" + releaseLine(capture(tc.ptxas, {"--version"})) + ")");
 
+  if (tc.fatbinary.empty())
+    report.line(Status::Warn,
+                "fatbinary: not found in " + tc.cudaPath +
+                    "/bin; device code is not in a .nv_fatbin section, so cuobjdump, nvdisasm and cuda-gdb "
+                    "do not see it (programs run the same)",
+                "install the toolkit's cuda-nvcc component, or set OXIDE_FATBINARY");
+  else
+    report.line(Status::Ok, "fatbinary (cuobjdump, cuda-gdb see the device code): " + tc.fatbinary);
+
   if (fs::exists(tc.oxideIncludeDir + "/oxide/oxide.hpp"))
     report.line(Status::Ok, "Oxide headers: " + tc.oxideIncludeDir);
   else
