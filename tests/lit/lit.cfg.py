@@ -34,6 +34,18 @@ try:
 except OSError:
     config.available_features.add("no-cuda-driver")
 
+# A pseudo-terminal through util-linux `script`, for what oxcc shows only on a terminal (the
+# progress line). Containers without /dev/pts cannot open one: those tests are then unsupported.
+import shutil, subprocess
+if shutil.which("script"):
+    try:
+        tty = subprocess.run(["script", "-qec", "test -t 2 && echo terminal", "/dev/null"],
+                             stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=20)
+        if tty.returncode == 0 and "terminal" in tty.stdout:
+            config.available_features.add("pty")
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+
 # LLVM's linker beside the LLVM tools: oxcc links with it (scripts/install-deps.sh installs it).
 if os.access(os.path.join(config.llvm_tools_dir, "ld.lld"), os.X_OK):
     config.available_features.add("lld")
