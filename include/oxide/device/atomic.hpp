@@ -4,11 +4,19 @@
 // __oxide_atomic_scope (clang drops it for NVPTX), so accesses become .cta, .gpu or .sys; the
 // compiler gives acquire, release and seq_cst read-modify-writes the fences NVPTX leaves out. On
 // the host (CPU simulator) they are ordinary atomics.
+//
+// 16-bit floats (`half`, `bfloat16`) have the float operations: fetch_add is one
+// atom.add.noftz.f16/.bf16 on sm_90 (sm_70 for half); fetch_sub/min/max, exchange and
+// compare_exchange are compare-and-swap loops on the aligned 32-bit word, as are all of them on
+// the CPU simulator. The packed pairs (`halfx2`, `bfloat16x2`) have no atomics: LLVM 22's NVPTX
+// back end selects no atom.add.f16x2, so a pair would be a compare-and-swap loop too; add the
+// two lanes through two AtomicRef<half> instead.
 #pragma once
 
 #include <cstdint>
 #include <type_traits>
 
+#include "oxide/device/half.hpp"
 #include "oxide/device/span.hpp"
 #include "oxide/device/sync.hpp"
 
@@ -27,11 +35,22 @@ template <Scope S>
 inline constexpr int memory_scope_v = S == Scope::block    ? __MEMORY_SCOPE_WRKGRP
                                       : S == Scope::device ? __MEMORY_SCOPE_DEVICE
                                                            : __MEMORY_SCOPE_SYSTEM;
+template <class T> inline constexpr bool is_16bit_float_pair_v = false;
+template <> inline constexpr bool is_16bit_float_pair_v<halfx2> = true;
+template <> inline constexpr bool is_16bit_float_pair_v<bfloat16x2> = true;
 template <class T>
-concept AtomicValue =
+inline constexpr bool is_atomic_scalar_v =
     std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::int64_t> ||
     std::is_same_v<T, std::uint64_t> || std::is_same_v<T, unsigned long long> ||
-    std::is_same_v<T, long long> || std::is_same_v<T, float> || std::is_same_v<T, double>;
+    std::is_same_v<T, long long> || std::is_same_v<T, float> || std::is_same_v<T, double> ||
+    std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
+// A failed constraint prints its line: each line says what to do instead.
+// clang-format off
+template <class T>
+concept AtomicValue =
+    !is_16bit_float_pair_v<T> && // halfx2/bfloat16x2 have no atomics: add each lane through AtomicRef<half> or AtomicRef<bfloat16>
+    is_atomic_scalar_v<T>; // atomics take 32/64-bit integers, float, double, half or bfloat16 (AtomicRef<unsigned> for a counter)
+// clang-format on
 } // namespace detail
 
 /// Atomic access to an object that other threads of `S` may access concurrently.

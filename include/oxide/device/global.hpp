@@ -57,7 +57,8 @@ public:
   [[nodiscard]] constexpr const T &operator*() const noexcept { return value_; }
   [[nodiscard]] constexpr const T *operator->() const noexcept { return &value_; }
 
-  /// Atomic access (device scope) to a scalar global: 32/64-bit integers, float, double.
+  /// Atomic access (device scope) to a scalar global: 32/64-bit integers, float, double, half,
+  /// bfloat16.
   [[nodiscard]] auto atomic() noexcept
     requires detail::AtomicValue<T>
   {
