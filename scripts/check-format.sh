@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Fails when a tracked C++ file differs from what clang-format 22 makes of it (.clang-format).
+# Fails when a tracked C or C++ file differs from what clang-format 22 makes of it (.clang-format).
 # `bash scripts/check-format.sh --fix` rewrites them instead.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 format="${CLANG_FORMAT:-clang-format-22}"
-mapfile -t files < <(git ls-files '*.cpp' '*.hpp' '*.h' '*.cu' '*.cuh' | grep -v '^tests/lit/' | grep -v '/templates/')
+mapfile -t files < <(git ls-files '*.cpp' '*.hpp' '*.h' '*.c' '*.cu' '*.cuh' | grep -v '^tests/lit/' | grep -v '/templates/')
 if [ "${1:-}" = --fix ]; then
   "$format" -i "${files[@]}"
   exit 0

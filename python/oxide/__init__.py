@@ -8,17 +8,24 @@ on the GPU, or on NumPy arrays and CPU tensors on Oxide's CPU simulator.
     out = torch.empty_like(x)
     lib.add(x, y, out)               # on torch.cuda.current_stream(), no synchronisation
 
-Pure Python over ctypes and the library's C ABI (include/oxide/c_api.h), so it works with any
-Python 3 and any framework version. docs/interop.md is the guide.
+Calls go through the library's C ABI (include/oxide/c_api.h): by the compiled extension
+``oxide._fastcall`` when it is built (python/fastcall, one .abi3.so for every CPython 3.8+), else
+by ctypes, in pure Python; both give the same results and the same errors. docs/interop.md is the
+guide.
 """
 
 import ctypes
 import numbers
 import os
+import pkgutil
 import re
 import struct
 import sys
 import threading
+
+# The build tree keeps the extension in <build>/python/oxide: with that folder's parent on
+# sys.path beside python/, this package finds it.
+__path__ = pkgutil.extend_path(__path__, __name__)
 
 __all__ = [
     "load",
@@ -32,7 +39,33 @@ __all__ = [
     "KernelFault",
     "DeviceError",
     "SIMULATOR",
+    "HAVE_EXTENSION",
+    "EXTENSION_ERROR",
 ]
+
+
+def _load_extension():
+    """(oxide._fastcall, None), or (None, why not). OXIDE_EXTENSION=0 leaves it out, =1 makes a
+    failure to load it an ImportError."""
+    setting = os.environ.get("OXIDE_EXTENSION", "")
+    if setting == "0":
+        return None, "disabled by OXIDE_EXTENSION=0"
+    try:
+        from . import _fastcall
+    except ImportError as e:
+        if setting == "1":
+            raise ImportError("oxide: OXIDE_EXTENSION=1 but the compiled extension oxide._fastcall does "
+                              "not load: %s" % e) from e
+        return None, "oxide._fastcall does not load: %s" % e
+    if _fastcall.C_API_VERSION != 1:
+        return None, "oxide._fastcall speaks C ABI version %d; this package speaks 1" % _fastcall.C_API_VERSION
+    return _fastcall, None
+
+
+_fastcall, EXTENSION_ERROR = _load_extension()
+#: Whether kernels are called through the compiled extension (by default; ``load(path,
+#: extension=False)`` takes the ctypes path all the same). EXTENSION_ERROR says why not.
+HAVE_EXTENSION = _fastcall is not None
 
 #: The device of host memory: kernels on NumPy arrays and CPU tensors run on the CPU simulator.
 SIMULATOR = -1
@@ -206,6 +239,9 @@ def _torch_module():
     torch = sys.modules.get("torch")
     if torch is not None:
         _torch = _Torch(torch)
+        if _fastcall is not None:  # the extension reads torch tensors from now on
+            _fastcall.configure(tensor_type=_torch.tensor_type, dtype_codes=_torch.dtypes,
+                                current_stream=_torch.current_stream, sample=torch.empty(0))
     return _torch
 
 
@@ -313,7 +349,13 @@ class Kernel:
 
     Tensors: anything with ``__cuda_array_interface__``, ``__dlpack__`` or
     ``__array_interface__`` (NumPy) and torch tensors; host memory runs on the simulator.
-    Scalars: ints, floats, bools (checked against the parameter's type)."""
+    Scalars: ints, floats, bools (checked against the parameter's type).
+
+    ``binding`` is ``"extension"`` when calls go through the compiled extension (torch tensors
+    and numbers read in C; anything else, and every error, by the Python path), else
+    ``"ctypes"``."""
+
+    binding = "ctypes"
 
     def __init__(self, library, handle):
         self._library = library
@@ -342,6 +384,9 @@ class Kernel:
         # PyTorch's own launches do: releasing and retaking it costs a futex round trip whenever
         # another thread waits for it. Simulator launches run the kernel, and release it.
         self._launch_gpu = library._gil_dll.oxide_launch
+        if _fastcall is not None and isinstance(self, _fastcall.KernelBase):
+            self._bind_extension()
+            return
         fast = _torch_fast_path(self)
         if fast is not None:
             # A class of its own whose __call__ is the generated fast path (special methods are
@@ -352,6 +397,17 @@ class Kernel:
         return "<oxide kernel %s(%s)%s>" % (
             self.name, ", ".join(p.name for p in self.params),
             " [%s]" % self.contract if self.contract else "")
+
+    def _bind_extension(self, launch=None, simulator_keeps_gil=False):
+        """Has the extension's calls go through the oxide_launch at address `launch` (by default
+        the library's; the benchmark gives a no-op to time the Python side alone)."""
+        if launch is None:
+            launch = ctypes.cast(self._library._dll.oxide_launch, ctypes.c_void_p).value
+        self._fast_setup(self._handle, launch, [p.rank > 0 for p in self.params], simulator_keeps_gil)
+
+    def _raise_status(self, status):
+        """Raises the exception of a failed launch's status (the extension's calls come here)."""
+        self._library._raise(status, self.name)
 
     def _fail(self, param_index, message, cls=ArgumentError, kind="ArgumentMismatch"):
         p = self.params[param_index]
@@ -607,6 +663,17 @@ def _torch_fast_path(kernel):
     return factory["make"](struct.Struct("".join(fmt)).pack_into, Kernel.__call__)
 
 
+if _fastcall is not None:
+    class _CompiledKernel(_fastcall.KernelBase, Kernel):
+        """A Kernel called through the extension: the base's C call takes torch tensors and
+        numbers and hands everything else to Kernel.__call__."""
+
+        __doc__ = Kernel.__doc__
+        binding = "extension"
+
+    _fastcall.configure(python_call=Kernel.__call__)
+
+
 class _Cupy:
     """The current stream of CuPy (or another framework with __cuda_array_interface__)."""
 
@@ -647,9 +714,16 @@ def _dims(value, what):
 
 class Library:
     """A shared library built with ``oxcc build --shared``: each exported kernel is an
-    attribute (``lib.rmsnorm``) and an item (``lib["axpy_f32"]``); ``kernels`` lists them."""
+    attribute (``lib.rmsnorm``) and an item (``lib["axpy_f32"]``); ``kernels`` lists them.
+    ``extension``: call through the compiled extension (None: when it loads; True: it must;
+    False: the ctypes path)."""
 
-    def __init__(self, path):
+    def __init__(self, path, extension=None):
+        if extension and _fastcall is None:
+            raise OxideError("oxide: the compiled extension is not available: %s" % EXTENSION_ERROR, "Other")
+        kernel_type = _CompiledKernel if _fastcall is not None and extension is not False else Kernel
+        if _torch is None:
+            _torch_module()  # torch imported already: the extension reads its tensors from the first call
         self.path = os.fspath(path)
         if os.path.exists(self.path):  # ctypes would search the library path for a bare name
             self.path = os.path.abspath(self.path)
@@ -689,8 +763,13 @@ class Library:
         dll.oxide_status_name.argtypes = [ctypes.c_int]
         self._kernels = {}
         for i in range(dll.oxide_kernel_count()):
-            kernel = Kernel(self, dll.oxide_kernel_at(i))
+            kernel = kernel_type(self, dll.oxide_kernel_at(i))
             self._kernels[kernel.name] = kernel
+        # Kernels as instance attributes: `lib.add` is a dictionary read, not a __getattr__ call.
+        for name, kernel in self._kernels.items():
+            if name.isidentifier() and not name.startswith("_") and not hasattr(type(self), name) \
+                    and name not in self.__dict__:
+                self.__dict__[name] = kernel
 
     @property
     def kernels(self):
@@ -729,6 +808,8 @@ class Library:
         raise _ERROR_CLASSES.get(kind, OxideError)(message, kind, kernel)
 
 
-def load(path):
-    """Loads the Oxide library at ``path`` (a ``.so`` from ``oxcc build --shared``)."""
-    return Library(path)
+def load(path, extension=None):
+    """Loads the Oxide library at ``path`` (a ``.so`` from ``oxcc build --shared``). Its kernels
+    are called through the compiled extension when it loads (``extension=False``: through ctypes;
+    ``True``: the extension or an error)."""
+    return Library(path, extension)

@@ -26,10 +26,20 @@ if [ -z "$python" ]; then
   exit 77
 fi
 "$build/bin/oxcc" build --shared --arch=sm_90 "$root/examples/python/kernels.cpp" -o "$out/libkernels.so"
-export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}"
+if [ ! -f "$build/python/oxide/_fastcall.abi3.so" ]; then
+  echo "error: $build/python/oxide/_fastcall.abi3.so is not built (it needs Python.h: apt-get install" \
+    "python3-dev, then reconfigure and build the oxide_fastcall target)" >&2
+  exit 1
+fi
+# The package from the source tree, its compiled extension (oxide._fastcall) from the build's.
+export PYTHONPATH="$root/python:$build/python${PYTHONPATH:+:$PYTHONPATH}"
 export OXIDE_TEST_LIBRARY="$out/libkernels.so"
-# The tests run on host memory, which is the simulator's whatever the machine has.
-"$python" "$root/tests/python/test_interop.py" -v
+# The tests run on host memory, which is the simulator's whatever the machine has; once through
+# the compiled extension (which must load: OXIDE_EXTENSION=1), once through ctypes alone.
+echo "== python/oxide through its compiled extension (oxide._fastcall)"
+OXIDE_EXTENSION=1 "$python" "$root/tests/python/test_interop.py" -v
+echo "== python/oxide through ctypes (OXIDE_EXTENSION=0)"
+OXIDE_EXTENSION=0 "$python" "$root/tests/python/test_interop.py" -v
 # The typed C header generated from the library, used by a C program.
 "$python" -m oxide.header "$out/libkernels.so" -o "$out/kernels.h"
 cc="${CC:-}"

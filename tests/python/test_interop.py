@@ -3,11 +3,16 @@ built with `oxcc build --shared`, called on NumPy arrays, CPU torch tensors and 
 results checked, and every contract, aliasing and argument error raised as a Python exception
 that names the kernel, the parameter and the relation.
 
+The package calls kernels through its compiled extension (oxide._fastcall) when it loads, else
+through ctypes: tests/python/run.sh runs this file once with each (OXIDE_EXTENSION=1, then 0),
+and Bindings compares the two on the same calls, results and exceptions alike.
+
     OXIDE_TEST_LIBRARY=libkernels.so python3 -m unittest tests/python/test_interop.py
 """
 
 import ctypes
 import ctypes.util
+import enum
 import os
 import unittest
 
@@ -58,6 +63,22 @@ class Metadata(unittest.TestCase):
         self.assertEqual(lib.scale_2d.domain, 2)
         self.assertEqual(lib["axpy_i32"].params[0].dtype, "int32")
         self.assertIn("add(a, b, c)", repr(lib.add))
+
+    def test_binding(self):
+        # OXIDE_EXTENSION=1: the extension must load and be used; =0: the ctypes path.
+        setting = os.environ.get("OXIDE_EXTENSION")
+        if setting == "1":
+            self.assertTrue(oxide.HAVE_EXTENSION)
+            self.assertEqual(lib.add.binding, "extension")
+        elif setting == "0":
+            self.assertFalse(oxide.HAVE_EXTENSION)
+            self.assertIn("OXIDE_EXTENSION=0", oxide.EXTENSION_ERROR)
+            self.assertEqual(lib.add.binding, "ctypes")
+            with self.assertRaisesRegex(oxide.OxideError, "compiled extension is not available"):
+                oxide.load(LIBRARY, extension=True)
+        self.assertEqual(oxide.load(LIBRARY, extension=False).add.binding, "ctypes")
+        self.assertIs(lib.add, lib["add"])  # an instance attribute, not a __getattr__ call each time
+        self.assertIs(lib.add, lib.kernels["add"])
 
     def test_unknown_kernel(self):
         with self.assertRaisesRegex(AttributeError, "no kernel named 'nope'.*it exports 'add'"):
@@ -461,6 +482,152 @@ class TorchCpu(unittest.TestCase):
         c = torch.zeros(32)
         lib.add(DLPackOnly(a), a, c)
         torch.testing.assert_close(c, 2 * a)
+
+
+class Flag(enum.IntEnum):
+    TEN = 10
+
+
+def _binding_cases():
+    """(name, expected path of the extension's call, kernel, arguments factory). Each factory makes
+    fresh, seeded arguments; the outputs compared are the tensors and arrays among them.
+    "extension": the extension launches it (and the runtime's refusals come from that launch);
+    "python": it hands the call to the Python path."""
+    t = torch
+    g = lambda n: t.randn(n, generator=t.Generator().manual_seed(n))  # noqa: E731
+    out2d = lambda: t.zeros(48, 770)  # noqa: E731
+    cases = [
+        ("add", "extension", "add", lambda: (g(4097), g(4097), t.zeros(4097)), {}),
+        ("add of 2-D tensors", "extension", "add", lambda: (g(600).view(20, 30), g(600).view(20, 30), t.zeros(600)), {}),
+        ("add of 0-d tensors", "extension", "add", lambda: (t.tensor(1.5), t.tensor(2.0), t.tensor(0.0)), {}),
+        ("add of empty tensors", "extension", "add", lambda: (t.zeros(0), t.zeros(0), t.zeros(0)), {}),
+        ("add of 5-D tensors", "python", "add", lambda: (g(720).view(2, 3, 4, 5, 6), g(720).view(2, 3, 4, 5, 6),
+                                                        t.zeros(2, 3, 4, 5, 6)), {}),
+        ("add of tensors needing grad", "extension", "add",
+         lambda: (g(64).requires_grad_(), g(64), t.zeros(64)), {}),
+        ("add of parameters", "extension", "add",
+         lambda: (t.nn.Parameter(g(64)), g(64), t.nn.Parameter(t.zeros(64), requires_grad=False)), {}),
+        ("output aliases an input", "extension", "add", lambda: (lambda x: (x, x, x))(g(100)), {}),
+        ("overlapping views", "extension", "add", lambda: (lambda buf: (buf[0:100], g(100), buf[50:150]))(g(150)), {}),
+        ("requires violated", "extension", "add", lambda: (g(100), g(100)[:10], t.zeros(100)), {}),
+        ("dtype mismatch", "extension", "add", lambda: (g(100).double(), g(100), t.zeros(100)), {}),
+        ("integer tensor for a float span", "extension", "add", lambda: (t.arange(100), g(100), t.zeros(100)), {}),
+        ("bool tensor", "extension", "add", lambda: (g(100) > 0, g(100), t.zeros(100)), {}),
+        ("a dtype Oxide does not take", "python", "add",
+         lambda: (g(100).to(t.complex64), g(100), t.zeros(100)), {}),
+        ("not contiguous", "extension", "add", lambda: (g(200).view(10, 20).t(), g(200), t.zeros(200)), {}),
+        ("half tensors", "extension", "axpy_inplace_f16", lambda: (2.5, g(300).half(), g(300).half()), {}),
+        ("half out of range", "extension", "axpy_inplace_f16", lambda: (1e6, g(300).half(), g(300).half()), {}),
+        ("rmsnorm", "extension", "rmsnorm", lambda: (g(48 * 770).view(48, 770), g(770).abs() + 0.5, out2d(),
+                                                     48, 770, 1e-6), {}),
+        ("1-D tensor for a 2-D output", "extension", "rmsnorm",
+         lambda: (g(48 * 770), g(770), t.zeros(48 * 770), 48, 770, 1e-6), {}),
+        ("-1 for a uint32", "extension", "rmsnorm", lambda: (g(48 * 770), g(770), out2d(), -1, 770, 1e-6), {}),
+        ("2^64 - 1 for a uint32", "extension", "rmsnorm",
+         lambda: (g(48 * 770), g(770), out2d(), (1 << 64) - 1, 770, 1e-6), {}),
+        ("2^64 for a uint32", "python", "rmsnorm", lambda: (g(48 * 770), g(770), out2d(), 1 << 64, 770, 1e-6), {}),
+        ("-2^70 for a uint32", "python", "rmsnorm", lambda: (g(48 * 770), g(770), out2d(), -(1 << 70), 770, 1e-6), {}),
+        ("1e300 for a float", "extension", "rmsnorm", lambda: (g(48 * 770), g(770), out2d(), 48, 770, 1e300), {}),
+        ("a string for a float", "python", "rmsnorm", lambda: (g(48 * 770), g(770), out2d(), 48, 770, "eps"), {}),
+        ("a tensor for a scalar", "python", "rmsnorm", lambda: (g(48 * 770), g(770), out2d(), g(1), 770, 1e-6), {}),
+        ("a number for a tensor", "python", "add", lambda: (1.0, g(100), t.zeros(100)), {}),
+        ("too few arguments", "python", "add", lambda: (g(100), g(100)), {}),
+        ("keywords", "python", "axpy_f32", lambda: (), {"alpha": 2.0, "x": g(64), "y": g(64), "out": t.zeros(64)}),
+        ("an unknown keyword", "python", "add", lambda: (g(10), g(10)), {"z": t.zeros(10)}),
+        ("launch settings", "python", "add", lambda: (g(1000), g(1000), t.zeros(1000)), {"threads": 500}),
+        ("ints, bools, enums for scalars", "extension", "axpy_i32",
+         lambda: (Flag.TEN, t.arange(100, dtype=t.int32), t.arange(100, dtype=t.int32), t.zeros(100, dtype=t.int32)),
+         {}),
+        ("an int for a float", "extension", "axpy_f32", lambda: (2, g(64), g(64), t.zeros(64)), {}),
+        ("a bool for a float", "extension", "axpy_f32", lambda: (True, g(64), g(64), t.zeros(64)), {}),
+        ("a NumPy scalar", "python", "axpy_f32", lambda: (np.float32(2), g(64), g(64), t.zeros(64)), {}),
+        ("a float for an int", "extension", "axpy_i32",
+         lambda: (2.5, t.arange(10, dtype=t.int32), t.arange(10, dtype=t.int32), t.zeros(10, dtype=t.int32)), {}),
+        ("3-D output", "extension", "coordinates_3d", lambda: (0.5, t.zeros(5, 6, 7)), {}),
+        ("2-D tensor for a 3-D output", "extension", "coordinates_3d", lambda: (0.5, t.zeros(30, 7)), {}),
+        ("a kernel fault", "extension", "gather_first", lambda: (g(100), 50, t.zeros(100)), {}),
+        ("no threads: nothing runs", "extension", "gather_first", lambda: (g(100), 1000, t.zeros(0)), {}),
+        ("NumPy arrays", "python", "add", lambda: (g(100).numpy(), g(100).numpy(), np.zeros(100, np.float32)), {}),
+        ("NumPy and torch", "python", "add", lambda: (g(100).numpy(), g(100), t.zeros(100)), {}),
+        ("a read-only output", "python", "add",
+         lambda: (g(100).numpy(), g(100).numpy(), np.frombuffer(bytes(400), np.float32)), {}),
+        ("DLPack only", "python", "add", lambda: (DLPackOnly(g(64)), g(64), t.zeros(64)), {}),
+    ]
+    return cases
+
+
+@unittest.skipIf(torch is None, "torch is not installed")
+@unittest.skipIf(not oxide.HAVE_EXTENSION, "the compiled extension is not loaded (%s)" % oxide.EXTENSION_ERROR)
+class Bindings(unittest.TestCase):
+    """The extension's calls and the ctypes path's on the same arguments: the same outputs, and
+    the same exception (class, kind, kernel and message), whichever of its paths the extension
+    took; and the extension takes the calls it should."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.ext = oxide.load(LIBRARY, extension=True)
+        cls.ctypes = oxide.load(LIBRARY, extension=False)
+
+    def outcome(self, library, kernel, make, named):
+        args = make()
+        named = {k: v for k, v in named.items()}
+        before = oxide._fastcall.counters()
+        try:
+            library[kernel](*args, **named)
+            raised = None
+        except Exception as e:  # compared below, whatever it is
+            raised = (type(e), getattr(e, "kind", None), getattr(e, "kernel", None), str(e))
+        after = oxide._fastcall.counters()
+        outputs = [np.array(a.detach() if torch.is_tensor(a) else a)
+                   for a in list(args) + list(named.values()) if torch.is_tensor(a) or isinstance(a, np.ndarray)]
+        return raised, outputs, (after[0] - before[0], after[1] - before[1])
+
+    def test_same_outcomes(self):
+        self.assertEqual(self.ext.add.binding, "extension")
+        self.assertEqual(self.ctypes.add.binding, "ctypes")
+        errors = 0
+        for name, path, kernel, make, named in _binding_cases():
+            with self.subTest(name):
+                # The named arguments' tensors are made afresh for each binding as well.
+                fresh = lambda: {k: (v.clone() if torch.is_tensor(v) else v) for k, v in named.items()}  # noqa: E731
+                seed_named = fresh()
+                raised_c, outputs_c, counted_c = self.outcome(self.ctypes, kernel, make, seed_named)
+                raised_e, outputs_e, counted_e = self.outcome(self.ext, kernel, make, fresh())
+                self.assertEqual(counted_c, (0, 0), "the ctypes binding does not use the extension")
+                self.assertEqual(counted_e, (1, 0) if path == "extension" else (0, 1), "the extension's path")
+                self.assertEqual(raised_e, raised_c)
+                self.assertEqual(len(outputs_e), len(outputs_c))
+                for x, y in zip(outputs_e, outputs_c):
+                    np.testing.assert_array_equal(x, y)
+                errors += raised_c is not None
+        self.assertGreater(errors, 20)  # most cases are refusals: each must come out the same
+
+    def test_noop_launch(self):
+        # The benchmark's no-op launch (benchmarks/python/overhead.py): the extension's call
+        # reaches it, and nothing runs.
+        k = oxide.load(LIBRARY, extension=True).add
+        k._bind_extension(oxide._fastcall.NOOP_LAUNCH, simulator_keeps_gil=True)
+        a, c = torch.ones(10), torch.zeros(10)
+        k(a, a, c)
+        self.assertTrue(bool((c == 0).all()))
+        k(a, a, a)  # not checked either: the runtime's checks are in the launch
+        k._bind_extension()
+        with self.assertRaises(oxide.AliasingError):
+            k(a, a, a)
+        k(a, a, c)
+        self.assertTrue(bool((c == 2).all()))
+
+    def test_torch_imported_late(self):
+        # The extension learns torch's types when the package first sees torch; a subprocess
+        # that imports oxide first, then torch, still takes the extension's path.
+        import subprocess
+        import sys
+        code = ("import oxide; lib = oxide.load(%r); import torch; a = torch.ones(8); c = torch.zeros(8); "
+                "lib.add(a, a, c); lib.add(a, a, c); assert c.tolist() == [2.0] * 8; "
+                "print(oxide._fastcall.counters())") % LIBRARY
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                             env=dict(os.environ, OXIDE_EXTENSION="1"))
+        self.assertEqual(out.stdout.strip(), "(1, 1)")  # the first call configured it
 
 
 @unittest.skipIf(torch is None or not torch.cuda.is_available(), "skipped: no CUDA device")
