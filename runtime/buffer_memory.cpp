@@ -8,6 +8,7 @@
 #include <limits>
 #include <mutex>
 #include <unordered_set>
+#include <vector>
 
 #include "context_state.hpp"
 #include "cuda_driver.hpp"
@@ -275,6 +276,104 @@ void fill_zero(const Stream &stream, const ContextState *owner, std::uint64_t ds
   ScopedCurrent current(context);
   check(driver().cuMemsetD8Async(static_cast<CUdeviceptr>(dst), 0, bytes, cu_stream(stream)),
         "cuMemsetD8Async");
+}
+
+namespace {
+
+/// The smallest of 1, 2 and 4 bytes that divides the element size and the address and with
+/// which the element's bytes repeat (so one cuMemsetD8/D16/D32 stores the whole value), or 0.
+std::size_t fill_period(std::uint64_t dst, const unsigned char *value, std::size_t element_size) {
+  for (const std::size_t period : {1u, 2u, 4u}) {
+    if (element_size % period != 0 || dst % period != 0)
+      continue;
+    if (std::equal(value + period, value + element_size, value))
+      return period;
+  }
+  return 0;
+}
+
+/// One memset as the driver does it: `rows` words of `word` bytes (1, 2 or 4) holding `value`,
+/// the first at byte `offset`, then every `pitch` bytes (pitch == word: contiguous).
+struct MemsetStep {
+  std::size_t offset, word, pitch, rows;
+  unsigned value;
+};
+
+/// The memsets that store `value` into `count` elements at `dst`: one contiguous memset when the
+/// value's bytes repeat every 1, 2 or 4 bytes, else one strided memset per word of the element
+/// (a 2-D memset of `count` rows one word wide, pitch = the element size; the driver requires
+/// the address and the pitch to be multiples of the word). The simulator runs the same steps, so
+/// its tests cover this plan too.
+std::vector<MemsetStep> plan_fill(std::uint64_t dst, const unsigned char *value, std::size_t element_size,
+                                  std::size_t count) {
+  const auto word_at = [value](std::size_t offset, std::size_t width) {
+    unsigned word = 0;
+    std::memcpy(&word, value + offset, width); // little-endian, as the driver takes it
+    return word;
+  };
+  if (const std::size_t period = fill_period(dst, value, element_size))
+    return {{0, period, period, element_size / period * count, word_at(0, period)}};
+  const std::size_t word = element_size % 4 == 0 && dst % 4 == 0   ? 4
+                           : element_size % 2 == 0 && dst % 2 == 0 ? 2
+                                                                   : 1;
+  std::vector<MemsetStep> steps;
+  for (std::size_t offset = 0; offset < element_size; offset += word)
+    steps.push_back({offset, word, element_size, count, word_at(offset, word)});
+  return steps;
+}
+
+} // namespace
+
+void fill_elements(const Stream &stream, const ContextState *owner, std::uint64_t dst, const void *value,
+                   std::size_t element_size, std::size_t count, const char *operation) {
+  const ContextState &context = stream_context(stream, owner, operation);
+  if (count == 0 || element_size == 0)
+    return;
+  std::vector<MemsetStep> steps =
+      plan_fill(dst, static_cast<const unsigned char *>(value), element_size, count);
+  if (context.is_simulator()) {
+    // Recorded in a capture with its own copy of the value, as a GPU memset node keeps one.
+    auto store = [dst, steps = std::move(steps)] {
+      auto *base = static_cast<unsigned char *>(host_pointer(dst));
+      for (const MemsetStep &step : steps) {
+        if (step.word == 1 && step.pitch == 1) {
+          std::memset(base + step.offset, static_cast<int>(step.value), step.rows);
+          continue;
+        }
+        for (std::size_t row = 0; row < step.rows; ++row)
+          std::memcpy(base + step.offset + row * step.pitch, &step.value, step.word);
+      }
+    };
+    if (!record_if_capturing(stream, store))
+      store();
+    return;
+  }
+  ScopedCurrent current(context);
+  const DriverApi &api = driver();
+  const CUstream cu = cu_stream(stream);
+  for (const MemsetStep &step : steps) {
+    const CUdeviceptr at = static_cast<CUdeviceptr>(dst + step.offset);
+    const bool contiguous = step.pitch == step.word;
+    switch (step.word) {
+    case 1:
+      check(contiguous ? api.cuMemsetD8Async(at, static_cast<unsigned char>(step.value), step.rows, cu)
+                       : api.cuMemsetD2D8Async(at, step.pitch, static_cast<unsigned char>(step.value), 1,
+                                               step.rows, cu),
+            contiguous ? "cuMemsetD8Async" : "cuMemsetD2D8Async");
+      break;
+    case 2:
+      check(contiguous ? api.cuMemsetD16Async(at, static_cast<unsigned short>(step.value), step.rows, cu)
+                       : api.cuMemsetD2D16Async(at, step.pitch, static_cast<unsigned short>(step.value), 1,
+                                                step.rows, cu),
+            contiguous ? "cuMemsetD16Async" : "cuMemsetD2D16Async");
+      break;
+    default:
+      check(contiguous ? api.cuMemsetD32Async(at, step.value, step.rows, cu)
+                       : api.cuMemsetD2D32Async(at, step.pitch, step.value, 1, step.rows, cu),
+            contiguous ? "cuMemsetD32Async" : "cuMemsetD2D32Async");
+      break;
+    }
+  }
 }
 
 namespace {

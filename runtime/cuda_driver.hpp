@@ -46,6 +46,11 @@ namespace oxide::detail {
   X(cuMemcpyHtoDAsync, 3020)                                                                                 \
   X(cuMemcpyDtoHAsync, 3020)                                                                                 \
   X(cuMemsetD8Async, 3020)                                                                                   \
+  X(cuMemsetD16Async, 3020)                                                                                  \
+  X(cuMemsetD32Async, 3020)                                                                                  \
+  X(cuMemsetD2D8Async, 3020)                                                                                 \
+  X(cuMemsetD2D16Async, 3020)                                                                                \
+  X(cuMemsetD2D32Async, 3020)                                                                                \
   X(cuModuleLoadDataEx, 2010)                                                                                \
   X(cuModuleUnload, 2000)                                                                                    \
   X(cuModuleGetFunction, 2000)                                                                               \

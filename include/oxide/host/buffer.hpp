@@ -52,6 +52,11 @@ void copy_device_to_host(const Stream &stream, const ContextState *owner, void *
 void copy_device_to_host_async(const Stream &stream, const ContextState *owner, void *dst, std::uint64_t src,
                                std::size_t bytes);
 void fill_zero(const Stream &stream, const ContextState *owner, std::uint64_t dst, std::size_t bytes);
+/// Stores the `element_size` bytes at `value` into each of `count` elements at `dst`, in the
+/// order of `stream`, without waiting (see DeviceBuffer::fill). `operation` names the call in
+/// errors.
+void fill_elements(const Stream &stream, const ContextState *owner, std::uint64_t dst, const void *value,
+                   std::size_t element_size, std::size_t count, const char *operation);
 /// Copies `bytes` from `src` (memory of `src_owner`) to `dst` (memory of `dst_owner`, the
 /// stream's context): see DeviceBuffer::copy_from.
 void copy_device_to_device(const Stream &stream, const ContextState *dst_owner, std::uint64_t dst,
@@ -232,6 +237,24 @@ public:
     detail::copy_device_to_host_async(stream, context_.get(), host.data(), pointer_, size_bytes());
   }
 
+  /// Sets every element to `value` in the order of `stream` (CUDA's cudaMemsetAsync, for a value
+  /// of the element type): later work on `stream` sees it. Does not wait, so Graph::capture
+  /// records it (as memset nodes). On a GPU a value whose bytes repeat every 1, 2 or 4 bytes
+  /// (any 1-, 2- or 4-byte element; 0.0 or -1 of any size) is one cuMemsetD8/D16/D32Async; any
+  /// other value is one cuMemsetD2D32Async per 4 bytes of the element (D2D16/D2D8 for sizes that
+  /// are not a multiple of 4), each storing that word into every element (pitch = sizeof(T)).
+  /// `stream` must belong to the buffer's context (else WrongContext).
+  void fill(Stream &stream, const T &value)
+    requires std::is_trivially_copyable_v<T>
+  {
+    detail::fill_elements(stream, context_.get(), pointer_, &value, sizeof(T), size_, "fill");
+  }
+  /// Sets every byte of the buffer to `byte` in the order of `stream` (cudaMemsetAsync itself):
+  /// 0xff makes every float a NaN, every integer -1. Does not wait; capturable like fill.
+  void fill_bytes(Stream &stream, std::uint8_t byte) {
+    detail::fill_elements(stream, context_.get(), pointer_, &byte, 1, size_bytes(), "fill_bytes");
+  }
+
   /// The buffer's contents after the work queued on `stream`; synchronizes `stream`.
   [[nodiscard]] std::vector<T> to_host(Stream &stream) const {
     if constexpr (std::is_same_v<T, bool>) { // std::vector<bool> packs bits: copy the bytes first
@@ -337,6 +360,14 @@ struct BufferAccess {
 
 template <class T> std::uint64_t BufferSlice<T>::device_ptr() const noexcept {
   return buffer_->device_ptr() + offset_ * sizeof(T);
+}
+
+template <class T>
+void BufferSlice<T>::fill(Stream &stream, const std::remove_const_t<T> &value) const
+  requires(!std::is_const_v<T> && std::is_trivially_copyable_v<T>)
+{
+  detail::fill_elements(stream, detail::BufferAccess::context(*buffer_), device_ptr(), &value, sizeof(T),
+                        size_, "fill");
 }
 
 template <class T> BufferSlice<T> BufferSlice<T>::slice(std::size_t offset, std::size_t count) const {

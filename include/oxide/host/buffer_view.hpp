@@ -15,6 +15,7 @@
 namespace oxide {
 
 template <class T> class DeviceBuffer;
+class Stream;
 
 /// A buffer seen as a row-major width x height array (rank 2) or width x height x depth volume
 /// (rank 3), x fastest. Binds to DisjointSpan2D<T> / DisjointSpan3D<T> of the same rank, and to
@@ -62,6 +63,10 @@ public:
   [[nodiscard]] std::size_t size_bytes() const noexcept { return size_ * sizeof(T); }
   /// The device address of the first element (of where it would be, for an empty slice).
   [[nodiscard]] std::uint64_t device_ptr() const noexcept;
+  /// Sets the slice's elements (only them) to `value` in the order of `stream`, as
+  /// DeviceBuffer::fill does the whole buffer; does not wait. Throws oxide::Error (WrongContext).
+  void fill(Stream &stream, const std::remove_const_t<T> &value) const
+    requires(!std::is_const_v<T> && std::is_trivially_copyable_v<T>);
   /// The slice of this slice (offsets relative to it). Throws oxide::Error (SliceOutOfRange).
   [[nodiscard]] BufferSlice slice(std::size_t offset, std::size_t count) const;
   /// The same elements, read-only.
