@@ -1,11 +1,16 @@
 """Per-call host overhead from Python of c = a + b on three CUDA tensors: an Oxide kernel (the
-`add` of examples/python/kernels.cpp through python/oxide), a Triton kernel, and PyTorch's own
-torch.add(a, b, out=c), in the same run. Each is timed on the host only: rounds of calls few
-enough that the GPU's launch queue never fills, the best round's time per call; the GPU work is
-4096 elements, a few microseconds. Also a bare ctypes call (the floor of any ctypes binding) and,
-when CUDA Python is importable, a bare cuLaunchKernel of the same Oxide kernel's function.
+`add` of examples/python/kernels.cpp through python/oxide, by its compiled extension and by its
+ctypes path), a Triton kernel, and PyTorch's own torch.add(a, b, out=c), in the same run. Each is
+timed on the host only: rounds of calls few enough that the GPU's launch queue never fills, the
+best round's time per call; the GPU work is 4096 elements, a few microseconds. Also floors: an
+empty ctypes call, oxide_launch with its arguments packed once, and a bare cuLaunchKernel of a
+hand-written PTX add through ctypes.
 
-    OXIDE_KERNELS=./libkernels.so PYTHONPATH=python python3 benchmarks/python/overhead.py
+Then, on any machine (the only part without a GPU, or with --no-launch): the Python side alone,
+each binding's call with a launch that does nothing (the extension's no-op in place of
+oxide_launch), on CPU tensors, and on CUDA tensors when there are some.
+
+    OXIDE_KERNELS=./libkernels.so PYTHONPATH=python:build/python python3 benchmarks/python/overhead.py
 """
 
 import ctypes
@@ -21,17 +26,56 @@ CALLS = 400
 ROUNDS = 30
 
 
-def host_us(fn):
+def host_us(fn, gpu=True):
+    sync = torch.cuda.synchronize if gpu else (lambda: None)
     best = float("inf")
     for _ in range(ROUNDS):
-        torch.cuda.synchronize()
+        sync()
         start = time.perf_counter()
         for _ in range(CALLS):
             fn()
         elapsed = time.perf_counter() - start
         best = min(best, elapsed / CALLS * 1e6)
-    torch.cuda.synchronize()
+    sync()
     return best
+
+
+def extension_calls(fn):
+    """fn's time per call, checking that each call was launched by the extension itself."""
+    before = oxide._fastcall.counters()[0]
+    us = host_us(fn, gpu=torch.cuda.is_available())
+    launched = oxide._fastcall.counters()[0] - before
+    if launched != CALLS * ROUNDS:
+        raise RuntimeError("%d of %d calls took the extension's path" % (launched, CALLS * ROUNDS))
+    return us
+
+
+def python_side(path, devices):
+    """Each binding's call with a launch that does nothing: the time of the Python side alone."""
+    if not oxide.HAVE_EXTENSION:
+        print("python side: the compiled extension is not loaded (%s); its no-op launch is needed" %
+              oxide.EXTENSION_ERROR)
+        return
+    noop = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                             ctypes.c_size_t)(oxide._fastcall.NOOP_LAUNCH)
+    results = []
+    for device in devices:
+        a, b = torch.randn(4096, device=device), torch.randn(4096, device=device)
+        c = torch.empty_like(a)
+        fast, slow = oxide.load(path, extension=True).add, oxide.load(path, extension=False).add
+        fast(a, b, c)
+        slow(a, b, c)
+        # The GIL kept, as for a GPU launch, on both.
+        fast._bind_extension(oxide._fastcall.NOOP_LAUNCH, simulator_keeps_gil=True)
+        slow._launch = slow._launch_gpu = noop
+        results.append(("extension, %s tensors" % device, extension_calls(lambda: fast(a, b, c))))
+        results.append(("ctypes, %s tensors" % device, host_us(lambda: slow(a, b, c), gpu=False)))
+    results.append(("(floor) the no-op through ctypes", host_us(lambda: noop(0, 0, 0, 0), gpu=False)))
+    width = max(len(name) for name, _ in results)
+    print("python side of add(a, b, c), a no-op in place of oxide_launch (torch %s, Python %d.%d):" % (
+        torch.__version__, *sys.version_info[:2]))
+    for name, us in results:
+        print("  %-*s %7.2f us" % (width, name, us))
 
 
 def triton_add():
@@ -119,16 +163,28 @@ def bare_launch(a, b, c):
 
 
 def main():
-    if not torch.cuda.is_available():
-        print("skipped: no CUDA device")
+    path = os.environ.get("OXIDE_KERNELS", "libkernels.so")
+    if not torch.cuda.is_available() or "--no-launch" in sys.argv:
+        python_side(path, ["cpu"])
         return 0
-    kernels = oxide.load(os.environ.get("OXIDE_KERNELS", "libkernels.so"))
     n = 4096
     a, b = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
     c = torch.empty_like(a)
-    add = kernels.add
     results = []
 
+    if oxide.HAVE_EXTENSION:
+        kernels = oxide.load(path, extension=True)
+        add = kernels.add
+        c.zero_()
+        add(a, b, c)
+        torch.cuda.synchronize()
+        assert torch.equal(c, a + b)
+        results.append(("oxide (python/oxide, extension)", extension_calls(lambda: add(a, b, c))))
+    else:
+        print("oxide (extension): not loaded: %s" % oxide.EXTENSION_ERROR)
+    kernels = oxide.load(path, extension=False)
+    add = kernels.add
+    c.zero_()
     add(a, b, c)
     torch.cuda.synchronize()
     assert torch.equal(c, a + b)
@@ -150,8 +206,15 @@ def main():
     results.append(("(floor) empty ctypes call", host_us(lambda: version())))
     handle, launch = add._handle, add._launch_gpu
     _, _, args, config = add._buffers()
-    add(a, b, c)  # fills this thread's buffers with a launch of these tensors
-    results.append(("(floor) oxide_launch via ctypes, args prepacked", host_us(lambda: launch(handle, config, args, 3))))
+    oxide.Kernel.__call__(add, a, b, c)  # the general path fills this thread's buffers with these tensors
+    if launch(handle, config, args, 3) != 0:
+        raise RuntimeError("the prepacked oxide_launch fails: %s" % kernels._dll.oxide_last_error())
+
+    def prepacked():
+        if launch(handle, config, args, 3):
+            raise RuntimeError("oxide_launch failed")
+
+    results.append(("(floor) oxide_launch via ctypes, args prepacked", host_us(prepacked)))
 
     try:
         bare = bare_launch(a, b, c)
@@ -172,13 +235,19 @@ def main():
         n, torch.cuda.get_device_name(), torch.__version__))
     for name, us in results:
         print("  %-*s %7.2f us" % (width, name, us))
-    main3 = [r for r in results if not r[0].startswith("(floor)")]
-    best = min(main3, key=lambda r: r[1])
-    print("lowest of the three: %s" % best[0])
-    floors = dict(results)
+    # The issue's three: Oxide (its faster binding), Triton, torch.add.
+    times = dict(results)
+    oxide_best = min((r for r in results if r[0].startswith("oxide")), key=lambda r: r[1])
+    three = [oxide_best] + [r for r in results if r[0] in ("triton", "torch.add(a, b, out=c)")]
+    best = min(three, key=lambda r: r[1])
+    print("lowest of the three (oxide, triton, torch.add): %s" % best[0])
     if bare is not None:
-        print("oxide over a bare cuLaunchKernel from Python: %.2f us" % (
-            floors["oxide (python/oxide, ctypes)"] - floors["(floor) bare cuLaunchKernel via ctypes"]))
+        for name, _ in results:
+            if name.startswith("oxide"):
+                print("%s over a bare cuLaunchKernel from Python: %.2f us" % (
+                    name, times[name] - times["(floor) bare cuLaunchKernel via ctypes"]))
+    print()
+    python_side(path, ["cpu", "cuda"])
     return 0
 
 

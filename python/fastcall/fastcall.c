@@ -19,7 +19,6 @@
  * or newer. It links no libpython and no Oxide library: the kernel handle and its library's
  * oxide_launch come from the package as addresses. */
 #define Py_LIMITED_API 0x03080000
-#define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
 #include <limits.h>

@@ -40,6 +40,28 @@ echo "== python/oxide through its compiled extension (oxide._fastcall)"
 OXIDE_EXTENSION=1 "$python" "$root/tests/python/test_interop.py" -v
 echo "== python/oxide through ctypes (OXIDE_EXTENSION=0)"
 OXIDE_EXTENSION=0 "$python" "$root/tests/python/test_interop.py" -v
+# The one .abi3.so in every CPython 3.8+ found here (the GPU machine's may be another): each
+# loads it and launches through it. OXIDE_ABI3_PYTHONS lists interpreters to use instead.
+ext="$build/python/oxide/_fastcall.abi3.so"
+undefined="$(nm -D --undefined-only "$ext" | awk '$1 == "U" {print $2}' |
+  grep -vE '^(Py[A-Za-z0-9_]+|_Py_(Dealloc|NoneStruct|TrueStruct|FalseStruct)|[a-z_]+@GLIBC_[0-9.]+)$' || true)"
+if [ -n "$undefined" ] || readelf -d "$ext" | grep NEEDED | grep -qv 'libc\.so'; then
+  echo "error: $ext needs more than Python's stable ABI and libc: $undefined" >&2
+  readelf -d "$ext" | grep NEEDED >&2
+  exit 1
+fi
+pythons="${OXIDE_ABI3_PYTHONS:-}"
+if [ -z "$pythons" ]; then
+  pythons="$python"
+  pyenv_root="$(command -v pyenv > /dev/null && pyenv root 2> /dev/null || true)"
+  for candidate in $(for v in 8 9 10 12 13 14; do command -v "python3.$v"; done 2> /dev/null) \
+                   ${pyenv_root:+"$pyenv_root"/versions/3.*/bin/python3}; do
+    "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 8))' 2> /dev/null && pythons="$pythons $candidate"
+  done
+fi
+for candidate in $pythons; do
+  "$candidate" "$root/tests/python/abi3_check.py"
+done
 # The typed C header generated from the library, used by a C program.
 "$python" -m oxide.header "$out/libkernels.so" -o "$out/kernels.h"
 cc="${CC:-}"

@@ -617,6 +617,31 @@ class Bindings(unittest.TestCase):
         k(a, a, c)
         self.assertTrue(bool((c == 2).all()))
 
+    def test_no_leak(self):
+        # The extension's torch path (methods called directly) and its refusals hold no memory.
+        import sys
+        import tracemalloc
+        a, b, c = torch.randn(64), torch.randn(64), torch.empty(64)
+        k = self.ext.add
+
+        def calls(n):
+            for _ in range(n):
+                k(a, b, c)
+                try:
+                    k(a, b, a)
+                except oxide.AliasingError:
+                    pass
+        calls(100)
+        counts = sys.getrefcount(a), sys.getrefcount(b), sys.getrefcount(c)
+        tracemalloc.start()
+        calls(100)
+        first = tracemalloc.get_traced_memory()[0]
+        calls(3000)
+        grown = tracemalloc.get_traced_memory()[0] - first
+        tracemalloc.stop()
+        self.assertLess(grown, 64 * 1024)
+        self.assertEqual((sys.getrefcount(a), sys.getrefcount(b), sys.getrefcount(c)), counts)
+
     def test_torch_imported_late(self):
         # The extension learns torch's types when the package first sees torch; a subprocess
         # that imports oxide first, then torch, still takes the extension's path.
