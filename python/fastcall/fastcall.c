@@ -395,11 +395,46 @@ static int noop_launch(const oxide_kernel *kernel, const oxide_launch_config *co
   return OXIDE_OK;
 }
 
+/* A launch that records its configuration and arguments and does nothing (the tests check what
+ * the extension passes, on any machine). */
+static oxide_launch_config recorded_config;
+static oxide_arg recorded_args[FAST_MAX_PARAMS];
+static size_t recorded_count;
+
+static int record_launch(const oxide_kernel *kernel, const oxide_launch_config *config, const oxide_arg *args,
+                         size_t count) {
+  (void)kernel;
+  recorded_config = *config;
+  recorded_count = count < FAST_MAX_PARAMS ? count : FAST_MAX_PARAMS;
+  memcpy(recorded_args, args, recorded_count * sizeof *args);
+  return OXIDE_OK;
+}
+
+static PyObject *last_launch(PyObject *module, PyObject *unused) {
+  (void)module;
+  (void)unused;
+  PyObject *config = PyBytes_FromStringAndSize((const char *)&recorded_config, sizeof recorded_config);
+  PyObject *args = PyBytes_FromStringAndSize((const char *)recorded_args,
+                                             (Py_ssize_t)(recorded_count * sizeof *recorded_args));
+  PyObject *both = config && args ? PyTuple_New(2) : NULL;
+  if (!both) {
+    Py_XDECREF(config);
+    Py_XDECREF(args);
+    return NULL;
+  }
+  PyTuple_SetItem(both, 0, config);
+  PyTuple_SetItem(both, 1, args);
+  return both;
+}
+
 static PyMethodDef module_methods[] = {
     {"configure", (PyCFunction)(void (*)(void))configure, METH_VARARGS | METH_KEYWORDS,
      "configure(python_call=, tensor_type=, dtype_codes=, current_stream=): the package's Python "
      "path, and torch's tensor type, dtype codes and current-stream function."},
     {"counters", counters, METH_NOARGS, "(calls launched here, calls handed to the Python path)"},
+    {"last_launch", last_launch, METH_NOARGS,
+     "(configuration, arguments) of the last launch through RECORD_LAUNCH, as oxide_launch_config and "
+     "oxide_arg bytes"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT,
@@ -435,6 +470,11 @@ PyMODINIT_FUNC PyInit__fastcall(void) {
   PyObject *noop = PyLong_FromVoidPtr((void *)(uintptr_t)noop_launch);
   if (!noop || PyModule_AddObject(module, "NOOP_LAUNCH", noop) < 0) {
     Py_XDECREF(noop);
+    goto failed;
+  }
+  PyObject *record = PyLong_FromVoidPtr((void *)(uintptr_t)record_launch);
+  if (!record || PyModule_AddObject(module, "RECORD_LAUNCH", record) < 0) {
+    Py_XDECREF(record);
     goto failed;
   }
   if (PyModule_AddIntConstant(module, "C_API_VERSION", OXIDE_C_API_VERSION) < 0)

@@ -75,6 +75,28 @@ class HostTensor:
         return [self.base[self.offset + i] for i in range(count)]
 
 
+class DeviceTensor(HostTensor):
+    """As if on CUDA device 0 (only given to a launch that records and does nothing)."""
+
+    def get_device(self):
+        return 0
+
+
+def recorded(kernel, *args):
+    """The configuration and arguments that `kernel`'s call passes to its launch, recorded by the
+    extension's RECORD_LAUNCH put in place of oxide_launch."""
+    if kernel.binding == "extension":
+        kernel._bind_extension(oxide._fastcall.RECORD_LAUNCH)
+    else:
+        launch = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                                   ctypes.c_size_t)(oxide._fastcall.RECORD_LAUNCH)
+        kernel._launch = kernel._launch_gpu = launch
+    kernel(*args)
+    config, packed = oxide._fastcall.last_launch()
+    return oxide._CONFIG.unpack(config), [oxide._ARG.unpack_from(packed, i * oxide._ARG.size)
+                                          for i in range(len(packed) // oxide._ARG.size)]
+
+
 def outcome(kernel, *args):
     try:
         kernel(*args)
@@ -126,6 +148,22 @@ def main():
     for name, *args in cases:
         got, want = outcome(fast[name], *args), outcome(slow[name], *args)
         assert got is not None and got == want, (name, got, want)
+
+    # What each binding passes to oxide_launch: the same descriptors, byte for byte.
+    m = HostTensor([1.0] * 12, shape=(3, 4))
+    for name, *args in [("add", a, b, c), ("add", m, m, HostTensor([0.0] * 12, shape=(3, 4))),
+                        ("axpy_i32", -3, xi, xi, out), ("axpy_i32", (1 << 64) - 1, xi, xi, out),
+                        ("axpy_f32", 2.5, a, b, c), ("axpy_f32", True, a, b, c)]:
+        ours = recorded(oxide.load(library, extension=True)[name], *args)
+        theirs = recorded(oxide.load(library, extension=False)[name], *args)
+        assert ours == theirs, (name, ours, theirs)
+    # A GPU tensor's launch: on its device, on the framework's current stream of that device.
+    oxide._fastcall.configure(current_stream=lambda device: 0xAB00 + device)
+    on_gpu = [DeviceTensor([1.0] * 8), DeviceTensor([2.0] * 8), DeviceTensor([0.0] * 8)]
+    config, descriptors = recorded(oxide.load(library, extension=True).add, *on_gpu)
+    assert config == (0, 0, 0xAB00) + (0,) * 9, config
+    assert descriptors == [(0, oxide._dtype(2, 32), t.data_ptr(), 1, 0, 8, 0, 0, 0, 1, 0, 0, 0) for t in on_gpu], \
+        descriptors
 
     # No leak: many calls (each makes ints, tuples and, on failure, an exception) hold no memory.
     counts = sys.getrefcount(a), sys.getrefcount(a.dtype), sys.getrefcount(c)

@@ -556,6 +556,42 @@ def _binding_cases():
     return cases
 
 
+def _outcome(library, kernel, make, named):
+    args = make()
+    before = oxide._fastcall.counters()
+    try:
+        library[kernel](*args, **named)
+        raised = None
+    except Exception as e:  # compared by the caller, whatever it is
+        raised = (type(e), getattr(e, "kind", None), getattr(e, "kernel", None), str(e))
+    after = oxide._fastcall.counters()
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+    outputs = [np.array(a.detach().cpu() if torch.is_tensor(a) else a)
+               for a in list(args) + list(named.values()) if torch.is_tensor(a) or isinstance(a, np.ndarray)]
+    return raised, outputs, (after[0] - before[0], after[1] - before[1])
+
+
+def compare_bindings(test, ext, ctypes_lib, cases):
+    """Runs each case through both bindings on fresh arguments; the same outputs and exceptions,
+    the extension's call on the expected path. Returns how many were refusals."""
+    errors = 0
+    for name, path, kernel, make, named in cases:
+        with test.subTest(name):
+            # The named arguments' tensors are made afresh for each binding as well.
+            fresh = lambda: {k: (v.clone() if torch.is_tensor(v) else v) for k, v in named.items()}  # noqa: E731
+            raised_c, outputs_c, counted_c = _outcome(ctypes_lib, kernel, make, fresh())
+            raised_e, outputs_e, counted_e = _outcome(ext, kernel, make, fresh())
+            test.assertEqual(counted_c, (0, 0), "the ctypes binding does not use the extension")
+            test.assertEqual(counted_e, (1, 0) if path == "extension" else (0, 1), "the extension's path")
+            test.assertEqual(raised_e, raised_c)
+            test.assertEqual(len(outputs_e), len(outputs_c))
+            for x, y in zip(outputs_e, outputs_c):
+                np.testing.assert_array_equal(x, y)
+            errors += raised_c is not None
+    return errors
+
+
 @unittest.skipIf(torch is None, "torch is not installed")
 @unittest.skipIf(not oxide.HAVE_EXTENSION, "the compiled extension is not loaded (%s)" % oxide.EXTENSION_ERROR)
 class Bindings(unittest.TestCase):
@@ -568,38 +604,10 @@ class Bindings(unittest.TestCase):
         cls.ext = oxide.load(LIBRARY, extension=True)
         cls.ctypes = oxide.load(LIBRARY, extension=False)
 
-    def outcome(self, library, kernel, make, named):
-        args = make()
-        named = {k: v for k, v in named.items()}
-        before = oxide._fastcall.counters()
-        try:
-            library[kernel](*args, **named)
-            raised = None
-        except Exception as e:  # compared below, whatever it is
-            raised = (type(e), getattr(e, "kind", None), getattr(e, "kernel", None), str(e))
-        after = oxide._fastcall.counters()
-        outputs = [np.array(a.detach() if torch.is_tensor(a) else a)
-                   for a in list(args) + list(named.values()) if torch.is_tensor(a) or isinstance(a, np.ndarray)]
-        return raised, outputs, (after[0] - before[0], after[1] - before[1])
-
     def test_same_outcomes(self):
         self.assertEqual(self.ext.add.binding, "extension")
         self.assertEqual(self.ctypes.add.binding, "ctypes")
-        errors = 0
-        for name, path, kernel, make, named in _binding_cases():
-            with self.subTest(name):
-                # The named arguments' tensors are made afresh for each binding as well.
-                fresh = lambda: {k: (v.clone() if torch.is_tensor(v) else v) for k, v in named.items()}  # noqa: E731
-                seed_named = fresh()
-                raised_c, outputs_c, counted_c = self.outcome(self.ctypes, kernel, make, seed_named)
-                raised_e, outputs_e, counted_e = self.outcome(self.ext, kernel, make, fresh())
-                self.assertEqual(counted_c, (0, 0), "the ctypes binding does not use the extension")
-                self.assertEqual(counted_e, (1, 0) if path == "extension" else (0, 1), "the extension's path")
-                self.assertEqual(raised_e, raised_c)
-                self.assertEqual(len(outputs_e), len(outputs_c))
-                for x, y in zip(outputs_e, outputs_c):
-                    np.testing.assert_array_equal(x, y)
-                errors += raised_c is not None
+        errors = compare_bindings(self, self.ext, self.ctypes, _binding_cases())
         self.assertGreater(errors, 20)  # most cases are refusals: each must come out the same
 
     def test_noop_launch(self):
@@ -695,6 +703,28 @@ class TorchCuda(unittest.TestCase):
         self.assertIn("CUDA device 0", str(caught.exception))
         with self.assertRaises(oxide.ArgumentError):
             lib.add(a.double(), a, torch.empty(1000, device="cuda"))
+
+    @unittest.skipIf(not oxide.HAVE_EXTENSION, "the compiled extension is not loaded")
+    def test_bindings_on_the_gpu(self):
+        # CUDA tensors through the extension and through ctypes: the same results and errors.
+        t = torch
+        g = lambda n: t.randn(n, device="cuda", generator=t.Generator("cuda").manual_seed(n))  # noqa: E731
+        z = lambda *shape: t.zeros(*shape, device="cuda")  # noqa: E731
+        side = t.cuda.Stream()
+        cases = [
+            ("add", "extension", "add", lambda: (g(1 << 20), g(1 << 20), z(1 << 20)), {}),
+            ("output aliases an input", "extension", "add", lambda: (lambda x: (x, x, x))(g(100)), {}),
+            ("requires violated", "extension", "add", lambda: (g(100), g(100)[:10], z(100)), {}),
+            ("dtype mismatch", "extension", "add", lambda: (g(100).double(), g(100), z(100)), {}),
+            ("not contiguous", "extension", "add", lambda: (g(200).view(10, 20).t(), g(200), z(200)), {}),
+            ("a host tensor among CUDA tensors", "python", "add", lambda: (g(100), g(100).cpu(), z(100)), {}),
+            ("rmsnorm", "extension", "rmsnorm", lambda: (g(333 * 1000).view(333, 1000), g(1000).abs() + 0.5,
+                                                         z(333, 1000), 333, 1000, 1e-6), {}),
+            ("-1 for a uint32", "extension", "rmsnorm", lambda: (g(3000), g(1000), z(3, 1000), -1, 1000, 1e-6), {}),
+            ("an explicit stream", "python", "add", lambda: (g(1000), g(1000), z(1000)), {"stream": side}),
+        ]
+        ext, ctypes_lib = oxide.load(LIBRARY, extension=True), oxide.load(LIBRARY, extension=False)
+        self.assertEqual(compare_bindings(self, ext, ctypes_lib, cases), 6)
 
 
 if __name__ == "__main__":

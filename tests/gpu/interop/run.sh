@@ -17,7 +17,8 @@ summary="$results/interop-summary.txt"
 logs="$(mktemp -d)"
 : > "$summary"
 failures=0
-export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}"
+# The package from the tree, its compiled extension (oxide._fastcall) from build.sh's copy.
+export PYTHONPATH="$root/python:$root/.gpu/interop/python${PYTHONPATH:+:$PYTHONPATH}"
 export OXIDE_KERNELS="$lib" OXIDE_TEST_LIBRARY="$lib"
 # JAX would take 75% of the GPU at its start; torch and CuPy share the process with it.
 export XLA_PYTHON_CLIENT_PREALLOCATE=false PYTHONUNBUFFERED=1
@@ -55,9 +56,15 @@ step() { # step NAME SECONDS COMMAND...: runs it (at most SECONDS, within the de
   "$python" -c "import cupy; print('cupy', cupy.__version__)" 2>&1 | tail -1
   "$python" -c "import jax; print('jax', jax.__version__, jax.devices())" 2>&1 | tail -1
   "$python" -c "import triton; print('triton', triton.__version__)" 2>&1 | tail -1
+  "$python" -c "import oxide; print('oxide binding:', 'compiled extension (oxide._fastcall)' if oxide.HAVE_EXTENSION
+                else 'ctypes: ' + oxide.EXTENSION_ERROR)" 2>&1 | tail -1
 } 2>&1 | tee "$results/interop-environment.txt"
 
-step python-tests 120 "$python" "$root/tests/python/test_interop.py" -v
+# The package's tests through its compiled extension (which must load here: OXIDE_EXTENSION=1),
+# then through ctypes alone; the examples and the benchmark take the extension by default.
+step python-tests-extension 120 env OXIDE_EXTENSION=1 "$python" "$root/tests/python/test_interop.py" -v
+step python-tests-ctypes 120 env OXIDE_EXTENSION=0 "$python" "$root/tests/python/test_interop.py" -v
+step abi3-check 60 "$python" "$root/tests/python/abi3_check.py"
 step torch-rmsnorm 90 "$python" "$root/examples/python/torch_rmsnorm.py" --device cuda
 step cuda-graph 90 "$python" "$root/examples/python/cuda_graph.py"
 step torch-compile 120 "$python" "$root/examples/python/torch_compile.py"
