@@ -4,6 +4,7 @@
 #include "oxide/compiler/FenceOrderedAtomics.h"
 #include "oxide/compiler/HoistBoundsChecks.h"
 #include "oxide/compiler/KernelGeometryFacts.h"
+#include "oxide/compiler/LoopBoundsChecks.h"
 #include "oxide/compiler/ProveIndexBounds.h"
 
 #include "clang/Basic/ParsedAttrInfo.h"
@@ -113,12 +114,13 @@ void oxide::optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, unsign
   llvm::PassBuilder pb(&tm);
   // Block-shape facts for kernels, after their helpers are inlined into them; then the bounds
   // checks of row-major indices that the contracts' sizes prove (before SLP vectorisation
-  // turns the guarding comparisons into vectors); the remaining checks go ahead of the work
-  // around them.
+  // turns the guarding comparisons into vectors); the checks of indices that step through a
+  // loop once per loop, before unrolling; the remaining checks go ahead of the work around them.
   if (module.getTargetTriple().isNVPTX()) {
     pb.registerScalarOptimizerLateEPCallback([](llvm::FunctionPassManager &fpm, llvm::OptimizationLevel) {
       fpm.addPass(KernelGeometryFactsPass());
       fpm.addPass(ProveIndexBoundsPass());
+      fpm.addPass(LoopBoundsChecksPass());
       fpm.addPass(HoistBoundsChecksPass());
     });
     // Last: the checks that survive every optimisation join (JoinBoundsChecksPass), and no

@@ -1,6 +1,7 @@
 //===- HoistBoundsChecks.cpp - bounds checks ahead of the work ------------===//
 
 #include "oxide/compiler/HoistBoundsChecks.h"
+#include "oxide/compiler/BoundsFailure.h"
 
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Analysis/ValueTracking.h"
@@ -14,16 +15,9 @@ using namespace llvm;
 
 namespace {
 
-constexpr StringLiteral kBoundsFailure = "__oxide_bounds_failure";
-
-/// A block that only reports a failed bounds check: a call to __oxide_bounds_failure, then
-/// unreachable.
-bool isFailureBlock(const BasicBlock *block) {
-  const Instruction *first = &*block->getFirstNonPHIOrDbg();
-  const auto *call = dyn_cast_or_null<CallInst>(first);
-  const Function *callee = call ? call->getCalledFunction() : nullptr;
-  return callee && callee->getName() == kBoundsFailure && isa<UnreachableInst>(call->getNextNode());
-}
+using oxide::boundsFailureArguments;
+using oxide::boundsFailureReport;
+using oxide::isBoundsFailureBlock;
 
 /// Whether `inst` reads memory that nothing writes while the kernel runs: a field of a
 /// read-only by-value parameter (a span's data pointer or size).
@@ -71,23 +65,9 @@ std::optional<SmallVector<Instruction *, 8>> hoistable(BasicBlock *block, ArrayR
   return ordered;
 }
 
-/// The report call of failure block `failure`.
-CallInst *reportOf(BasicBlock *failure) { return cast<CallInst>(&*failure->getFirstNonPHIOrDbg()); }
-
-/// What the report of `failure` receives when `pred` branches there: SimplifyCFG shares one
-/// failure block among the checks of a function, with phis of their indices.
-SmallVector<Value *, 8> reportArguments(BasicBlock *failure, BasicBlock *pred) {
-  SmallVector<Value *, 8> values;
-  for (Value *argument : reportOf(failure)->args()) {
-    auto *phi = dyn_cast<PHINode>(argument);
-    values.push_back(phi && phi->getParent() == failure ? phi->getIncomingValueForBlock(pred) : argument);
-  }
-  return values;
-}
-
 /// Whether every phi of `failure` is a report argument (what joining checks rewrites).
 bool phisAreArguments(BasicBlock *failure) {
-  CallInst *report = reportOf(failure);
+  CallInst *report = boundsFailureReport(failure);
   return llvm::all_of(failure->phis(),
                       [&](PHINode &phi) { return llvm::is_contained(report->args(), &phi); });
 }
@@ -97,14 +77,14 @@ bool hoistCheck(BasicBlock *block) {
   auto *branch = dyn_cast<BranchInst>(block->getTerminator());
   if (!branch || !branch->isConditional())
     return false;
-  const unsigned failing = isFailureBlock(branch->getSuccessor(0)) ? 0 : 1;
+  const unsigned failing = isBoundsFailureBlock(branch->getSuccessor(0)) ? 0 : 1;
   BasicBlock *failure = branch->getSuccessor(failing), *success = branch->getSuccessor(1 - failing);
-  if (!isFailureBlock(failure) || isFailureBlock(success) || failure == success ||
+  if (!isBoundsFailureBlock(failure) || isBoundsFailureBlock(success) || failure == success ||
       isa<PHINode>(block->front()) || !phisAreArguments(failure))
     return false;
   // What the check needs: its condition, and the failure report's arguments.
   SmallVector<Value *, 8> roots{branch->getCondition()};
-  llvm::append_range(roots, reportArguments(failure, block));
+  llvm::append_range(roots, boundsFailureArguments(failure, block));
   auto moved = hoistable(block, roots);
   if (!moved)
     return false;
@@ -148,9 +128,10 @@ std::optional<Check> checkOf(BasicBlock *block) {
   auto *branch = dyn_cast<BranchInst>(block->getTerminator());
   if (!branch || !branch->isConditional())
     return std::nullopt;
-  const unsigned failing = isFailureBlock(branch->getSuccessor(0)) ? 0 : 1;
+  const unsigned failing = isBoundsFailureBlock(branch->getSuccessor(0)) ? 0 : 1;
   BasicBlock *failure = branch->getSuccessor(failing), *success = branch->getSuccessor(1 - failing);
-  if (!isFailureBlock(failure) || isFailureBlock(success) || failure == success || !phisAreArguments(failure))
+  if (!isBoundsFailureBlock(failure) || isBoundsFailureBlock(success) || failure == success ||
+      !phisAreArguments(failure))
     return std::nullopt;
   return Check{branch, failure, success, failing};
 }
@@ -222,12 +203,13 @@ bool joinNextCheck(BasicBlock *block) {
   if (!second || second->success == block || second->success == next || !onlySpeculatable(next) ||
       !leadsToDataMoves(second->success))
     return false;
-  CallInst *firstReport = reportOf(first->failure), *secondReport = reportOf(second->failure);
+  CallInst *firstReport = boundsFailureReport(first->failure),
+           *secondReport = boundsFailureReport(second->failure);
   if (firstReport->getCalledFunction() != secondReport->getCalledFunction() ||
       firstReport->arg_size() != secondReport->arg_size())
     return false;
-  const SmallVector<Value *, 8> firstArgs = reportArguments(first->failure, block);
-  const SmallVector<Value *, 8> secondArgs = reportArguments(second->failure, next);
+  const SmallVector<Value *, 8> firstArgs = boundsFailureArguments(first->failure, block);
+  const SmallVector<Value *, 8> secondArgs = boundsFailureArguments(second->failure, next);
   // Where the first report is shared with other checks, an argument that differs must be a phi.
   const bool firstShared = !first->failure->getSinglePredecessor();
   for (unsigned i = 0; i < firstArgs.size(); ++i) {

@@ -4,6 +4,7 @@
 #include "oxide/compiler/FenceOrderedAtomics.h"
 #include "oxide/compiler/HoistBoundsChecks.h"
 #include "oxide/compiler/KernelGeometryFacts.h"
+#include "oxide/compiler/LoopBoundsChecks.h"
 #include "oxide/compiler/ProveIndexBounds.h"
 #include "oxide/compiler/UndefinedBehaviour.h"
 

@@ -1,0 +1,206 @@
+; RUN: opt -load-pass-plugin=%oxide_passes -passes=oxide-loop-bounds-checks -S %s | FileCheck %s
+
+target triple = "nvptx64-nvidia-cuda"
+
+declare void @__oxide_bounds_failure(i64, i64, ptr, i32, ptr)
+
+; A block's row (row_mut): thread t owns columns t + 1024 j for j <= (w - 1 - t) / 1024, the
+; loop runs only when t < w. Its element guard c < w holds in every iteration and goes; the
+; checked read of in[c] (size n, unrelated to w) is tested once, for the last column, before
+; the loop, with the same report.
+; CHECK-LABEL: define void @owned_row(
+; CHECK: preheader:
+; CHECK: %[[PRODUCT:.*]] = call { i64, i1 } @llvm.umul.with.overflow.i64(i64 1024,
+; CHECK: %[[SUM:.*]] = call { i64, i1 } @llvm.uadd.with.overflow.i64(i64 %t,
+; CHECK: %oxide.last.index = extractvalue { i64, i1 } %[[SUM]], 0
+; CHECK: %[[PAST:.*]] = icmp uge i64 %oxide.last.index, %n
+; CHECK: br i1 %{{.*}}, label %[[STOP:.*]], label %[[GO:.*]], !prof
+; CHECK: [[STOP]]:
+; CHECK-NEXT: call void @__oxide_bounds_failure(i64 %oxide.last.index, i64 %n, ptr null, i32 7, ptr null)
+; CHECK-NEXT: unreachable
+; CHECK: loop:
+; CHECK: br label %read
+; CHECK: read:
+; CHECK: br label %body
+; CHECK: body:
+; CHECK: store float
+; CHECK: br i1 %done
+define void @owned_row(ptr %in, ptr %out, i64 %t, i64 %w, i64 %n) {
+entry:
+  %enter = icmp ult i64 %t, %w
+  br i1 %enter, label %preheader, label %exit
+
+preheader:
+  %left = xor i64 %t, -1
+  %room = add i64 %w, %left
+  %last = lshr i64 %room, 10
+  br label %loop
+
+loop:
+  %j = phi i64 [ 0, %preheader ], [ %j.next, %latch ]
+  %step = shl i64 %j, 10
+  %c = or disjoint i64 %step, %t
+  %guard = icmp ult i64 %c, %w
+  br i1 %guard, label %read, label %latch
+
+read:
+  %ok = icmp ult i64 %c, %n
+  br i1 %ok, label %body, label %fail
+
+fail:
+  call void @__oxide_bounds_failure(i64 %c, i64 %n, ptr null, i32 7, ptr null)
+  unreachable
+
+body:
+  %src = getelementptr float, ptr %in, i64 %c
+  %x = load float, ptr %src
+  %dst = getelementptr float, ptr %out, i64 %c
+  store float %x, ptr %dst
+  br label %latch
+
+latch:
+  %j.next = add i64 %j, 1
+  %done = icmp eq i64 %j, %last
+  br i1 %done, label %exit, label %loop
+
+exit:
+  ret void
+}
+
+; The same loop with the element guard kept (w is not tied to the count): the read's check runs
+; only in some iterations, and one that is skipped may never fail, so it stays in the loop.
+; CHECK-LABEL: define void @guard_unproved(
+; CHECK-NOT: oxide.last.index
+; CHECK: loop:
+; CHECK: br i1 %guard, label %read, label %latch
+; CHECK: read:
+; CHECK-NEXT: %ok = icmp ult i64 %c, %n
+; CHECK-NEXT: br i1 %ok, label %body, label %fail
+define void @guard_unproved(ptr %in, ptr %out, i64 %t, i64 %w, i64 %n, i64 %last) {
+entry:
+  br label %loop
+
+loop:
+  %j = phi i64 [ 0, %entry ], [ %j.next, %latch ]
+  %step = shl i64 %j, 10
+  %c = or disjoint i64 %step, %t
+  %guard = icmp ult i64 %c, %w
+  br i1 %guard, label %read, label %latch
+
+read:
+  %ok = icmp ult i64 %c, %n
+  br i1 %ok, label %body, label %fail
+
+fail:
+  call void @__oxide_bounds_failure(i64 %c, i64 %n, ptr null, i32 7, ptr null)
+  unreachable
+
+body:
+  %src = getelementptr float, ptr %in, i64 %c
+  %x = load float, ptr %src
+  %dst = getelementptr float, ptr %out, i64 %c
+  store float %x, ptr %dst
+  br label %latch
+
+latch:
+  %j.next = add i64 %j, 1
+  %done = icmp eq i64 %j, %last
+  br i1 %done, label %exit, label %loop
+
+exit:
+  ret void
+}
+
+; A loop that may leave early (a `break` on a value it reads): its last iteration may never
+; run, so its check stays.
+; CHECK-LABEL: define void @early_exit(
+; CHECK-NOT: oxide.last.index
+; CHECK: br i1 %ok, label %body, label %fail
+define void @early_exit(ptr %in, i64 %n, i64 %last) {
+entry:
+  br label %loop
+
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %latch ]
+  %ok = icmp ult i64 %i, %n
+  br i1 %ok, label %body, label %fail
+
+fail:
+  call void @__oxide_bounds_failure(i64 %i, i64 %n, ptr null, i32 9, ptr null)
+  unreachable
+
+body:
+  %src = getelementptr float, ptr %in, i64 %i
+  %x = load float, ptr %src
+  %stop = fcmp olt float %x, 0.0
+  br i1 %stop, label %exit, label %latch
+
+latch:
+  %i.next = add i64 %i, 1
+  %done = icmp eq i64 %i, %last
+  br i1 %done, label %exit, label %loop
+
+exit:
+  ret void
+}
+
+; A 32-bit signed counter widened for the index: SCEV widens it through the `nsw` that C++'s
+; signed overflow rule puts there, which nothing proves, so the check stays.
+; CHECK-LABEL: define void @narrow_counter(
+; CHECK-NOT: oxide.last.index
+; CHECK: br i1 %ok, label %body, label %fail
+define void @narrow_counter(ptr %in, i64 %n, i64 %last) {
+entry:
+  br label %loop
+
+loop:
+  %j = phi i64 [ 0, %entry ], [ %j.next, %body ]
+  %k = phi i32 [ 0, %entry ], [ %k.next, %body ]
+  %i = sext i32 %k to i64
+  %ok = icmp ult i64 %i, %n
+  br i1 %ok, label %body, label %fail
+
+fail:
+  call void @__oxide_bounds_failure(i64 %i, i64 %n, ptr null, i32 11, ptr null)
+  unreachable
+
+body:
+  %src = getelementptr float, ptr %in, i64 %i
+  %x = load volatile float, ptr %src
+  %k.next = add nsw i32 %k, 256
+  %j.next = add i64 %j, 1
+  %done = icmp eq i64 %j, %last
+  br i1 %done, label %exit, label %loop
+
+exit:
+  ret void
+}
+
+; A loop whose latch test is `i <u n` with a step of 3: its count would rest on no-wrap facts,
+; so nothing changes.
+; CHECK-LABEL: define void @inexact_count(
+; CHECK-NOT: oxide.last.index
+; CHECK: br i1 %ok, label %body, label %fail
+define void @inexact_count(ptr %in, i64 %n, i64 %m) {
+entry:
+  br label %loop
+
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %body ]
+  %ok = icmp ult i64 %i, %n
+  br i1 %ok, label %body, label %fail
+
+fail:
+  call void @__oxide_bounds_failure(i64 %i, i64 %n, ptr null, i32 13, ptr null)
+  unreachable
+
+body:
+  %src = getelementptr float, ptr %in, i64 %i
+  %x = load volatile float, ptr %src
+  %i.next = add nuw i64 %i, 3
+  %more = icmp ult i64 %i.next, %m
+  br i1 %more, label %loop, label %exit
+
+exit:
+  ret void
+}
