@@ -51,12 +51,14 @@ if [ -n "$cxx" ]; then cmake_args+=(-DCMAKE_CXX_COMPILER="$cxx"); fi
 cmake "${cmake_args[@]}" > cmake-shared-configure.log
 cmake --build shared/build
 ./shared/build/c_caller
-# The installed Python package loads the CMake-built library (NumPy arrays on the simulator).
+# The installed Python package, with its compiled extension installed beside it, loads the
+# CMake-built library (NumPy arrays on the simulator).
 python="${OXIDE_PYTHON:-/usr/bin/python3}"
 if "$python" -c "import numpy" 2>/dev/null; then
-  PYTHONPATH="$prefix/lib/python" "$python" -c "
+  PYTHONPATH="$prefix/lib/python" OXIDE_EXTENSION=1 "$python" -c "
 import numpy as np, oxide
 lib = oxide.load('shared/build/libkernels.so')
+assert lib.add.binding == 'extension'
 a = np.arange(10, dtype=np.float32); c = np.empty_like(a)
 lib.add(a, a, c)
 assert (c == 2 * a).all()
