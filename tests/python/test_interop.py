@@ -650,6 +650,33 @@ class Bindings(unittest.TestCase):
         self.assertLess(grown, 64 * 1024)
         self.assertEqual((sys.getrefcount(a), sys.getrefcount(b), sys.getrefcount(c)), counts)
 
+    def test_threads(self):
+        # Simulator launches release the GIL in the extension as through ctypes; concurrent calls
+        # of one kernel from several threads each get their own arguments.
+        import threading
+        k = self.ext.axpy_f32
+        results, failures = {}, []
+
+        def work(index):
+            try:
+                x = torch.full((5000,), float(index))
+                out = torch.zeros(5000)
+                for _ in range(20):
+                    k(2.0, x, x, out)
+                results[index] = out
+            except Exception as e:  # reported below
+                failures.append(e)
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+        before = oxide._fastcall.counters()[0]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(failures, [])
+        self.assertEqual(oxide._fastcall.counters()[0] - before, 80)
+        for index, out in results.items():
+            self.assertTrue(bool((out == 3.0 * index).all()), index)
+
     def test_torch_imported_late(self):
         # The extension learns torch's types when the package first sees torch; a subprocess
         # that imports oxide first, then torch, still takes the extension's path.
