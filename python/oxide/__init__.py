@@ -51,12 +51,16 @@ def _load_extension():
     if setting == "0":
         return None, "disabled by OXIDE_EXTENSION=0"
     try:
-        from . import _fastcall
+        import importlib
+        _fastcall = importlib.import_module(__name__ + "._fastcall")
     except ImportError as e:
+        why = str(e)
+        if isinstance(e, ModuleNotFoundError):
+            why += " (it is <build>/python/oxide/_fastcall.abi3.so: put <build>/python on PYTHONPATH)"
         if setting == "1":
             raise ImportError("oxide: OXIDE_EXTENSION=1 but the compiled extension oxide._fastcall does "
-                              "not load: %s" % e) from e
-        return None, "oxide._fastcall does not load: %s" % e
+                              "not load: %s" % why) from e
+        return None, "oxide._fastcall does not load: %s" % why
     if _fastcall.C_API_VERSION != 1:
         return None, "oxide._fastcall speaks C ABI version %d; this package speaks 1" % _fastcall.C_API_VERSION
     return _fastcall, None
