@@ -609,6 +609,19 @@ class Bindings(unittest.TestCase):
         self.assertEqual(self.ctypes.add.binding, "ctypes")
         errors = compare_bindings(self, self.ext, self.ctypes, _binding_cases())
         self.assertGreater(errors, 20)  # most cases are refusals: each must come out the same
+        # And what they are, from the extension's own launches: kernel, parameters, relation.
+        x, out = torch.zeros(100), torch.zeros(100)
+        with self.assertRaises(oxide.ContractError) as caught:
+            self.ext.add(x, x[:50], out)
+        self.assertEqual((caught.exception.kind, caught.exception.kernel), ("RequiresViolated", "add"))
+        self.assertIn("'add' violates its contract: requires b.size() == c.size(), but b.size() = 50 and "
+                      "c.size() = 100", str(caught.exception))
+        with self.assertRaises(oxide.AliasingError) as caught:
+            self.ext.add(x, out, x)
+        self.assertIn("kernel 'add': argument 1 (a) and argument 3 (c) refer to overlapping", str(caught.exception))
+        with self.assertRaises(oxide.ArgumentError) as caught:
+            self.ext.add(x.double(), x, out)
+        self.assertIn("parameter 1 (a) is a span of float32 but gets a tensor of float64", str(caught.exception))
 
     def test_noop_launch(self):
         # The benchmark's no-op launch (benchmarks/python/overhead.py): the extension's call
