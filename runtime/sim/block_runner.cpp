@@ -12,6 +12,7 @@
 
 #include "oxide/detail/intrinsic_abi.hpp"
 #include "sim/mbarrier.hpp"
+#include "sim/spin_watch.hpp"
 
 namespace oxide::detail::sim {
 
@@ -159,7 +160,7 @@ void BlockRunner::switch_to(const SwitchTarget &target, Event event) {
   event_ = event;
   arrived(FiberSwitch::jump(target, this,
                             event.kind == Event::fiber_done || event.kind == Event::failed ||
-                                event.kind == Event::faulted));
+                                event.kind == Event::faulted || event.kind == Event::spun));
 }
 
 void BlockRunner::arrived(transfer_t transfer) {
@@ -178,6 +179,10 @@ void BlockRunner::arrived(transfer_t transfer) {
     break;             // the fiber is abandoned; its stack is released with the others
   case Event::faulted: // the same, from a signal handler, which could not make the message
     failure_ = failure_of(event_.thread, describe_fault(fault_, plan_->options.stack_bytes));
+    break;
+  case Event::spun:
+    failure_ = failure_of(event_.thread, describe_spin(spin_pc_, spin_abandoned_));
+    failure_->abandoned = spin_abandoned_;
     break;
   case Event::raced:
     failure_ =
@@ -336,6 +341,21 @@ void BlockRunner::escape_fault(KernelFault fault, std::uintptr_t stack_pointer) 
   fault.stack_overflow = in_guard || stack_pointer < bottom;
   fault_ = fault;
   escape(fault.signal, Event::faulted, thread->slot);
+}
+
+void BlockRunner::escape_spin(std::uintptr_t pc, std::uintptr_t stack_pointer, bool abandoned) noexcept {
+  const SimThread *thread = current_sim_thread;
+  if (!thread || thread->slot >= threads_.size() || !host_)
+    return;
+  // Only kernel code spinning on its fiber is abandoned; the runner's own code (on the host
+  // stack) may hold state that a switch would leave half-changed.
+  const FiberStack *stack = threads_[thread->slot].stack;
+  const auto bottom = stack ? reinterpret_cast<std::uintptr_t>(stack->bottom()) : 0;
+  if (!stack || stack_pointer < bottom || stack_pointer > bottom + stack->size())
+    return;
+  spin_pc_ = pc;
+  spin_abandoned_ = abandoned;
+  escape(kSpinSampleSignal, Event::spun, thread->slot);
 }
 
 void BlockRunner::escape(int signal, Event::Kind kind, std::uint32_t slot) noexcept {

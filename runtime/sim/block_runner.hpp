@@ -157,6 +157,10 @@ public:
   /// fails that thread and switches straight to the host stack, never returning; else returns.
   /// Async-signal-safe: the failure's message is made on the host stack.
   void escape_fault(KernelFault fault, std::uintptr_t stack_pointer) noexcept;
+  /// Called by the watchdog's signal handler (sim/spin_watch.hpp) on a thread that spins
+  /// forever at `pc`: when the handler interrupted the running thread's fiber, fails that thread
+  /// (as `abandoned`: after another block failed) and switches to the host stack; else returns.
+  void escape_spin(std::uintptr_t pc, std::uintptr_t stack_pointer, bool abandoned) noexcept;
   /// OXIDE_SIM_WARP_RACES: called by the SIGSEGV handler for a fault at `address`. When it is an
   /// access of the group's (protected) shared memory, records it as check_shared_access does and
   /// opens its page, so that the handler lets the instruction run one step; false otherwise. A
@@ -192,7 +196,15 @@ private:
 
   /// What the side that switched away was doing, for the side that is switched to.
   struct Event {
-    enum Kind : std::uint8_t { from_host, suspended, fiber_done, failed, faulted, raced } kind = from_host;
+    enum Kind : std::uint8_t {
+      from_host,
+      suspended,
+      fiber_done,
+      failed,
+      faulted,
+      raced,
+      spun
+    } kind = from_host;
     std::uint32_t thread = 0;    ///< suspended: the thread's slot, to resume later
     FiberStack *stack = nullptr; ///< fiber_done: the stack, free again
   };
@@ -279,6 +291,9 @@ private:
   fcontext_t host_ = nullptr;            ///< the host stack, where fibers switch back to
   Event event_;
   KernelFault fault_; ///< of the thread of a `faulted` event
+  /// Of a `spun` event: where the thread spins, and whether another block failed first.
+  std::uintptr_t spin_pc_ = 0;
+  bool spin_abandoned_ = false;
   /// Of a `raced` event: the race, the lane and the word's offset in shared memory.
   struct TracedRace {
     WarpRaceLog::Race race;

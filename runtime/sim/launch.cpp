@@ -20,6 +20,7 @@
 #include "sim/launch_plan.hpp"
 #include "sim/shared_memory.hpp"
 #include "sim/sim_thread.hpp"
+#include "sim/spin_watch.hpp"
 #include "sim/worker_pool.hpp"
 #include "sim/write_checks.hpp"
 
@@ -30,6 +31,7 @@ namespace {
 /// until none are left or one failed.
 void run_blocks(void *context) {
   auto &plan = *static_cast<LaunchPlan *>(context);
+  const WatchedLaunch::Worker watched(*plan.watch);
   BlockRunner &runner = BlockRunner::for_this_thread();
   while (!plan.stop.load(std::memory_order_relaxed)) {
     const std::uint64_t group = plan.next_group.fetch_add(1, std::memory_order_relaxed);
@@ -163,6 +165,9 @@ void launch(const PreparedKernel &kernel, void *const *arguments) {
       static_cast<unsigned>(std::min<std::uint64_t>(plan.options.threads, plan.group_count));
   {
     const ProgressLine progress(plan);
+    // Blocks that spin on each other get more host threads, or a report (sim/spin_watch.hpp).
+    WatchedLaunch watch(plan, &run_blocks);
+    plan.watch = &watch;
     WorkerPool::instance().run(participants, &run_blocks, &plan);
   }
   // Kernel printf output goes to stdout's buffer; flush it as the GPU does at a synchronisation,

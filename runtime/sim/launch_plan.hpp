@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "oxide/detail/host/launch_core.hpp"
 #include "sim/disjoint_claims.hpp"
@@ -15,13 +16,17 @@
 
 namespace oxide::detail::sim {
 
-class WriteChecks; // sim/write_checks.hpp
+class WriteChecks;   // sim/write_checks.hpp
+class WatchedLaunch; // sim/spin_watch.hpp
 
 /// Why a block stopped: the thread that failed and what it did.
 struct Failure {
   std::uint64_t block = 0;  ///< linear block index
   std::uint32_t thread = 0; ///< linear thread index in the block
   std::string message;
+  /// A thread that waited for the failed block (sim/spin_watch.hpp): reported only without
+  /// another failure.
+  bool abandoned = false;
 };
 
 /// The work of a launch comes in groups of blocks, each run wholly on one host thread so that
@@ -49,6 +54,8 @@ struct LaunchPlan {
 
   std::atomic<std::uint64_t> next_group{0};
   std::atomic<bool> stop{false}; ///< a block failed: start no more
+  /// The watchdog's record of the launch, which every host thread that runs blocks joins.
+  WatchedLaunch *watch = nullptr;
 
   /// The linear grid index of block `member` of group `group`: for a cluster, the block of rank
   /// `member` (x fastest) of cluster `group` (clusters numbered x fastest across the grid).
@@ -65,10 +72,12 @@ struct LaunchPlan {
     return x + g.x * (y + std::uint64_t(g.y) * z);
   }
 
-  /// Keeps the failure of the lowest block, so a launch on one host thread reports the first.
+  /// Keeps the failure of the lowest block, so a launch on one host thread reports the first;
+  /// an abandoned block only when nothing else failed.
   void record(Failure failure) {
     std::lock_guard lock(failure_mutex);
-    if (!failure_ || failure.block < failure_->block)
+    if (!failure_ ||
+        std::pair(failure.abandoned, failure.block) < std::pair(failure_->abandoned, failure_->block))
       failure_ = std::move(failure);
     stop.store(true, std::memory_order_relaxed);
   }
