@@ -4,6 +4,7 @@
 #include "oxide/device.hpp"
 
 #include "oxide/detail/cuda_host_functions.hpp"
+#include "oxide/detail/cuda_spellings.hpp"
 
 #include "oxide/host/append_buffer.hpp"
 #include "oxide/host/buffer.hpp"
