@@ -13,6 +13,7 @@
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
@@ -181,6 +182,38 @@ bool availableAt(Value *value, Instruction *at, DominatorTree &dominators) {
   return !inst || dominators.dominates(inst, at);
 }
 
+/// `value` in the first iteration of `loop`, computed before `at` (the end of its preheader): the
+/// loop's instructions it depends on, cloned with each header phi replaced by its entry value;
+/// nullptr if one of them reads memory or may not run early.
+Value *atFirstIteration(Value *value, Loop &loop, Instruction *at, DenseMap<Value *, Value *> &cloned,
+                        unsigned depth = 0) {
+  auto *inst = dyn_cast<Instruction>(value);
+  if (!inst || !loop.contains(inst))
+    return value;
+  if (auto *phi = dyn_cast<PHINode>(inst))
+    return phi->getParent() == loop.getHeader() ? phi->getIncomingValueForBlock(loop.getLoopPreheader())
+                                                : nullptr;
+  if (Value *done = cloned.lookup(inst))
+    return done;
+  if (depth > 16 || inst->mayReadOrWriteMemory() || !isSafeToSpeculativelyExecute(inst))
+    return nullptr;
+  // Without the no-wrap flags of the original: a poison first index would let the test of it
+  // be folded away.
+  Instruction *copy = inst->clone();
+  copy->dropPoisonGeneratingAnnotations();
+  for (Use &operand : copy->operands()) {
+    Value *first = atFirstIteration(operand.get(), loop, at, cloned, depth + 1);
+    if (!first) {
+      copy->deleteValue();
+      return nullptr;
+    }
+    operand.set(first);
+  }
+  copy->insertBefore(at->getIterator());
+  cloned[inst] = copy;
+  return copy;
+}
+
 /// Tests the check's last index in the preheader (see LoopBoundsChecks.h); false when it cannot.
 bool hoistCheck(const Check &check, const Recurrence &r, const SCEV *count, Loop &loop, ScalarEvolution &scev,
                 DominatorTree &dominators, DomTreeUpdater &updater, LoopInfo &loops) {
@@ -194,14 +227,22 @@ bool hoistCheck(const Check &check, const Recurrence &r, const SCEV *count, Loop
   for (Value *argument : llvm::drop_begin(report))
     if (!availableAt(argument, at, dominators))
       return false;
+  // The count is expanded (it does not change in any loop around this one); the first index is
+  // the check's own arithmetic with the loop's phis at their entry values: expanding its SCEV
+  // would give each enclosing loop a new induction variable, live across all of it (layernorm's
+  // row loop went from 29 registers to 45).
   SCEVExpander expander(scev, "oxide.loopcheck");
-  if (!expander.isSafeToExpand(r.start) || !expander.isSafeToExpand(count) ||
-      !expander.isSafeToExpandAt(r.start, at) || !expander.isSafeToExpandAt(count, at))
+  if (scev.containsAddRecurrence(count) || !expander.isSafeToExpand(count) ||
+      !expander.isSafeToExpandAt(count, at))
+    return false;
+  DenseMap<Value *, Value *> cloned;
+  Value *start = atFirstIteration(check.tests[0].first, loop, at, cloned);
+  if (!start)
     return false;
   Type *i64 = bound->getType();
-  Value *start = expander.expandCodeFor(r.start, i64, at->getIterator());
-  Value *times = expander.expandCodeFor(count, i64, at->getIterator());
   IRBuilder<> b(at);
+  start = b.CreateFreeze(start);
+  Value *times = b.CreateFreeze(expander.expandCodeFor(count, i64, at->getIterator()));
   Value *product =
       b.CreateBinaryIntrinsic(Intrinsic::umul_with_overflow, ConstantInt::get(i64, r.step), times);
   Value *sum =

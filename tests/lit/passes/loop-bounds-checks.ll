@@ -9,10 +9,16 @@ declare void @__oxide_bounds_failure(i64, i64, ptr, i32, ptr)
 ; checked read of in[c] (size n, unrelated to w) is tested once, for the last column, before
 ; the loop, with the same report.
 ; CHECK-LABEL: define void @owned_row(
+; The first column is the loop's own arithmetic at j = 0 (without its no-wrap flags), frozen:
 ; CHECK: preheader:
-; CHECK: %[[PRODUCT:.*]] = call { i64, i1 } @llvm.umul.with.overflow.i64(i64 1024,
-; CHECK: %[[SUM:.*]] = call { i64, i1 } @llvm.uadd.with.overflow.i64(i64 %t,
-; CHECK: %oxide.last.index = extractvalue { i64, i1 } %[[SUM]], 0
+; CHECK: %[[SHIFT:.*]] = shl i64 0, 10
+; CHECK-NEXT: %[[FIRST:.*]] = or i64 %[[SHIFT]], %t
+; CHECK-NEXT: %[[START:.*]] = freeze i64 %[[FIRST]]
+; CHECK-NEXT: %[[COUNT:.*]] = freeze i64 %last
+; CHECK-NEXT: %[[PRODUCT:.*]] = call { i64, i1 } @llvm.umul.with.overflow.i64(i64 1024, i64 %[[COUNT]])
+; CHECK-NEXT: %[[STEPS:.*]] = extractvalue { i64, i1 } %[[PRODUCT]], 0
+; CHECK-NEXT: %[[SUM:.*]] = call { i64, i1 } @llvm.uadd.with.overflow.i64(i64 %[[START]], i64 %[[STEPS]])
+; CHECK-NEXT: %oxide.last.index = extractvalue { i64, i1 } %[[SUM]], 0
 ; CHECK: %[[PAST:.*]] = icmp uge i64 %oxide.last.index, %n
 ; CHECK: br i1 %{{.*}}, label %[[STOP:.*]], label %[[GO:.*]], !prof
 ; CHECK: [[STOP]]:

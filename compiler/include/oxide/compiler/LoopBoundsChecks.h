@@ -27,7 +27,9 @@ namespace oxide {
 ///   it), and the kernel stops there, before the loop, reporting the last index; otherwise
 ///   every iteration passes, and the check in the loop becomes true. The loop's work before
 ///   that failing iteration no longer runs, which nothing observes: a failed check ends the
-///   launch with an error.
+///   launch with an error. The first index is the check's own arithmetic at the loop's entry
+///   values (frozen, without no-wrap flags), not an expansion of its SCEV, which would add an
+///   induction variable to every enclosing loop.
 struct LoopBoundsChecksPass : llvm::PassInfoMixin<LoopBoundsChecksPass> {
   llvm::PreservedAnalyses run(llvm::Function &function, llvm::FunctionAnalysisManager &analyses);
 };
