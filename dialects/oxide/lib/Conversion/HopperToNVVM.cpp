@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Oxide/Conversion/TensorCoreToNVVM.h"
+#include "Oxide/Conversion/LoweringPatterns.h"
 #include "Oxide/IR/OxideOps.h"
 
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"

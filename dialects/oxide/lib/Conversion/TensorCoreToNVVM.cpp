@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Oxide/Conversion/TensorCoreToNVVM.h"
+#include "Oxide/Conversion/LoweringPatterns.h"
 #include "Oxide/IR/OxideOps.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
