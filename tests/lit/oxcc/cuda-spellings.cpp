@@ -4,6 +4,11 @@
 // own with a CUDA name is called as usual: -DOK builds and runs the file without the CUDA uses.
 // RUN: not oxcc build %s -o %t 2>&1 | FileCheck %s --implicit-check-not=error:
 // RUN: oxcc build %s -DOK -o %t.ok && env OXIDE_DEVICE=cpu %t.ok | FileCheck %s --check-prefix=OK
+// OXIDE_NO_CUDA_SPELLINGS (for a host file that includes CUDA's own headers) turns them off:
+// RUN: not oxcc check %s -DOXIDE_NO_CUDA_SPELLINGS 2>&1 | FileCheck %s --check-prefix=OFF
+// OFF-NOT: is CUDA's
+// OFF: unknown type name '__global__'
+// OFF: use of undeclared identifier 'cudaMalloc'
 #include <oxide/oxide.hpp>
 
 #include <cstdio>
