@@ -1,10 +1,13 @@
 //===- Options.cpp - the command line of build, run, check and compile ----===//
 //
 // Options.td declares the spellings and aliases; LLVM's OptTable splits the arguments into
-// options and values, and each option's case below checks its value and the verb. An argument
-// the table does not know goes to unknownArgument: `oxcc compile` (a build system's compile
-// command) ignores what the in-process clang decides on its own, and warns about other -f/-m
-// flags; every other command rejects it.
+// options and values, and OptionReader applies each to the Command: one method per group of
+// options (how the source is read, how device code is generated, what is produced, how oxcc
+// behaves, what a build system's compile command carries), each checking its values and the
+// verb. An argument the table does not know goes to unknownArgument: `oxcc compile` (a build
+// system's compile command) ignores what the in-process clang decides on its own, and warns
+// about other -f/-m flags; every other command rejects it. The inputs are sorted out last
+// (InputFiles.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,37 +62,6 @@ class OxccOptTable : public llvm::opt::GenericOptTable {
 public:
   OxccOptTable() : GenericOptTable(OptionStrTable, OptionPrefixesTable, kOptionInfos) {}
 };
-
-bool isLinkInput(llvm::StringRef file) {
-  llvm::StringRef name = path::filename(file);
-  return name.ends_with(".o") || name.ends_with(".a") || name.ends_with(".so") || name.contains(".so.");
-}
-
-/// Why `input`, given as a source file, is not one oxcc can compile, in one sentence: CUDA
-/// source (.cu, .cuh), or a binary file (a NUL byte in its first 4 KiB). A file that cannot be
-/// read is left to the compile, which says so.
-std::optional<std::string> notASource(llvm::StringRef input) {
-  const llvm::StringRef ext = path::extension(input);
-  if (ext == ".cu" || ext == ".cuh")
-    return "'" + input.str() +
-           "' is CUDA source, which oxcc does not compile: oxcc takes C++ files (.cpp, .cc, .cxx) whose "
-           "kernels are [[kernel]] functions written with <oxide/oxide.hpp> (docs/getting-started.md)";
-  uint64_t size = 0;
-  if (fs::file_size(input, size) || size == 0)
-    return std::nullopt;
-  auto buffer = llvm::MemoryBuffer::getFileSlice(input, std::min<uint64_t>(size, 4096), 0);
-  if (!buffer)
-    return std::nullopt;
-  const llvm::StringRef head = (*buffer)->getBuffer();
-  if (!head.contains('\0'))
-    return std::nullopt;
-  const char *what = head.starts_with("\x7f"
-                                      "ELF")
-                         ? " (an ELF object, library or executable: give it a .o, .a or .so name to link it)"
-                     : head.starts_with("!<arch>") ? " (an archive: give it a .a name to link it)"
-                                                   : "";
-  return "'" + input.str() + "' is a binary file, not C++ source" + what;
-}
 
 /// -fdiagnostics-color[=always|never|auto]: clang's diagnostics, oxide's and oxcc's own
 /// messages coloured or not whatever stderr is (std::nullopt: colours on a terminal).
@@ -161,45 +133,97 @@ std::vector<Item> readArguments(const OxccOptTable &table, llvm::ArrayRef<const 
   return items;
 }
 
-} // namespace
+/// Reads the options of one command line into a Command.
+class OptionReader {
+public:
+  OptionReader(Command &cmd, const OxccOptTable &table, llvm::ArrayRef<const char *> args)
+      : cmd(cmd), table(table), args(args), verb(verbName(cmd.verb)), compileVerb(cmd.verb == Verb::Compile),
+        links(cmd.verb == Verb::Build || cmd.verb == Verb::Run) {}
 
-std::optional<int> oxcc::parseOptions(llvm::ArrayRef<const char *> args, Command &cmd) {
-  const llvm::StringRef verb = verbName(cmd.verb);
-  const bool compileVerb = cmd.verb == Verb::Compile;
-  const bool links = cmd.verb == Verb::Build || cmd.verb == Verb::Run;
-  const bool lenient = compileVerb;
-  llvm::StringSet<> warned;
-  std::vector<std::string> inputs;
-
-  // What the table does not know, or what this verb does not take.
-  auto unknownArgument = [&](llvm::StringRef arg) -> std::optional<int> {
-    if (lenient && isHarmlessCompilerFlag(arg))
-      return std::nullopt; // warnings and code-generation details the in-process clang decides on its own
-    if (lenient && (arg.starts_with("-f") || arg.starts_with("-m") || arg.starts_with("-U"))) {
-      if (warned.insert(arg).second)
-        llvm::WithColor::warning(llvm::errs(), "oxcc")
-            << "ignoring '" << arg << "': not supported for Oxide translation units\n";
-      return std::nullopt;
+  /// Applies the arguments in order; an exit code on error or --help.
+  std::optional<int> read() {
+    llvm::opt::InputArgList parsed;
+    for (const Item &item : readArguments(table, args, parsed)) {
+      if (programArgs)
+        break;
+      if (compilerPath && item.index == *compilerPath)
+        continue;
+      if (item.id == OPT_INPUT) {
+        inputs.push_back(item.spelling.str());
+        continue;
+      }
+      if (auto rc = apply(item))
+        return rc;
     }
-    return usageError("unknown option '" + arg + "'", verb);
-  };
+    return resolveInputs(inputs, cmd);
+  }
 
-  const OxccOptTable table;
-  llvm::opt::InputArgList parsed;
-  const std::vector<Item> items = readArguments(table, args, parsed);
-  std::optional<unsigned> compilerPath; // compile -- COMPILER ARGS: the first word is the compiler
-  bool programArgs = false;             // run -- PROGRAM-ARGS
-  for (const Item &item : items) {
-    if (programArgs)
-      break;
-    const llvm::StringRef arg = item.spelling;
-    const std::optional<llvm::StringRef> value = item.value;
-    if (compilerPath && item.index == *compilerPath)
-      continue;
+private:
+  std::optional<int> apply(const Item &item) {
     switch (item.id) {
-    case OPT_INPUT:
-      inputs.push_back(arg.str());
-      break;
+    case OPT_UNKNOWN:
+      return unknownOrSeparator(item);
+    case OPT_isystem:
+    case OPT_iquote:
+    case OPT_idirafter:
+    case OPT_I:
+    case OPT_W_Joined:
+    case OPT_w:
+    case OPT_pedantic:
+    case OPT_pedantic_errors:
+    case OPT_D:
+    case OPT_O:
+    case OPT_std_EQ:
+      return languageOption(item);
+    case OPT_arch_EQ:
+    case OPT_fast_math:
+    case OPT_no_fmad:
+    case OPT_fmad:
+    case OPT_g0:
+    case OPT_g:
+    case OPT_G:
+    case OPT_lineinfo:
+    case OPT_Xptxas:
+    case OPT_resource_usage:
+      return deviceCodeOption(item);
+    case OPT_o:
+    case OPT_emit_EQ:
+    case OPT_fsanitize_EQ:
+    case OPT_shared:
+    case OPT_l:
+    case OPT_L:
+    case OPT_Wl_COMMA:
+      return outputOption(item);
+    case OPT_help:
+    case OPT_v:
+    case OPT_threads_EQ:
+    case OPT_fdiagnostics_color:
+    case OPT_fno_diagnostics_color:
+    case OPT_fdiagnostics_color_EQ:
+    case OPT_save_temps:
+    case OPT_save_temps_cwd:
+    case OPT_save_temps_EQ:
+    case OPT_no_cache:
+    case OPT_unsafe_report:
+      return driverOption(item);
+    case OPT_MD:
+    case OPT_MMD:
+    case OPT_MF:
+    case OPT_MT:
+    case OPT_MQ:
+    case OPT_x:
+    case OPT_U:
+      return buildSystemOption(item);
+    default:
+      llvm_unreachable("an option of Options.td without a group");
+    }
+  }
+
+  /// An argument the table does not know: `--` (before the compiler command of `oxcc compile`,
+  /// or the program's arguments of `oxcc run`), or an unknown option.
+  std::optional<int> unknownOrSeparator(const Item &item) {
+    const llvm::StringRef arg = item.spelling;
+    switch (item.id) {
     case OPT_UNKNOWN:
       if (arg == "--") {
         if (compileVerb) {
@@ -219,16 +243,17 @@ std::optional<int> oxcc::parseOptions(llvm::ArrayRef<const char *> args, Command
       if (auto rc = unknownArgument(arg))
         return rc;
       break;
-    case OPT_help:
-      printCommandHelp(cmd.verb);
-      return 0;
-    case OPT_o:
-      if (cmd.verb == Verb::Check)
-        return usageError("'oxcc check' writes no output; drop '-o'", verb);
-      if (!value || value->empty())
-        return usageError("'-o' needs a file name", verb);
-      cmd.opts.output = value->str();
-      break;
+    default:
+      llvm_unreachable("an option of another group");
+    }
+    return std::nullopt;
+  }
+
+  /// How the C++ source is read: include directories, macros, warnings, -O, -std.
+  std::optional<int> languageOption(const Item &item) {
+    const llvm::StringRef arg = item.spelling;
+    const std::optional<llvm::StringRef> value = item.value;
+    switch (item.id) {
     case OPT_isystem:
     case OPT_iquote:
     case OPT_idirafter:
@@ -283,6 +308,17 @@ std::optional<int> oxcc::parseOptions(llvm::ArrayRef<const char *> args, Command
       cmd.opts.cxxStandard = value->str();
       break;
     }
+    default:
+      llvm_unreachable("an option of another group");
+    }
+    return std::nullopt;
+  }
+
+  /// How the device code is generated: architectures, floating point, debug information, ptxas.
+  std::optional<int> deviceCodeOption(const Item &item) {
+    const llvm::StringRef arg = item.spelling;
+    const std::optional<llvm::StringRef> value = item.value;
+    switch (item.id) {
     case OPT_arch_EQ: {
       const llvm::StringRef flag = arg.take_until([](char c) { return c == '='; });
       if (!value)
@@ -291,47 +327,6 @@ std::optional<int> oxcc::parseOptions(llvm::ArrayRef<const char *> args, Command
       if (!compileVerb || !value->empty())
         if (auto err = oxide::parseGpuArchList(*value, cmd.opts.archs))
           return usageError(llvm::toString(std::move(err)), verb); // a usage error: exit 2
-      break;
-    }
-    case OPT_emit_EQ: {
-      if (cmd.verb != Verb::Build)
-        return usageError("--emit is only valid with 'oxcc build'", verb);
-      llvm::StringRef stage = *value;
-      if (stage == "llvm")
-        cmd.opts.emit = oxide::EmitStage::LLVM;
-      else if (stage == "mlir")
-        cmd.opts.emit = oxide::EmitStage::MLIR;
-      else if (stage == "ptx")
-        cmd.opts.emit = oxide::EmitStage::PTX;
-      else if (stage == "cubin")
-        cmd.opts.emit = oxide::EmitStage::Cubin;
-      else if (stage.consume_front("mlir-after=")) {
-        const std::vector<std::string> passes = oxide::mlirPassNames();
-        if (!llvm::is_contained(passes, stage)) {
-          std::string what = stage.empty()
-                                 ? "--emit=mlir-after= needs a pass name"
-                                 : "unknown pass '" + stage.str() + "' in --emit=mlir-after=" + stage.str();
-          return usageError(what + "; the MLIR stage's passes are " + llvm::join(passes, ", ") +
-                                " (in the order they run)",
-                            verb);
-        }
-        cmd.opts.emit = oxide::EmitStage::MLIR;
-        cmd.opts.mlirPrintPass = stage.str();
-      } else
-        return usageError(
-            "unknown stage '" + stage + "' for --emit; use llvm, mlir, mlir-after=PASS, ptx or cubin", verb);
-      break;
-    }
-    case OPT_v:
-      cmd.opts.verbose = true;
-      break;
-    case OPT_threads_EQ: {
-      unsigned n = 0;
-      if (!value || value->getAsInteger(10, n))
-        return usageError("'--threads' needs a number: how many architectures to compile at once (0: one "
-                          "per architecture, up to the number of cores)",
-                          verb);
-      cmd.opts.threads = n;
       break;
     }
     case OPT_fast_math:
@@ -369,17 +364,52 @@ std::optional<int> oxcc::parseOptions(llvm::ArrayRef<const char *> args, Command
     case OPT_resource_usage:
       cmd.opts.resourceUsage = true;
       break;
-    case OPT_fdiagnostics_color:
-    case OPT_fno_diagnostics_color:
-    case OPT_fdiagnostics_color_EQ: {
-      std::optional<bool> colors;
-      if (item.id == OPT_fdiagnostics_color || (value && *value == "always"))
-        colors = true;
-      else if (item.id == OPT_fno_diagnostics_color || (value && *value == "never"))
-        colors = false;
-      else if (!value || *value != "auto")
-        return usageError("'-fdiagnostics-color=' takes always, never or auto", verb);
-      setColors(colors);
+    default:
+      llvm_unreachable("an option of another group");
+    }
+    return std::nullopt;
+  }
+
+  /// What is produced: the output file, the stage (--emit), a shared library, what is linked in,
+  /// sanitizers.
+  std::optional<int> outputOption(const Item &item) {
+    const llvm::StringRef arg = item.spelling;
+    const std::optional<llvm::StringRef> value = item.value;
+    switch (item.id) {
+    case OPT_o:
+      if (cmd.verb == Verb::Check)
+        return usageError("'oxcc check' writes no output; drop '-o'", verb);
+      if (!value || value->empty())
+        return usageError("'-o' needs a file name", verb);
+      cmd.opts.output = value->str();
+      break;
+    case OPT_emit_EQ: {
+      if (cmd.verb != Verb::Build)
+        return usageError("--emit is only valid with 'oxcc build'", verb);
+      llvm::StringRef stage = *value;
+      if (stage == "llvm")
+        cmd.opts.emit = oxide::EmitStage::LLVM;
+      else if (stage == "mlir")
+        cmd.opts.emit = oxide::EmitStage::MLIR;
+      else if (stage == "ptx")
+        cmd.opts.emit = oxide::EmitStage::PTX;
+      else if (stage == "cubin")
+        cmd.opts.emit = oxide::EmitStage::Cubin;
+      else if (stage.consume_front("mlir-after=")) {
+        const std::vector<std::string> passes = oxide::mlirPassNames();
+        if (!llvm::is_contained(passes, stage)) {
+          std::string what = stage.empty()
+                                 ? "--emit=mlir-after= needs a pass name"
+                                 : "unknown pass '" + stage.str() + "' in --emit=mlir-after=" + stage.str();
+          return usageError(what + "; the MLIR stage's passes are " + llvm::join(passes, ", ") +
+                                " (in the order they run)",
+                            verb);
+        }
+        cmd.opts.emit = oxide::EmitStage::MLIR;
+        cmd.opts.mlirPrintPass = stage.str();
+      } else
+        return usageError(
+            "unknown stage '" + stage + "' for --emit; use llvm, mlir, mlir-after=PASS, ptx or cubin", verb);
       break;
     }
     case OPT_fsanitize_EQ:
@@ -387,29 +417,10 @@ std::optional<int> oxcc::parseOptions(llvm::ArrayRef<const char *> args, Command
         return usageError("'-fsanitize=' needs a sanitizer, e.g. -fsanitize=address", verb);
       cmd.opts.sanitizers.push_back(value->str());
       break;
-    case OPT_save_temps:
-      cmd.saveTemps = "";
-      break;
-    case OPT_save_temps_cwd:
-      cmd.saveTemps = ".";
-      break;
-    case OPT_save_temps_EQ:
-      if (value->empty())
-        return usageError("'--save-temps=' needs a directory", verb);
-      cmd.saveTemps = value->str();
-      break;
-    case OPT_no_cache:
-      cmd.noCache = true;
-      break;
     case OPT_shared:
       if (cmd.verb != Verb::Build)
         return usageError("--shared is only valid with 'oxcc build'", verb);
       cmd.opts.shared = true;
-      break;
-    case OPT_unsafe_report:
-      if (cmd.verb != Verb::Check)
-        return usageError("--unsafe-report is only valid with 'oxcc check'", verb);
-      cmd.opts.unsafeReport = true;
       break;
     case OPT_l:
     case OPT_L:
@@ -426,6 +437,76 @@ std::optional<int> oxcc::parseOptions(llvm::ArrayRef<const char *> args, Command
                                         ? arg.str()
                                         : table.getOption(item.id).getPrefixedName().str() + value->str());
       break;
+    default:
+      llvm_unreachable("an option of another group");
+    }
+    return std::nullopt;
+  }
+
+  /// How oxcc itself behaves: help, verbosity, parallel builds, colours, temporaries, the cache,
+  /// the unsafe report.
+  std::optional<int> driverOption(const Item &item) {
+    const std::optional<llvm::StringRef> value = item.value;
+    switch (item.id) {
+    case OPT_help:
+      printCommandHelp(cmd.verb);
+      return 0;
+    case OPT_v:
+      cmd.opts.verbose = true;
+      break;
+    case OPT_threads_EQ: {
+      unsigned n = 0;
+      if (!value || value->getAsInteger(10, n))
+        return usageError("'--threads' needs a number: how many architectures to compile at once (0: one "
+                          "per architecture, up to the number of cores)",
+                          verb);
+      cmd.opts.threads = n;
+      break;
+    }
+    case OPT_fdiagnostics_color:
+    case OPT_fno_diagnostics_color:
+    case OPT_fdiagnostics_color_EQ: {
+      std::optional<bool> colors;
+      if (item.id == OPT_fdiagnostics_color || (value && *value == "always"))
+        colors = true;
+      else if (item.id == OPT_fno_diagnostics_color || (value && *value == "never"))
+        colors = false;
+      else if (!value || *value != "auto")
+        return usageError("'-fdiagnostics-color=' takes always, never or auto", verb);
+      setColors(colors);
+      break;
+    }
+    case OPT_save_temps:
+      cmd.saveTemps = "";
+      break;
+    case OPT_save_temps_cwd:
+      cmd.saveTemps = ".";
+      break;
+    case OPT_save_temps_EQ:
+      if (value->empty())
+        return usageError("'--save-temps=' needs a directory", verb);
+      cmd.saveTemps = value->str();
+      break;
+    case OPT_no_cache:
+      cmd.noCache = true;
+      break;
+    case OPT_unsafe_report:
+      if (cmd.verb != Verb::Check)
+        return usageError("--unsafe-report is only valid with 'oxcc check'", verb);
+      cmd.opts.unsafeReport = true;
+      break;
+    default:
+      llvm_unreachable("an option of another group");
+    }
+    return std::nullopt;
+  }
+
+  /// What a build system's compile command carries besides the compiler's flags: dependency files
+  /// (-MD, -MF, -MT), -x and -U.
+  std::optional<int> buildSystemOption(const Item &item) {
+    const llvm::StringRef arg = item.spelling;
+    const std::optional<llvm::StringRef> value = item.value;
+    switch (item.id) {
     case OPT_MD:
     case OPT_MMD:
       if (!compileVerb) {
@@ -472,31 +553,39 @@ std::optional<int> oxcc::parseOptions(llvm::ArrayRef<const char *> args, Command
         return rc;
       break;
     default:
-      llvm_unreachable("an option of Options.td without a case");
+      llvm_unreachable("an option of another group");
     }
+    return std::nullopt;
   }
 
-  if (inputs.empty())
-    return usageError("no input file", verb);
-  for (const std::string &input : inputs) {
-    if (isLinkInput(input)) {
-      if (!links)
-        return usageError("'" + input + "' is not a C++ source file; 'oxcc " + verb + "' compiles sources",
-                          verb);
-      cmd.opts.linkInputs.push_back(input);
-      continue;
+  /// What the table does not know, or what this verb does not take.
+  std::optional<int> unknownArgument(llvm::StringRef arg) {
+    const bool lenient = compileVerb;
+    if (lenient && isHarmlessCompilerFlag(arg))
+      return std::nullopt; // warnings and code-generation details the in-process clang decides on its own
+    if (lenient && (arg.starts_with("-f") || arg.starts_with("-m") || arg.starts_with("-U"))) {
+      if (warned.insert(arg).second)
+        llvm::WithColor::warning(llvm::errs(), "oxcc")
+            << "ignoring '" << arg << "': not supported for Oxide translation units\n";
+      return std::nullopt;
     }
-    if (std::optional<std::string> why = notASource(input))
-      return usageError(*why, verb);
-    llvm::SmallString<256> absolute(input);
-    fs::make_absolute(absolute);
-    path::remove_dots(absolute, /*remove_dot_dot=*/true);
-    oxide::setInputSpelling(absolute, input);
-    cmd.opts.inputs.push_back(std::string(absolute));
+    return usageError("unknown option '" + arg + "'", verb);
   }
-  if (cmd.opts.inputs.empty() && (cmd.opts.emit != oxide::EmitStage::Executable || compileVerb))
-    return usageError("no C++ source file among the inputs", verb);
-  if (compileVerb && cmd.opts.inputs.size() > 1)
-    return usageError("'oxcc compile' compiles one file, got " + llvm::Twine(cmd.opts.inputs.size()), verb);
-  return std::nullopt;
+
+  Command &cmd;
+  const OxccOptTable &table;
+  llvm::ArrayRef<const char *> args;
+  const llvm::StringRef verb;
+  const bool compileVerb, links;
+  llvm::StringSet<> warned;
+  std::vector<std::string> inputs;
+  std::optional<unsigned> compilerPath; ///< compile -- COMPILER ARGS: the first word is the compiler
+  bool programArgs = false;             ///< run -- PROGRAM-ARGS
+};
+
+} // namespace
+
+std::optional<int> oxcc::parseOptions(llvm::ArrayRef<const char *> args, Command &cmd) {
+  const OxccOptTable table;
+  return OptionReader(cmd, table, args).read();
 }

@@ -41,9 +41,13 @@ struct Command {
   std::vector<std::string> depTargets;
 };
 
-/// Parses the arguments after the verb (Options.td) into `cmd`. Returns an exit code on error
+/// Parses the arguments after the verb (Options.td, Options.cpp) into `cmd`. Returns an exit code on error
 /// or --help.
 std::optional<int> parseOptions(llvm::ArrayRef<const char *> args, Command &cmd);
+
+/// Sorts the command line's `inputs` into the sources and the link inputs of `cmd`, refusing
+/// what the verb cannot take (InputFiles.cpp). Returns an exit code on error.
+std::optional<int> resolveInputs(llvm::ArrayRef<std::string> inputs, Command &cmd);
 
 /// Runs a parsed `oxcc build|run|check|compile` (Commands.cpp).
 int runCommand(Command &cmd, const char *argv0);
