@@ -10,6 +10,11 @@
 // next one that can run (resumed, or started on a new fiber); only when none can does it switch
 // back to the host stack. Then, if some threads have not finished, the group is deadlocked (or
 // diverged): it fails with a report instead of hanging.
+//
+// The implementation, by concern: block_runner.cpp (starting, switching and failing threads),
+// block_runner_barriers.cpp, block_runner_warps.cpp, block_runner_shared.cpp (shared memory and
+// its checks), block_runner_mbarriers.cpp (mbarrier waits, queued TMA copies) and
+// block_runner_reports.cpp (what a stalled group reports).
 #pragma once
 
 #include <array>

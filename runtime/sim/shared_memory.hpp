@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace oxide::detail::sim {
@@ -82,5 +83,14 @@ private:
   };
   std::vector<Array> sites_; // few per kernel: a linear search is fastest
 };
+
+/// Where `word` lies, for a report: its offset in its array, and whether that is the dynamic area
+/// (the arena's offset for memory no array holds). Only reads the array table: signal-safe.
+inline std::pair<std::uintptr_t, bool> place_in_shared(const SharedMemory &shared,
+                                                       std::uintptr_t word) noexcept {
+  if (const auto location = shared.locate(reinterpret_cast<const void *>(word)))
+    return {location->offset, location->site == nullptr};
+  return {word - reinterpret_cast<std::uintptr_t>(const_cast<SharedMemory &>(shared).dynamic_base()), false};
+}
 
 } // namespace oxide::detail::sim
