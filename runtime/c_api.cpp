@@ -495,7 +495,7 @@ void launch(const oxide_kernel *handle, const oxide_launch_config *config, const
   alignas(16) std::array<std::byte, kMaxParamBytes> storage;
   std::array<void *, kMaxParams> pointers{};
   std::array<ArgumentMemory, kMaxParams> memory{};
-  std::array<std::uint64_t, kMaxParams> values{};
+  std::array<ContractOperand, kMaxParams> values{};
   std::size_t offset = 0;
   for (std::size_t i = 0; i < count; ++i) {
     const HostParam &p = entry.params[i];
@@ -515,7 +515,7 @@ void launch(const oxide_kernel *handle, const oxide_launch_config *config, const
       if (arg.type != OXIDE_ARG_SCALAR)
         fail(ErrorKind::ArgumentMismatch, r, i,
              fmt::format("is a scalar ({}): pass a number, not a tensor", dtype_name(x.dtype)));
-      bind_scalar(prepared, i, x.dtype, arg, slot, values[i]);
+      bind_scalar(prepared, i, x.dtype, arg, slot, values[i].value);
       continue;
     }
     if (arg.type != OXIDE_ARG_TENSOR)
@@ -544,7 +544,12 @@ void launch(const oxide_kernel *handle, const oxide_launch_config *config, const
       std::memcpy(static_cast<std::byte *>(slot) + kSpanExtentOffset + k * kSpanExtentStride, &extents[k],
                   sizeof extents[k]);
     memory[i] = {nullptr, address, bytes, x.writable, true, 0};
-    values[i] = elements;
+    values[i].value = elements;
+    if (x.rank == 1)
+      values[i].extents[0] = elements;
+    else
+      for (unsigned k = 0; k < x.rank && k < 3; ++k)
+        values[i].extents[k] = extents[k];
   }
   check_launch(prepared, *stream, {memory.data(), count}, {values.data(), count});
   launch_kernel(prepared, *stream, pointers.data());

@@ -123,7 +123,8 @@ void check_launch_bounds(const RegisteredKernel &kernel, const LaunchGeometry &g
 
 namespace {
 
-/// Appends the parameters `node` reads, each once, in the order they appear.
+/// Appends the operands `node` reads (a parameter, or a span's extent), each once, in the order
+/// they appear.
 void collect_operands(const Contract &c, std::uint32_t node, std::vector<const ContractNode *> &out) {
   const ContractNode &n = c.nodes[node];
   switch (n.kind) {
@@ -131,8 +132,9 @@ void collect_operands(const Contract &c, std::uint32_t node, std::vector<const C
     return;
   case ContractNode::Kind::Size:
   case ContractNode::Kind::Scalar:
+  case ContractNode::Kind::Extent:
     for (const ContractNode *seen : out)
-      if (seen->kind == n.kind && seen->value == n.value)
+      if (seen->kind == n.kind && seen->value == n.value && seen->axis == n.axis)
         return;
     out.push_back(&n);
     return;
@@ -142,9 +144,9 @@ void collect_operands(const Contract &c, std::uint32_t node, std::vector<const C
   }
 }
 
-/// "a.size() = 100 and c.size() = 200": the value of every parameter a relation reads.
+/// "a.size() = 100 and c.size() = 200": the value of every operand a relation reads.
 std::string describe_operands(const KernelContract &contract, const ContractRelation &relation,
-                              std::span<const std::uint64_t> values) {
+                              std::span<const ContractOperand> values) {
   const Contract &c = contract.contract();
   std::vector<const ContractNode *> operands;
   collect_operands(c, relation.lhs, operands);
@@ -155,8 +157,12 @@ std::string describe_operands(const KernelContract &contract, const ContractRela
     if (i > 0)
       out += i + 1 == operands.size() ? " and " : ", ";
     const std::string &name = contract.names()[n.value];
-    out +=
-        fmt::format("{}{} = {}", name, n.kind == ContractNode::Kind::Size ? ".size()" : "", values[n.value]);
+    if (n.kind == ContractNode::Kind::Extent)
+      out += fmt::format("{}.{}() = {}", name, oxide::detail::kContractExtentNames[n.axis % 3],
+                         values[n.value].extents[n.axis % 3]);
+    else
+      out += fmt::format("{}{} = {}", name, n.kind == ContractNode::Kind::Size ? ".size()" : "",
+                         values[n.value].value);
   }
   return out;
 }
@@ -230,20 +236,17 @@ void throw_argument_out_of_range(const PreparedKernel &kernel, std::size_t index
 }
 
 void check_requires(const KernelContract &contract, const std::string &kernel,
-                    std::span<const std::uint64_t> values) {
+                    std::span<const ContractOperand> values) {
   const Contract &c = contract.contract();
   for (const std::uint32_t i : contract.signed_operands())
-    if (const auto value = static_cast<std::int64_t>(values[i]); value < 0) [[unlikely]]
+    if (const auto value = static_cast<std::int64_t>(values[i].value); value < 0) [[unlikely]]
       throw Error(ErrorKind::NegativeArgument,
                   fmt::format("launch of '{}' violates its contract: parameter '{}' is {}, but a signed "
                               "integer that requires uses must not be negative; pass a value >= 0",
                               kernel, contract.names()[i], value),
                   kernel);
-  // The evaluator takes a vector: reuse one per thread, so a launch allocates nothing.
-  thread_local std::vector<std::uint64_t> scratch;
-  scratch.assign(values.begin(), values.end());
   for (const ContractRelation &relation : c.requires_) {
-    const std::optional<bool> holds = evaluate_contract_relation(c, relation, scratch);
+    const std::optional<bool> holds = evaluate_contract_relation(c, relation, values);
     if (holds == true) [[likely]]
       continue;
     const std::string text = render_contract_relation(c, relation, contract.names());

@@ -31,11 +31,11 @@ void check_compute_capability(const Contract &contract, const std::string &kerne
 void check_launch_bounds(const RegisteredKernel &kernel, const LaunchGeometry &geometry);
 
 /// Throws oxide::Error (RequiresViolated, RequiresOverflow) unless every `requires` relation
-/// holds for `values` (per parameter: a span's element count, an integer scalar's value, a
-/// signed one as its two's complement), and NegativeArgument when a signed scalar that
+/// holds for `operands` (per parameter: a span's element count and extents, an integer scalar's
+/// value, a signed one as its two's complement), and NegativeArgument when a signed scalar that
 /// `requires` reads is negative.
 void check_requires(const KernelContract &contract, const std::string &kernel,
-                    std::span<const std::uint64_t> values);
+                    std::span<const ContractOperand> operands);
 
 /// "256", "(32, 8)" or "(8, 8, 4)": a block written as a contract of that rank would.
 [[nodiscard]] std::string format_extents(const Dim3 &extents, unsigned rank);

@@ -205,7 +205,7 @@ std::string argument_label(const KernelContract *contract, std::size_t index) {
 
 void check_launch(const PreparedKernel &kernel, const Stream &stream,
                   HostElements<const ArgumentMemory> arguments,
-                  HostElements<const std::uint64_t> contract_values) {
+                  HostElements<const ContractOperand> contract_values) {
   const ContextState &stream_context = *detail::StreamAccess::context_state(stream);
   const CUcontext handle = kernel.context->handle();
   if (stream_context.handle() != handle) [[unlikely]]

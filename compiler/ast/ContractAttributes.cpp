@@ -107,6 +107,7 @@ ContractParam contractParam(std::string_view name, unsigned index, QualType type
     return {index, false, {}, /*dependent=*/true};
   const ParamKind kind = paramKind(type);
   ContractParam result{index, oxide::detail::is_span(kind), {}};
+  result.rank = oxide::detail::span_extents(kind);
   if (!result.is_span && !oxide::detail::is_integer_scalar(kind))
     result.unusable_reason = "'" + std::string(name) + "' has type '" + type.getAsString() +
                              "'; requires relations use span sizes and integer parameters (e.g. "

@@ -25,6 +25,8 @@ void describe_contract(KernelInfo &info, const ContractSpec &spec) {
         continue;
       ContractParam param{static_cast<std::uint32_t>(i), oxide::detail::is_span_letter(spec.kinds[i]), {}};
       const auto kind = oxide::detail::param_kind(spec.kinds[i]);
+      if (kind)
+        param.rank = oxide::detail::span_extents(*kind);
       if (!param.is_span && !(kind && oxide::detail::is_integer_scalar(*kind)))
         param.unusable_reason = "'" + std::string(name) +
                                 "' is not a span or an integer; requires relations use span sizes and "

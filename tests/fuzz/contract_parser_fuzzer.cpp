@@ -20,10 +20,14 @@ using namespace oxide::detail;
 
 namespace {
 
-// Five parameters: three spans, one unsigned scalar, one parameter that is not usable.
+// Five parameters: three spans (a 1-D, b 2-D, out 3-D), one unsigned scalar, one parameter that
+// is not usable.
 std::optional<ContractParam> resolve(std::string_view name) {
-  if (name == "a" || name == "b" || name == "out")
-    return ContractParam{name == "a" ? 0u : name == "b" ? 1u : 2u, true, {}};
+  if (name == "a" || name == "b" || name == "out") {
+    ContractParam span{name == "a" ? 0u : name == "b" ? 1u : 2u, true, {}};
+    span.rank = span.index + 1;
+    return span;
+  }
   if (name == "n")
     return ContractParam{3, false, {}};
   if (name == "s")
@@ -69,7 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     fail("the canonical text of a contract does not parse");
   if (canonical_contract(std::get<Contract>(reparsed)) != canonical)
     fail("the canonical text is not a fixed point");
-  const std::vector<std::uint64_t> values = {7, 7, 7, 3, 0};
+  const std::vector<ContractOperand> values = {{7, {7, 1, 1}}, {6, {3, 2, 1}}, {8, {2, 2, 2}}, {3}, {0}};
   for (const ContractRelation &r : contract.requires_)
     (void)evaluate_contract_relation(contract, r, values);
   return 0;

@@ -207,19 +207,27 @@ TEST(KernelArgument, DescribesArgumentMemoryForAliasChecks) {
   EXPECT_TRUE(oxide::detail::writes_through_v<DisjointSpan2D<float>>);
 }
 
-TEST(KernelArgument, ContractValuesAreSizesAndUnsignedScalars) {
+TEST(KernelArgument, ContractOperandsAreSizesExtentsAndUnsignedScalars) {
+  using oxide::detail::contract_operand;
+  using Extents = std::array<std::uint64_t, 3>;
   float host[6] = {};
-  EXPECT_EQ(oxide::detail::contract_value(oxide::detail::SpanAccess::make_span<const float>(host, 6)), 6u);
-  EXPECT_EQ(oxide::detail::contract_value(oxide::detail::SpanAccess::make_disjoint_2d(host, 3, 2)), 6u);
-  EXPECT_EQ(oxide::detail::contract_value(oxide::detail::SpanAccess::make_disjoint_3d(host, 1, 2, 3)), 6u);
-  EXPECT_EQ(oxide::detail::contract_value(std::uint32_t{42}), 42u);
-  EXPECT_EQ(oxide::detail::contract_value(std::size_t{1} << 40), std::uint64_t{1} << 40);
-  EXPECT_EQ(oxide::detail::contract_value(7), 7u);
+  const auto span = contract_operand(oxide::detail::SpanAccess::make_span<const float>(host, 6));
+  EXPECT_EQ(span.value, 6u);
+  EXPECT_EQ(span.extents, (Extents{6, 1, 1}));
+  const auto plane = contract_operand(oxide::detail::SpanAccess::make_disjoint_2d(host, 3, 2));
+  EXPECT_EQ(plane.value, 6u);
+  EXPECT_EQ(plane.extents, (Extents{3, 2, 1}));
+  const auto volume = contract_operand(oxide::detail::SpanAccess::make_disjoint_3d(host, 1, 2, 3));
+  EXPECT_EQ(volume.value, 6u);
+  EXPECT_EQ(volume.extents, (Extents{1, 2, 3}));
+  EXPECT_EQ(contract_operand(std::uint32_t{42}).value, 42u);
+  EXPECT_EQ(contract_operand(std::size_t{1} << 40).value, std::uint64_t{1} << 40);
+  EXPECT_EQ(contract_operand(7).value, 7u);
   // Negative ones are sign-extended, for the launch to report them (NegativeArgument).
-  EXPECT_EQ(static_cast<std::int64_t>(oxide::detail::contract_value(-3)), -3);
-  EXPECT_EQ(static_cast<std::int64_t>(oxide::detail::contract_value(std::int8_t{-1})), -1);
-  EXPECT_EQ(oxide::detail::contract_value(2.5f), 0u);
-  EXPECT_EQ(oxide::detail::contract_value(true), 0u);
+  EXPECT_EQ(static_cast<std::int64_t>(contract_operand(-3).value), -3);
+  EXPECT_EQ(static_cast<std::int64_t>(contract_operand(std::int8_t{-1}).value), -1);
+  EXPECT_EQ(contract_operand(2.5f).value, 0u);
+  EXPECT_EQ(contract_operand(true).value, 0u);
 }
 
 TEST(KernelArgument, ScalarsFitTheirParameter) {

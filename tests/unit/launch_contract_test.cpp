@@ -83,6 +83,19 @@ void matrix(std::uint32_t rows, std::uint32_t cols, Span<const float> in, Disjoi
   (void)rows; // in requires only
 }
 
+void shaped(std::uint32_t rows, std::uint32_t cols, Span<const float> in, DisjointSpan2D<float> out) {
+  const auto idx = oxide::thread::index_2d();
+  if (float *o = out.get_mut(idx))
+    *o = 3.0f * in[idx.y() * cols + idx.x()];
+  (void)rows; // in requires only
+}
+
+void cube(std::uint32_t depth, DisjointSpan3D<float> out) {
+  if (float *o = out.get_mut(oxide::thread::index_3d()))
+    *o = 1.0f;
+  (void)depth;
+}
+
 void product(std::uint64_t n, std::uint64_t m, DisjointSpan<float> out) {
   if (float *o = out.get_mut(oxide::thread::index_1d()))
     *o = static_cast<float>(n * m);
@@ -173,6 +186,13 @@ protected:
     register_kernel(matrix, "matrix",
                     "domain = 2, requires = (rows * cols == in.size(), in.size() == out.size())",
                     {"rows", "cols", "in", "out"});
+    register_kernel(shaped, "shaped",
+                    "domain = 2, requires = (out.width() == cols, out.height() == rows, "
+                    "in.size() == out.size())",
+                    {"rows", "cols", "in", "out"});
+    register_kernel(cube, "cube",
+                    "domain = 3, requires = (out.depth() == depth, out.width() * out.height() >= 4)",
+                    {"depth", "out"});
     register_kernel(product, "product", "domain = 1, requires = (n * m <= out.size())", {"n", "m", "out"});
     register_kernel(shifted, "shifted", "domain = 1, requires = (in.size() - 1 >= n)", {"n", "in", "out"});
     register_kernel(upsample, "upsample",
@@ -382,6 +402,81 @@ TEST_F(LaunchContracts, RequiresOverTwoDimensionalSpans) {
       "= 20 and out.size() = 24");
   launch(stream, 4u, 6u, in, out.view_2d(6, 4));
   EXPECT_EQ(out.to_host(stream), std::vector<float>(24, 2.0f));
+}
+
+TEST_F(LaunchContracts, RequiresOverTheExtentsOfViews) {
+  auto launch = oxide::prepare(ctx, shaped, LaunchConfig2D::for_elements(6, 4, {8, 8, 1}));
+  auto in = floats(24), out = floats(24, -1.0f);
+  // The same 24 elements, but 4 wide and 6 high: the sizes agree, the shape does not.
+  EXPECT_ERROR(launch(stream, 4u, 6u, in, out.view_2d(4, 6)), ErrorKind::RequiresViolated,
+               "oxide: launch of 'shaped' violates its contract: requires out.width() == cols, but "
+               "out.width() = 4 and cols = 6");
+  EXPECT_ERROR(launch(stream, 3u, 6u, in, out.view_2d(6, 4)), ErrorKind::RequiresViolated,
+               "oxide: launch of 'shaped' violates its contract: requires out.height() == rows, but "
+               "out.height() = 4 and rows = 3");
+  launch(stream, 4u, 6u, in, out.view_2d(6, 4));
+  EXPECT_EQ(out.to_host(stream), std::vector<float>(24, 3.0f));
+
+  auto volume = floats(2 * 3 * 5, -1.0f);
+  auto fill = oxide::prepare(ctx, cube, LaunchConfig3D::for_elements(2, 3, 5, {2, 3, 5}));
+  EXPECT_ERROR(fill(stream, 4u, volume.view_3d(2, 3, 5)), ErrorKind::RequiresViolated,
+               "oxide: launch of 'cube' violates its contract: requires out.depth() == depth, but "
+               "out.depth() = 5 and depth = 4");
+  fill(stream, 5u, volume.view_3d(2, 3, 5));
+  EXPECT_EQ(volume.to_host(stream), std::vector<float>(30, 1.0f));
+  auto flat = floats(3 * 1 * 5, -1.0f);
+  EXPECT_ERROR(
+      oxide::prepare(ctx, cube, LaunchConfig3D::for_elements(3, 1, 5, {3, 1, 5}))(stream, 5u,
+                                                                                  flat.view_3d(3, 1, 5)),
+      ErrorKind::RequiresViolated,
+      "oxide: launch of 'cube' violates its contract: requires (out.width() * out.height()) >= 4, but "
+      "out.width() = 3 and out.height() = 1");
+}
+
+TEST(ContractExtents, ParseRenderAndRoundTrip) {
+  using namespace oxide::detail;
+  auto resolve = [](std::string_view name) -> std::optional<ContractParam> {
+    ContractParam p{0, true, {}};
+    if (name == "line")
+      p.index = 0, p.rank = 1;
+    else if (name == "plane")
+      p.index = 1, p.rank = 2;
+    else if (name == "volume")
+      p.index = 2, p.rank = 3;
+    else if (name == "n")
+      return ContractParam{3, false, {}};
+    else
+      return std::nullopt;
+    return p;
+  };
+  auto parsed = parse_contract(
+      "domain = 2, requires = (plane.width() == n, volume.depth() * plane.height() <= line.size())", resolve);
+  ASSERT_TRUE(std::holds_alternative<Contract>(parsed));
+  const Contract &c = std::get<Contract>(parsed);
+  EXPECT_EQ(render_contract_relation(c, c.requires_[0], {"line", "plane", "volume", "n"}),
+            "plane.width() == n");
+  const std::string canonical = canonical_contract(c);
+  EXPECT_EQ(canonical, "domain = 2, dynamic_shared = 0..0, requires = ($1.width() == $3, "
+                       "($2.depth() * $1.height()) <= $0.size())");
+  auto again = parse_canonical_contract(canonical, {true, true, true, false});
+  ASSERT_TRUE(std::holds_alternative<Contract>(again));
+  EXPECT_EQ(canonical_contract(std::get<Contract>(again)), canonical);
+  const std::vector<ContractOperand> operands = {{12, {12, 1, 1}}, {6, {3, 2, 1}}, {8, {2, 2, 2}}, {3}};
+  EXPECT_EQ(evaluate_contract_relation(c, c.requires_[0], operands), std::optional<bool>(true));
+  EXPECT_EQ(evaluate_contract_relation(c, c.requires_[1], operands), std::optional<bool>(true));
+
+  auto error = [&](std::string_view text) {
+    auto result = parse_contract(text, resolve);
+    const auto *e = std::get_if<ContractError>(&result);
+    return e ? std::to_string(e->offset) + ": " + e->message : std::string("parsed");
+  };
+  EXPECT_EQ(error("domain = 1, requires = (n.width() == 1)"),
+            "24: 'n' is not a span; '.width()' applies to DisjointSpan2D and DisjointSpan3D parameters");
+  EXPECT_EQ(error("domain = 1, requires = (line.height() == 1)"),
+            "24: 'line' is a 1-D span, which has no height; compare 'line.size()'");
+  EXPECT_EQ(error("domain = 1, requires = (plane.depth() == 1)"),
+            "24: 'plane' is a 2-D span, which has no depth; use 'plane.width()' or '.height()'");
+  EXPECT_EQ(contract_names("requires = (plane.width() == n, plane.height() < volume.depth())").size(), 3u);
 }
 
 TEST_F(LaunchContracts, RequiresArithmeticThatOverflows) {

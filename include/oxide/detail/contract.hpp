@@ -2,7 +2,8 @@
 //
 //   domain = 2, block = (16, 16), dynamic_shared = 0..4096, min_compute_capability = (8, 0),
 //   cluster = (2, 1), cooperative = true,
-//   requires = (in.size() == out.size(), n <= in.size(), rows * cols == out.size())
+//   requires = (in.size() == out.size(), n <= in.size(), rows * cols == out.size(),
+//               out.width() == cols, out.height() == rows)
 //
 // Header-only and dependency-free: the compiler parses the user's text (and reports errors at
 // the offending field), and writes a canonical form into the device image, where parameter
@@ -15,6 +16,8 @@
 // (ContractConstantResolver); the canonical form never contains one.
 #pragma once
 
+#include <oxide/detail/contract_operand.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -22,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -38,15 +42,22 @@ struct ContractParam {
   /// The parameter's type depends on a template parameter: whether it is a span is known only
   /// per instantiation, which is parsed again then.
   bool dependent = false;
+  /// A span's dimensions (1, 2 or 3): a 2-D span has `.width()` and `.height()`, a 3-D one also
+  /// `.depth()`; 0 when unknown (a device image's canonical text), which allows all three.
+  std::uint32_t rank = 0;
 };
 
 /// One node of a `requires` expression tree (children by index into Contract::nodes).
 struct ContractNode {
-  enum class Kind : std::uint8_t { Literal, Size, Scalar, Add, Sub, Mul, Div, Mod };
+  enum class Kind : std::uint8_t { Literal, Size, Scalar, Add, Sub, Mul, Div, Mod, Extent };
   Kind kind = Kind::Literal;
-  std::uint64_t value = 0; ///< Literal: the value; Size/Scalar: the parameter index
+  std::uint64_t value = 0; ///< Literal: the value; Size/Scalar/Extent: the parameter index
   std::uint32_t lhs = 0, rhs = 0;
+  std::uint8_t axis = 0; ///< Extent: 0 width, 1 height, 2 depth
 };
+
+/// The names of a span's extents in `requires`, by axis.
+inline constexpr const char *kContractExtentNames[] = {"width", "height", "depth"};
 
 struct ContractRelation {
   enum class Op : std::uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
@@ -557,9 +568,13 @@ private:
       return std::nullopt;
     }
     const bool size = consume(".size()");
+    std::optional<std::uint8_t> axis;
+    for (std::uint8_t a = 0; a < 3 && !size && !axis; ++a)
+      if (consume("." + std::string(kContractExtentNames[a]) + "()"))
+        axis = a;
     const bool qualified = name.find(':') != std::string_view::npos;
     auto param = qualified ? std::nullopt : resolve_(name);
-    if (!param && resolve_constant_ && !size) {
+    if (!param && resolve_constant_ && !size && !axis) {
       auto value = constant(name, start, UINT64_MAX, failure);
       if (!value)
         return std::nullopt;
@@ -572,6 +587,24 @@ private:
     if (!param->unusable_reason.empty()) {
       failure = err(start, param->unusable_reason);
       return std::nullopt;
+    }
+    if (axis) {
+      const char *extent = kContractExtentNames[*axis];
+      if (!param->dependent && !param->is_span) {
+        failure = err(start, "'" + std::string(name) + "' is not a span; '." + extent +
+                                 "()' applies to DisjointSpan2D and DisjointSpan3D parameters");
+        return std::nullopt;
+      }
+      if (!param->dependent && param->rank != 0 && param->rank <= *axis) {
+        failure = err(start, "'" + std::string(name) + "' is a " + std::to_string(param->rank) +
+                                 "-D span, which has no " + extent +
+                                 (param->rank == 1 ? "; compare '" : "; use '") + std::string(name) +
+                                 (param->rank == 1 ? ".size()'" : ".width()' or '.height()'"));
+        return std::nullopt;
+      }
+      ContractNode node{ContractNode::Kind::Extent, param->index};
+      node.axis = *axis;
+      return add_node(c, node, start, failure);
     }
     if (param->dependent)
       return add_node(c, {size ? ContractNode::Kind::Size : ContractNode::Kind::Scalar, param->index}, start,
@@ -613,6 +646,9 @@ inline void write_expression(const Contract &c, std::uint32_t node, const std::v
     return;
   case ContractNode::Kind::Scalar:
     out += name(n.value);
+    return;
+  case ContractNode::Kind::Extent:
+    out += name(n.value) + "." + kContractExtentNames[n.axis % 3] + "()";
     return;
   default:
     out += '(';
@@ -679,7 +715,9 @@ inline std::vector<ContractName> contract_names(std::string_view text) {
     while (next < text.size() && std::isspace(static_cast<unsigned char>(text[next])))
       ++next;
     const bool field = next < text.size() && text[next] == '=' && text.substr(next, 2) != "==";
-    if (!field && !(previous == '.' && name == "size") && name != "true" && name != "false" &&
+    const bool accessor =
+        previous == '.' && (name == "size" || name == "width" || name == "height" || name == "depth");
+    if (!field && !accessor && name != "true" && name != "false" &&
         std::none_of(names.begin(), names.end(), [&](const ContractName &n) { return n.name == name; }))
       names.push_back({name, start});
     previous = text[pos - 1];
@@ -746,23 +784,28 @@ parse_canonical_contract(std::string_view text, const std::vector<bool> &param_i
   });
 }
 
-/// The value of a `requires` expression given each parameter's span size or scalar value
-/// (`values[i]`); std::nullopt when the arithmetic overflows, goes below zero or divides by zero.
-/// `/` and `%` are unsigned integer division (rounding down) and its remainder.
+/// The value of a `requires` expression given each parameter's operand (`operands[i]`: a span's
+/// size and extents, a scalar's value); std::nullopt when the arithmetic overflows, goes below
+/// zero or divides by zero. `/` and `%` are unsigned integer division (rounding down) and its
+/// remainder.
 inline std::optional<std::uint64_t> evaluate_contract_expression(const Contract &c, std::uint32_t node,
-                                                                 const std::vector<std::uint64_t> &values) {
+                                                                 std::span<const ContractOperand> operands) {
   const ContractNode &n = c.nodes[node];
   switch (n.kind) {
   case ContractNode::Kind::Literal:
     return n.value;
   case ContractNode::Kind::Size:
   case ContractNode::Kind::Scalar:
-    return n.value < values.size() ? std::optional<std::uint64_t>(values[n.value]) : std::nullopt;
+    return n.value < operands.size() ? std::optional<std::uint64_t>(operands[n.value].value) : std::nullopt;
+  case ContractNode::Kind::Extent:
+    return n.value < operands.size() && n.axis < 3
+               ? std::optional<std::uint64_t>(operands[n.value].extents[n.axis])
+               : std::nullopt;
   default:
     break;
   }
-  auto lhs = evaluate_contract_expression(c, n.lhs, values);
-  auto rhs = evaluate_contract_expression(c, n.rhs, values);
+  auto lhs = evaluate_contract_expression(c, n.lhs, operands);
+  auto rhs = evaluate_contract_expression(c, n.rhs, operands);
   if (!lhs || !rhs)
     return std::nullopt;
   std::uint64_t result = 0;
@@ -784,9 +827,9 @@ inline std::optional<std::uint64_t> evaluate_contract_expression(const Contract 
 
 /// Whether relation `r` holds; std::nullopt when its arithmetic overflows.
 inline std::optional<bool> evaluate_contract_relation(const Contract &c, const ContractRelation &r,
-                                                      const std::vector<std::uint64_t> &values) {
-  auto lhs = evaluate_contract_expression(c, r.lhs, values);
-  auto rhs = evaluate_contract_expression(c, r.rhs, values);
+                                                      std::span<const ContractOperand> operands) {
+  auto lhs = evaluate_contract_expression(c, r.lhs, operands);
+  auto rhs = evaluate_contract_expression(c, r.rhs, operands);
   if (!lhs || !rhs)
     return std::nullopt;
   switch (r.op) {

@@ -40,6 +40,27 @@ scale_rows(std::uint32_t rows, std::uint32_t cols, oxide::Span<const float> in, 
   }
 }
 
+// With the output's shape in the contract (out.width() == cols), the element guard's column bound
+// is the reads' bound too: no check is left anywhere in the kernel.
+// CHECK-LABEL: .entry {{.*}}scale_shaped_rows
+// CHECK-NOT: __oxide_bounds_failure
+// CHECK: ret;
+[[kernel, oxide::launch_contract("domain = 1, block = 1024, requires = (in.size() == rows * cols, "
+                                 "out.width() == cols, out.height() == rows, weight.size() == cols)")]] void
+scale_shaped_rows(std::uint32_t rows, std::uint32_t cols, oxide::Span<const float> in,
+                  oxide::Span<const float> weight, oxide::DisjointSpan2D<float> out) {
+  const std::uint32_t t = oxide::thread_idx().x;
+  for (const auto &b : oxide::block::block_stride(rows)) {
+    const std::size_t row = b.get() * cols;
+    const auto mine = out.row_mut(b);
+    for (std::size_t j = 0; j < mine.size(); ++j) {
+      const std::size_t c = t + std::size_t{1024} * j;
+      if (float *o = mine.get_mut(j))
+        *o = in[row + c] * weight[c];
+    }
+  }
+}
+
 // CHECK-LABEL: .entry {{.*}}divide_rows
 // CHECK: ld.global.nc.b32
 // CHECK-NOT: bra

@@ -78,6 +78,14 @@ private:
     return size;
   }
 
+  /// Extent `axis` (width, height, depth) of a 2-D or 3-D span parameter.
+  Value spanExtent(unsigned index, unsigned axis) {
+    if (axis >= oxide::detail::span_extents(kc.params[index].kind))
+      return {};
+    return loadField(index, static_cast<int64_t>(oxide::detail::kSpanExtentOffset +
+                                                 axis * oxide::detail::kSpanExtentStride));
+  }
+
   Value scalar(unsigned index) {
     Value arg = func.getArgument(index);
     auto type = dyn_cast<IntegerType>(arg.getType());
@@ -104,6 +112,8 @@ private:
       return spanSize(static_cast<unsigned>(n.value));
     case Kind::Scalar:
       return scalar(static_cast<unsigned>(n.value));
+    case Kind::Extent:
+      return spanExtent(static_cast<unsigned>(n.value), n.axis);
     default:
       break;
     }

@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "oxide/detail/contract_operand.hpp"
 #include "oxide/detail/host/host_elements.hpp"
 #include "oxide/detail/host/registry.hpp"
 #include "oxide/host/buffer.hpp"
@@ -102,7 +103,7 @@ struct ArgumentMemory {
 /// writes is passed through another argument (OverlappingArguments).
 void check_launch(const PreparedKernel &kernel, const Stream &stream,
                   HostElements<const ArgumentMemory> arguments,
-                  HostElements<const std::uint64_t> contract_values);
+                  HostElements<const ContractOperand> contract_values);
 /// Enqueues the kernel (or runs it on the simulator) with the parameter values `arguments`
 /// point at. Call check_launch first.
 void launch_kernel(const PreparedKernel &kernel, Stream &stream, void **arguments);
@@ -163,17 +164,21 @@ template <class T> inline constexpr bool has_size_v<DisjointSpan2D<T>> = true;
 template <class T> inline constexpr bool has_size_v<DisjointSpan3D<T>> = true;
 template <class T, Scope S> inline constexpr bool has_size_v<AtomicSpan<T, S>> = true;
 
-/// What a bound parameter contributes to `requires`: a span's element count (width * height
-/// [* depth] for 2-D/3-D spans), an integer's value (a signed one sign-extended: check_requires
-/// rejects negative ones); 0 for anything else.
-template <class P> constexpr std::uint64_t contract_value(const P &value) noexcept {
-  if constexpr (has_size_v<P>)
-    return value.size();
+/// What a bound parameter contributes to `requires`: a span's element count and its extents
+/// (width, height, depth of 2-D/3-D spans), an integer's value (a signed one sign-extended:
+/// check_requires rejects negative ones); 0 for anything else.
+template <class P> constexpr ContractOperand contract_operand(const P &value) noexcept {
+  if constexpr (requires { value.depth(); })
+    return {value.size(), {value.width(), value.height(), value.depth()}};
+  else if constexpr (requires { value.height(); })
+    return {value.size(), {value.width(), value.height(), 1}};
+  else if constexpr (has_size_v<P>)
+    return {value.size(), {value.size(), 1, 1}};
   else if constexpr (std::is_integral_v<P> && !std::is_same_v<P, bool>)
-    return static_cast<std::uint64_t>(
-        static_cast<std::conditional_t<std::is_signed_v<P>, std::int64_t, P>>(value));
+    return {static_cast<std::uint64_t>(
+        static_cast<std::conditional_t<std::is_signed_v<P>, std::int64_t, P>>(value))};
   else
-    return 0;
+    return {};
 }
 
 /// Throws oxide::Error (ArgumentOutOfRange): argument `index` (`value`, as text) does not fit its
@@ -309,10 +314,10 @@ void bind_and_launch_indexed(const PreparedKernel &kernel, Stream &stream, std::
   BoundArguments<std::index_sequence<I...>, P...> values{
       {std::conditional_t<Unsafe, UnsafeBinder<P>, Binder<P>>::bind(args)}...};
   const std::array<ArgumentMemory, sizeof...(P)> memory{argument_memory<P>(args)...};
-  std::array<std::uint64_t, sizeof...(P)> sizes{};
+  std::array<ContractOperand, sizeof...(P)> operands{};
   if (kernel.has_requires)
-    sizes = {contract_value(static_cast<const BoundArgument<I, P> &>(values).value)...};
-  check_launch(kernel, stream, memory, sizes);
+    operands = {contract_operand(static_cast<const BoundArgument<I, P> &>(values).value)...};
+  check_launch(kernel, stream, memory, operands);
   std::array<void *, sizeof...(P)> pointers{&static_cast<BoundArgument<I, P> &>(values).value...};
   launch_kernel(kernel, stream, pointers.data());
 }
