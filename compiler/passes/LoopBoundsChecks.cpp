@@ -137,6 +137,44 @@ std::optional<Recurrence> recurrenceOf(const Check &check, Loop &loop, ScalarEvo
   return Recurrence{index->getStart(), step->getAPInt().getZExtValue()};
 }
 
+/// Whether `condition` being `truth` means `a <u b`, directly or as one side of a conjunction
+/// (`x && y` true, `x || y` false).
+bool impliesBelow(Value *condition, bool truth, const SCEV *a, const SCEV *b, ScalarEvolution &scev,
+                  unsigned depth = 0) {
+  Value *x, *y;
+  if (depth < 4 && (truth ? match(condition, m_LogicalAnd(m_Value(x), m_Value(y)))
+                          : match(condition, m_LogicalOr(m_Value(x), m_Value(y)))))
+    return impliesBelow(x, truth, a, b, scev, depth + 1) || impliesBelow(y, truth, a, b, scev, depth + 1);
+  auto *cmp = dyn_cast<ICmpInst>(condition);
+  if (!cmp || !scev.isSCEVable(cmp->getOperand(0)->getType()))
+    return false;
+  const CmpInst::Predicate p = truth ? cmp->getPredicate() : cmp->getInversePredicate();
+  Value *lhs = cmp->getOperand(0), *rhs = cmp->getOperand(1);
+  if (p == CmpInst::ICMP_UGT)
+    std::swap(lhs, rhs);
+  else if (p != CmpInst::ICMP_ULT)
+    return false;
+  return scev.getSCEV(lhs) == a && scev.getSCEV(rhs) == b;
+}
+
+/// Whether `loop` is entered only when `start <u bound`: a branch whose edge dominates the
+/// preheader tests it. Read from the branches themselves, not from SCEV's implication engine,
+/// which reasons with no-wrap flags.
+bool enteredOnlyBelow(Loop &loop, const SCEV *start, const SCEV *bound, ScalarEvolution &scev,
+                      DominatorTree &dominators) {
+  BasicBlock *preheader = loop.getLoopPreheader();
+  for (DomTreeNode *node = dominators.getNode(preheader); node; node = node->getIDom()) {
+    auto *branch = dyn_cast<BranchInst>(node->getBlock()->getTerminator());
+    if (!branch || !branch->isConditional() || branch->getSuccessor(0) == branch->getSuccessor(1))
+      continue;
+    for (unsigned side = 0; side < 2; ++side)
+      if (dominators.dominates(BasicBlockEdge(node->getBlock(), branch->getSuccessor(side)), preheader) &&
+          impliesBelow(branch->getCondition(), side == 0, start, bound, scev))
+        return true;
+  }
+  return false;
+}
+
 /// Whether every k <= count keeps each recurrence {start, +, step} of `index` (one, or the
 /// operands of an unsigned max: instcombine folds `j < w && t + B j < w` into
 /// `umax(j, t + B j) < w`) below `bound`. The count of an owned-elements set is
@@ -144,7 +182,7 @@ std::optional<Recurrence> recurrenceOf(const Check &check, Loop &loop, ScalarEvo
 /// exactly, and a recurrence that starts at s or 0 and steps by at most d stays at or below
 /// s + d * count <= bound - 1 without wrapping.
 bool provedInBounds(const SCEV *index, const SCEV *count, const SCEV *bound, Loop &loop,
-                    ScalarEvolution &scev) {
+                    ScalarEvolution &scev, DominatorTree &dominators) {
   Type *type = bound->getType();
   const SCEV *span = count;
   uint64_t d = 1;
@@ -164,7 +202,7 @@ bool provedInBounds(const SCEV *index, const SCEV *count, const SCEV *bound, Loo
   };
   const bool each =
       isa<SCEVUMaxExpr>(index) ? llvm::all_of(cast<SCEVUMaxExpr>(index)->operands(), within) : within(index);
-  return each && scev.isLoopEntryGuardedByCond(&loop, CmpInst::ICMP_ULT, s, bound);
+  return each && enteredOnlyBelow(loop, s, bound, scev, dominators);
 }
 
 /// Whether the loop leaves only through its latch or through failure reports, so that a check
@@ -279,7 +317,8 @@ bool processLoop(Loop &loop, ScalarEvolution &scev, DominatorTree &dominators, L
         }))
       continue;
     if (llvm::all_of(check->tests, [&](const auto &test) {
-          return provedInBounds(scev.getSCEV(test.first), count, scev.getSCEV(test.second), loop, scev);
+          return provedInBounds(scev.getSCEV(test.first), count, scev.getSCEV(test.second), loop, scev,
+                                dominators);
         })) {
       check->fold(updater);
       changed = true;

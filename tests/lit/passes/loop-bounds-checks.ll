@@ -210,3 +210,46 @@ body:
 exit:
   ret void
 }
+
+; The owned-elements count without the test t < w before the loop: with t >= w the count wraps
+; and the columns pass w, so the guard stays (and the read's check, which some iterations skip).
+; CHECK-LABEL: define void @count_without_entry_test(
+; CHECK-NOT: oxide.last.index
+; CHECK: br i1 %guard, label %read, label %latch
+define void @count_without_entry_test(ptr %in, ptr %out, i64 %t, i64 %w, i64 %n) {
+entry:
+  %left = xor i64 %t, -1
+  %room = add i64 %w, %left
+  %last = lshr i64 %room, 10
+  br label %loop
+
+loop:
+  %j = phi i64 [ 0, %entry ], [ %j.next, %latch ]
+  %step = shl i64 %j, 10
+  %c = or disjoint i64 %step, %t
+  %guard = icmp ult i64 %c, %w
+  br i1 %guard, label %read, label %latch
+
+read:
+  %ok = icmp ult i64 %c, %n
+  br i1 %ok, label %body, label %fail
+
+fail:
+  call void @__oxide_bounds_failure(i64 %c, i64 %n, ptr null, i32 7, ptr null)
+  unreachable
+
+body:
+  %src = getelementptr float, ptr %in, i64 %c
+  %x = load float, ptr %src
+  %dst = getelementptr float, ptr %out, i64 %c
+  store float %x, ptr %dst
+  br label %latch
+
+latch:
+  %j.next = add i64 %j, 1
+  %done = icmp eq i64 %j, %last
+  br i1 %done, label %exit, label %loop
+
+exit:
+  ret void
+}
