@@ -1,0 +1,159 @@
+//===- RaiseThreadOps.cpp - block, warp, cluster, grid ops ------------------===//
+//
+// What a thread asks of its block, warp, cluster and grid: barriers, fences and atomic scopes,
+// shared memory, warp operations, clocks, cluster geometry and mapping, the grid barrier, traps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CallRaiser.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace oxide::raise {
+
+Operation *CallRaiser::syncThreads() { return oxide::BarrierOp::create(rewriter, loc); }
+
+/// The mark of a scoped atomic's object: the atomic accesses of its result get the scope (an
+/// access through anything else, a phi say, keeps LLVM's system scope: correct, only slower),
+/// and the object replaces the mark.
+Operation *CallRaiser::atomicScope() {
+  auto scope = enumOperand<oxide::Scope>(1, oxide::getMaxEnumValForScope());
+  if (!scope)
+    return nullptr;
+  StringAttr syncscope = oxide::llvmSyncScope(*scope).empty()
+                             ? StringAttr()
+                             : rewriter.getStringAttr(oxide::llvmSyncScope(*scope));
+  Value object = call.getOperand(0);
+  for (OpOperand &use : llvm::make_early_inc_range(call.getResult().getUses())) {
+    Operation *user = use.getOwner();
+    rewriter.modifyOpInPlace(user, [&] {
+      TypeSwitch<Operation *>(user)
+          .Case<LLVM::AtomicRMWOp, LLVM::AtomicCmpXchgOp>([&](auto atomic) {
+            if (use.get() == atomic.getPtr())
+              atomic.setSyncscopeAttr(syncscope);
+          })
+          .Case<LLVM::LoadOp>([&](LLVM::LoadOp load) {
+            if (load.getOrdering() != LLVM::AtomicOrdering::not_atomic)
+              load.setSyncscopeAttr(syncscope);
+          })
+          .Case<LLVM::StoreOp>([&](LLVM::StoreOp store) {
+            if (use.get() == store.getAddr() && store.getOrdering() != LLVM::AtomicOrdering::not_atomic)
+              store.setSyncscopeAttr(syncscope);
+          });
+      use.set(object);
+    });
+  }
+  return call.getOperation();
+}
+
+Operation *CallRaiser::fence() {
+  auto scope = enumOperand<oxide::Scope>(0, oxide::getMaxEnumValForScope());
+  if (!scope)
+    return nullptr;
+  return oxide::FenceOp::create(rewriter, loc, *scope);
+}
+
+Operation *CallRaiser::sharedAlloc() {
+  APInt bytes, align;
+  if (!matchPattern(call.getOperand(0), m_ConstantInt(&bytes)) ||
+      !matchPattern(call.getOperand(1), m_ConstantInt(&align))) {
+    call.emitError() << "shared memory size and alignment must be compile-time constants; use "
+                        "oxide::dynamic_shared for sizes known at launch";
+    return nullptr;
+  }
+  // The site variable is a device constant (addrspace 4): its generic address is a cast.
+  Value siteAddress = call.getOperand(2);
+  if (auto cast = siteAddress.getDefiningOp<LLVM::AddrSpaceCastOp>())
+    siteAddress = cast.getArg();
+  auto site = siteAddress.getDefiningOp<LLVM::AddressOfOp>();
+  if (!site) {
+    call.emitError() << "shared memory site must be the address of a global; use oxide::shared_array";
+    return nullptr;
+  }
+  return oxide::SharedAllocOp::create(rewriter, loc, ptr, site.getGlobalNameAttr(),
+                                      rewriter.getI64IntegerAttr(bytes.getZExtValue()),
+                                      rewriter.getI64IntegerAttr(align.getZExtValue()));
+}
+
+Operation *CallRaiser::dynamicShared() { return oxide::DynamicSharedOp::create(rewriter, loc, ptr); }
+
+Operation *CallRaiser::dynamicSharedSize() { return oxide::DynamicSharedSizeOp::create(rewriter, loc, i32); }
+
+Operation *CallRaiser::laneId() { return oxide::LaneIdOp::create(rewriter, loc, i32); }
+
+Operation *CallRaiser::warpShuffle() {
+  auto mode = enumOperand<oxide::ShuffleMode>(3, oxide::getMaxEnumValForShuffleMode());
+  auto width = mode ? constantOperand(4, 32) : std::nullopt;
+  if (!width)
+    return nullptr;
+  if (!llvm::isPowerOf2_32(*width)) {
+    call.emitError() << "argument 4 of oxide intrinsic '" << name << "' is " << *width
+                     << ", not a power of two (1..32)";
+    return nullptr;
+  }
+  return oxide::WarpShuffleOp::create(rewriter, loc, i32, *mode, call.getOperand(0), call.getOperand(1),
+                                      call.getOperand(2), *width);
+}
+
+Operation *CallRaiser::warpVote() {
+  auto mode = enumOperand<oxide::VoteMode>(2, oxide::getMaxEnumValForVoteMode());
+  if (!mode)
+    return nullptr;
+  return oxide::WarpVoteOp::create(rewriter, loc, i32, *mode, call.getOperand(0), call.getOperand(1));
+}
+
+Operation *CallRaiser::warpSync() { return oxide::WarpSyncOp::create(rewriter, loc, call.getOperand(0)); }
+
+Operation *CallRaiser::warpRedux() {
+  auto kind = enumOperand<oxide::ReduxKind>(2, oxide::getMaxEnumValForReduxKind());
+  if (!kind)
+    return nullptr;
+  return oxide::WarpReduxOp::create(rewriter, loc, i32, *kind, call.getOperand(0), call.getOperand(1));
+}
+
+Operation *CallRaiser::warpMatch() {
+  auto kind = enumOperand<oxide::MatchKind>(2, oxide::getMaxEnumValForMatchKind());
+  if (!kind)
+    return nullptr;
+  return oxide::WarpMatchOp::create(rewriter, loc, i32, *kind, call.getOperand(0), call.getOperand(1));
+}
+
+Operation *CallRaiser::activeMask() { return oxide::ActiveMaskOp::create(rewriter, loc, i32); }
+
+Operation *CallRaiser::laneMask() {
+  auto kind = enumOperand<oxide::LaneMaskKind>(0, oxide::getMaxEnumValForLaneMaskKind());
+  if (!kind)
+    return nullptr;
+  return oxide::LaneMaskOp::create(rewriter, loc, i32, *kind);
+}
+
+Operation *CallRaiser::clock() {
+  auto kind = enumOperand<oxide::ClockKind>(0, oxide::getMaxEnumValForClockKind());
+  if (!kind)
+    return nullptr;
+  return oxide::ClockOp::create(rewriter, loc, i64, *kind);
+}
+
+Operation *CallRaiser::clusterGeometry() {
+  auto kind = enumOperand<oxide::ClusterGeometryKind>(0, oxide::getMaxEnumValForClusterGeometryKind());
+  auto dim = kind ? enumOperand<oxide::Dim>(1, oxide::getMaxEnumValForDim()) : std::nullopt;
+  if (!kind || !dim)
+    return nullptr;
+  return oxide::ClusterGeometryOp::create(rewriter, loc, i32, *kind, *dim);
+}
+
+Operation *CallRaiser::clusterSync() { return oxide::ClusterSyncOp::create(rewriter, loc); }
+
+Operation *CallRaiser::mapShared() {
+  return oxide::MapSharedOp::create(rewriter, loc, ptr, call.getOperand(0), call.getOperand(1));
+}
+
+Operation *CallRaiser::gridSync() { return oxide::GridSyncOp::create(rewriter, loc); }
+
+Operation *CallRaiser::boundsFail() {
+  return oxide::BoundsFailOp::create(rewriter, loc, call.getOperand(0), call.getOperand(1));
+}
+
+Operation *CallRaiser::trap() { return oxide::TrapOp::create(rewriter, loc, call.getOperand(0)); }
+
+} // namespace oxide::raise
