@@ -147,6 +147,45 @@ PreparedKernel prepare_kernel(const Context &context, HostKernel host, HostEleme
   return finish(state, kernel, contract, geometry, host);
 }
 
+Dim3 contract_block(const Context &context, HostKernel host, HostElements<const HostParam> params,
+                    unsigned rank) {
+  const std::shared_ptr<ContextState> &state = detail::ContextAccess::state(context);
+  const RegisteredKernel &kernel = state->kernel(reinterpret_cast<const void *>(host.function), params);
+  const KernelContract *contract = launch_contract(kernel);
+  const std::string &name = kernel.display_name;
+  static constexpr const char *kDomains[] = {"", "oxide::elements(n)", "oxide::elements(width, height)",
+                                             "oxide::elements(width, height, depth)"};
+  if (!contract)
+    throw Error(
+        ErrorKind::NoContract,
+        fmt::format("kernel '{}' has no launch contract, so oxide::prepare cannot take its block from "
+                    "it; add [[oxide::launch_contract(\"domain = {}, block = ...\")]] to it, or "
+                    "launch it with oxide::unsafe_launch",
+                    name, rank),
+        name);
+  const Contract &c = contract->contract();
+  if (c.domain != rank)
+    throw Error(ErrorKind::DomainMismatch,
+                fmt::format("kernel '{}' has domain = {} in its launch contract, but is prepared with {}; "
+                            "give {} extents: {}",
+                            name, c.domain, kDomains[rank], c.domain, kDomains[c.domain]),
+                name);
+  if (!c.block) {
+    const std::string config = rank == 1   ? "LaunchConfig1D::for_elements(n, 256)"
+                               : rank == 2 ? "LaunchConfig2D::for_elements(width, height, {16, 16, 1})"
+                                           : "LaunchConfig3D::for_elements(width, height, depth, {8, 8, 4})";
+    const std::string block = rank == 1 ? "256" : rank == 2 ? "(16, 16)" : "(8, 8, 4)";
+    throw Error(
+        ErrorKind::BlockMismatch,
+        fmt::format("kernel '{}' is prepared with {}, which takes the block from the launch contract, "
+                    "but its contract fixes no block; add one to the contract (e.g. block = {}) or "
+                    "prepare it with a configuration that states the block, e.g. oxide::{}",
+                    name, kDomains[rank], block, config),
+        name);
+  }
+  return {(*c.block)[0], (*c.block)[1], (*c.block)[2]};
+}
+
 PreparedKernel prepare_unsafe_kernel(const Stream &stream, HostKernel host,
                                      HostElements<const HostParam> params, const LaunchGeometry &geometry,
                                      unsigned rank) {

@@ -99,6 +99,19 @@ std::uint64_t LaunchConfig::total_threads() const noexcept {
   return detail::geometry_of(*this).block_count() * detail::geometry_of(*this).threads_per_block();
 }
 
+LaunchConfig1D detail::config_for(const Elements<1> &d, const Dim3 &block) {
+  return LaunchConfig1D::for_elements(d.extents[0], block.x, d.dynamic_shared_bytes);
+}
+
+LaunchConfig2D detail::config_for(const Elements<2> &d, const Dim3 &block) {
+  return LaunchConfig2D::for_elements(d.extents[0], d.extents[1], block, d.dynamic_shared_bytes);
+}
+
+LaunchConfig3D detail::config_for(const Elements<3> &d, const Dim3 &block) {
+  return LaunchConfig3D::for_elements(d.extents[0], d.extents[1], d.extents[2], block,
+                                      d.dynamic_shared_bytes);
+}
+
 void detail::validate_geometry(const LaunchGeometry &g, unsigned rank) {
   if (rank == 1) {
     check_1d_block(g.block.x);

@@ -9,6 +9,7 @@
 #include <functional>
 #include <numeric>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "contract_checks.hpp"
@@ -44,6 +45,14 @@ void fill_3d(DisjointSpan3D<float> out) {
   const auto idx = oxide::thread::index_3d();
   if (float *element = out.get_mut(idx))
     *element = 1.0f;
+}
+
+// Writes its block's extents, to see which block a launch was prepared with.
+void blocked_3d(DisjointSpan3D<float> out) {
+  const auto idx = oxide::thread::index_3d();
+  if (float *element = out.get_mut(idx))
+    *element =
+        static_cast<float>(oxide::block_dim().x * 100 + oxide::block_dim().y * 10 + oxide::block_dim().z);
 }
 
 // Kernels that differ only in their contracts (distinct bodies keep their addresses apart).
@@ -175,6 +184,7 @@ protected:
                     {"a", "b", "c"});
     register_kernel(fill_2d, "fill_2d", "domain = 2, block = (32, 8)", {"out"});
     register_kernel(fill_3d, "fill_3d", "domain = 3", {"out"});
+    register_kernel(blocked_3d, "blocked_3d", "domain = 3, block = (4, 2, 8)", {"out"});
     register_kernel(bounded, "bounded", "domain = 1", {"out"}, /*max_threads=*/128);
     register_kernel(shared_range, "shared_range", "domain = 1, dynamic_shared = 1024..4096", {"out"});
     register_kernel(big_shared, "big_shared", "domain = 1, dynamic_shared = 0..262144", {"out"});
@@ -632,6 +642,86 @@ TEST_F(LaunchContracts, TwoAndThreeDimensionalOutputsThroughViews) {
   oxide::prepare(ctx, fill_3d, LaunchConfig3D::for_elements(5, 6, 7, {4, 4, 4}))(stream,
                                                                                  volume.view_3d(5, 6, 7));
   EXPECT_EQ(volume.to_host(stream), std::vector<float>(5 * 6 * 7, 1.0f));
+}
+
+// --- oxide::prepare(ctx, kernel, oxide::elements(...)): the block from the contract -------------
+
+TEST_F(LaunchContracts, ElementsTakeTheBlockFromTheContract) {
+  auto launch = oxide::prepare(ctx, vecadd, oxide::elements(1000));
+  static_assert(
+      std::is_same_v<decltype(launch),
+                     oxide::PreparedLaunch<Span<const float>, Span<const float>, DisjointSpan<float>>>);
+  EXPECT_EQ(launch.config(), (LaunchConfig1D{4, 256, 0})); // ceil(1000 / 256) blocks of 256
+  auto a = floats(1000, 1.0f), b = floats(1000, 2.0f), c = floats(1000, 0.0f);
+  launch(stream, a, b, c);
+  EXPECT_EQ(c.to_host(stream), std::vector<float>(1000, 3.0f));
+  EXPECT_EQ(oxide::prepare(ctx, vecadd, oxide::elements(0)).config(), (LaunchConfig1D{0, 256, 0}));
+  EXPECT_EQ(oxide::prepare(ctx, vecadd, oxide::elements(256)).config(), (LaunchConfig1D{1, 256, 0}));
+}
+
+TEST_F(LaunchContracts, ElementsInTwoAndThreeDimensions) {
+  auto flat = oxide::prepare(ctx, fill_2d, oxide::elements(40, 17));
+  EXPECT_EQ(flat.config(), (LaunchConfig2D{{2, 3, 1}, {32, 8, 1}, 0}));
+  auto image = floats(40 * 17, -1.0f);
+  flat(stream, image.view_2d(40, 17));
+  const auto host = image.to_host(stream);
+  for (std::size_t y = 0; y < 17; ++y)
+    for (std::size_t x = 0; x < 40; ++x)
+      ASSERT_EQ(host[y * 40 + x], static_cast<float>(y * 100 + x));
+
+  auto deep = oxide::prepare(ctx, blocked_3d, oxide::elements(5, 6, 17));
+  EXPECT_EQ(deep.config(), (LaunchConfig3D{{2, 3, 3}, {4, 2, 8}, 0}));
+  auto volume = floats(5 * 6 * 17, 0.0f);
+  deep(stream, volume.view_3d(5, 6, 17));
+  EXPECT_EQ(volume.to_host(stream), std::vector<float>(5 * 6 * 17, 428.0f)); // block (4, 2, 8)
+}
+
+TEST_F(LaunchContracts, ElementsCarryDynamicSharedMemory) {
+  // The domain's dynamic shared memory is checked against the contract as a configuration's is.
+  EXPECT_EQ(oxide::elements(10).with_dynamic_shared(2048).dynamic_shared_bytes, 2048u);
+  auto launch = oxide::prepare(ctx, vecadd, oxide::elements(10));
+  EXPECT_EQ(launch.config().dynamic_shared_bytes, 0u);
+  EXPECT_ERROR((void)oxide::prepare(ctx, vecadd, oxide::elements(10).with_dynamic_shared(16)),
+               ErrorKind::DynamicSharedOutOfRange,
+               "oxide: kernel 'vecadd' allows no dynamic shared memory (add dynamic_shared = N or a range to "
+               "its launch contract to allow some), but the launch configuration asks for 16 bytes");
+}
+
+TEST_F(LaunchContracts, ElementsNeedAContractThatFixesTheBlock) {
+  EXPECT_ERROR((void)oxide::prepare(ctx, fill_3d, oxide::elements(5, 6, 7)), ErrorKind::BlockMismatch,
+               "oxide: kernel 'fill_3d' is prepared with oxide::elements(width, height, depth), which takes "
+               "the block from the launch contract, but its contract fixes no block; add one to the "
+               "contract (e.g. block = (8, 8, 4)) or prepare it with a configuration that states the block, "
+               "e.g. oxide::LaunchConfig3D::for_elements(width, height, depth, {8, 8, 4})");
+  EXPECT_ERROR((void)oxide::prepare(ctx, shared_range, oxide::elements(5)), ErrorKind::BlockMismatch,
+               "oxide: kernel 'shared_range' is prepared with oxide::elements(n), which takes the block from "
+               "the launch contract, but its contract fixes no block; add one to the contract (e.g. block = "
+               "256) or prepare it with a configuration that states the block, e.g. "
+               "oxide::LaunchConfig1D::for_elements(n, 256)");
+  EXPECT_ERROR((void)oxide::prepare(ctx, fill_2d, oxide::elements(40)), ErrorKind::DomainMismatch,
+               "oxide: kernel 'fill_2d' has domain = 2 in its launch contract, but is prepared with "
+               "oxide::elements(n); give 2 extents: oxide::elements(width, height)");
+  EXPECT_ERROR(
+      (void)oxide::prepare(ctx, in_place, oxide::elements(40)), ErrorKind::NoContract,
+      "oxide: kernel 'in_place' has no launch contract, so oxide::prepare cannot take its block from "
+      "it; add [[oxide::launch_contract(\"domain = 1, block = ...\")]] to it, or launch it with "
+      "oxide::unsafe_launch");
+  // Too many blocks for the grid: for_elements' own error.
+  EXPECT_EQ(error_of([&] { (void)oxide::prepare(ctx, fill_2d, oxide::elements(8, 65536 * 8 + 1)); }).kind(),
+            ErrorKind::GridInvalid);
+}
+
+TEST_F(LaunchContracts, ExplicitConfigurationsStillWork) {
+  // The same kernels, with the configuration written out: checked against the contract as before.
+  auto launch = oxide::prepare(ctx, blocked_3d, LaunchConfig3D::for_elements(5, 6, 17, {4, 2, 8}));
+  auto volume = floats(5 * 6 * 17, 0.0f);
+  launch(stream, volume.view_3d(5, 6, 17));
+  EXPECT_EQ(volume.to_host(stream), std::vector<float>(5 * 6 * 17, 428.0f));
+  EXPECT_EQ(
+      error_of([&] { (void)oxide::prepare(ctx, blocked_3d, LaunchConfig3D::for_elements(5, 6, 17)); }).kind(),
+      ErrorKind::BlockMismatch);
+  auto unblocked = oxide::prepare(ctx, fill_3d, LaunchConfig3D::for_elements(5, 6, 7, {4, 4, 4}));
+  EXPECT_EQ(unblocked.config().block, (oxide::Dim3{4, 4, 4}));
 }
 
 TEST_F(LaunchContracts, CompiledContractsUseTheImagesParameterNames) {

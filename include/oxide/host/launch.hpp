@@ -97,6 +97,29 @@ template <class Config, class... P>
 }
 
 namespace detail {
+/// The exact block of `host`'s launch contract, for a domain of `rank` elements (oxide::elements).
+/// Throws oxide::Error: NoContract without a contract, DomainMismatch when `rank` is not its
+/// domain, BlockMismatch when the contract fixes no block.
+[[nodiscard]] Dim3 contract_block(const Context &context, HostKernel host,
+                                  HostElements<const HostParam> params, unsigned rank);
+} // namespace detail
+
+/// Prepares `kernel` for launches over `domain` (oxide::elements(n), (width, height) or
+/// (width, height, depth)): the block is the one the kernel's launch contract fixes
+/// (`block = ...`) and the grid covers each extent, rounded up to whole blocks. A contract
+/// without `block` is refused (ErrorKind::BlockMismatch, saying what to write instead), as is a
+/// domain of another rank than the contract's (ErrorKind::DomainMismatch). Otherwise the same as
+/// prepare with the LaunchConfig this makes.
+template <unsigned Rank, class... P>
+[[nodiscard]] BasicPreparedLaunch<detail::launch_config_for_rank_t<Rank>, P...>
+prepare(const Context &context, void (*kernel)(P...), const Elements<Rank> &domain) {
+  detail::check_kernel_signature<P...>();
+  static constexpr std::array<detail::HostParam, sizeof...(P)> params{detail::host_param<P>()...};
+  const Dim3 block = detail::contract_block(context, detail::host_kernel(kernel), params, Rank);
+  return detail::prepare_launch(context, kernel, detail::config_for(domain, block));
+}
+
+namespace detail {
 [[nodiscard]] std::uint32_t max_resident_blocks(const Context &context, HostKernel host,
                                                 HostElements<const HostParam> params,
                                                 std::uint32_t block_threads,

@@ -77,6 +77,39 @@ struct LaunchConfig3D {
   friend bool operator==(const LaunchConfig3D &, const LaunchConfig3D &) = default;
 };
 
+/// A domain of `Rank` extents of elements, for oxide::prepare of a kernel whose launch contract
+/// fixes the block: the block comes from the contract and the grid is enough blocks to cover
+/// each extent (rounded up), so the block is written once, in the contract.
+///
+///   auto launch = oxide::prepare(ctx, scale, oxide::elements(n));            // domain = 1
+///   auto blur = oxide::prepare(ctx, blur2d, oxide::elements(width, height)); // domain = 2
+///   auto tiled = oxide::prepare(ctx, reduce, oxide::elements(n).with_dynamic_shared(1024));
+template <unsigned Rank> struct Elements {
+  static_assert(Rank >= 1 && Rank <= 3, "a launch domain has 1, 2 or 3 dimensions");
+  std::size_t extents[Rank] = {};
+  std::uint32_t dynamic_shared_bytes = 0;
+
+  /// The same domain, launched with `bytes` of dynamic shared memory per block.
+  [[nodiscard]] constexpr Elements with_dynamic_shared(std::uint32_t bytes) const noexcept {
+    Elements copy = *this;
+    copy.dynamic_shared_bytes = bytes;
+    return copy;
+  }
+  friend bool operator==(const Elements &, const Elements &) = default;
+};
+
+/// `n` elements along x: a 1-D domain (a contract with domain = 1).
+[[nodiscard]] constexpr Elements<1> elements(std::size_t n) noexcept { return {{n}}; }
+/// `width` (x) by `height` (y) elements: a 2-D domain.
+[[nodiscard]] constexpr Elements<2> elements(std::size_t width, std::size_t height) noexcept {
+  return {{width, height}};
+}
+/// `width` (x) by `height` (y) by `depth` (z) elements: a 3-D domain.
+[[nodiscard]] constexpr Elements<3> elements(std::size_t width, std::size_t height,
+                                             std::size_t depth) noexcept {
+  return {{width, height, depth}};
+}
+
 /// Any shape, for oxide::unsafe_launch: `grid` blocks of `block` threads with
 /// `dynamic_shared_bytes` of dynamic shared memory per block.
 ///
@@ -128,6 +161,24 @@ template <class T> inline constexpr unsigned launch_rank_v = 0;
 template <> inline constexpr unsigned launch_rank_v<LaunchConfig1D> = 1;
 template <> inline constexpr unsigned launch_rank_v<LaunchConfig2D> = 2;
 template <> inline constexpr unsigned launch_rank_v<LaunchConfig3D> = 3;
+
+/// The configuration type of a launch of `Rank` dimensions.
+template <unsigned Rank> struct launch_config_for_rank;
+template <> struct launch_config_for_rank<1> {
+  using type = LaunchConfig1D;
+};
+template <> struct launch_config_for_rank<2> {
+  using type = LaunchConfig2D;
+};
+template <> struct launch_config_for_rank<3> {
+  using type = LaunchConfig3D;
+};
+template <unsigned Rank> using launch_config_for_rank_t = typename launch_config_for_rank<Rank>::type;
+
+/// The configuration covering `domain` with blocks of `block` threads (as for_elements makes it).
+[[nodiscard]] LaunchConfig1D config_for(const Elements<1> &domain, const Dim3 &block);
+[[nodiscard]] LaunchConfig2D config_for(const Elements<2> &domain, const Dim3 &block);
+[[nodiscard]] LaunchConfig3D config_for(const Elements<3> &domain, const Dim3 &block);
 
 template <class T> inline constexpr bool is_launch_config_v = false;
 template <> inline constexpr bool is_launch_config_v<LaunchConfig1D> = true;
