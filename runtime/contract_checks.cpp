@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <initializer_list>
 #include <utility>
 #include <vector>
 
@@ -59,7 +60,11 @@ void check_configuration(const KernelContract &contract, const std::string &kern
   const std::uint32_t shared = geometry.dynamic_shared_bytes;
   if (shared < c.dynamic_shared_min || shared > c.dynamic_shared_max) {
     const std::string allowed =
-        c.dynamic_shared_max == 0
+        c.dynamic_shared_expr
+            ? fmt::format("at most {} bytes of dynamic shared memory (dynamic_shared = {} in its launch "
+                          "contract)",
+                          c.dynamic_shared_max, dynamic_shared_text(contract))
+        : c.dynamic_shared_max == 0
             ? std::string("no dynamic shared memory (add dynamic_shared = N or a range to "
                           "its launch contract to allow some)")
         : c.dynamic_shared_min == c.dynamic_shared_max
@@ -144,13 +149,13 @@ void collect_operands(const Contract &c, std::uint32_t node, std::vector<const C
   }
 }
 
-/// "a.size() = 100 and c.size() = 200": the value of every operand a relation reads.
-std::string describe_operands(const KernelContract &contract, const ContractRelation &relation,
+/// "a.size() = 100 and c.size() = 200": the value of every operand the expressions at `roots` read.
+std::string describe_operands(const KernelContract &contract, std::initializer_list<std::uint32_t> roots,
                               std::span<const ContractOperand> values) {
   const Contract &c = contract.contract();
   std::vector<const ContractNode *> operands;
-  collect_operands(c, relation.lhs, operands);
-  collect_operands(c, relation.rhs, operands);
+  for (const std::uint32_t root : roots)
+    collect_operands(c, root, operands);
   std::string out;
   for (std::size_t i = 0; i < operands.size(); ++i) {
     const ContractNode &n = *operands[i];
@@ -250,7 +255,7 @@ void check_requires(const KernelContract &contract, const std::string &kernel,
     if (holds == true) [[likely]]
       continue;
     const std::string text = render_contract_relation(c, relation, contract.names());
-    const std::string operands = describe_operands(contract, relation, values);
+    const std::string operands = describe_operands(contract, {relation.lhs, relation.rhs}, values);
     if (!holds)
       throw Error(ErrorKind::RequiresOverflow,
                   fmt::format("launch of '{}' violates its contract: requires {} cannot be evaluated, its "
@@ -262,6 +267,39 @@ void check_requires(const KernelContract &contract, const std::string &kernel,
                             operands.empty() ? std::string("it does not hold") : operands),
                 kernel);
   }
+}
+
+std::string dynamic_shared_text(const KernelContract &contract) {
+  const Contract &c = contract.contract();
+  std::string expression;
+  contract_impl::write_expression(c, *c.dynamic_shared_expr, contract.names(), expression);
+  if (expression.size() > 1 && expression.front() == '(' && expression.back() == ')')
+    expression = expression.substr(1, expression.size() - 2); // the root's own parentheses
+  return c.dynamic_shared_exact ? expression : fmt::format("{}..{}", expression, c.dynamic_shared_max);
+}
+
+void check_dynamic_shared(const KernelContract &contract, const std::string &kernel,
+                          std::span<const ContractOperand> values, std::uint32_t bytes) {
+  const Contract &c = contract.contract();
+  if (!c.dynamic_shared_expr)
+    return;
+  const std::optional<std::uint64_t> need = evaluate_contract_expression(c, *c.dynamic_shared_expr, values);
+  if (need && (c.dynamic_shared_exact ? bytes == *need : bytes >= *need)) [[likely]]
+    return;
+  const std::string operands = describe_operands(contract, {*c.dynamic_shared_expr}, values);
+  if (!need)
+    throw Error(ErrorKind::RequiresOverflow,
+                fmt::format("launch of '{}' violates its contract: dynamic_shared = {} cannot be evaluated, "
+                            "its arithmetic overflows 64 bits, goes below zero or divides by zero with {}",
+                            kernel, dynamic_shared_text(contract), operands),
+                kernel);
+  throw Error(ErrorKind::DynamicSharedOutOfRange,
+              fmt::format("launch of '{}' violates its contract: dynamic_shared = {} asks for {}{} bytes of "
+                          "dynamic shared memory with {}, but the launch configuration gives {}; prepare the "
+                          "launch with {} {} bytes",
+                          kernel, dynamic_shared_text(contract), c.dynamic_shared_exact ? "" : "at least ",
+                          *need, operands, bytes, c.dynamic_shared_exact ? "exactly" : "at least", *need),
+              kernel);
 }
 
 } // namespace oxide::detail

@@ -37,6 +37,15 @@ void check_launch_bounds(const RegisteredKernel &kernel, const LaunchGeometry &g
 void check_requires(const KernelContract &contract, const std::string &kernel,
                     std::span<const ContractOperand> operands);
 
+/// Throws oxide::Error (DynamicSharedOutOfRange) when the contract ties dynamic shared memory to
+/// the arguments (`dynamic_shared = 4 * tile`) and the launch's `bytes` are not that many (or, for
+/// `expression..max`, fewer); RequiresOverflow when the expression cannot be evaluated.
+void check_dynamic_shared(const KernelContract &contract, const std::string &kernel,
+                          std::span<const ContractOperand> operands, std::uint32_t bytes);
+
+/// `dynamic_shared = ...` of a contract with an expression, with the parameters' names.
+[[nodiscard]] std::string dynamic_shared_text(const KernelContract &contract);
+
 /// "256", "(32, 8)" or "(8, 8, 4)": a block written as a contract of that rank would.
 [[nodiscard]] std::string format_extents(const Dim3 &extents, unsigned rank);
 

@@ -262,8 +262,11 @@ void check_launch(const PreparedKernel &kernel, const Stream &stream,
   // An unsafe launch checks no contract: aliasing is the caller's responsibility (in-place kernels
   // are common).
   if (kernel.contract) {
-    if (kernel.has_requires)
+    if (kernel.has_requires) {
       check_requires(*kernel.contract, kernel.display_name(), contract_values);
+      check_dynamic_shared(*kernel.contract, kernel.display_name(), contract_values,
+                           kernel.geometry.dynamic_shared_bytes);
+    }
     for (std::size_t i = 0; i < arguments.size(); ++i) {
       const ArgumentMemory &a = arguments[i];
       if (!a.present || a.bytes == 0)

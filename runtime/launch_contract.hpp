@@ -29,7 +29,11 @@ public:
   [[nodiscard]] const Contract &contract() const noexcept { return contract_; }
   /// The kernel's parameter names, by position ("a", "b", "c").
   [[nodiscard]] const std::vector<std::string> &names() const noexcept { return names_; }
-  [[nodiscard]] bool has_requires() const noexcept { return !contract_.requires_.empty(); }
+  /// Whether each launch evaluates the contract on its arguments: `requires`, or dynamic shared
+  /// memory tied to them.
+  [[nodiscard]] bool has_requires() const noexcept {
+    return !contract_.requires_.empty() || contract_.dynamic_shared_expr.has_value();
+  }
   /// The signed integer parameters `requires` reads: each launch checks they are not negative,
   /// since `requires` (and the compiler's assumptions from it) count in unsigned 64 bits.
   [[nodiscard]] const std::vector<std::uint32_t> &signed_operands() const noexcept {

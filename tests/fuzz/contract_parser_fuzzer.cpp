@@ -3,8 +3,8 @@
 // The launch-contract parser runs on user text at compile time (the launch_contract attribute)
 // and on the canonical text of every device image at run time. Every input must give a contract
 // or an error at an offset inside the text, never a crash or unbounded recursion; a contract
-// must survive canonical_contract -> parse_canonical_contract unchanged, and evaluating it must
-// not crash.
+// must survive canonical_contract -> parse_canonical_contract unchanged, and evaluating it (its
+// `requires` and a `dynamic_shared` tied to the arguments) must not crash.
 //
 //===----------------------------------------------------------------------===//
 
@@ -76,5 +76,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
   const std::vector<ContractOperand> values = {{7, {7, 1, 1}}, {6, {3, 2, 1}}, {8, {2, 2, 2}}, {3}, {0}};
   for (const ContractRelation &r : contract.requires_)
     (void)evaluate_contract_relation(contract, r, values);
+  if (contract.dynamic_shared_expr) {
+    if (*contract.dynamic_shared_expr >= contract.nodes.size())
+      fail("dynamic_shared's expression is not a node of the contract");
+    (void)evaluate_contract_expression(contract, *contract.dynamic_shared_expr, values);
+  }
   return 0;
 }

@@ -8,8 +8,11 @@
 #include <cstdint>
 #include <functional>
 #include <numeric>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "contract_checks.hpp"
@@ -146,6 +149,32 @@ void scatter(const float *in, const std::uint32_t *perm, float *out, std::size_t
 
 void never_registered(DisjointSpan<float>) {}
 
+// Stages `tile` floats in dynamic shared memory; each thread writes what it staged, reversed,
+// and the number of floats its block got after them.
+void staged(std::uint32_t tile, DisjointSpan<float> out) {
+  auto shared = oxide::dynamic_shared<float>();
+  const std::uint32_t t = oxide::thread_idx().x;
+  if (t < tile)
+    shared[t] = static_cast<float>(t);
+  oxide::sync_threads();
+  if (float *o = out.get_mut(oxide::thread::index_1d()))
+    *o = t < tile ? shared[tile - 1 - t] : static_cast<float>(shared.size());
+}
+// The same with at least 4 bytes per element of `in` (and at most 4096).
+void staged_at_least(Span<const float> in, DisjointSpan<float> out) {
+  auto shared = oxide::dynamic_shared<float>();
+  const std::uint32_t t = oxide::thread_idx().x;
+  if (t < in.size())
+    shared[t] = in[t];
+  oxide::sync_threads();
+  if (float *o = out.get_mut(oxide::thread::index_1d()))
+    *o = static_cast<float>(shared.size());
+}
+void staged_signed(int tile, DisjointSpan<float> out) {
+  if (float *o = out.get_mut(oxide::thread::index_1d()))
+    *o = static_cast<float>(tile);
+}
+
 // Registered the way oxcc registers kernels: an image with the canonical contract.
 volatile int side_effect = 0;
 void compiled_vecadd(Span<const float>, Span<const float>, DisjointSpan<float>) { side_effect = 1; }
@@ -209,6 +238,11 @@ protected:
                     "domain = 1, requires = (in.size() == (out.size() + 1) / 2, out.size() % pairs == 0)",
                     {"pairs", "in", "out"});
     register_kernel(record_pointer, "record_pointer", "domain = 1", {"in", "out"});
+    register_kernel(staged, "staged", "domain = 1, block = 64, dynamic_shared = 4 * tile", {"tile", "out"});
+    register_kernel(staged_at_least, "staged_at_least", "domain = 1, dynamic_shared = in.size() * 4..4096",
+                    {"in", "out"});
+    register_kernel(staged_signed, "staged_signed", "domain = 1, dynamic_shared = (tile - 1) * 8",
+                    {"tile", "out"});
     register_kernel(in_place, "in_place");
     register_kernel(scatter, "scatter");
 
@@ -722,6 +756,102 @@ TEST_F(LaunchContracts, ExplicitConfigurationsStillWork) {
       ErrorKind::BlockMismatch);
   auto unblocked = oxide::prepare(ctx, fill_3d, LaunchConfig3D::for_elements(5, 6, 7, {4, 4, 4}));
   EXPECT_EQ(unblocked.config().block, (oxide::Dim3{4, 4, 4}));
+}
+
+// --- dynamic_shared tied to the arguments ------------------------------------------------------
+
+TEST_F(LaunchContracts, DynamicSharedExpressionsParseAndRoundTrip) {
+  const auto resolve = [](std::string_view name) -> std::optional<oxide::detail::ContractParam> {
+    if (name == "tile")
+      return oxide::detail::ContractParam{0, false, {}};
+    if (name == "in")
+      return oxide::detail::ContractParam{1, true, {}};
+    return std::nullopt;
+  };
+  const auto canonical = [&](std::string_view text) {
+    auto parsed = oxide::detail::parse_contract(text, resolve);
+    if (auto *e = std::get_if<oxide::detail::ContractError>(&parsed))
+      return "error at " + std::to_string(e->offset) + ": " + e->message;
+    const std::string out = oxide::detail::canonical_contract(std::get<oxide::detail::Contract>(parsed));
+    auto again = oxide::detail::parse_canonical_contract(out, {false, true});
+    EXPECT_TRUE(std::holds_alternative<oxide::detail::Contract>(again)) << out;
+    if (auto *c = std::get_if<oxide::detail::Contract>(&again))
+      EXPECT_EQ(oxide::detail::canonical_contract(*c), out);
+    return out;
+  };
+  EXPECT_EQ(canonical("domain = 1, dynamic_shared = 4 * tile"), "domain = 1, dynamic_shared = (4 * $0)");
+  EXPECT_EQ(canonical("domain = 1, dynamic_shared = tile"), "domain = 1, dynamic_shared = $0");
+  EXPECT_EQ(canonical("domain = 1, dynamic_shared = in.size() * 4 + 16..8192"),
+            "domain = 1, dynamic_shared = (($1.size() * 4) + 16)..8192");
+  // Numbers and arithmetic on numbers alone are the fixed range they always were.
+  EXPECT_EQ(canonical("domain = 1, dynamic_shared = 1024"), "domain = 1, dynamic_shared = 1024..1024");
+  EXPECT_EQ(canonical("domain = 1, dynamic_shared = 4 * 256..2048"),
+            "domain = 1, dynamic_shared = 1024..2048");
+  EXPECT_EQ(canonical("domain = 1, dynamic_shared = 2 * tile..tile"),
+            "error at 39: the upper bound of dynamic_shared = lo..hi must be a number; only the lower bound "
+            "(or an exact size, dynamic_shared = expression) may depend on the arguments");
+  EXPECT_EQ(canonical("domain = 1, dynamic_shared = 4 * size"),
+            "error at 33: 'size' is not a parameter of this kernel");
+  EXPECT_EQ(canonical("domain = 1, dynamic_shared = 4 *"),
+            "error at 32: expected a parameter name, 'name.size()' or a number");
+  EXPECT_EQ(canonical("domain = 1, dynamic_shared = in * 4"),
+            "error at 29: 'in' is a span; compare its size with 'in.size()'");
+  EXPECT_EQ(canonical("domain = 1, dynamic_shared = 4294967296"),
+            "error at 29: number is too large (at most 4294967295): dynamic_shared is 4294967296 bytes");
+  EXPECT_EQ(canonical("domain = 1, dynamic_shared = 4 / 0"),
+            "error at 29: dynamic_shared cannot be evaluated: its arithmetic overflows 64 bits, goes below "
+            "zero or divides by zero");
+}
+
+TEST_F(LaunchContracts, DynamicSharedExactlyAsTheArgumentsSay) {
+  auto out = floats(64, -1.0f);
+  oxide::prepare(ctx, staged, oxide::elements(64).with_dynamic_shared(4 * 16))(stream, 16u, out);
+  const auto host = out.to_host(stream);
+  for (std::uint32_t t = 0; t < 64; ++t)
+    ASSERT_EQ(host[t], t < 16 ? static_cast<float>(15 - t) : 16.0f) << t;
+
+  auto launch = oxide::prepare(ctx, staged, oxide::elements(64).with_dynamic_shared(128));
+  launch(stream, 32u, out); // 4 * 32 bytes
+  EXPECT_ERROR(
+      launch(stream, 64u, out), ErrorKind::DynamicSharedOutOfRange,
+      "oxide: launch of 'staged' violates its contract: dynamic_shared = 4 * tile asks for 256 bytes "
+      "of dynamic shared memory with tile = 64, but the launch configuration gives 128; prepare the "
+      "launch with exactly 256 bytes");
+  // More than asked is refused too: the size is exact.
+  EXPECT_ERROR(launch(stream, 16u, out), ErrorKind::DynamicSharedOutOfRange,
+               "oxide: launch of 'staged' violates its contract: dynamic_shared = 4 * tile asks for 64 bytes "
+               "of dynamic shared memory with tile = 16, but the launch configuration gives 128; prepare the "
+               "launch with exactly 64 bytes");
+}
+
+TEST_F(LaunchContracts, DynamicSharedAtLeastAsTheArgumentsSay) {
+  auto in = floats(10, 1.0f), out = floats(10, 0.0f);
+  oxide::prepare(ctx, staged_at_least, LaunchConfig1D{1, 64, 48})(stream, in, out); // 48 >= 40
+  EXPECT_EQ(out.to_host(stream), std::vector<float>(10, 12.0f));
+  auto small = oxide::prepare(ctx, staged_at_least, LaunchConfig1D{1, 64, 36});
+  EXPECT_ERROR(
+      small(stream, in, out), ErrorKind::DynamicSharedOutOfRange,
+      "oxide: launch of 'staged_at_least' violates its contract: dynamic_shared = in.size() * 4..4096 "
+      "asks for at least 40 bytes of dynamic shared memory with in.size() = 10, but the launch "
+      "configuration gives 36; prepare the launch with at least 40 bytes");
+  // The fixed upper bound is checked once, by prepare.
+  EXPECT_ERROR((void)oxide::prepare(ctx, staged_at_least, LaunchConfig1D{1, 64, 8192}),
+               ErrorKind::DynamicSharedOutOfRange,
+               "oxide: kernel 'staged_at_least' allows at most 4096 bytes of dynamic shared memory "
+               "(dynamic_shared = in.size() * 4..4096 in its launch contract), but the launch configuration "
+               "asks for 8192 bytes");
+}
+
+TEST_F(LaunchContracts, DynamicSharedExpressionsThatCannotBeEvaluated) {
+  auto out = floats(4, 0.0f);
+  auto launch = oxide::prepare(ctx, staged_signed, LaunchConfig1D{1, 4, 8});
+  launch(stream, 2, out);
+  EXPECT_EQ(out.to_host(stream), std::vector<float>(4, 2.0f));
+  EXPECT_ERROR(
+      launch(stream, 0, out), ErrorKind::RequiresOverflow,
+      "oxide: launch of 'staged_signed' violates its contract: dynamic_shared = (tile - 1) * 8 cannot "
+      "be evaluated, its arithmetic overflows 64 bits, goes below zero or divides by zero with tile = 0");
+  EXPECT_EQ(error_of([&] { launch(stream, -3, out); }).kind(), ErrorKind::NegativeArgument);
 }
 
 TEST_F(LaunchContracts, CompiledContractsUseTheImagesParameterNames) {

@@ -71,6 +71,12 @@ struct Contract {
   std::optional<std::array<std::uint32_t, 3>> block; ///< exact block shape, if given
   std::uint32_t dynamic_shared_min = 0;              ///< allowed dynamic shared memory, bytes
   std::uint32_t dynamic_shared_max = 0;
+  /// `dynamic_shared = 4 * tile` (exact) or `dynamic_shared = n.size() * 4..49152` (at least):
+  /// the root, in `nodes`, of an expression over the arguments that each launch's dynamic shared
+  /// memory is checked against. The fixed range above is then 0..max (0..UINT32_MAX when exact):
+  /// what prepare can check without the arguments.
+  std::optional<std::uint32_t> dynamic_shared_expr;
+  bool dynamic_shared_exact = false; ///< the launch gives exactly the expression's bytes
   std::uint32_t min_cc_major = 0, min_cc_minor = 0;
   /// Thread-block cluster shape (Hopper); {1, 1, 1} when the kernel is not launched in clusters.
   std::array<std::uint32_t, 3> cluster = {1, 1, 1};
@@ -98,6 +104,9 @@ struct ContractConstant {
 };
 /// Resolves a constant name (`kBlock`, `Policy::kThreads`) starting at byte `offset` of the text.
 using ContractConstantResolver = std::function<ContractConstant(std::string_view name, std::size_t offset)>;
+
+inline std::optional<std::uint64_t> evaluate_contract_expression(const Contract &c, std::uint32_t node,
+                                                                 std::span<const ContractOperand> operands);
 
 namespace contract_impl {
 
@@ -392,25 +401,75 @@ private:
     return std::nullopt;
   }
 
+  /// dynamic_shared = N, N..M, or an expression over the arguments (`4 * tile`, exactly that many
+  /// bytes; `n * 4..M`, at least that many and at most M). An expression of constants alone is a
+  /// number.
   std::optional<ContractError> parse_dynamic_shared(Contract &c) {
     std::optional<ContractError> failure;
     const std::size_t start = (skip_space(), pos_);
-    auto lo = number(UINT32_MAX, failure);
-    if (!lo)
+    const std::size_t nodes_before = c.nodes.size();
+    auto root = expression(c, failure);
+    if (!root)
       return failure;
-    std::uint64_t hi = *lo;
-    if (consume("..")) {
+    const bool reads_arguments = std::any_of(c.nodes.begin() + static_cast<std::ptrdiff_t>(nodes_before),
+                                             c.nodes.end(), [](const ContractNode &n) {
+                                               return n.kind == ContractNode::Kind::Size ||
+                                                      n.kind == ContractNode::Kind::Scalar ||
+                                                      n.kind == ContractNode::Kind::Extent;
+                                             });
+    std::uint64_t lo = 0;
+    if (!reads_arguments) {
+      const auto value = evaluate_constant(c, *root);
+      c.nodes.resize(nodes_before); // a number: no expression to keep
+      if (!value)
+        return err(start, "dynamic_shared cannot be evaluated: its arithmetic overflows 64 bits, goes below "
+                          "zero or divides by zero");
+      if (*value > UINT32_MAX)
+        return err(start, "number is too large (at most " + std::to_string(UINT32_MAX) +
+                              "): dynamic_shared is " + std::to_string(*value) + " bytes");
+      lo = *value;
+    }
+    std::uint64_t hi = reads_arguments ? UINT32_MAX : lo;
+    const bool range = consume("..");
+    if (range) {
+      skip_space();
+      const std::size_t hi_at = pos_;
+      const auto not_a_number = [&] {
+        return err(hi_at, "the upper bound of dynamic_shared = lo..hi must be a number; only the lower bound "
+                          "(or an exact size, dynamic_shared = expression) may depend on the arguments");
+      };
+      if (peek() == '$' || peek() == '(' || (starts_name(peek()) && resolve_(peek_name())))
+        return not_a_number();
       auto v = number(UINT32_MAX, failure);
       if (!v)
         return failure;
+      if (skip_space(), std::string_view("+-*/%").find(peek()) != std::string_view::npos && !at_end())
+        return not_a_number();
       hi = *v;
-      if (hi < *lo)
+      if (hi < lo)
         return err(start,
-                   "dynamic_shared range " + std::to_string(*lo) + ".." + std::to_string(hi) + " is empty");
+                   "dynamic_shared range " + std::to_string(lo) + ".." + std::to_string(hi) + " is empty");
     }
-    c.dynamic_shared_min = static_cast<std::uint32_t>(*lo);
+    c.dynamic_shared_min = static_cast<std::uint32_t>(lo);
     c.dynamic_shared_max = static_cast<std::uint32_t>(hi);
+    if (reads_arguments) {
+      c.dynamic_shared_expr = *root;
+      c.dynamic_shared_exact = !range;
+    }
     return std::nullopt;
+  }
+
+  /// The unqualified name at the current position, without consuming it.
+  std::string_view peek_name() {
+    const std::size_t at = pos_;
+    const std::string_view name = identifier();
+    pos_ = at;
+    return name;
+  }
+
+  /// The value of an expression of literals alone.
+  static std::optional<std::uint64_t> evaluate_constant(const Contract &c, std::uint32_t node) {
+    return evaluate_contract_expression(c, node, {});
   }
 
   std::optional<ContractError> parse_min_cc(Contract &c) {
@@ -742,8 +801,15 @@ inline std::string canonical_contract(const Contract &c) {
   if (c.block)
     out += ", block = (" + std::to_string((*c.block)[0]) + ", " + std::to_string((*c.block)[1]) + ", " +
            std::to_string((*c.block)[2]) + ")";
-  out += ", dynamic_shared = " + std::to_string(c.dynamic_shared_min) + ".." +
-         std::to_string(c.dynamic_shared_max);
+  if (c.dynamic_shared_expr) {
+    out += ", dynamic_shared = ";
+    contract_impl::write_expression(c, *c.dynamic_shared_expr, {}, out);
+    if (!c.dynamic_shared_exact)
+      out += ".." + std::to_string(c.dynamic_shared_max);
+  } else {
+    out += ", dynamic_shared = " + std::to_string(c.dynamic_shared_min) + ".." +
+           std::to_string(c.dynamic_shared_max);
+  }
   if (c.min_cc_major != 0 || c.min_cc_minor != 0)
     out += ", min_compute_capability = (" + std::to_string(c.min_cc_major) + ", " +
            std::to_string(c.min_cc_minor) + ")";
