@@ -179,8 +179,10 @@ struct Fact {
   Affine lhs, rhs;
 };
 
-/// `v` as atom + constant. Offsets are exact only where they cannot wrap (nuw, non-negative):
-/// `modular` allows any, for == and != facts, which hold modulo 2^n either way.
+/// `v` as atom + constant. An offset is split off only for == and != facts (`modular`), which
+/// hold modulo 2^n either way; for an ordering, `x + k` stays one atom: it equals x + k only if
+/// it does not wrap, and the `nuw` that would say so may come from InstCombine reading a signed
+/// `nsw` add of the user's, a fact of undefined behaviour.
 std::optional<Affine> affine(Value *v, bool modular) {
   if (auto *c = dyn_cast<ConstantInt>(v)) {
     if (c->getValue().getActiveBits() > 63)
@@ -189,13 +191,9 @@ std::optional<Affine> affine(Value *v, bool modular) {
   }
   Value *x;
   const APInt *k;
-  if (match(v, m_Add(m_Value(x), m_APInt(k))) && k->getSignificantBits() <= 63) {
-    const auto *add = cast<OverflowingBinaryOperator>(v);
-    if (modular || (add->hasNoUnsignedWrap() && !k->isNegative()))
-      return Affine{stripZExt(x), k->getSExtValue()};
-    return Affine{stripZExt(v), 0};
-  }
-  if (match(v, m_Sub(m_Value(x), m_APInt(k))) && modular && k->getSignificantBits() <= 63)
+  if (modular && match(v, m_Add(m_Value(x), m_APInt(k))) && k->getSignificantBits() <= 63)
+    return Affine{stripZExt(x), k->getSExtValue()};
+  if (modular && match(v, m_Sub(m_Value(x), m_APInt(k))) && k->getSignificantBits() <= 63)
     return Affine{stripZExt(x), -k->getSExtValue()};
   return Affine{stripZExt(v), 0};
 }

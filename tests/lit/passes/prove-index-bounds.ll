@@ -170,3 +170,36 @@ done:
 
 declare void @__oxide_bounds_failure(i64, i64, ptr, i32, ptr)
 declare void @llvm.assume(i1)
+
+; The user's own test `x + 1 < w` on an add that carries `nuw`: InstCombine puts `nuw` on a
+; signed `nsw` add of a non-negative value, which the user's undefined behaviour (a signed
+; overflow) makes true by assumption only, so the flag proves nothing about x: the check of
+; in[y * w + x] stays.
+; CHECK-LABEL: define ptx_kernel void @flagged_offset(
+; CHECK: %ok = icmp ult i64 %index, %size
+; CHECK: br i1 %ok, label %load, label %fail
+define ptx_kernel void @flagged_offset(i64 %w, i64 %h, i64 %x, i64 %y) {
+entry:
+  %size = mul nuw i64 %w, %h
+  %next = add nuw i64 %x, 1
+  %x.in = icmp ult i64 %next, %w
+  %y.in = icmp ult i64 %y, %h
+  %inside = and i1 %x.in, %y.in
+  br i1 %inside, label %check, label %done
+
+check:
+  %row.start = mul i64 %y, %w
+  %index = add i64 %row.start, %x
+  %ok = icmp ult i64 %index, %size
+  br i1 %ok, label %load, label %fail
+
+load:
+  ret void
+
+fail:
+  call void @__oxide_bounds_failure(i64 %index, i64 %size, ptr null, i32 4, ptr null)
+  unreachable
+
+done:
+  ret void
+}
