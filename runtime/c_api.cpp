@@ -28,6 +28,7 @@
 #include "context_state.hpp"
 #include "launch_contract.hpp"
 #include "oxide/detail/intrinsic_abi.hpp"
+#include "oxide/host/buffer.hpp"
 #include "oxide/host/error.hpp"
 #include "oxide/host/export.hpp"
 
@@ -555,6 +556,27 @@ void launch(const oxide_kernel *handle, const oxide_launch_config *config, const
   launch_kernel(prepared, *stream, pointers.data());
 }
 
+/// oxide_fill: DeviceBuffer::fill on borrowed memory, on the caller's stream.
+void fill(std::int32_t device, void *cu_stream, std::uint64_t data, std::uint64_t count,
+          std::uint32_t elem_size, const void *value) {
+  if (!value)
+    throw Error(ErrorKind::ArgumentMismatch, "oxide_fill: a null value");
+  if (elem_size == 0)
+    throw Error(ErrorKind::ArgumentMismatch, "oxide_fill: an element size of 0 bytes");
+  std::uint64_t bytes = 0;
+  if (__builtin_mul_overflow(count, std::uint64_t{elem_size}, &bytes) ||
+      bytes > std::numeric_limits<std::uint64_t>::max() - data)
+    throw Error(
+        ErrorKind::ArgumentMismatch,
+        fmt::format("oxide_fill: {} elements of {} bytes at {:#x} lie past the end of the address space",
+                    count, elem_size, data));
+  if (count != 0 && data == 0)
+    throw Error(ErrorKind::MisalignedArgument,
+                fmt::format("oxide_fill: a null pointer for {} elements of {} bytes", count, elem_size));
+  auto [context, stream] = contexts().get(device, cu_stream);
+  fill_elements(*stream, nullptr, data, value, elem_size, static_cast<std::size_t>(count), "oxide_fill");
+}
+
 } // namespace
 
 std::string dtype_name(std::int32_t dtype) {
@@ -668,6 +690,11 @@ int oxide_kernel_param(const oxide_kernel *kernel, size_t index, oxide_param_inf
 int oxide_launch(const oxide_kernel *kernel, const oxide_launch_config *config, const oxide_arg *args,
                  size_t count) {
   return guarded([&] { oxide::detail::launch(kernel, config, args, count); });
+}
+
+int oxide_fill(int32_t device, void *stream, uint64_t data, uint64_t count, uint32_t elem_size,
+               const void *value) {
+  return guarded([&] { oxide::detail::fill(device, stream, data, count, elem_size, value); });
 }
 
 const char *oxide_last_error(void) { return oxide::detail::last_error.c_str(); }

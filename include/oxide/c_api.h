@@ -12,6 +12,8 @@
  *   argument) and those of borrowed memory (element type, rank, contiguity, alignment). It never
  *   synchronises, allocates device memory or reads device memory, so a stream capture
  *   (cudaStreamBeginCapture, torch.cuda.graph) records the launch and a replay reruns it.
+ * - oxide_fill sets every element of borrowed memory to one value on the caller's stream:
+ *   DeviceBuffer::fill for memory the caller owns (a torch tensor's, a CuPy array's).
  * - Nothing throws across this boundary: every entry point returns a status, 0 on success; on
  *   failure, oxide_last_error() is this thread's message ("oxide: kernel 'rmsnorm': ...") and
  *   oxide_status_name(status) the kind ("RequiresViolated").
@@ -148,6 +150,20 @@ OXIDE_C_API int oxide_kernel_param(const oxide_kernel *kernel, size_t index, oxi
  *  GPU a fault is reported by the caller's next synchronisation, as for any CUDA launch. */
 OXIDE_C_API int oxide_launch(const oxide_kernel *kernel, const oxide_launch_config *config,
                              const oxide_arg *args, size_t count);
+
+/** Stores the `elem_size` bytes at `value` into each of the `count` contiguous elements at `data`
+ *  (a CUdeviceptr; a host address on the simulator) in the order of `stream` (the caller's
+ *  CUstream / cudaStream_t; NULL: the legacy default stream) of `device` (a CUDA ordinal or
+ *  OXIDE_DEVICE_SIMULATOR). The same as oxide::DeviceBuffer<T>::fill: a value whose bytes repeat
+ *  every 1, 2 or 4 bytes is one cuMemsetD8/D16/D32Async, any other one strided memset per word of
+ *  the element. It never synchronises, so a stream capture records it; on the simulator the
+ *  memory is filled when it returns. `value` is read before it returns. Refused, with nothing
+ *  enqueued: a null `value` or an `elem_size` of 0 (ArgumentMismatch), `count` * `elem_size`
+ *  past the address space (ArgumentMismatch), a null `data` with `count` > 0
+ *  (MisalignedArgument). Available from the library's first build with it; look the symbol up to
+ *  support older libraries. */
+OXIDE_C_API int oxide_fill(int32_t device, void *stream, uint64_t data, uint64_t count, uint32_t elem_size,
+                           const void *value);
 
 /** This thread's message of its last failed call ("" when none failed); valid until its next call. */
 OXIDE_C_API const char *oxide_last_error(void);

@@ -29,6 +29,7 @@ __path__ = pkgutil.extend_path(__path__, __name__)
 
 __all__ = [
     "load",
+    "fill",
     "Library",
     "Kernel",
     "Param",
@@ -762,9 +763,17 @@ class Library:
         self._gil_dll = ctypes.PyDLL(self.path)  # the same loaded library; its calls keep the GIL
         self._gil_dll.oxide_launch.restype = ctypes.c_int
         self._gil_dll.oxide_launch.argtypes = dll.oxide_launch.argtypes
+        # oxide_fill came after version 1's first libraries: looked up, not required.
+        self._fill = getattr(dll, "oxide_fill", None)
+        if self._fill is not None:
+            self._fill.restype = ctypes.c_int
+            self._fill.argtypes = [ctypes.c_int32, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64,
+                                   ctypes.c_uint32, ctypes.c_void_p]
         dll.oxide_last_error.restype = ctypes.c_char_p
         dll.oxide_status_name.restype = ctypes.c_char_p
         dll.oxide_status_name.argtypes = [ctypes.c_int]
+        global _last_library
+        _last_library = self
         self._kernels = {}
         for i in range(dll.oxide_kernel_count()):
             kernel = kernel_type(self, dll.oxide_kernel_at(i))
@@ -802,6 +811,35 @@ class Library:
     def __repr__(self):
         return "<oxide library %s: %s>" % (self.path, ", ".join(self._kernels))
 
+    def fill(self, tensor, value, stream=None):
+        """Sets every element of ``tensor`` to ``value`` through this library's C ABI
+        (``oxide_fill``): see :func:`oxide.fill`."""
+        if self._fill is None:
+            raise OxideError("oxide: '%s' was built before oxide_fill was part of the C ABI; rebuild it with "
+                             "this oxcc" % self.path, "NotAKernel")
+        data, dtype, shape, strides, device, readonly, keep = _fill_target(tensor, stream)
+        what = "oxide.fill: a tensor of %s, shape %s" % (_DTYPE_NAMES.get(dtype, dtype), tuple(shape))
+        if readonly:
+            raise ArgumentError("%s is read-only" % what, "ArgumentMismatch")
+        count = 1
+        for extent in shape:
+            count *= extent
+        if count > 1 and any(st != c for st, c, n in zip(strides, _contiguous_strides(shape), shape) if n > 1):
+            raise ArgumentError("%s has strides %s: fill takes a contiguous tensor (call it on "
+                                "tensor.contiguous() and copy back, or fill the tensor it views)" % (
+                                    what, tuple(strides)), "UnsupportedStrides")
+        raw = _fill_bytes(dtype, value, what)
+        if stream is not None:
+            cu_stream = _stream_handle(stream)
+        elif device != SIMULATOR:
+            cu_stream = _current_stream(tensor, device)
+        else:
+            cu_stream = 0
+        status = self._fill(device, cu_stream, data, count, len(raw), raw)
+        del keep
+        if status:
+            self._raise(status, None)
+
     def _check(self, status, kernel):
         if status:
             self._raise(status, kernel)
@@ -810,6 +848,103 @@ class Library:
         kind = self._dll.oxide_status_name(status).decode()
         message = self._dll.oxide_last_error().decode(errors="replace")
         raise _ERROR_CLASSES.get(kind, OxideError)(message, kind, kernel)
+
+
+_last_library = None
+
+
+def fill(tensor, value, stream=None, library=None):
+    """Sets every element of ``tensor`` to ``value`` in stream order, like
+    ``oxide::DeviceBuffer<T>::fill``: a torch tensor, a CuPy or JAX array (DLPack,
+    ``__cuda_array_interface__``) on the GPU, on the framework's current stream of its device
+    unless ``stream`` is given; a NumPy array or CPU tensor on the simulator (filled when it
+    returns). The tensor must be contiguous and writable. ``value`` is converted to the tensor's
+    dtype with a range check (an int for integer tensors, a number for floating ones, a bool or
+    0/1 for bool): a value the dtype cannot hold raises ContractError (ArgumentOutOfRange). The
+    call goes through the C ABI (``oxide_fill``) of ``library``, by default the library loaded
+    last. It never synchronises, so a CUDA graph capture records it."""
+    library = library or _last_library
+    if library is None:
+        raise OxideError("oxide.fill: no Oxide library is loaded; fill goes through a library's C ABI: call "
+                         "oxide.load(path) first, or pass library=", "Other")
+    library.fill(tensor, value, stream)
+
+
+def _fill_target(tensor, stream):
+    """(data, dtype, shape, strides, device, readonly, keep) of the tensor to fill; `keep` holds a
+    DLPack capsule alive."""
+    torch = _torch or _torch_module()
+    if torch is not None and isinstance(tensor, torch.tensor_type):
+        dtype = torch.dtypes.get(tensor.dtype)
+        if dtype is None:
+            raise ArgumentError("oxide.fill: a tensor of %s, which Oxide has no element type for" % tensor.dtype,
+                                "DtypeMismatch")
+        return (tensor.data_ptr(), dtype, tuple(tensor.shape), tuple(tensor.stride()), tensor.get_device(),
+                False, None)
+    try:
+        if hasattr(tensor, "__cuda_array_interface__"):
+            return _interface(tensor.__cuda_array_interface__, Kernel._cupy_device(tensor)) + (None,)
+        if hasattr(tensor, "__array_interface__"):
+            return _interface(tensor.__array_interface__, SIMULATOR) + (None,)
+        if hasattr(tensor, "__dlpack__"):
+            desc, capsule = _dlpack(tensor, _stream_handle(stream) or 0)
+            return desc + (capsule,)
+    except TypeError as e:
+        raise ArgumentError("oxide.fill: a tensor of %s" % e, "DtypeMismatch") from None
+    raise ArgumentError("oxide.fill: a %s, which is not an array (it has no __dlpack__, "
+                        "__cuda_array_interface__ or __array_interface__)" % type(tensor).__name__,
+                        "ArgumentMismatch")
+
+
+def _current_stream(tensor, device):
+    torch = _torch
+    if torch is not None and isinstance(tensor, torch.tensor_type):
+        return torch.stream(device)
+    cupy = _Cupy.get(tensor)
+    return cupy.stream(device) if cupy is not None else 0
+
+
+def _out_of_range(what, value, dtype):
+    return ContractError("%s cannot hold %r (%s); pass a value in its range" % (
+        what, value, _DTYPE_NAMES.get(dtype, dtype)), "ArgumentOutOfRange")
+
+
+def _fill_bytes(dtype, value, what):
+    """The bytes of `value` as one element of `dtype` (little-endian, as the GPU stores it)."""
+    code, bits = dtype >> 8, dtype & 0xFF
+    if hasattr(value, "item") and not isinstance(value, (int, float, bool)):
+        value = value.item()  # a NumPy scalar or a one-element tensor
+    if code == 6:  # bool
+        if isinstance(value, bool) or (isinstance(value, numbers.Integral) and value in (0, 1)):
+            return bytes([int(value)])
+        raise _out_of_range(what, value, dtype)
+    if code in (0, 1):  # signed, unsigned integers
+        if isinstance(value, numbers.Integral):
+            integer = int(value)
+        elif isinstance(value, numbers.Real) and float(value).is_integer():
+            integer = int(value)
+        else:
+            raise _out_of_range(what, value, dtype)
+        low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if code == 0 else (0, (1 << bits) - 1)
+        if not low <= integer <= high:
+            raise _out_of_range(what, value, dtype)
+        return integer.to_bytes(bits // 8, "little", signed=code == 0)
+    if not isinstance(value, numbers.Real):
+        raise _out_of_range(what, value, dtype)
+    number = float(value)
+    try:
+        if code == 2 and bits in (16, 32, 64):
+            return struct.pack({16: "<e", 32: "<f", 64: "<d"}[bits], number)
+        if code == 4 and bits == 16:  # bfloat16: float32's upper half, rounded to nearest even
+            word = struct.unpack("<I", struct.pack("<f", number))[0]
+            if number == number:  # not a NaN
+                word = (word + 0x7FFF + ((word >> 16) & 1)) & 0xFFFFFFFF
+                if (word >> 16) & 0x7F80 == 0x7F80 and abs(number) != float("inf"):
+                    raise OverflowError
+            return struct.pack("<H", (word >> 16) & 0xFFFF if number == number else 0x7FC0)
+    except OverflowError:
+        raise _out_of_range(what, value, dtype) from None
+    raise ArgumentError("%s: fill has no conversion to this element type" % what, "DtypeMismatch")
 
 
 def load(path, extension=None):

@@ -1,7 +1,8 @@
 /* The typed header that `python3 -m oxide.header libkernels.so` writes, used from C on host memory
- * (the CPU simulator): kernels_add and kernels_coordinates_3d, and a refused launch's status. */
+ * (the CPU simulator): kernels_add and kernels_coordinates_3d, oxide_fill, and refused calls' statuses. */
 #include "kernels.h"
 
+#include <stdint.h>
 #include <stdio.h>
 
 int main(void) {
@@ -28,6 +29,18 @@ int main(void) {
     printf("FAIL: coordinates_3d: %s %s\n", oxide_status_name(status), oxide_last_error());
     return 1;
   }
+  /* oxide_fill: borrowed memory set to one value (12-byte elements: three words each). */
+  static int32_t triples[5][3];
+  const int32_t triple[3] = {7, -1, 42};
+  status = oxide_fill(OXIDE_DEVICE_SIMULATOR, NULL, (uint64_t)(uintptr_t)triples, 5, sizeof triple, triple);
+  if (status != OXIDE_OK || triples[4][0] != 7 || triples[4][1] != -1 || triples[4][2] != 42) {
+    printf("FAIL: oxide_fill: %s %s\n", oxide_status_name(status), oxide_last_error());
+    return 1;
+  }
+  status = oxide_fill(OXIDE_DEVICE_SIMULATOR, NULL, 0, 5, sizeof triple, triple);
+  printf("header_caller: oxide_fill of a null pointer: %s\n", oxide_status_name(status));
+  if (status == OXIDE_OK)
+    return 1;
   status = kernels_add(a, n, b, n - 1, c, n, &config);
   printf("header_caller: a short input: %s\n", oxide_status_name(status));
   if (status == OXIDE_OK)

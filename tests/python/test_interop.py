@@ -484,6 +484,99 @@ class TorchCpu(unittest.TestCase):
         torch.testing.assert_close(c, 2 * a)
 
 
+class Fill(unittest.TestCase):
+    """oxide.fill: every element of a tensor set to one value through the C ABI's oxide_fill, on
+    the simulator for host memory; values converted to the dtype with a range check."""
+
+    def test_numpy_dtypes(self):
+        for dtype, value in [(np.float32, 2.5), (np.float64, -1.25), (np.int32, -7), (np.uint8, 255),
+                             (np.int64, -(1 << 40)), (np.uint16, 513), (np.float16, 0.5), (np.bool_, True),
+                             (np.int8, -128)]:
+            a = np.zeros(37, dtype=dtype)
+            oxide.fill(a, value)
+            self.assertEqual(a.tolist(), [dtype(value).item()] * 37, dtype)
+        # A 2-D array is filled whole, and an empty one is nothing to do.
+        b = np.zeros((3, 5), dtype=np.float32)
+        lib.fill(b, 7)
+        self.assertTrue((b == 7.0).all())
+        oxide.fill(np.zeros(0, dtype=np.float32), 1.0)
+
+    def test_only_the_view(self):
+        # A contiguous slice of a larger array: its neighbours stay as they were.
+        a = np.zeros(10, dtype=np.int32)
+        oxide.fill(a[2:6], 9)
+        self.assertEqual(a.tolist(), [0, 0, 9, 9, 9, 9, 0, 0, 0, 0])
+
+    def test_dlpack_only_objects(self):
+        a = np.zeros(6, dtype=np.float32)
+        oxide.fill(DLPackOnly(a), 4.0)
+        self.assertEqual(a.tolist(), [4.0] * 6)
+
+    def test_refusals(self):
+        with self.assertRaises(oxide.ContractError) as caught:
+            oxide.fill(np.zeros(4, dtype=np.uint8), 256)
+        self.assertEqual(caught.exception.kind, "ArgumentOutOfRange")
+        self.assertIn("cannot hold 256 (uint8)", str(caught.exception))
+        with self.assertRaises(oxide.ContractError):
+            oxide.fill(np.zeros(4, dtype=np.int32), 1.5)
+        with self.assertRaises(oxide.ContractError):
+            oxide.fill(np.zeros(4, dtype=np.float16), 1e6)
+        with self.assertRaises(oxide.ContractError):
+            oxide.fill(np.zeros(4, dtype=np.bool_), 2)
+        with self.assertRaises(oxide.ArgumentError) as caught:
+            oxide.fill(np.zeros((4, 4), dtype=np.float32)[:, 1], 1.0)
+        self.assertEqual(caught.exception.kind, "UnsupportedStrides")
+        self.assertIn("fill takes a contiguous tensor", str(caught.exception))
+        frozen = np.zeros(4, dtype=np.float32)
+        frozen.flags.writeable = False
+        with self.assertRaisesRegex(oxide.ArgumentError, "is read-only"):
+            oxide.fill(frozen, 1.0)
+        with self.assertRaisesRegex(oxide.ArgumentError, "not an array"):
+            oxide.fill([1.0, 2.0], 1.0)
+
+    def test_c_entry_point(self):
+        # What a C caller gets: the bytes of one element, stored into each.
+        dll = lib._dll
+        a = np.zeros(5, dtype=np.uint32)
+        value = (0x01020304).to_bytes(4, "little")
+        data = a.__array_interface__["data"][0]
+        self.assertEqual(dll.oxide_fill(oxide.SIMULATOR, None, data, 5, 4, value), 0)
+        self.assertEqual(a.tolist(), [0x01020304] * 5)
+        # An element of 12 bytes that does not repeat: strided stores of each word.
+        triples = np.zeros((4, 3), dtype=np.int32)
+        element = np.array([1, -2, 3], dtype=np.int32).tobytes()
+        self.assertEqual(dll.oxide_fill(oxide.SIMULATOR, None, triples.__array_interface__["data"][0], 4, 12,
+                                        element), 0)
+        self.assertEqual(triples.tolist(), [[1, -2, 3]] * 4)
+        for args, kind, text in [
+            ((oxide.SIMULATOR, None, data, 5, 4, None), "ArgumentMismatch", "oxide_fill: a null value"),
+            ((oxide.SIMULATOR, None, data, 5, 0, value), "ArgumentMismatch", "an element size of 0 bytes"),
+            ((oxide.SIMULATOR, None, 0, 5, 4, value), "MisalignedArgument", "a null pointer for 5 elements"),
+            ((oxide.SIMULATOR, None, data, 1 << 62, 8, value), "ArgumentMismatch", "past the end of the address"),
+            ((-5, None, data, 5, 4, value), "NoDevice", "neither a CUDA ordinal nor OXIDE_DEVICE_SIMULATOR"),
+        ]:
+            status = dll.oxide_fill(*args)
+            self.assertEqual(dll.oxide_status_name(status).decode(), kind, args)
+            self.assertIn(text, dll.oxide_last_error().decode())
+        self.assertEqual(a.tolist(), [0x01020304] * 5)  # refusals store nothing
+        self.assertEqual(dll.oxide_fill(oxide.SIMULATOR, None, 0, 0, 4, value), 0)  # nothing to fill
+
+    @unittest.skipIf(torch is None, "torch is not installed")
+    def test_torch_cpu(self):
+        for dtype, value in [(torch.float32, 3.5), (torch.int64, -3), (torch.float16, 0.25),
+                             (torch.bfloat16, 1.5), (torch.bfloat16, 3.140625), (torch.bool, True)]:
+            t = torch.zeros(9, dtype=dtype)
+            oxide.fill(t, value)
+            self.assertTrue(torch.equal(t, torch.full((9,), value, dtype=dtype)), (dtype, value))
+        t = torch.zeros(4, 6)
+        with self.assertRaises(oxide.ArgumentError):
+            oxide.fill(t.t(), 1.0)
+        oxide.fill(t[1], 2.0)  # a contiguous row of it
+        self.assertEqual(t.sum().item(), 12.0)
+        with self.assertRaises(oxide.ContractError):
+            oxide.fill(torch.zeros(2, dtype=torch.bfloat16), 1e39)
+
+
 class Flag(enum.IntEnum):
     TEN = 10
 
@@ -731,6 +824,19 @@ class TorchCuda(unittest.TestCase):
             lib.add(a, a, c)
         side.synchronize()
         self.assertTrue(bool((c == 6).all()))
+
+    def test_fill_on_the_current_stream(self):
+        side = torch.cuda.Stream()
+        with torch.cuda.stream(side):
+            a = torch.ones(1 << 22, device="cuda")
+            for _ in range(20):
+                a = a * 1.0
+            oxide.fill(a, 5.0)  # ordered after the multiplications, on `side`
+            b = torch.empty(1000, dtype=torch.bfloat16, device="cuda")
+            oxide.fill(b, 1.5)
+        side.synchronize()
+        self.assertTrue(bool((a == 5).all()))
+        self.assertTrue(bool((b == 1.5).all()))
 
     def test_errors_on_the_gpu(self):
         a = torch.randn(1000, device="cuda")
