@@ -223,29 +223,20 @@ private:
   /// or the program's arguments of `oxcc run`), or an unknown option.
   std::optional<int> unknownOrSeparator(const Item &item) {
     const llvm::StringRef arg = item.spelling;
-    switch (item.id) {
-    case OPT_UNKNOWN:
-      if (arg == "--") {
-        if (compileVerb) {
-          cmd.launcher = true;
-          compilerPath = item.index + 1;
-          // A compiler without -O does not optimise (CMake's Debug flags are just -g).
-          cmd.opts.optLevel = 0;
-          break;
-        }
-        if (cmd.verb != Verb::Run)
-          return usageError("'--' (program arguments) is only valid with 'oxcc run'", verb);
-        for (size_t i = item.index + 1; i < args.size(); ++i)
-          cmd.programArgs.push_back(args[i]);
-        programArgs = true;
-        break;
-      }
-      if (auto rc = unknownArgument(arg))
-        return rc;
-      break;
-    default:
-      llvm_unreachable("an option of another group");
+    if (arg != "--")
+      return unknownArgument(arg);
+    if (compileVerb) {
+      cmd.launcher = true;
+      compilerPath = item.index + 1;
+      // A compiler without -O does not optimise (CMake's Debug flags are just -g).
+      cmd.opts.optLevel = 0;
+      return std::nullopt;
     }
+    if (cmd.verb != Verb::Run)
+      return usageError("'--' (program arguments) is only valid with 'oxcc run'", verb);
+    for (size_t i = item.index + 1; i < args.size(); ++i)
+      cmd.programArgs.push_back(args[i]);
+    programArgs = true;
     return std::nullopt;
   }
 

@@ -7,6 +7,7 @@
 #include "Oxide/Transforms/Passes.h"
 #include "Oxide/Transforms/WriteProof.h"
 
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "llvm/Demangle/Demangle.h"
@@ -42,6 +43,39 @@ public:
                                                               : Source::reject();
       return Source::reject();
     });
+  }
+
+  /// Whether `value` is a witness (`isWitness`), or equal to one where `at` runs: `at` lies
+  /// behind the edge of a branch on `value == w` (taken when it holds) or `value != w` (taken
+  /// when it fails) for a witness w. The optimiser gives the compared value to the uses the
+  /// comparison dominates: `if (i.get() != grid.thread_rank()) continue; out.get_mut(i)` reaches
+  /// the verifier indexed by the rank.
+  bool isWitnessAt(Value value, Operation *at, llvm::function_ref<bool(Value)> isWitness) {
+    if (isWitness(value))
+      return true;
+    Block *use = at->getBlock();
+    // A region of one block has no branches (and MLIR builds no dominator tree for it).
+    if (use->getParent()->hasOneBlock())
+      return false;
+    DominanceInfo &dominance = dominanceOf(at);
+    for (auto *node = dominance.getNode(use); node; node = node->getIDom()) {
+      auto branch = dyn_cast_or_null<LLVM::CondBrOp>(node->getBlock()->getTerminator());
+      auto cmp = branch ? branch.getCondition().getDefiningOp<LLVM::ICmpOp>() : nullptr;
+      if (!cmp ||
+          (cmp.getPredicate() != LLVM::ICmpPredicate::eq && cmp.getPredicate() != LLVM::ICmpPredicate::ne))
+        continue;
+      Block *equal =
+          cmp.getPredicate() == LLVM::ICmpPredicate::eq ? branch.getTrueDest() : branch.getFalseDest();
+      if (equal == branch.getTrueDest() && equal == branch.getFalseDest())
+        continue;
+      // The edge to `equal` dominates the use only if `equal` is entered from this branch alone.
+      if (equal->getSinglePredecessor() != node->getBlock() || !dominance.dominates(equal, use))
+        continue;
+      Value other = cmp.getLhs() == value ? cmp.getRhs() : cmp.getRhs() == value ? cmp.getLhs() : Value();
+      if (other && isWitness(other))
+        return true;
+    }
+    return false;
   }
 
   /// Whether `value` is, on every path, the calling thread's `oxide.group_index group`, or a
@@ -167,7 +201,17 @@ private:
     return true;
   }
 
+  /// The dominance of the function that holds `op`, computed once per function.
+  DominanceInfo &dominanceOf(Operation *op) {
+    Operation *func = op->getParentOfType<LLVM::LLVMFuncOp>();
+    auto &info = dominances[func];
+    if (!info)
+      info = std::make_unique<DominanceInfo>(func);
+    return *info;
+  }
+
   llvm::DenseMap<StringAttr, SmallVector<LLVM::CallOp>> callers;
+  llvm::DenseMap<Operation *, std::unique_ptr<DominanceInfo>> dominances;
   /// (value, key) already shown to be a witness of the kind `key` names.
   llvm::DenseSet<std::pair<Value, unsigned>> proven;
 };
@@ -199,25 +243,30 @@ bool verifyOwners(oxide::OwnedElemOp owned, ProvenanceChecker &provenance) {
   bool ok = true;
   // Shapes that compute the thread's place in its block from the launch registers need the
   // thread's own index itself, not a grid-stride step of it (whose set would be another's).
+  auto witness = [&](Value owner, unsigned rank, oxide::Dim dim, bool strides = true) {
+    return provenance.isWitnessAt(owner, owned,
+                                  [&](Value v) { return provenance.isWitness(v, rank, dim, strides); });
+  };
   switch (shape) {
   case oxide::Ownership::block_strided:
-    ok = provenance.isWitness(owners[0], 1, oxide::Dim::x, /*strides=*/false);
+    ok = witness(owners[0], 1, oxide::Dim::x, /*strides=*/false);
     break;
   case oxide::Ownership::launch_strided:
   case oxide::Ownership::pair:
-    ok = provenance.isWitness(owners[0], 1, oxide::Dim::x);
+    ok = witness(owners[0], 1, oxide::Dim::x);
     break;
   case oxide::Ownership::strided_rows:
-    ok = provenance.isWitness(owners[0], 2, oxide::Dim::x) &&
-         provenance.isWitness(owners[1], 2, oxide::Dim::y, /*strides=*/false);
+    ok = witness(owners[0], 2, oxide::Dim::x) && witness(owners[1], 2, oxide::Dim::y, /*strides=*/false);
     break;
   case oxide::Ownership::z_column:
-    ok = provenance.isWitness(owners[0], 2, oxide::Dim::x) &&
-         provenance.isWitness(owners[1], 2, oxide::Dim::y);
+    ok = witness(owners[0], 2, oxide::Dim::x) && witness(owners[1], 2, oxide::Dim::y);
     break;
-  default:
-    ok = provenance.isGroupWitness(owners[0], *oxide::OwnedElemOp::owningGroup(shape));
+  default: {
+    const oxide::Group group = *oxide::OwnedElemOp::owningGroup(shape);
+    ok = provenance.isWitnessAt(owners[0], owned,
+                                [&](Value v) { return provenance.isGroupWitness(v, group); });
     break;
+  }
   }
   if (!ok) {
     emitError(oxide::userLocation(owned.getLoc()))
@@ -250,7 +299,9 @@ struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySaf
     module.walk([&](oxide::DisjointGetOp get) {
       unsigned rank = get.getCoords().size();
       for (auto [d, coord] : llvm::enumerate(get.getCoords())) {
-        if (provenance.isWitness(coord, rank, static_cast<oxide::Dim>(d)))
+        if (provenance.isWitnessAt(coord, get, [&](Value v) {
+              return provenance.isWitness(v, rank, static_cast<oxide::Dim>(d));
+            }))
           continue;
         emitError(oxide::userLocation(get.getLoc()))
             << "this DisjointSpan element is indexed by a value that is not the calling thread's "
@@ -269,7 +320,8 @@ struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySaf
 
     // A scatter through a permutation is disjoint because the indices are: the thread's witness.
     module.walk([&](oxide::PermutedElemOp permuted) {
-      if (provenance.isWitness(permuted.getI(), 1, oxide::Dim::x))
+      if (provenance.isWitnessAt(permuted.getI(), permuted,
+                                 [&](Value v) { return provenance.isWitness(v, 1, oxide::Dim::x); }))
         return;
       emitError(oxide::userLocation(permuted.getLoc()))
           << "this output is scattered through a permutation at an index that is not the calling "
