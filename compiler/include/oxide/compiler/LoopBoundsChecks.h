@@ -11,14 +11,15 @@ namespace oxide {
 /// them from being issued together (the owned-elements loop of `row_mut`: layernorm's write
 /// loop ran at 0.82 of nvcc's with three checks in it).
 ///
-/// For a check `idx <u bound` in a loop whose latch runs `n` more times (SCEV's exit count),
-/// idx = {start, +, step}, bound invariant:
+/// For a check `idx <u bound` in a loop whose latch runs `n` more times (its exit is `i == x`
+/// for a 64-bit counter stepping by 1, so n is exact without no-wrap facts), idx = {start, +,
+/// step} computed in 64 bits in the loop, bound invariant:
 ///
-/// - **proved**: when n == (bound - start - 1) / step and the loop is entered only if
-///   start < bound (the count of an owned-elements set: j < ceil((W - t) / B) for column
-///   t + B j), then start + step * n <= bound - 1 with no wrap, so every iteration passes; or
-///   when SCEV knows idx does not wrap and start + step * n < bound. Skip checks (an element
-///   guard) and failure checks alike become true.
+/// - **proved**: when n == (bound - s - 1) / d, the loop is entered only if s < bound (a branch
+///   dominating it says so), step <= d and start is s or 0 (the count of an owned-elements set:
+///   j < ceil((W - t) / B) for column t + B j, and j itself), then start + step * n <=
+///   bound - 1 with no wrap, so every iteration passes. Skip checks (an element guard, also
+///   joined as `j >= w || c >= w`) and failure checks alike become true.
 /// - **hoisted** (failure checks only): when the check runs in every iteration and the loop
 ///   leaves only through its latch or through failure reports, the preheader tests the last
 ///   index once: start + step * n < bound, computed without wrapping. If it fails, some
