@@ -162,16 +162,64 @@ private:
       return;
     // A function that is no [[kernel]] may be one the simulator registered with a contract
     // (oxide::sim::register_kernel); the runtime judges it.
-    // A contract reported as invalid is the error to fix first.
-    if (!anyDeclaration(kernel, isKernel) || anyDeclaration(kernel, [](const FunctionDecl *D) {
-          return annotation(D, oxide::kContractAnnotation) ||
-                 annotation(D, oxide::kRejectedContractAnnotation);
-        }))
+    if (!anyDeclaration(kernel, isKernel))
       return;
     std::string name;
     llvm::raw_string_ostream os(name);
     kernel->getNameForDiagnostic(os, context.getPrintingPolicy(), /*Qualified=*/false);
+    if (anyDeclaration(kernel,
+                       [](const FunctionDecl *D) { return annotation(D, oxide::kContractAnnotation); })) {
+      checkPrepareElements(call, kernel, name, definition);
+      return;
+    }
+    // A contract reported as invalid is the error to fix first.
+    if (anyDeclaration(
+            kernel, [](const FunctionDecl *D) { return annotation(D, oxide::kRejectedContractAnnotation); }))
+      return;
     oxide::report(diags, ref->getBeginLoc(), Diag::PrepareWithoutContract) << name << ref->getSourceRange();
+    oxide::report(diags, definition->getLocation(), Diag::NoteKernelDeclared) << name;
+  }
+
+  /// `oxide::prepare(ctx, kernel, oxide::elements(...))` takes the block from the contract: one
+  /// that fixes no block, or has another domain than the number of extents, would throw
+  /// BlockMismatch or DomainMismatch at run time: report it at the call.
+  void checkPrepareElements(const CallExpr *call, const FunctionDecl *kernel, const std::string &name,
+                            const FunctionDecl *definition) {
+    if (call->getNumArgs() < 3)
+      return;
+    const Expr *domainArg = call->getArg(2);
+    const auto *record = domainArg->getType().getNonReferenceType()->getAsCXXRecordDecl();
+    const auto *spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(record);
+    if (!spec || oxide::oxideClassName(spec) != "Elements" || spec->getTemplateArgs().size() != 1 ||
+        spec->getTemplateArgs()[0].getKind() != TemplateArgument::Integral)
+      return;
+    const unsigned rank = spec->getTemplateArgs()[0].getAsIntegral().getZExtValue();
+    std::optional<llvm::StringRef> contract = annotation(kernel, oxide::kContractAnnotation);
+    if (!contract)
+      if (const FunctionDecl *pattern = kernel->getTemplateInstantiationPattern())
+        contract = annotation(pattern, oxide::kContractAnnotation);
+    // The canonical contract starts "domain = N" and spells a block "block = (x, y, z)".
+    llvm::StringRef text = contract ? *contract : llvm::StringRef();
+    unsigned domain = 0;
+    if (!text.consume_front("domain = ") || text.consumeInteger(10, domain) || domain < 1 || domain > 3)
+      return;
+    static constexpr const char *kDomains[] = {"", "oxide::elements(n)", "oxide::elements(width, height)",
+                                               "oxide::elements(width, height, depth)"};
+    const SourceRange range = domainArg->getSourceRange();
+    if (domain != rank) {
+      oxide::report(diags, domainArg->getBeginLoc(), Diag::PrepareElementsOfOtherRank)
+          << name << domain << rank << kDomains[domain] << range;
+    } else if (!text.contains("block = (")) {
+      static constexpr const char *kBlocks[] = {"", "256", "(16, 16)", "(8, 8, 4)"};
+      static constexpr const char *kConfigs[] = {
+          "", "LaunchConfig1D::for_elements(n, 256)",
+          "LaunchConfig2D::for_elements(width, height, {16, 16, 1})",
+          "LaunchConfig3D::for_elements(width, height, depth, {8, 8, 4})"};
+      oxide::report(diags, domainArg->getBeginLoc(), Diag::PrepareElementsWithoutBlock)
+          << name << kBlocks[domain] << kConfigs[domain] << range;
+    } else {
+      return;
+    }
     oxide::report(diags, definition->getLocation(), Diag::NoteKernelDeclared) << name;
   }
 

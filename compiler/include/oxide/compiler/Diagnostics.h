@@ -53,6 +53,8 @@ enum class Diag : unsigned {
   OutputAliased,
   NoteOutputArgument,
   PrepareWithoutContract,
+  PrepareElementsWithoutBlock,
+  PrepareElementsOfOtherRank,
   NoteKernelDeclared,
   DeviceTypeid,
   DeviceLongDouble,
@@ -189,6 +191,13 @@ inline constexpr DiagInfo kDiagnostics[] = {
      "kernel '%0' has no launch contract, so oxide::prepare cannot check its launches; add "
      "[[oxide::launch_contract(\"domain = ...\")]] to it, or launch it with oxide::unsafe_launch "
      "(oxide/host/unsafe_launch.hpp)"},
+    {Diag::PrepareElementsWithoutBlock, clang::DiagnosticIDs::Error,
+     "kernel '%0' is prepared with oxide::elements(...), which takes the block from the launch contract, but "
+     "its contract fixes no block; add one to the contract (e.g. block = %1) or prepare it with a "
+     "configuration that states the block, e.g. oxide::%2"},
+    {Diag::PrepareElementsOfOtherRank, clang::DiagnosticIDs::Error,
+     "kernel '%0' has domain = %1 in its launch contract, but is prepared with oxide::elements of %2 "
+     "extent%s2; give %1 extent%s1: %3"},
     {Diag::NoteKernelDeclared, clang::DiagnosticIDs::Note, "'%0' is defined here"},
     {Diag::DeviceTypeid, clang::DiagnosticIDs::Error,
      "device code uses typeid, which needs run-time type information (RTTI is not available in device "
