@@ -5,6 +5,10 @@
 //   requires = (in.size() == out.size(), n <= in.size(), rows * cols == out.size(),
 //               out.width() == cols, out.height() == rows)
 //
+// `dynamic_shared` is a fixed range (`0..4096`, `1024`) or tied to the arguments by an expression
+// written as in `requires`: `dynamic_shared = 4 * tile` (exactly that many bytes at each launch)
+// or `dynamic_shared = in.size() * 4..8192` (at least that many, at most 8192).
+//
 // Header-only and dependency-free: the compiler parses the user's text (and reports errors at
 // the offending field), and writes a canonical form into the device image, where parameter
 // names are replaced by positions ($0.size(), $1) and named constants by their values; the
