@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <new>
 #include <string_view>
 #include <system_error>
 
@@ -126,7 +127,20 @@ std::size_t distinct_states(const WatchedWorker &worker) noexcept {
 class Watchdog {
 public:
   static Watchdog &instance() {
-    static auto *watchdog = new Watchdog; // never destroyed: its thread may outlive main
+    static auto *watchdog = [] {
+      auto *created = new Watchdog; // never destroyed: its thread may outlive main
+      // A forked child has no watchdog thread and no launch of its parent: it starts afresh, with
+      // the lock not held by a thread that did not fork.
+      pthread_atfork([] { instance().mutex_.lock(); }, [] { instance().mutex_.unlock(); },
+                     [] {
+                       Watchdog &child = instance();
+                       child.launches_.clear();
+                       child.started_ = child.sleeping_ = false;
+                       new (&child.wake_) std::condition_variable; // its waiter did not fork
+                       child.mutex_.unlock();
+                     });
+      return created;
+    }();
     return *watchdog;
   }
 

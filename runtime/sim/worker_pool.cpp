@@ -1,9 +1,30 @@
 #include "sim/worker_pool.hpp"
 
+#include <pthread.h>
+
+#include <new>
+
 namespace oxide::detail::sim {
 
 WorkerPool &WorkerPool::instance() {
-  static WorkerPool *pool = new WorkerPool;
+  static WorkerPool *pool = [] {
+    auto *created = new WorkerPool;
+    // A forked child has none of the pool's threads (a launch there waited for them forever):
+    // it starts an empty pool, whose locks no thread of the parent holds.
+    pthread_atfork(nullptr, nullptr, [] {
+      WorkerPool &child = instance();
+      new (&child.launch_mutex_) std::mutex;
+      new (&child.mutex_) std::mutex;
+      new (&child.wake_) std::condition_variable;
+      new (&child.done_) std::condition_variable;
+      child.workers_.clear(); // detached: nothing to join
+      child.generation_ = 0;
+      child.open_slots_ = child.running_ = 0;
+      child.job_ = nullptr;
+      child.context_ = nullptr;
+    });
+    return created;
+  }();
   return *pool;
 }
 
