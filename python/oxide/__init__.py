@@ -117,8 +117,9 @@ class OxideError(RuntimeError):
 
 
 class ContractError(OxideError, ValueError):
-    """The arguments break the kernel's launch contract (a ``requires`` relation, a scalar out
-    of its parameter's range, a negative size)."""
+    """The arguments or launch settings break the kernel's launch contract (a ``requires``
+    relation, a scalar out of its parameter's range, a negative size, a block, domain or dynamic
+    shared memory the contract does not allow)."""
 
 
 class AliasingError(OxideError, ValueError):
@@ -143,6 +144,9 @@ _ERROR_CLASSES = {
     "RequiresOverflow": ContractError,
     "NegativeArgument": ContractError,
     "ArgumentOutOfRange": ContractError,
+    "BlockMismatch": ContractError,
+    "DomainMismatch": ContractError,
+    "DynamicSharedOutOfRange": ContractError,
     "OverlappingArguments": AliasingError,
     "ArgumentMismatch": ArgumentError,
     "DtypeMismatch": ArgumentError,

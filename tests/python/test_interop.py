@@ -411,7 +411,7 @@ class Errors(unittest.TestCase):
             lib.add(self.a, self.b, self.c, block=2048)
         with self.assertRaisesRegex(ValueError, "1 to 3 extents"):
             lib.add(self.a, self.b, self.c, grid=(1, 1, 1, 1))
-        with self.assertRaises(oxide.OxideError) as caught:
+        with self.assertRaises(oxide.ContractError) as caught:
             lib.rmsnorm(self.a, self.b[:10], np.zeros((10, 10), np.float32), 10, 10, 1e-6, block=128)
         self.assertEqual(caught.exception.kind, "BlockMismatch")
 
