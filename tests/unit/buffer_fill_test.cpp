@@ -12,6 +12,7 @@
 
 #include "oxide/oxide.hpp"
 #include "runtime_test_kernels.hpp"
+#include "sim_test_support.hpp"
 
 namespace {
 
@@ -38,16 +39,9 @@ struct Short3 {
   bool operator==(const Short3 &) const = default;
 };
 
-class BufferFill : public ::testing::TestWithParam<bool> {
+class BufferFill : public oxide_test::OnEachBackend {
 protected:
   static void SetUpTestSuite() { oxide_test::register_runtime_test_kernels(); }
-  void SetUp() override {
-    if (GetParam() && oxide::Device::count() == 0)
-      GTEST_SKIP() << "skipped: no CUDA device";
-  }
-  [[nodiscard]] oxide::Context context() const {
-    return GetParam() ? oxide::Context::create(0) : oxide::Context::cpu();
-  }
 
   /// Fills a buffer of `n` elements that first held `before` with `value`; every element must be
   /// `value` afterwards.

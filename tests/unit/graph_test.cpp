@@ -28,18 +28,11 @@ void out_of_bounds(oxide::Span<float> data) {
     data[data.size()] = 0.0f;
 }
 
-class Graphs : public ::testing::TestWithParam<bool> {
+class Graphs : public oxide_test::OnEachBackend {
 protected:
   static void SetUpTestSuite() {
     oxide_test::register_runtime_test_kernels();
     oxide::sim::register_kernel(out_of_bounds, "out_of_bounds");
-  }
-  void SetUp() override {
-    if (GetParam() && oxide::Device::count() == 0)
-      GTEST_SKIP() << "skipped: no CUDA device";
-  }
-  [[nodiscard]] oxide::Context context() const {
-    return GetParam() ? oxide::Context::create(0) : oxide::Context::cpu();
   }
 };
 

@@ -21,16 +21,9 @@ using oxide_test::cover;
 using oxide_test::kind_of;
 
 /// The same checks on either backend.
-class PinnedAndAsync : public ::testing::TestWithParam<bool> {
+class PinnedAndAsync : public oxide_test::OnEachBackend {
 protected:
   static void SetUpTestSuite() { oxide_test::register_runtime_test_kernels(); }
-  void SetUp() override {
-    if (GetParam() && oxide::Device::count() == 0)
-      GTEST_SKIP() << "skipped: no CUDA device";
-  }
-  [[nodiscard]] oxide::Context context() const {
-    return GetParam() ? oxide::Context::create(0) : oxide::Context::cpu();
-  }
 };
 
 TEST_P(PinnedAndAsync, PinnedBuffersAreHostMemory) {

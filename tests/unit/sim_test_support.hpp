@@ -56,4 +56,17 @@ inline std::string error_of(const std::function<void()> &body) {
   return {};
 }
 
+/// A test run on the simulator (parameter false) and on GPU 0 (true), which it skips, saying so,
+/// on a machine without one. Instantiate with ::testing::Bool().
+class OnEachBackend : public ::testing::TestWithParam<bool> {
+protected:
+  void SetUp() override {
+    if (GetParam() && oxide::Device::count() == 0)
+      GTEST_SKIP() << "skipped: no CUDA device";
+  }
+  [[nodiscard]] oxide::Context context() const {
+    return GetParam() ? oxide::Context::create(0) : oxide::Context::cpu();
+  }
+};
+
 } // namespace oxide_test

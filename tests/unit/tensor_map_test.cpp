@@ -66,17 +66,10 @@ void copy_boxes(Map map, oxide::Span<const std::int32_t> origin, oxide::Disjoint
   }
 }
 
-class TensorMaps : public ::testing::TestWithParam<bool> {
+class TensorMaps : public oxide_test::OnEachBackend {
 protected:
   static void SetUpTestSuite() {
     oxide::sim::register_kernel(copy_boxes, "copy_boxes", "domain = 1, block = 64", {"map", "origin", "out"});
-  }
-  void SetUp() override {
-    if (GetParam() && oxide::Device::count() == 0)
-      GTEST_SKIP() << "skipped: no CUDA device";
-  }
-  [[nodiscard]] oxide::Context context() const {
-    return GetParam() ? oxide::Context::create(0) : oxide::Context::cpu();
   }
 };
 
