@@ -26,7 +26,11 @@ public:
 
   /// Before the parser reads the first token: the preprocessor's conditionals on the target are
   /// recorded from there on (SimulatorDivergence.h).
-  void InitializeSema(Sema &sema) override { targetSource.watch(sema.getPreprocessor()); }
+  void InitializeSema(Sema &S) override {
+    sema = &S;
+    targetSource.watch(S.getPreprocessor());
+    oxide::ast::watchCudaSpellings(S);
+  }
 
   /// Runs before code generation sees each declaration (the consumer comes first in
   /// Frontend.cpp's MultiplexConsumer), instantiations of templates included.
@@ -43,6 +47,8 @@ public:
   void HandleTranslationUnit(ASTContext &context) override {
     OxideHeaders headers(context);
     oxide::ast::checkDetailApi(context, headers);
+    if (sema)
+      oxide::ast::checkCudaSpellings(context, headers, sema->getPreprocessor());
     const std::vector<const FunctionDecl *> contracted =
         oxide::ast::checkKernelsAndLaunches(context, headers);
     oxide::checkSimulatorDivergence(context, targetSource, contracted,
@@ -53,6 +59,7 @@ public:
 
 private:
   ASTContext *context = nullptr;
+  Sema *sema = nullptr;
   llvm::DenseSet<const FunctionDecl *> prepared;
   oxide::TargetDependentSource targetSource;
 };

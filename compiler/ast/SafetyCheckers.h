@@ -11,6 +11,8 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
+#include "clang/Lex/Preprocessor.h"
+#include "clang/Sema/Sema.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
@@ -57,6 +59,11 @@ std::vector<const clang::FunctionDecl *> checkKernelsAndLaunches(clang::ASTConte
 /// C++ that compiles for the GPU but cannot run there as it does on the host, in what the
 /// device compile's kernels reach (SafetyCheckerDeviceConstructs.cpp).
 void checkDeviceConstructs(clang::ASTContext &context);
+
+/// CUDA's names in the host compile's user code, refused with their Oxide equivalent
+/// (CudaSpellings.cpp): `watchCudaSpellings` before parsing, `checkCudaSpellings` after.
+void watchCudaSpellings(clang::Sema &sema);
+void checkCudaSpellings(clang::ASTContext &context, OxideHeaders &headers, clang::Preprocessor &pp);
 
 /// The contract of an instantiation of a kernel template with a parameter pack, numbered by the
 /// instantiation's parameters (SafetyCheckerPackContracts.cpp).

@@ -491,6 +491,12 @@ std::vector<std::string> oxide::hostCompileArgs(const TranslationUnit &tu, const
   // libraries (add_oxide_library(... SHARED), oxcc build --shared).
   std::vector<std::string> args = {tc.clangDriver, "-x", "c++", "-fPIC"};
   addCommonArgs(args, opts, tc, opts.optLevel, opts.debug);
+  // CUDA's headers as the device compile has them, searched last and as system headers: a program
+  // may include the ones that compile for a host too (<curand_kernel.h>: its device API then runs
+  // on the simulator; <vector_types.h>). The CUDA names refused in Oxide stay refused in the
+  // user's code (compiler/ast/CudaSpellings.cpp).
+  if (!tc.cudaPath.empty())
+    args.insert(args.end(), {"-idirafter", tc.cudaPath + "/include"});
   addWarningArgs(args, opts, /*device=*/false);
   for (const auto &sanitizer : opts.sanitizers)
     args.push_back("-fsanitize=" + sanitizer);

@@ -12,7 +12,7 @@
 
 using FloatRow = std::array<float, 30>;
 using DoubleRow = std::array<double, 16>;
-using IntRow = std::array<std::uint64_t, 24>;
+using IntRow = std::array<std::uint64_t, 34>;
 
 FloatRow float_row(std::int64_t i) {
   const float t = static_cast<float>(i) / 53.0f;               // [0, ~4)
@@ -115,6 +115,17 @@ IntRow int_row(std::int64_t i) {
   r[k++] = static_cast<std::uint64_t>(__popc(0u));
   r[k++] = static_cast<std::uint64_t>(__ffs(0));
   r[k++] = static_cast<std::uint64_t>(__clz(0));
+  // CUDA writes these as inline PTX that computes in registers (dp4a, dp2a, shf).
+  r[k++] = static_cast<std::uint32_t>(__dp4a(sa, sb, static_cast<int>(i) - 100));
+  r[k++] = __dp4a(a, b, static_cast<unsigned>(i));
+  r[k++] = static_cast<std::uint32_t>(__dp2a_lo(sa, sb, 5));
+  r[k++] = static_cast<std::uint32_t>(__dp2a_hi(sa, sb, -5));
+  r[k++] = __dp2a_lo(a, b, 5u);
+  r[k++] = __dp2a_hi(a, b, 5u);
+  r[k++] = __funnelshift_l(a, b, static_cast<unsigned>(i));
+  r[k++] = __funnelshift_lc(a, b, static_cast<unsigned>(i));
+  r[k++] = __funnelshift_r(a, b, static_cast<unsigned>(i));
+  r[k++] = __funnelshift_rc(a, b, static_cast<unsigned>(i));
   return r;
 }
 
@@ -137,8 +148,30 @@ doubles(oxide::DisjointSpan<DoubleRow> out) {
     *o = int_row(static_cast<std::int64_t>(idx.get()));
 }
 
+// Values worked out by hand from the PTX ISA's definitions, so that the simulator, which computes
+// both sides of the comparisons above, is checked against something it did not compute.
+using KnownRow = std::array<std::uint64_t, 8>;
+KnownRow known_row() {
+  return {static_cast<std::uint32_t>(__dp4a(0x01020304, 0x05060708, 10)),
+          static_cast<std::uint32_t>(__dp4a(static_cast<int>(0xff020304u), 0x05060708, 0)),
+          __dp4a(0xff020304u, 0x05060708u, 0u),
+          static_cast<std::uint32_t>(__dp2a_lo(static_cast<int>(0xfffe0003u), 0x00000204, 1)),
+          __funnelshift_l(0x80000000u, 0x1u, 33u),
+          __funnelshift_lc(0x80000000u, 0x1u, 33u),
+          __funnelshift_r(0x80000000u, 0x1u, 36u),
+          __funnelshift_rc(0x80000000u, 0x1u, 40u)};
+}
+[[kernel, oxide::launch_contract("domain = 1")]] void known(oxide::DisjointSpan<KnownRow> out) {
+  if (KnownRow *o = out.get_mut(oxide::thread::index_1d()))
+    *o = known_row();
+}
+
 int main() {
   return lang::run_group("cuda_functions", [](lang::Checker &check) {
+    // 1*5 + 2*6 + 3*7 + 4*8 + 10; (-1)*5 + ... signed; 255*5 + ... unsigned; 3*4 + (-2)*2 + 1;
+    // {1, 0x80000000} << 1 -> 3 (33 mod 32); << 32 -> the low word; >> 4; >> 32 -> the high word.
+    check.run("known_answers", known, 1,
+              [](std::size_t) { return KnownRow{80, 60, 1340, 9, 3, 0x80000000u, 0x18000000u, 1}; });
     check.run("floats", floats, 200, [](std::size_t i) { return float_row(static_cast<std::int64_t>(i)); });
     check.run("doubles", doubles, 200,
               [](std::size_t i) { return double_row(static_cast<std::int64_t>(i)); });

@@ -1,5 +1,5 @@
 // CUDA's device functions that C++ does not have (rsqrtf, normcdff, erfinvf, __saturatef,
-// __fdividef, __popc, __umulhi, ...), for the host compile, where kernels also run (the CPU
+// __fdividef, __popc, __umulhi, __dp4a, __funnelshift_l, ...), for the host compile, where kernels also run (the CPU
 // simulator). The device compile has CUDA's own (cuda_headers.hpp); without these, a kernel
 // that calls one failed to compile for the host, so ported CUDA code needed #ifdef __CUDA_ARCH__.
 //
@@ -249,6 +249,55 @@ template <class = void> unsigned __uhadd(unsigned x, unsigned y) noexcept {
 }
 template <class = void> unsigned __urhadd(unsigned x, unsigned y) noexcept {
   return static_cast<unsigned>((static_cast<unsigned long long>(x) + y + 1) >> 1);
+}
+
+/// The four byte products of a and b (signed or unsigned bytes) added to c: dp4a.
+template <class = void> int __dp4a(int a, int b, int c) noexcept {
+  long long sum = c;
+  for (int i = 0; i < 32; i += 8)
+    sum += static_cast<long long>(static_cast<std::int8_t>(a >> i)) * static_cast<std::int8_t>(b >> i);
+  return static_cast<int>(static_cast<std::uint32_t>(sum));
+}
+template <class = void> unsigned __dp4a(unsigned a, unsigned b, unsigned c) noexcept {
+  unsigned sum = c;
+  for (int i = 0; i < 32; i += 8)
+    sum += ((a >> i) & 0xffu) * ((b >> i) & 0xffu);
+  return sum;
+}
+/// The two 16-bit halves of a times bytes 0 and 1 (lo) or 2 and 3 (hi) of b, added to c: dp2a.
+template <class = void> int __dp2a_lo(int a, int b, int c) noexcept {
+  const auto half = [&](int i) { return static_cast<long long>(static_cast<std::int16_t>(a >> (16 * i))); };
+  const auto byte = [&](int i) { return static_cast<long long>(static_cast<std::int8_t>(b >> (8 * i))); };
+  return static_cast<int>(static_cast<std::uint32_t>(c + half(0) * byte(0) + half(1) * byte(1)));
+}
+template <class = void> int __dp2a_hi(int a, int b, int c) noexcept {
+  const auto half = [&](int i) { return static_cast<long long>(static_cast<std::int16_t>(a >> (16 * i))); };
+  const auto byte = [&](int i) { return static_cast<long long>(static_cast<std::int8_t>(b >> (8 * i))); };
+  return static_cast<int>(static_cast<std::uint32_t>(c + half(0) * byte(2) + half(1) * byte(3)));
+}
+template <class = void> unsigned __dp2a_lo(unsigned a, unsigned b, unsigned c) noexcept {
+  return c + (a & 0xffffu) * (b & 0xffu) + (a >> 16) * ((b >> 8) & 0xffu);
+}
+template <class = void> unsigned __dp2a_hi(unsigned a, unsigned b, unsigned c) noexcept {
+  return c + (a & 0xffffu) * ((b >> 16) & 0xffu) + (a >> 16) * (b >> 24);
+}
+/// The 64 bits {hi, lo} shifted by `shift` (taken modulo 32, or clamped to 32 by the -c forms):
+/// the high word of a left shift, the low word of a right shift (shf.l / shf.r).
+template <class = void> unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned shift) noexcept {
+  const unsigned long long both = (static_cast<unsigned long long>(hi) << 32) | lo;
+  return static_cast<unsigned>((both << (shift & 31u)) >> 32);
+}
+template <class = void> unsigned __funnelshift_lc(unsigned lo, unsigned hi, unsigned shift) noexcept {
+  const unsigned long long both = (static_cast<unsigned long long>(hi) << 32) | lo;
+  return static_cast<unsigned>((both << (shift < 32u ? shift : 32u)) >> 32);
+}
+template <class = void> unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) noexcept {
+  const unsigned long long both = (static_cast<unsigned long long>(hi) << 32) | lo;
+  return static_cast<unsigned>(both >> (shift & 31u));
+}
+template <class = void> unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned shift) noexcept {
+  const unsigned long long both = (static_cast<unsigned long long>(hi) << 32) | lo;
+  return static_cast<unsigned>(both >> (shift < 32u ? shift : 32u));
 }
 
 #endif // !__CUDA__

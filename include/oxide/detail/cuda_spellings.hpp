@@ -19,9 +19,13 @@
 //
 // Each function takes any arguments as a C variadic function, so that a user's own function of
 // the same name (a porting shim: `float atomicAdd(float *, float)`) is the better match and is
-// called, and returns a value convertible to any type, so that the use gives this error only. A program
-// that must see CUDA's own declarations on the host (it includes <cuda_runtime.h> itself)
-// defines OXIDE_NO_CUDA_SPELLINGS before including Oxide.
+// called, and returns a value convertible to any type, so that the use gives this error only.
+//
+// A program may include CUDA's own headers (<curand_kernel.h>, <vector_types.h>: oxcc's host
+// compile finds them after the user's and the system's): their types (`float4`, `dim3`) are then
+// CUDA's on both sides, and the rest of these names is still refused where the user's code uses
+// them (CUDA's runtime API is not linked; the built-in variables do not exist on the host).
+// OXIDE_NO_CUDA_SPELLINGS, defined before including Oxide, turns the refusals off.
 #pragma once
 
 #if !defined(__CUDA__) && !defined(OXIDE_NO_CUDA_SPELLINGS)
@@ -37,14 +41,20 @@ struct Builtin {
   unsigned x, y, z;
 };
 
-// The qualifiers: `__shared__` expands to an attribute whose argument names the unavailable
-// constant below, so the error is at the qualifier (and names it) and the declaration still
-// parses.
-#define OXIDE_CUDA_QUALIFIER(name, text)                                                                     \
-  inline constexpr int name __attribute__((unavailable(#name " is CUDA's; in Oxide " text))) = 1;
+} // namespace oxide::detail::cuda_spelling
+
+// The functions are declared here, as C variadic overloads: CUDA's own declarations (a program
+// that includes <curand_kernel.h> gets CUDA's runtime API with it) overload them instead of
+// clashing, and `enable_if` makes ours the better of two that tie (`cudaDeviceSynchronize()`
+// against CUDA's `cudaDeviceSynchronize(void)`). The built-in variables, constants and types are declared by oxcc's host compile
+// when a lookup finds no other declaration (compiler/ast/CudaSpellings.cpp): a declaration here
+// would clash with CUDA's (`struct float4`, `extern const uint3 threadIdx`) in such a program.
+#define OXIDE_CUDA_QUALIFIER(name, text)
 #define OXIDE_CUDA_BUILTIN(name, text)
 #define OXIDE_CUDA_VARIABLE(name, text)
-#define OXIDE_CUDA_FUNCTION(name, text)
+#define OXIDE_CUDA_FUNCTION(name, text)                                                                      \
+  ::oxide::detail::cuda_spelling::Anything name(...)                                                         \
+      __attribute__((enable_if(true, ""), unavailable(#name " is CUDA's; in Oxide " text)));
 #define OXIDE_CUDA_TYPE(name, text)
 #define OXIDE_CUDA_SECTION(title)
 #include "oxide/detail/cuda_spellings.def"
@@ -55,40 +65,33 @@ struct Builtin {
 #undef OXIDE_CUDA_TYPE
 #undef OXIDE_CUDA_SECTION
 
-} // namespace oxide::detail::cuda_spelling
-
-#define OXIDE_CUDA_QUALIFIER(name, text)
-#define OXIDE_CUDA_BUILTIN(name, text)                                                                       \
-  extern const ::oxide::detail::cuda_spelling::Builtin name                                                  \
-      __attribute__((unavailable(#name " is CUDA's; in Oxide " text)));
-#define OXIDE_CUDA_VARIABLE(name, text)                                                                      \
-  extern const ::oxide::detail::cuda_spelling::Anything name                                                 \
-      __attribute__((unavailable(#name " is CUDA's; in Oxide " text)));
-#define OXIDE_CUDA_FUNCTION(name, text)                                                                      \
-  ::oxide::detail::cuda_spelling::Anything name(...)                                                         \
-      __attribute__((unavailable(#name " is CUDA's; in Oxide " text)));
-#define OXIDE_CUDA_TYPE(name, text)                                                                          \
-  using name __attribute__((unavailable(#name " is CUDA's; in Oxide " text))) =                              \
-      ::oxide::detail::cuda_spelling::Anything;
-#define OXIDE_CUDA_SECTION(title)
-#include "oxide/detail/cuda_spellings.def"
-#undef OXIDE_CUDA_QUALIFIER
-#undef OXIDE_CUDA_BUILTIN
-#undef OXIDE_CUDA_VARIABLE
-#undef OXIDE_CUDA_FUNCTION
-#undef OXIDE_CUDA_TYPE
-#undef OXIDE_CUDA_SECTION
-
-// One #define per OXIDE_CUDA_QUALIFIER of the table (scripts/cuda_spellings.py --check checks
-// that they match). `aligned(1)` changes nothing where it is allowed (variables, functions).
-#define OXIDE_CUDA_REFUSED_QUALIFIER(name) __attribute__((aligned(::oxide::detail::cuda_spelling::name)))
-#define __global__ OXIDE_CUDA_REFUSED_QUALIFIER(__global__)
-#define __device__ OXIDE_CUDA_REFUSED_QUALIFIER(__device__)
-#define __host__ OXIDE_CUDA_REFUSED_QUALIFIER(__host__)
-#define __shared__ OXIDE_CUDA_REFUSED_QUALIFIER(__shared__)
-#define __constant__ OXIDE_CUDA_REFUSED_QUALIFIER(__constant__)
-#define __managed__ OXIDE_CUDA_REFUSED_QUALIFIER(__managed__)
-#define __forceinline__ OXIDE_CUDA_REFUSED_QUALIFIER(__forceinline__)
-#define __launch_bounds__(...) OXIDE_CUDA_REFUSED_QUALIFIER(__launch_bounds__)
+// The qualifiers expand to nothing, as CUDA's own headers define them for a host compiler (which
+// therefore keep these definitions); oxcc's host compile reports each expansion in the user's
+// files (compiler/ast/CudaSpellings.cpp). One #define per OXIDE_CUDA_QUALIFIER of the table
+// (scripts/cuda_spellings.py --check checks that they match).
+#ifndef __global__
+#define __global__
+#endif
+#ifndef __device__
+#define __device__
+#endif
+#ifndef __host__
+#define __host__
+#endif
+#ifndef __shared__
+#define __shared__
+#endif
+#ifndef __constant__
+#define __constant__
+#endif
+#ifndef __managed__
+#define __managed__
+#endif
+#ifndef __forceinline__
+#define __forceinline__
+#endif
+#ifndef __launch_bounds__
+#define __launch_bounds__(...)
+#endif
 
 #endif

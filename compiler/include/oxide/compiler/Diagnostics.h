@@ -59,6 +59,8 @@ enum class Diag : unsigned {
   DeviceTypeid,
   DeviceLongDouble,
   NoteCalledBy,
+  // CUDA's names in the host compile (CudaSpellings.cpp)
+  CudaSpelling,
   // what the CPU simulator would run unchecked (SimulatorDivergence.cpp)
   SimulatorDivergentCode,
   SimulatorDivergentMacro,
@@ -206,6 +208,9 @@ inline constexpr DiagInfo kDiagnostics[] = {
      "device code uses 'long double', which the GPU does not have: it would be computed as 'double' there "
      "but in 80-bit precision on the host and the CPU simulator; use 'double'"},
     {Diag::NoteCalledBy, clang::DiagnosticIDs::Note, "called by %0"},
+
+    // The same words as the unavailable declarations of oxide/detail/cuda_spellings.hpp.
+    {Diag::CudaSpelling, clang::DiagnosticIDs::Error, "'%0' is unavailable: %0 is CUDA's; in Oxide %1"},
 
     {Diag::SimulatorDivergentCode, clang::DiagnosticIDs::Error,
      "code under '%0' in contracted kernel '%1' %select{runs only on the CPU simulator, where Oxide's write "

@@ -3,7 +3,7 @@
 // Code Oxide cannot see may write anything: calls to functions without a body (but libdevice's
 // maths, whose writes through pointers are checked as writes, printf, assert, malloc and free),
 // calls through pointers that may reach one, intrinsics that may write through their pointers,
-// and inline assembly are refused (opaque-code). printf's format must be a literal without %n.
+// and inline assembly that may touch memory are refused (opaque-code). printf's format must be a literal without %n.
 //
 //===----------------------------------------------------------------------===//
 
@@ -148,10 +148,18 @@ void CallRule::checkIntrinsic(LLVM::CallIntrinsicOp call) {
   });
 }
 
-void CallRule::refuseInlineAsm(Operation *op) {
+void CallRule::checkInlineAsm(LLVM::InlineAsmOp op) {
+  std::optional<std::string> why;
+  if (llvm::any_of(op->getOperandTypes(), holdsPointers) || llvm::any_of(op->getResultTypes(), holdsPointers))
+    why = "it takes or gives a pointer";
+  else
+    why = whyAsmMayAccessMemory(op.getAsmString(), op.getConstraints());
+  if (!why)
+    return;
   report(op, SafetyRule::OpaqueCode, [&](InFlightDiagnostic &d) {
     d << "inline assembly in code reached from contracted kernel '" << kernelName(op)
-      << "' cannot be checked: it may write any memory; use Oxide's device API, or drop the "
-         "contract and launch with oxide::unsafe_launch";
+      << "' cannot be checked: " << *why
+      << ", so it may write any memory (only assembly that computes in registers is accepted); use "
+         "Oxide's device API, or drop the contract and launch with oxide::unsafe_launch";
   });
 }

@@ -64,7 +64,7 @@ void check(ProofState &state, Operation *op) {
       .Case<LLVM::PtrToIntOp>(
           [&](LLVM::PtrToIntOp cast) { escape.checkEscape(op, cast.getArg(), "converted to an integer"); })
       .Case<LLVM::CallOp>([&](LLVM::CallOp call) { CallRule(state).checkCall(call); })
-      .Case<LLVM::InlineAsmOp>([&](auto) { CallRule(state).refuseInlineAsm(op); })
+      .Case<LLVM::InlineAsmOp>([&](LLVM::InlineAsmOp asmOp) { CallRule(state).checkInlineAsm(asmOp); })
       .Case<LLVM::CallIntrinsicOp>([&](LLVM::CallIntrinsicOp call) { CallRule(state).checkIntrinsic(call); })
       .Default([&](Operation *) {
         if (OwnershipRule(state).check(op))

@@ -48,6 +48,10 @@ constexpr unsigned kGeneric = 0, kShared = 3, kConstant = 4, kLocal = 5;
 bool holdsPointers(Type type);
 /// The address space of pointer `pointer` (generic for a value that is not a pointer).
 unsigned addressSpace(Value pointer);
+/// Why inline PTX `text` with `constraints` (LLVM's form: "=r,r,~{memory}") may read or write
+/// memory, or nothing when each of its instructions only computes in registers
+/// (RegisterOnlyAsm.cpp).
+std::optional<std::string> whyAsmMayAccessMemory(llvm::StringRef text, llvm::StringRef constraints);
 /// Whether function argument `arg` is passed by value (the callee's own copy).
 bool isByval(mlir::BlockArgument arg);
 /// The value of `length` when it is a constant that fits in 63 bits.
@@ -371,7 +375,8 @@ public:
   using RuleBase::RuleBase;
   void checkCall(mlir::LLVM::CallOp call);
   void checkIntrinsic(mlir::LLVM::CallIntrinsicOp call);
-  void refuseInlineAsm(Operation *op);
+  /// Inline assembly: accepted when it only computes in registers (RegisterOnlyAsm.cpp).
+  void checkInlineAsm(mlir::LLVM::InlineAsmOp op);
 
 private:
   void checkIndirectCall(mlir::LLVM::CallOp call);
