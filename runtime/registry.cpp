@@ -184,6 +184,8 @@ std::string_view kind_description(ParamKind kind) noexcept {
     return "an AppendSpan<T>";
   case ParamKind::permutation:
     return "a PermutationSpan";
+  case ParamKind::claims:
+    return "a ClaimSet";
   case ParamKind::tensor_map:
     return "a read-only TensorMap<const T, ...>";
   case ParamKind::writable_tensor_map:

@@ -87,6 +87,8 @@ ParamKind paramKind(QualType type) {
     return ParamKind::append;
   if (name == "PermutationSpan")
     return ParamKind::permutation;
+  if (name == "ClaimSet")
+    return ParamKind::claims;
   if (name == "TensorMap") {
     // TensorMap<T, ...> with a mutable T: TMA stores write its tensor.
     QualType element = oxide::firstTemplateTypeArgument(type);

@@ -90,8 +90,8 @@ public:
     if (file.isInvalid() || !sm.getFileEntryRefForID(sm.getFileID(file)) ||
         oxide::ast::OxideHeaders::isSystemHeader(sm, file))
       return;
-    oxide::report(pp.getDiagnostics(), name.getLocation(), Diag::CudaSpelling) << spelling->name
-                                                                                << spelling->text;
+    oxide::report(pp.getDiagnostics(), name.getLocation(), Diag::CudaSpelling)
+        << spelling->name << spelling->text;
   }
 
 private:
@@ -136,9 +136,11 @@ private:
       decl = TypedefDecl::Create(ctx, unit, {}, {}, id, ctx.getTrivialTypeSourceInfo(type));
     } else {
       const QualType constant = type.withConst();
-      decl = VarDecl::Create(ctx, unit, {}, {}, id, constant, ctx.getTrivialTypeSourceInfo(constant), SC_Extern);
+      decl =
+          VarDecl::Create(ctx, unit, {}, {}, id, constant, ctx.getTrivialTypeSourceInfo(constant), SC_Extern);
     }
-    decl->addAttr(UnavailableAttr::CreateImplicit(ctx, (spelling.name + " is CUDA's; in Oxide " + spelling.text).str()));
+    decl->addAttr(UnavailableAttr::CreateImplicit(
+        ctx, (spelling.name + " is CUDA's; in Oxide " + spelling.text).str()));
     entry->second = decl;
     return decl;
   }

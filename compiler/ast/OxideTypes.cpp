@@ -46,11 +46,13 @@ bool oxide::isAppendSpan(QualType type) { return oxideClassName(type) == "Append
 
 bool oxide::isPermutationSpan(QualType type) { return oxideClassName(type) == "PermutationSpan"; }
 
+bool oxide::isClaimSet(QualType type) { return oxideClassName(type) == "ClaimSet"; }
+
 bool oxide::isTensorMap(QualType type) { return oxideClassName(type) == "TensorMap"; }
 
 bool oxide::isPointerHoldingSpan(QualType type) {
   return isOxideSpan(type) || isAtomicSpan(type) || isAppendSpan(type) || isPermutationSpan(type) ||
-         isTensorMap(type);
+         isClaimSet(type) || isTensorMap(type);
 }
 
 bool oxide::isStdSpan(QualType type) {

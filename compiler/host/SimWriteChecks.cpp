@@ -85,6 +85,9 @@ std::string describeType(clang::QualType type, clang::ASTContext &ctx) {
   } else if (name == "PermutationSpan") { // read-only 32-bit indices
     kind = 'q';
     size = sizeof(std::uint32_t);
+  } else if (name == "ClaimSet") { // 32-bit words of claim bits, set only by claim_mut
+    kind = 'k';
+    size = sizeof(std::uint32_t);
   } else if (const auto *pointer = type.getCanonicalType()->getAs<clang::PointerType>();
              pointer && !pointer->getPointeeType()->isFunctionType()) {
     const clang::QualType pointee = pointer->getPointeeType();

@@ -6,6 +6,7 @@
 
 #include "oxide/device/append.hpp"
 #include "oxide/device/atomic.hpp"
+#include "oxide/device/claims.hpp"
 #include "oxide/device/cluster.hpp"
 #include "oxide/device/constant.hpp"
 #include "oxide/device/cooperative.hpp"

@@ -9,6 +9,7 @@
 #include "oxide/host/append_buffer.hpp"
 #include "oxide/host/buffer.hpp"
 #include "oxide/host/buffer_view.hpp"
+#include "oxide/host/claims.hpp"
 #include "oxide/host/constant.hpp"
 #include "oxide/host/context.hpp"
 #include "oxide/host/device.hpp"

@@ -404,6 +404,19 @@ void *__oxide_permuted_elem(void *data, std::size_t size, std::size_t elem_size,
   return owned(t, data, p, elem_size, i, 0, 0, 1);
 }
 
+void *__oxide_claimed_elem(void *data, std::size_t size, std::size_t elem_size, std::uint32_t *claims,
+                           std::size_t claims_size, std::size_t j) noexcept {
+  SimThread &t = thread();
+  // As on the GPU: word 0 (which always exists) takes an empty claim when j is out of range.
+  const bool in_range = j < size && j < claims_size;
+  const std::uint32_t bit = in_range ? std::uint32_t{1} << (j % 32) : 0;
+  const std::uint32_t before =
+      std::atomic_ref<std::uint32_t>(claims[in_range ? j / 32 : 0]).fetch_or(bit, std::memory_order_relaxed);
+  if (!in_range || (before & bit) != 0)
+    return nullptr;
+  return owned(t, data, j, elem_size, j, 0, 0, 1);
+}
+
 void __oxide_sync_threads() noexcept {
   SimThread &t = thread();
   block(t).sync_threads(t);

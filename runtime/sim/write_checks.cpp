@@ -123,6 +123,8 @@ const char *role(char kind) {
     return "input";
   case ParamKind::permutation:
     return "permutation";
+  case ParamKind::claims:
+    return "claims";
   case ParamKind::mutable_span:
     return "mutable span";
   case ParamKind::atomic:
@@ -218,6 +220,9 @@ std::unique_ptr<WriteChecks> WriteChecks::from(std::vector<ParamDescription> par
     case ParamKind::atomic:
       count = word(value, 1);
       break;
+    case ParamKind::claims: // one bit per element, in 32-bit words (at least one)
+      count = std::max<std::uint64_t>((word(value, 1) + 31) / 32, 1);
+      break;
     case ParamKind::output_2d:
       range.rank = 2;
       range.width = word(value, 1);
@@ -291,6 +296,9 @@ std::optional<std::string> WriteChecks::piece_violation(const WriteRange &range,
                        param_label(range));
   case ParamKind::permutation:
     return fmt::format("wrote index {} of {}, a PermutationSpan, which kernels only read", first,
+                       param_label(range));
+  case ParamKind::claims:
+    return fmt::format("wrote word {} of {}, a ClaimSet, whose bits only claim_mut sets", first,
                        param_label(range));
   case ParamKind::const_pointer:
     return fmt::format("wrote through {} (a pointer to const), byte offset {} from the pointer",

@@ -61,7 +61,7 @@ F32x4 philox_normal4_at(std::size_t i, unsigned long long seed) {
 }
 
 [[kernel, oxide::launch_contract("domain = 1")]] void philox_normal4(oxide::DisjointSpan<F32x4> out,
-                                                                    unsigned long long seed) {
+                                                                     unsigned long long seed) {
   const auto i = oxide::thread::index_1d();
   if (F32x4 *o = out.get_mut(i))
     *o = philox_normal4_at(i.get(), seed);
@@ -92,7 +92,8 @@ xorwow_draw(oxide::DisjointSpan<float> out, oxide::DisjointSpan<curandState> sta
 double mrg_double_at(std::size_t i, unsigned long long seed) {
   curandStateMRG32k3a state;
   curand_init(seed, i, 0, &state);
-  return curand_uniform_double(&state) + curand_normal_double(&state) + curand_log_normal_double(&state, 0.0, 0.5);
+  return curand_uniform_double(&state) + curand_normal_double(&state) +
+         curand_log_normal_double(&state, 0.0, 0.5);
 }
 
 [[kernel, oxide::launch_contract("domain = 1")]] void mrg_double(oxide::DisjointSpan<double> out,
@@ -105,11 +106,16 @@ double mrg_double_at(std::size_t i, unsigned long long seed) {
 int main() {
   return lang::run_group("curand_device_api", [](lang::Checker &c) {
     // Random123's known answer for Philox4x32-10 with key and counter 0 (curand_init(0, 0, 0)).
-    c.run("philox_known_answer", philox_raw, 1,
-          [](std::size_t) { return U32x4{0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u}; }, 0ULL);
+    c.run(
+        "philox_known_answer", philox_raw, 1,
+        [](std::size_t) { return U32x4{0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u}; }, 0ULL);
     c.run("philox_raw", philox_raw, kN, [](std::size_t i) { return philox_raw_at(i, kSeed); }, kSeed);
-    c.run("philox_uniform", philox_uniform, kN, [](std::size_t i) { return philox_uniform_at(i, kSeed); }, kSeed);
-    c.run("philox_normal4", philox_normal4, kN, [](std::size_t i) { return philox_normal4_at(i, kSeed); }, kSeed);
+    c.run(
+        "philox_uniform", philox_uniform, kN, [](std::size_t i) { return philox_uniform_at(i, kSeed); },
+        kSeed);
+    c.run(
+        "philox_normal4", philox_normal4, kN, [](std::size_t i) { return philox_normal4_at(i, kSeed); },
+        kSeed);
     c.run("mrg_double", mrg_double, kN, [](std::size_t i) { return mrg_double_at(i, kSeed); }, kSeed);
 
     // XORWOW: two draws from the states the setup launch left, against the host's sequence.

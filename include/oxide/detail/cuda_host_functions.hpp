@@ -1,7 +1,7 @@
 // CUDA's device functions that C++ does not have (rsqrtf, normcdff, erfinvf, __saturatef,
-// __fdividef, __popc, __umulhi, __dp4a, __funnelshift_l, ...), for the host compile, where kernels also run (the CPU
-// simulator). The device compile has CUDA's own (cuda_headers.hpp); without these, a kernel
-// that calls one failed to compile for the host, so ported CUDA code needed #ifdef __CUDA_ARCH__.
+// __fdividef, __popc, __umulhi, __dp4a, __funnelshift_l, ...), for the host compile, where kernels also run
+// (the CPU simulator). The device compile has CUDA's own (cuda_headers.hpp); without these, a kernel that
+// calls one failed to compile for the host, so ported CUDA code needed #ifdef __CUDA_ARCH__.
 //
 // Each is a function template with a defaulted parameter: a call deduces nothing from it, and a
 // user's own non-template function of the same name and signature is the better match and does

@@ -46,9 +46,10 @@ struct Builtin {
 // The functions are declared here, as C variadic overloads: CUDA's own declarations (a program
 // that includes <curand_kernel.h> gets CUDA's runtime API with it) overload them instead of
 // clashing, and `enable_if` makes ours the better of two that tie (`cudaDeviceSynchronize()`
-// against CUDA's `cudaDeviceSynchronize(void)`). The built-in variables, constants and types are declared by oxcc's host compile
-// when a lookup finds no other declaration (compiler/ast/CudaSpellings.cpp): a declaration here
-// would clash with CUDA's (`struct float4`, `extern const uint3 threadIdx`) in such a program.
+// against CUDA's `cudaDeviceSynchronize(void)`). The built-in variables, constants and types
+// are declared by oxcc's host compile when a lookup finds no other declaration
+// (compiler/ast/CudaSpellings.cpp): a declaration here would clash with CUDA's (`struct float4`,
+// `extern const uint3 threadIdx`) in such a program.
 #define OXIDE_CUDA_QUALIFIER(name, text)
 #define OXIDE_CUDA_BUILTIN(name, text)
 #define OXIDE_CUDA_VARIABLE(name, text)

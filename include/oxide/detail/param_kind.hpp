@@ -18,6 +18,7 @@ enum class ParamKind : char {
   atomic = 'a',              ///< AtomicSpan<T>
   append = 'r',              ///< AppendSpan<T>: written at slots reserved from its counter
   permutation = 'q',         ///< PermutationSpan: a validated permutation, read only
+  claims = 'k',              ///< ClaimSet: claim bits, set only by DisjointSpan::claim_mut
   tensor_map = 't',          ///< TensorMap<const T, Box, Swizzle>: read only, by TMA copies
   writable_tensor_map = 'w', ///< TensorMap<T, Box, Swizzle>: TMA stores write it (unsafe_launch only)
   unsigned_integer = 'u',    ///< an unsigned integer, usable in `requires`
@@ -36,6 +37,7 @@ inline constexpr ParamKind kParamKinds[] = {
     ParamKind::atomic,
     ParamKind::append,
     ParamKind::permutation,
+    ParamKind::claims,
     ParamKind::tensor_map,
     ParamKind::writable_tensor_map,
     ParamKind::unsigned_integer,
@@ -66,6 +68,7 @@ inline constexpr ParamKind kParamKinds[] = {
   case ParamKind::atomic:
   case ParamKind::append:
   case ParamKind::permutation:
+  case ParamKind::claims:
     return 1;
   case ParamKind::output_2d:
     return 2;

@@ -86,6 +86,14 @@ void *__oxide_reserved_elem(void *data, std::size_t size, std::size_t elem_size,
 void *__oxide_permuted_elem(void *data, std::size_t size, std::size_t elem_size, const void *perm,
                             std::size_t perm_size, std::size_t i) noexcept;
 
+/// Element j of an output of `size` elements of `elem_size` (constant) bytes at `data`, when this
+/// call is the first of the launch to set bit j of the `claims_size` claim bits at `claims`
+/// (atomically); nullptr when the bit was set, `j >= size` or `j >= claims_size`. The compiler
+/// checks that `claims` is a ClaimSet parameter (bits that start the launch clear and that only
+/// this call sets), so no two threads get the same element (oxide::DisjointSpan::claim_mut).
+void *__oxide_claimed_elem(void *data, std::size_t size, std::size_t elem_size, std::uint32_t *claims,
+                           std::size_t claims_size, std::size_t j) noexcept;
+
 /// Element `i` of a span of `size` elements of `elem_size` (constant) bytes at `data`, or nullptr
 /// when `i >= size`: any thread may name any element (AtomicSpan, whose elements are written by
 /// atomic operations only; the compiler checks that).

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "oxide/device/cache.hpp"
+#include "oxide/device/claims.hpp" // ClaimSet, which DisjointSpan::claim_mut takes
 #include "oxide/device/group.hpp"
 #include "oxide/device/intrinsics.hpp"
 #include "oxide/device/permutation.hpp" // PermutationSpan, which DisjointSpan::scatter_mut takes
@@ -268,6 +269,14 @@ public:
                                                    const PermutationSpan &perm) const noexcept {
     return static_cast<T *>(
         __oxide_permuted_elem(data_, size_, sizeof(T), perm.data_, perm.size_, index.get()));
+  }
+  /// A scatter at any index: element j when this thread is the first of the launch to claim it
+  /// through `claims` (one atomic bit operation), nullptr when another thread has it or when
+  /// j >= size() or j >= claims.size(). `claims` is a ClaimSet parameter, whose bits start the
+  /// launch clear, so no two threads get the same element. An output written this way is written
+  /// through this `claims` only.
+  [[nodiscard, gnu::always_inline]] T *claim_mut(size_type j, const ClaimSet &claims) const noexcept {
+    return static_cast<T *>(__oxide_claimed_elem(data_, size_, sizeof(T), claims.bits_, claims.size_, j));
   }
 
 private:

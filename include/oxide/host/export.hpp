@@ -52,12 +52,13 @@ template <class T, Scope S> struct ElementOf<AtomicSpan<T, S>> {
 
 template <class P> constexpr ExportParam export_param() noexcept {
   constexpr ParamKind kind = param_kind_v<P>;
-  static_assert(is_span(kind) || is_plain_param_v<P>,
-                "oxide: OXIDE_EXPORT takes kernels whose parameters are spans (Span, DisjointSpan, "
-                "DisjointSpan2D/3D, AtomicSpan) and scalars; AppendSpan, PermutationSpan and TensorMap "
-                "parameters need their host objects (launch such a kernel from C++)");
-  static_assert(kind != ParamKind::append && kind != ParamKind::permutation,
-                "oxide: OXIDE_EXPORT cannot pass an AppendSpan or PermutationSpan from C");
+  static_assert(
+      is_span(kind) || is_plain_param_v<P>,
+      "oxide: OXIDE_EXPORT takes kernels whose parameters are spans (Span, DisjointSpan, "
+      "DisjointSpan2D/3D, AtomicSpan) and scalars; AppendSpan, PermutationSpan, ClaimSet and TensorMap "
+      "parameters need their host objects (launch such a kernel from C++)");
+  static_assert(kind != ParamKind::append && kind != ParamKind::permutation && kind != ParamKind::claims,
+                "oxide: OXIDE_EXPORT cannot pass an AppendSpan, PermutationSpan or ClaimSet from C");
   using E = typename ElementOf<P>::type;
   return {dtype_of<E>(), span_extents(kind), writes_through_v<P> || kind == ParamKind::atomic,
           std::is_floating_point_v<E> || std::is_same_v<E, half> || std::is_same_v<E, bfloat16>};

@@ -66,6 +66,7 @@ template <class T> inline constexpr ParamKind param_kind_v<DisjointSpan3D<T>> = 
 template <class T, Scope S> inline constexpr ParamKind param_kind_v<AtomicSpan<T, S>> = ParamKind::atomic;
 template <class T> inline constexpr ParamKind param_kind_v<AppendSpan<T>> = ParamKind::append;
 template <> inline constexpr ParamKind param_kind_v<PermutationSpan> = ParamKind::permutation;
+template <> inline constexpr ParamKind param_kind_v<ClaimSet> = ParamKind::claims;
 template <class T, class B, Swizzle S>
 inline constexpr ParamKind param_kind_v<TensorMap<T, B, S>> =
     std::is_const_v<T> ? ParamKind::tensor_map : ParamKind::writable_tensor_map;

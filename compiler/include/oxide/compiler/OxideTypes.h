@@ -27,6 +27,8 @@ bool isAtomicSpan(clang::QualType type);
 bool isAppendSpan(clang::QualType type);
 /// PermutationSpan (oxide/device/permutation.hpp).
 bool isPermutationSpan(clang::QualType type);
+/// ClaimSet (oxide/device/claims.hpp).
+bool isClaimSet(clang::QualType type);
 /// TensorMap<const T, Box, Swizzle> (oxide/device/tma.hpp).
 bool isTensorMap(clang::QualType type);
 /// The span types that hold a pointer by design and are bound only by the runtime: Span<T>,

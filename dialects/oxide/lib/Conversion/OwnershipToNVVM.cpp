@@ -1,7 +1,7 @@
 //===- OwnershipToNVVM.cpp - group and ownership shapes to NVVM ------------ ===//
 //
 // The launch-wide ownership shapes (group_index, group_stride_next, owned_elem, reserve,
-// reserved_elem, permuted_elem): each element's owner is a formula over the launch's
+// reserved_elem, permuted_elem, claimed_elem): each element's owner is a formula over the launch's
 // quantities (LaunchQuantities), tested before the element's address is formed.
 //
 //===----------------------------------------------------------------------===//
@@ -360,9 +360,45 @@ struct PermutedElemLowering : OpConversionPattern<oxide::PermutedElemOp> {
   }
 };
 
+struct ClaimedElemLowering : OpConversionPattern<oxide::ClaimedElemOp> {
+  using OpConversionPattern::OpConversionPattern;
+  /// in = j < size && j < claims_size; before = atomicrmw or claims[in ? j / 32 : 0], (in ? bit : 0)
+  /// (word 0 always exists; or-ing 0 changes nothing); in && !(before & bit) ? data + j : null.
+  /// One relaxed device-scope atomic, no branch.
+  LogicalResult matchAndRewrite(oxide::ClaimedElemOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    LaunchQuantities q(op, rewriter);
+    Type i32 = rewriter.getI32Type();
+    Value j = adaptor.getJ();
+    Value in = q.both(q.ult(j, adaptor.getSize()), q.ult(j, adaptor.getClaimsSize()));
+    Value word = LLVM::SelectOp::create(rewriter, loc, in,
+                                        LLVM::LShrOp::create(rewriter, loc, j, q.constant(5)), q.constant(0));
+    Value shift =
+        LLVM::TruncOp::create(rewriter, loc, i32, LLVM::AndOp::create(rewriter, loc, j, q.constant(31)));
+    Value one = LLVM::ConstantOp::create(rewriter, loc, i32, rewriter.getI32IntegerAttr(1));
+    Value zero = LLVM::ConstantOp::create(rewriter, loc, i32, rewriter.getI32IntegerAttr(0));
+    Value bit =
+        LLVM::SelectOp::create(rewriter, loc, in, LLVM::ShlOp::create(rewriter, loc, one, shift), zero);
+    Value address =
+        LLVM::GEPOp::create(rewriter, loc, adaptor.getClaims().getType(), i32, adaptor.getClaims(),
+                            ValueRange{word}, LLVM::GEPNoWrapFlags::inbounds);
+    Value before = LLVM::AtomicRMWOp::create(rewriter, loc, LLVM::AtomicBinOp::_or, address, bit,
+                                             LLVM::AtomicOrdering::monotonic, /*syncscope=*/"device",
+                                             /*alignment=*/4);
+    Value taken = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ne,
+                                       LLVM::AndOp::create(rewriter, loc, before, bit), zero);
+    Value ok = q.both(in, LLVM::XOrOp::create(rewriter, loc, taken,
+                                              LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
+                                                                       rewriter.getBoolAttr(true))));
+    replaceWithCheckedElement(rewriter, op, adaptor.getData(), j, op.getElemSize(), ok);
+    return success();
+  }
+};
+
 } // namespace
 
 void oxide::populateOwnershipToNVVMPatterns(RewritePatternSet &patterns) {
   patterns.add<GroupIndexLowering, GroupStrideNextLowering, OwnedElemLowering, ReserveLowering,
-               ReservedElemLowering, PermutedElemLowering>(patterns.getContext());
+               ReservedElemLowering, PermutedElemLowering, ClaimedElemLowering>(patterns.getContext());
 }

@@ -160,7 +160,7 @@ void oxide::freezeGuardedIndices(ModuleOp module) {
   llvm::SmallPtrSet<Operation *, 16> guarded;
   module.walk([&](Operation *op) {
     if (isa<oxide::DisjointGetOp, oxide::SpanElemOp, oxide::OwnedElemOp, oxide::ReserveOp,
-            oxide::ReservedElemOp, oxide::PermutedElemOp>(op))
+            oxide::ReservedElemOp, oxide::PermutedElemOp, oxide::ClaimedElemOp>(op))
       guarded.insert(op);
     llvm::TypeSwitch<Operation *>(op)
         .Case<oxide::DisjointGetOp>([&](auto get) { llvm::append_range(indices, get.getWithin()); })
@@ -174,7 +174,8 @@ void oxide::freezeGuardedIndices(ModuleOp module) {
           indices.push_back(elem.getJ());
           indices.push_back(elem.getCount());
         })
-        .Case<oxide::PermutedElemOp>([&](auto elem) { indices.push_back(elem.getI()); });
+        .Case<oxide::PermutedElemOp>([&](auto elem) { indices.push_back(elem.getI()); })
+        .Case<oxide::ClaimedElemOp>([&](auto elem) { indices.push_back(elem.getJ()); });
   });
   llvm::SmallPtrSet<Value, 16> done;
   for (Value index : indices)

@@ -128,6 +128,16 @@ LogicalResult PermutedElemOp::verify() {
   return success();
 }
 
+LogicalResult ClaimedElemOp::verify() {
+  // A ClaimSet's bits are device memory the runtime allocated: global (or generic).
+  constexpr unsigned kGenericSpace = 0, kGlobalSpace = 1;
+  const unsigned space = cast<LLVM::LLVMPointerType>(getClaims().getType()).getAddressSpace();
+  if (space != kGenericSpace && space != kGlobalSpace)
+    return emitOpError() << "sets claim bits in address space " << space
+                         << "; a ClaimSet is in global memory (address space 0 or 1)";
+  return success();
+}
+
 LogicalResult SharedAllocOp::verify() {
   // The GPU's per-block limit for static shared memory without opt-in.
   constexpr std::int64_t kMaxStaticShared = 48 * 1024;

@@ -183,7 +183,7 @@ struct OxideGuardElementAccessesPass
         // Device malloc gives null when the heap is exhausted: the heap rule lets a kernel
         // write its block at constant offsets, which from null reach absolute addresses.
         if (isa<oxide::DisjointGetOp, oxide::OwnedElemOp, oxide::ReservedElemOp, oxide::PermutedElemOp,
-                oxide::SpanElemOp>(op) ||
+                oxide::ClaimedElemOp, oxide::SpanElemOp>(op) ||
             isCallTo(op, "malloc"))
           collectAccesses(op->getResult(0), accesses);
       });

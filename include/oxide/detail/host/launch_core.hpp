@@ -127,6 +127,10 @@ template <class T> inline constexpr bool is_permutation_v = false;
 /// PermutationIndices<Permutation>::of(p): the buffer of p's indices, which Permutation does not
 /// expose (oxide/host/permutation.hpp).
 template <class T> struct PermutationIndices;
+/// oxide::Claims (oxide/host/claims.hpp), which gives the kernel its claim bits to set.
+template <class T> inline constexpr bool is_claims_v = false;
+/// ClaimBits<Claims>::of(c): the buffer of c's bits, which Claims does not expose.
+template <class T> struct ClaimBits;
 /// oxide::DeviceTensorMap (oxide/host/tensor_map.hpp), whose copies read its tensor.
 template <class T> inline constexpr bool is_device_tensor_map_v = false;
 
@@ -141,6 +145,8 @@ template <class Param, class Arg> ArgumentMemory argument_memory(const Arg &arg)
     return argument_memory<Param>(arg.elements());
   else if constexpr (is_permutation_v<A>)
     return argument_memory<Param>(PermutationIndices<A>::of(arg));
+  else if constexpr (is_claims_v<A>)
+    return argument_memory<Param>(ClaimBits<A>::of(arg));
   else if constexpr (is_device_tensor_map_v<A>) // the tensor, read-only (its descriptor is its own)
     return argument_memory<Param>(arg.buffer());
   else if constexpr (is_buffer_slice_v<A>) // only the slice's own bytes

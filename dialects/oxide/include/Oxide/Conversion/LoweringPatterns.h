@@ -20,7 +20,7 @@ void populateSpanAccessToNVVMPatterns(mlir::RewritePatternSet &patterns);
 void freezeGuardedIndices(mlir::ModuleOp module);
 
 /// The ownership shapes: group_index, group_stride_next, owned_elem, reserve, reserved_elem,
-/// permuted_elem (OwnershipToNVVM.cpp).
+/// permuted_elem, claimed_elem (OwnershipToNVVM.cpp).
 void populateOwnershipToNVVMPatterns(mlir::RewritePatternSet &patterns);
 
 /// Geometry and clock registers, barriers and fences of the block, the cluster and the grid

@@ -243,6 +243,33 @@ def Oxide_PermutedElemOp : Oxide_Op<"permuted_elem", [AllTypesMatch<["data", "el
   let hasVerifier = 1;
 }
 
+def Oxide_ClaimedElemOp : Oxide_Op<"claimed_elem", [AllTypesMatch<["data", "element"]>]> {
+  let summary = "element j of a disjoint output if this thread is the first to claim it, or null";
+  let description = [{
+    When `j < size` and `j < claims_size`, sets bit `j % 32` of the 32-bit word `claims[j / 32]`
+    atomically (device scope, relaxed) and gives `data + j * elem_size` if the bit was clear,
+    else null; out of range it takes an empty claim on word 0 (which the runtime always
+    allocates) and gives null. `oxide-verify-safety` requires `data` and `size` to be the fields
+    of a DisjointSpan parameter and `claims` and `claims_size` those of a ClaimSet parameter,
+    whose bits start every launch clear and which nothing else writes: then no two threads get
+    the same element, whatever `j` is. The write to the bits is this op's own, judged with the
+    element (the ownership rule), not by where it lands. An output written through claims is
+    written through that one ClaimSet only.
+
+    ```mlir
+    %p = oxide.claimed_elem %data [%size] claims %bits [%n] at %j elem 8 : !llvm.ptr, !llvm.ptr
+    ```
+  }];
+  let arguments = (ins LLVM_AnyPointer:$data, I64:$size,
+                       Arg<LLVM_AnyPointer, "the claim bits, 32 to a word", [MemRead, MemWrite]>:$claims,
+                       I64:$claims_size, I64:$j, ConfinedAttr<I64Attr, [IntMinValue<1>]>:$elem_size);
+  let results = (outs LLVM_AnyPointer:$element);
+  let assemblyFormat = [{
+    $data `[` $size `]` `claims` $claims `[` $claims_size `]` `at` $j `elem` $elem_size attr-dict `:` qualified(type($element)) `,` qualified(type($claims))
+  }];
+  let hasVerifier = 1;
+}
+
 def Oxide_GeometryOp : Oxide_Op<"geometry", [Pure]> {
   let summary = "a launch geometry register: threadIdx, blockIdx, blockDim or gridDim";
   let description = [{

@@ -39,6 +39,7 @@ ArrayRef<CallRaiser::Intrinsic> CallRaiser::intrinsics() {
       OXIDE_INTRINSIC(reserve, reserve),
       OXIDE_INTRINSIC(reserved_elem, reservedElem),
       OXIDE_INTRINSIC(permuted_elem, permutedElem),
+      OXIDE_INTRINSIC(claimed_elem, claimedElem),
       OXIDE_INTRINSIC(span_elem, spanElem),
       OXIDE_INTRINSIC(disjoint_get, disjointGet<1>),
       OXIDE_INTRINSIC(disjoint_get_2d, disjointGet<2>),

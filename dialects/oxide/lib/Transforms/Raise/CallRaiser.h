@@ -145,6 +145,7 @@ private:
   Operation *reserve();
   Operation *reservedElem();
   Operation *permutedElem();
+  Operation *claimedElem();
   Operation *spanElem();
 
   // --- block, warp, cluster and grid operations (RaiseThreadOps.cpp)

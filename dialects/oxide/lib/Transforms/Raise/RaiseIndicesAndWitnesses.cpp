@@ -148,6 +148,17 @@ Operation *CallRaiser::permutedElem() {
                                        elemSize.getZExtValue());
 }
 
+Operation *CallRaiser::claimedElem() {
+  APInt elemSize;
+  if (!matchPattern(call.getOperand(2), m_ConstantInt(&elemSize)) || elemSize.isZero()) {
+    call.emitError() << "the element size of oxide intrinsic '" << name << "' must be a non-zero constant";
+    return nullptr;
+  }
+  return oxide::ClaimedElemOp::create(rewriter, loc, ptr, call.getOperand(0), call.getOperand(1),
+                                      call.getOperand(3), call.getOperand(4), call.getOperand(5),
+                                      elemSize.getZExtValue());
+}
+
 Operation *CallRaiser::spanElem() {
   APInt elemSize;
   if (!matchPattern(call.getOperand(2), m_ConstantInt(&elemSize)) || elemSize.isZero()) {

@@ -62,6 +62,7 @@ ParamKind spanClassKind(TypeAttr byval) {
       .Case("oxide::AtomicSpan", ParamKind::atomic)
       .Case("oxide::AppendSpan", ParamKind::append)
       .Case("oxide::PermutationSpan", ParamKind::permutation)
+      .Case("oxide::ClaimSet", ParamKind::claims)
       .Case("oxide::TensorMap", ParamKind::tensor_map)
       .Case("oxide::Span", ParamKind::input)
       .Default(ParamKind::other);

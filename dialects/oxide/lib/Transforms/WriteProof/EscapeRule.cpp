@@ -39,8 +39,8 @@ void EscapeRule::checkEscape(Operation *op, Value value, llvm::StringRef how) {
   checkHeapEscape(op, value, how);
   for (const Root &root : rootsOf(value))
     if (root.kind == RootKind::Element &&
-        isa<oxide::DisjointGetOp, oxide::OwnedElemOp, oxide::ReservedElemOp, oxide::PermutedElemOp>(
-            root.source.getDefiningOp())) {
+        isa<oxide::DisjointGetOp, oxide::OwnedElemOp, oxide::ReservedElemOp, oxide::PermutedElemOp,
+            oxide::ClaimedElemOp>(root.source.getDefiningOp())) {
       report(op, SafetyRule::PointerEscape, [&](InFlightDiagnostic &d) {
         d << "the pointer to the thread's own element of output " << outputName(root.source.getDefiningOp())
           << " escapes: it is " << how

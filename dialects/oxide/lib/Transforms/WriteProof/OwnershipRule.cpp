@@ -60,6 +60,8 @@ bool OwnershipRule::check(Operation *op) {
     checkReservedSlot(slot);
   else if (auto permuted = dyn_cast<oxide::PermutedElemOp>(op))
     checkPermutedElem(permuted);
+  else if (auto claimed = dyn_cast<oxide::ClaimedElemOp>(op))
+    checkClaimedElem(claimed);
   else if (auto elem = dyn_cast<oxide::SpanElemOp>(op)) {
     if (auto data = paramField(elem.getData()); data && data->second == kSpanDataOffset)
       recordElementSize(elem, data->first, elem.getElemSize());
@@ -166,6 +168,40 @@ void OwnershipRule::checkPermutedElem(oxide::PermutedElemOp permuted) {
   });
 }
 
+/// A claim names element j of a DisjointSpan parameter and sets its bit in a ClaimSet parameter:
+/// the runtime bound both, the bits start the launch clear and only claims set them, so the one
+/// thread that finds a bit clear is the only one given the element, whatever j is.
+void OwnershipRule::checkClaimedElem(oxide::ClaimedElemOp claimed) {
+  Field data = paramField(claimed.getData());
+  const bool output =
+      areSpanFields(data, paramField(claimed.getSize())) && paramKind(data->first) == ParamKind::output;
+  Field claims = paramField(claimed.getClaims());
+  const bool claimSet = areSpanFields(claims, paramField(claimed.getClaimsSize())) &&
+                        paramKind(claims->first) == ParamKind::claims;
+  if (output && claimSet) {
+    state.shapes[data->first].push_back(claimed.getOperation());
+    recordElementSize(claimed, data->first, claimed.getElemSize());
+    recordElementSize(claimed, claims->first, sizeof(std::uint32_t));
+    return;
+  }
+  report(claimed, SafetyRule::SpanOrigin, [&](InFlightDiagnostic &d) {
+    if (!output) {
+      d << "this claim's output is not a DisjointSpan parameter of kernel '" << kernelName(claimed)
+        << "'; claim only elements of the kernel's own DisjointSpan parameters, which the runtime binds and "
+           "checks for overlap";
+      return;
+    }
+    d << "this claim's bits are not a ClaimSet parameter of kernel '" << kernelName(claimed) << "'";
+    for (const Root &root : rootsOf(claimed.getClaims()))
+      if (root.kind == RootKind::Param) {
+        d << ": they are parameter '" << paramName(root.source) << "'";
+        break;
+      }
+    d << "; only a ClaimSet parameter, bound from an oxide::Claims whose bits start every launch clear, "
+         "gives each element to one thread (never make one from other memory)";
+  });
+}
+
 /// The element size device code names a span parameter's elements with: one per parameter,
 /// which the runtime compares with the span's sizeof(T) at prepare (a span reinterpreted as
 /// another element type would index past its end).
@@ -181,7 +217,8 @@ void OwnershipRule::recordElementSize(Operation *op, Value param, int64_t size) 
   });
 }
 
-/// How the threads of `op` (an oxide.disjoint_get, oxide.owned_elem or oxide.permuted_elem) own
+/// How the threads of `op` (an oxide.disjoint_get, oxide.owned_elem, oxide.permuted_elem or
+/// oxide.claimed_elem) own
 /// the output's elements, in words: two element ops give each thread the same set only if these
 /// are equal.
 std::string OwnershipRule::shapeOf(Operation *op) const {
@@ -189,6 +226,11 @@ std::string OwnershipRule::shapeOf(Operation *op) const {
     auto perm = paramField(permuted.getPerm());
     return "elements permuted by parameter '" + (perm ? paramName(perm->first) : std::string("?")) +
            "' (scatter_mut)";
+  }
+  if (auto claimed = dyn_cast<oxide::ClaimedElemOp>(op)) {
+    auto claims = paramField(claimed.getClaims());
+    return "elements claimed through parameter '" + (claims ? paramName(claims->first) : std::string("?")) +
+           "' (claim_mut)";
   }
   if (auto get = dyn_cast<oxide::DisjointGetOp>(op)) {
     if (get.getTile() == 1 && get.getTileRows() == 1)

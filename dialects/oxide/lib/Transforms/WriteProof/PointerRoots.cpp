@@ -220,7 +220,7 @@ void PointerRoots::transfer(Operation *op) {
       .Case<LLVM::ZeroOp>([&](auto) { add(result, {RootKind::Null, Value()}); })
       .Case<LLVM::AddressOfOp>([&](LLVM::AddressOfOp address) { add(result, {globalKind(address), result}); })
       .Case<oxide::DisjointGetOp, oxide::OwnedElemOp, oxide::ReservedElemOp, oxide::PermutedElemOp,
-            oxide::SpanElemOp>([&](auto) { add(result, {RootKind::Element, result}); })
+            oxide::ClaimedElemOp, oxide::SpanElemOp>([&](auto) { add(result, {RootKind::Element, result}); })
       .Case<oxide::SharedAllocOp, oxide::DynamicSharedOp, oxide::MapSharedOp>(
           [&](auto) { add(result, {RootKind::Shared, result}); })
       .Case<LLVM::LoadOp>([&](LLVM::LoadOp load) {

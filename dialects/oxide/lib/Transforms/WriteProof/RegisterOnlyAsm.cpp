@@ -26,11 +26,12 @@ bool computesInRegisters(llvm::StringRef opcode) {
       "add", "addc", "sub", "subc", "mul", "mul24", "mad", "madc", "mad24", "sad", "div", "rem", "abs", "neg",
       "min", "max", "fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "copysign", "testp",
       // bits
-      "popc", "clz", "bfind", "fns", "brev", "bfe", "bfi", "bmsk", "szext", "prmt", "shf", "shl", "shr", "and",
-      "or", "xor", "not", "cnot", "lop3", "dp4a", "dp2a",
+      "popc", "clz", "bfind", "fns", "brev", "bfe", "bfi", "bmsk", "szext", "prmt", "shf", "shl", "shr",
+      "and", "or", "xor", "not", "cnot", "lop3", "dp4a", "dp2a",
       // SIMD video instructions (__vadd4 and its family)
       "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset", "vadd2", "vsub2", "vavrg2",
-      "vabsdiff2", "vmin2", "vmax2", "vset2", "vadd4", "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4", "vset4",
+      "vabsdiff2", "vmin2", "vmax2", "vset2", "vadd4", "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4",
+      "vset4",
       // comparisons, selection, conversion and moves between registers
       "set", "setp", "selp", "slct", "cvt", "mov",
       // waits without memory

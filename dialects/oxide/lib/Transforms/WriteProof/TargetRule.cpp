@@ -27,7 +27,7 @@ std::string globalName(Value address) {
 /// the span-origin check trusts.
 bool isTrustedSpanCopy(ParamKind kind) {
   return llvm::is_contained({ParamKind::input, ParamKind::output, ParamKind::output_2d, ParamKind::output_3d,
-                             ParamKind::atomic, ParamKind::append, ParamKind::permutation},
+                             ParamKind::atomic, ParamKind::append, ParamKind::permutation, ParamKind::claims},
                             kind);
 }
 
@@ -241,6 +241,9 @@ void TargetRule::checkElementWrite(Operation *op, Value address, const Root &roo
   } else if (auto permuted = dyn_cast<oxide::PermutedElemOp>(element)) {
     elemSize = permuted.getElemSize();
     what = "the thread's element perm[i] of output " + outputName(permuted);
+  } else if (auto claimed = dyn_cast<oxide::ClaimedElemOp>(element)) {
+    elemSize = claimed.getElemSize();
+    what = "the element output " + outputName(claimed) + " gave the thread's claim";
   } else {
     auto span = cast<oxide::SpanElemOp>(element);
     elemSize = span.getElemSize();
@@ -296,6 +299,14 @@ void TargetRule::checkParamWrite(Operation *op, Value kernelArg) {
         << "', the index map that makes a scatter disjoint: kernels only read it (a permutation "
            "rewritten during the launch could send two threads to one element); write results "
            "through a DisjointSpan parameter";
+    });
+    return;
+  case ParamKind::claims:
+    report(op, SafetyRule::InputWrite, [&](InFlightDiagnostic &d) {
+      d << "this write targets ClaimSet '" << name
+        << "', the bits that give each element of a scatter to one thread: only claim_mut sets them (a bit "
+           "cleared or set otherwise during the launch could give one element to two threads); write results "
+           "through the pointer claim_mut returns";
     });
     return;
   case ParamKind::atomic:

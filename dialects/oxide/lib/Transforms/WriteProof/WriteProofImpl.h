@@ -419,6 +419,7 @@ private:
   template <class ElementOp> void checkSpanOrigin(ElementOp get);
   void checkReservedSlot(ReservedElemOp slot);
   void checkPermutedElem(PermutedElemOp permuted);
+  void checkClaimedElem(ClaimedElemOp claimed);
   void recordElementSize(Operation *op, Value param, int64_t size);
   std::string shapeOf(Operation *op) const;
 };
