@@ -42,7 +42,10 @@ public:
   [[nodiscard]] size_type size() const noexcept { return size_; }
   [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
 
-  /// Clears every bit, ordered on `stream`: the next launch may claim each element again.
+  /// Clears every bit, ordered on `stream`: the next launch may claim each element again. Reset
+  /// on the stream of the launches that claim (or after them): bits cleared while a launch runs
+  /// on another stream would let it give an element to two threads, as any buffer written from
+  /// two streams at once races.
   void reset(Stream &stream) { bits_.fill(stream, 0u); }
 
   /// Which elements were claimed since the last reset, one bool per element. Waits for the stream.
