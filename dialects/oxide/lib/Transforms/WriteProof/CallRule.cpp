@@ -3,8 +3,8 @@
 // Code Oxide cannot see may write anything: calls to functions without a body (but libdevice's
 // maths, whose writes through pointers are checked as writes, printf, assert, malloc and free),
 // calls through pointers that may reach one, intrinsics that may write through their pointers,
-// and inline assembly that may touch memory are refused (opaque-code). printf's format must be a literal
-// without %n.
+// and inline assembly that may touch memory (RegisterOnlyAsm.cpp) are refused (opaque-code).
+// printf's format must be a literal without %n.
 //
 //===----------------------------------------------------------------------===//
 
