@@ -70,6 +70,140 @@ PtxasRefusal explainPtxasFailure(llvm::StringRef ptx, llvm::StringRef log) {
   return result;
 }
 
+/// What the stages of one architecture's device build read, and where they print.
+struct ArchStages {
+  const TranslationUnit &tu;
+  const Toolchain &tc;
+  const GpuArch &arch;
+  const Temps temps;
+  const std::string stagePrefix; ///< of the architecture's --save-temps files: "sm_90."
+  llvm::raw_ostream *stageOut;   ///< the --emit stage
+  llvm::raw_ostream &diagOut, &log;
+  llvm::raw_ostream *resourceOut;
+};
+
+/// The MLIR stage: the checked device module, lowered back to LLVM IR (null for `oxcc check`).
+/// Sets `archSpecific` when a kernel needs the "a" target.
+llvm::Expected<std::unique_ptr<llvm::Module>> lowerThroughMlir(const ArchStages &s,
+                                                               std::unique_ptr<llvm::Module> device,
+                                                               llvm::LLVMContext &ctx, bool &archSpecific) {
+  const CompileOptions &opts = s.tu.opts;
+  // --save-temps keeps the checked oxide dialect; --emit=mlir[-after=PASS] prints the module
+  // after the pass the user chose.
+  std::string raised;
+  llvm::raw_string_ostream raisedOs(raised);
+  MlirStageOptions mlirOpts;
+  mlirOpts.diagnostics = &s.diagOut;
+  mlirOpts.arch = s.arch.number;
+  mlirOpts.archName = s.arch.name();
+  mlirOpts.archChosen = opts.archsChosen();
+  mlirOpts.archSpecific = &archSpecific;
+  // `oxcc check` compiles one architecture (checkArchs) and checks the kernels' requirements
+  // against every other one the user chose; it stops after the checks.
+  if (opts.emit == EmitStage::Check) {
+    mlirOpts.checksOnly = true;
+    if (opts.archsChosen())
+      for (const GpuArch &other : effectiveArchs(opts))
+        if (other.number != s.arch.number)
+          mlirOpts.alsoCheckArchs.push_back({other.number, other.name()});
+  }
+  if (s.temps.enabled())
+    mlirOpts.printAfter.push_back({kDefaultMlirPrintPass, &raisedOs});
+  if (opts.emit == EmitStage::MLIR)
+    mlirOpts.printAfter.push_back(
+        {opts.mlirPrintPass.empty() ? std::string(kDefaultMlirPrintPass) : opts.mlirPrintPass, s.stageOut});
+  auto lowered = runMlirStage(std::move(device), ctx, mlirOpts);
+  if (!raised.empty())
+    if (auto err = s.temps.write(s.stagePrefix + "mlir", raised))
+      return std::move(err);
+  if (!lowered)
+    return lowered.takeError();
+  if (opts.emit == EmitStage::Check) // the checks only: nothing was lowered
+    return lowered;
+  if (auto err = s.temps.write(s.stagePrefix + "lowered.ll", **lowered))
+    return std::move(err);
+  return lowered;
+}
+
+/// The PTX of the linked module for `target`, optimised at `optLevel`; --emit=llvm prints the
+/// optimised LLVM IR, --save-temps keeps it and the PTX.
+llvm::Expected<std::string> generateArchPtx(const ArchStages &s, llvm::Module &linked,
+                                            const std::string &target, unsigned optLevel) {
+  const CompileOptions &opts = s.tu.opts;
+  std::string optimized;
+  llvm::raw_string_ostream optimizedOs(optimized);
+  llvm::raw_ostream *dumpOptimized = nullptr;
+  if (opts.emit == EmitStage::LLVM)
+    dumpOptimized = s.temps.enabled() ? &optimizedOs : s.stageOut;
+  else if (s.temps.enabled())
+    dumpOptimized = &optimizedOs;
+  auto ptx = generatePtx(linked, target, optLevel, dumpOptimized, &s.diagOut,
+                         /*lineInfo=*/opts.lineInfo || opts.deviceDebug);
+  if (!ptx)
+    return ptx.takeError();
+  if (s.temps.enabled()) {
+    if (auto err = s.temps.write(s.stagePrefix + "opt.ll", optimized))
+      return std::move(err);
+    if (opts.emit == EmitStage::LLVM)
+      *s.stageOut << optimized;
+    if (auto err = s.temps.write(s.stagePrefix + "ptx", *ptx))
+      return std::move(err);
+  }
+  return ptx;
+}
+
+/// The cubin of `ptx` for `target`, from ptxas: its warnings are printed, its -v report goes
+/// to resourceOut, and what it refuses is explained by kernel.
+llvm::Expected<std::string> assembleArchCubin(const ArchStages &s, const std::string &ptx,
+                                              const std::string &target, unsigned optLevel) {
+  const CompileOptions &opts = s.tu.opts;
+  // -G: the debug information of the PTX goes into the cubin, with nvcc -G's ptxas flags (no
+  // merged blocks, a return at the end for a breakpoint); --lineinfo keeps the line tables only.
+  llvm::SmallVector<llvm::StringRef, 3> ptxasFlags;
+  if (opts.deviceDebug)
+    ptxasFlags.append({"-g", "--dont-merge-basicblocks", "--return-at-end"});
+  else if (opts.lineInfo)
+    ptxasFlags.push_back("-lineinfo");
+  // -Xptxas: the user's options last, so they win; --resource-usage reads ptxas -v's report.
+  for (const std::string &option : opts.ptxasOptions)
+    ptxasFlags.push_back(option);
+  const bool ptxasVerbose =
+      llvm::is_contained(opts.ptxasOptions, "-v") || llvm::is_contained(opts.ptxasOptions, "--verbose");
+  if (opts.resourceUsage && !ptxasVerbose)
+    ptxasFlags.push_back("-v");
+  std::string ptxasOutput;
+  auto cubin = assembleCubin(s.tc.ptxas, ptx, target, optLevel, ptxasFlags, opts.verbose ? &s.log : nullptr,
+                             &ptxasOutput);
+  if (!cubin) {
+    const std::string message = llvm::toString(cubin.takeError());
+    const PtxasRefusal refusal = explainPtxasFailure(ptx, message);
+    // A default architecture other than the one that carries PTX that ptxas refuses (an
+    // instruction the kernels use does not exist there) is left out rather than failing the build.
+    if (!opts.archsChosen() && s.arch.number != ptxDefaultArch())
+      return llvm::make_error<UnsupportedArchError>(refusal.summary(), 0);
+    return llvm::createStringError(
+        "ptxas rejects the code" + (refusal.function.empty() ? std::string() : " of " + refusal.function) +
+        " for " + target + ": " + refusal.what +
+        (opts.archsChosen() ? "; if it needs a newer GPU, remove " + s.arch.name() + " from --arch"
+                            : std::string()) +
+        "\n" + message);
+  }
+  // What ptxas warns of is the user's to know: that it serialises wgmma instructions (C7510,
+  // C7515) costs most of a GEMM's speed.
+  const PtxasReport report = splitPtxasOutput(ptxasOutput);
+  if (!report.warnings.empty())
+    s.diagOut << "oxcc: warning: ptxas, compiling for " << target << ":\n" << report.warnings << "\n";
+  if (s.resourceOut && ptxasVerbose)
+    *s.resourceOut << report.info;
+  if (s.resourceOut && opts.resourceUsage)
+    *s.resourceOut << summarizeResourceUsage(report.info, s.tu.input);
+  if (auto err = s.temps.write(s.stagePrefix + "cubin", *cubin))
+    return std::move(err);
+  if (opts.emit == EmitStage::Cubin)
+    *s.stageOut << *cubin;
+  return cubin;
+}
+
 } // namespace
 
 driver::Temps::Temps(const TranslationUnit &tu) {
@@ -102,56 +236,24 @@ driver::buildDeviceImage(const TranslationUnit &tu, const Toolchain &tc, const G
                          llvm::raw_ostream &diagOut, llvm::raw_ostream &log, const DeviceFrontEnd &frontEnd,
                          llvm::raw_ostream *resourceOut) {
   const CompileOptions &opts = tu.opts;
-  const Temps temps(tu);
-  const std::string stagePrefix = arch.smName() + ".";
+  const ArchStages s{tu, tc, arch, Temps(tu), arch.smName() + ".", stageOut, diagOut, log, resourceOut};
 
   llvm::LLVMContext ctx;
   auto device = frontEnd ? frontEnd(ctx, diagOut, log) : compileDevice(tu, tc, arch, ctx, diagOut, log);
   if (!device)
     return device.takeError();
-  if (auto err = temps.write(stagePrefix + "device.ll", **device))
+  if (auto err = s.temps.write(s.stagePrefix + "device.ll", **device))
     return std::move(err);
   if (auto err = checkDeviceExternals(**device, diagOut))
     return std::move(err);
 
-  // --save-temps keeps the checked oxide dialect; --emit=mlir[-after=PASS] prints the module
-  // after the pass the user chose.
-  std::string raised;
-  llvm::raw_string_ostream raisedOs(raised);
-  MlirStageOptions mlirOpts;
-  mlirOpts.diagnostics = &diagOut;
-  mlirOpts.arch = arch.number;
-  mlirOpts.archName = arch.name();
-  mlirOpts.archChosen = opts.archsChosen();
   // A kernel that uses wgmma or setmaxnreg makes the module code for the "a" target (sm_90a),
   // which only that architecture runs; the check that sets this refuses every other target.
   bool archSpecific = arch.archSpecific;
-  mlirOpts.archSpecific = &archSpecific;
-  // `oxcc check` compiles one architecture (checkArchs) and checks the kernels' requirements
-  // against every other one the user chose; it stops after the checks.
-  if (opts.emit == EmitStage::Check) {
-    mlirOpts.checksOnly = true;
-    if (opts.archsChosen())
-      for (const GpuArch &other : effectiveArchs(opts))
-        if (other.number != arch.number)
-          mlirOpts.alsoCheckArchs.push_back({other.number, other.name()});
-  }
-  if (temps.enabled())
-    mlirOpts.printAfter.push_back({kDefaultMlirPrintPass, &raisedOs});
-  if (opts.emit == EmitStage::MLIR)
-    mlirOpts.printAfter.push_back(
-        {opts.mlirPrintPass.empty() ? std::string(kDefaultMlirPrintPass) : opts.mlirPrintPass, stageOut});
-  auto lowered = runMlirStage(std::move(*device), ctx, mlirOpts);
-  if (!raised.empty())
-    if (auto err = temps.write(stagePrefix + "mlir", raised))
-      return std::move(err);
+  auto lowered = lowerThroughMlir(s, std::move(*device), ctx, archSpecific);
   if (!lowered)
     return lowered.takeError();
-  if (opts.emit == EmitStage::Check)
-    return detail::DeviceImage{};
-  if (auto err = temps.write(stagePrefix + "lowered.ll", **lowered))
-    return std::move(err);
-  if (opts.emit == EmitStage::MLIR)
+  if (opts.emit == EmitStage::Check || opts.emit == EmitStage::MLIR) // they stop at the MLIR stage
     return detail::DeviceImage{};
 
   // The lowering's guards meet the NVPTX pipeline with no undefined behaviour to exploit.
@@ -160,30 +262,14 @@ driver::buildDeviceImage(const TranslationUnit &tu, const Toolchain &tc, const G
     return std::move(err);
   // -G: unoptimised device code, so that stepping follows the source.
   const unsigned deviceOptLevel = opts.deviceDebug ? 0 : opts.optLevel;
-  std::string optimized;
-  llvm::raw_string_ostream optimizedOs(optimized);
-  llvm::raw_ostream *dumpOptimized = nullptr;
-  if (opts.emit == EmitStage::LLVM)
-    dumpOptimized = temps.enabled() ? &optimizedOs : stageOut;
-  else if (temps.enabled())
-    dumpOptimized = &optimizedOs;
   const std::string target = "sm_" + std::to_string(arch.number) + (archSpecific ? "a" : "");
   const auto features = archSpecific ? detail::CodeFeatures::ArchSpecific : detail::CodeFeatures::Portable;
   if (archSpecific && !arch.archSpecific && opts.verbose)
     log << "oxcc: note: compiling " << arch.name() << " as " << target << " for " << tu.input
         << ": its kernels use " << target << "'s warpgroup instructions (wgmma, setmaxnreg)\n";
-  auto ptx = generatePtx(**lowered, target, deviceOptLevel, dumpOptimized, &diagOut,
-                         /*lineInfo=*/opts.lineInfo || opts.deviceDebug);
+  auto ptx = generateArchPtx(s, **lowered, target, deviceOptLevel);
   if (!ptx)
     return ptx.takeError();
-  if (temps.enabled()) {
-    if (auto err = temps.write(stagePrefix + "opt.ll", optimized))
-      return std::move(err);
-    if (opts.emit == EmitStage::LLVM)
-      *stageOut << optimized;
-    if (auto err = temps.write(stagePrefix + "ptx", *ptx))
-      return std::move(err);
-  }
 
   detail::DeviceImage image;
   image.kernels = collectKernels(**lowered);
@@ -205,50 +291,9 @@ driver::buildDeviceImage(const TranslationUnit &tu, const Toolchain &tc, const G
                                      tc.cudaPath + "/bin and $OXIDE_PTXAS)");
     return image; // the caller says once that the image holds PTX only
   }
-  // -G: the debug information of the PTX goes into the cubin, with nvcc -G's ptxas flags (no
-  // merged blocks, a return at the end for a breakpoint); --lineinfo keeps the line tables only.
-  llvm::SmallVector<llvm::StringRef, 3> ptxasFlags;
-  if (opts.deviceDebug)
-    ptxasFlags.append({"-g", "--dont-merge-basicblocks", "--return-at-end"});
-  else if (opts.lineInfo)
-    ptxasFlags.push_back("-lineinfo");
-  // -Xptxas: the user's options last, so they win; --resource-usage reads ptxas -v's report.
-  for (const std::string &option : opts.ptxasOptions)
-    ptxasFlags.push_back(option);
-  const bool ptxasVerbose =
-      llvm::is_contained(opts.ptxasOptions, "-v") || llvm::is_contained(opts.ptxasOptions, "--verbose");
-  if (opts.resourceUsage && !ptxasVerbose)
-    ptxasFlags.push_back("-v");
-  std::string ptxasOutput;
-  auto cubin = assembleCubin(tc.ptxas, *ptx, target, deviceOptLevel, ptxasFlags,
-                             opts.verbose ? &log : nullptr, &ptxasOutput);
-  if (!cubin) {
-    const std::string message = llvm::toString(cubin.takeError());
-    const PtxasRefusal refusal = explainPtxasFailure(*ptx, message);
-    // A default architecture other than the one that carries PTX that ptxas refuses (an
-    // instruction the kernels use does not exist there) is left out rather than failing the build.
-    if (!opts.archsChosen() && arch.number != ptxDefaultArch())
-      return llvm::make_error<UnsupportedArchError>(refusal.summary(), 0);
-    return llvm::createStringError(
-        "ptxas rejects the code" + (refusal.function.empty() ? std::string() : " of " + refusal.function) +
-        " for " + target + ": " + refusal.what +
-        (opts.archsChosen() ? "; if it needs a newer GPU, remove " + arch.name() + " from --arch"
-                            : std::string()) +
-        "\n" + message);
-  }
-  // What ptxas warns of is the user's to know: that it serialises wgmma instructions (C7510,
-  // C7515) costs most of a GEMM's speed.
-  const PtxasReport report = splitPtxasOutput(ptxasOutput);
-  if (!report.warnings.empty())
-    diagOut << "oxcc: warning: ptxas, compiling for " << target << ":\n" << report.warnings << "\n";
-  if (resourceOut && ptxasVerbose)
-    *resourceOut << report.info;
-  if (resourceOut && opts.resourceUsage)
-    *resourceOut << summarizeResourceUsage(report.info, tu.input);
-  if (auto err = temps.write(stagePrefix + "cubin", *cubin))
-    return std::move(err);
-  if (opts.emit == EmitStage::Cubin)
-    *stageOut << *cubin;
+  auto cubin = assembleArchCubin(s, *ptx, target, deviceOptLevel);
+  if (!cubin)
+    return cubin.takeError();
   image.code.push_back({detail::CodeKind::Cubin, arch.number, std::move(*cubin), features});
   return image;
 }
