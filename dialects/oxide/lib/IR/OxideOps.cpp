@@ -118,22 +118,27 @@ LogicalResult OwnedElemOp::verify() {
   return success();
 }
 
-LogicalResult PermutedElemOp::verify() {
-  // A PermutationSpan's indices are device memory the runtime allocated: global (or generic).
+/// Whether `pointer` may address device memory the runtime allocated: global or generic.
+static bool isGlobalOrGeneric(Value pointer) {
   constexpr unsigned kGenericSpace = 0, kGlobalSpace = 1;
-  const unsigned space = cast<LLVM::LLVMPointerType>(getPerm().getType()).getAddressSpace();
-  if (space != kGenericSpace && space != kGlobalSpace)
-    return emitOpError() << "reads its permutation from address space " << space
+  const unsigned space = cast<LLVM::LLVMPointerType>(pointer.getType()).getAddressSpace();
+  return space == kGenericSpace || space == kGlobalSpace;
+}
+
+LogicalResult PermutedElemOp::verify() {
+  // A PermutationSpan's indices are device memory the runtime allocated.
+  if (!isGlobalOrGeneric(getPerm()))
+    return emitOpError() << "reads its permutation from address space "
+                         << cast<LLVM::LLVMPointerType>(getPerm().getType()).getAddressSpace()
                          << "; a permutation is in global memory (address space 0 or 1)";
   return success();
 }
 
 LogicalResult ClaimedElemOp::verify() {
-  // A ClaimSet's bits are device memory the runtime allocated: global (or generic).
-  constexpr unsigned kGenericSpace = 0, kGlobalSpace = 1;
-  const unsigned space = cast<LLVM::LLVMPointerType>(getClaims().getType()).getAddressSpace();
-  if (space != kGenericSpace && space != kGlobalSpace)
-    return emitOpError() << "sets claim bits in address space " << space
+  // A ClaimSet's bits are device memory the runtime allocated.
+  if (!isGlobalOrGeneric(getClaims()))
+    return emitOpError() << "sets claim bits in address space "
+                         << cast<LLVM::LLVMPointerType>(getClaims().getType()).getAddressSpace()
                          << "; a ClaimSet is in global memory (address space 0 or 1)";
   return success();
 }

@@ -117,21 +117,22 @@ private:
     return oxide::GeometryOp::create(rewriter, loc, i32, Kind, *dim);
   }
 
+  /// The element size in operand `i`: a non-zero constant, or std::nullopt after an error.
+  std::optional<std::uint64_t> elementSize(unsigned i);
+
   Operation *index1d();
   Operation *threadIndex();
   Operation *gridStrideNext();
 
   /// Operands: data, `Rank` extents, the element size, `Rank` coordinates.
   template <unsigned Rank> Operation *disjointGet() {
-    APInt elemSize;
-    if (!matchPattern(call.getOperand(1 + Rank), m_ConstantInt(&elemSize)) || elemSize.isZero()) {
-      call.emitError() << "the element size of oxide intrinsic '" << name << "' must be a non-zero constant";
+    std::optional<std::uint64_t> elemSize = elementSize(1 + Rank);
+    if (!elemSize)
       return nullptr;
-    }
     auto operands = call.getOperands();
     return oxide::DisjointGetOp::create(rewriter, loc, ptr, operands[0], operands.slice(1, Rank),
                                         operands.slice(2 + Rank, Rank), ValueRange{},
-                                        rewriter.getI64IntegerAttr(elemSize.getZExtValue()));
+                                        rewriter.getI64IntegerAttr(*elemSize));
   }
 
   Operation *disjointTile();
@@ -143,9 +144,16 @@ private:
   /// x and y, j. The shape decides how many extents and owner coordinates the op keeps.
   Operation *ownedElem();
   Operation *reserve();
-  Operation *reservedElem();
-  Operation *permutedElem();
-  Operation *claimedElem();
+  /// Operands: data, size, the element size, then the three of `ElementOp`: a reservation's
+  /// start, count and j (reserved_elem), a permutation, its size and i (permuted_elem), claim
+  /// bits, their size and j (claimed_elem).
+  template <class ElementOp> Operation *slotElem() {
+    std::optional<std::uint64_t> elemSize = elementSize(2);
+    if (!elemSize)
+      return nullptr;
+    return ElementOp::create(rewriter, loc, ptr, call.getOperand(0), call.getOperand(1), call.getOperand(3),
+                             call.getOperand(4), call.getOperand(5), *elemSize);
+  }
   Operation *spanElem();
 
   // --- block, warp, cluster and grid operations (RaiseThreadOps.cpp)

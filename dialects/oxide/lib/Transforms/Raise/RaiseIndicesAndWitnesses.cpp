@@ -79,11 +79,9 @@ Operation *CallRaiser::groupStrideNext() {
 /// Operands: data, width, height, depth, the element size, the shape, its parameter, the owner's
 /// x and y, j. The shape decides how many extents and owner coordinates the op keeps.
 Operation *CallRaiser::ownedElem() {
-  APInt elemSize;
-  if (!matchPattern(call.getOperand(4), m_ConstantInt(&elemSize)) || elemSize.isZero()) {
-    call.emitError() << "the element size of oxide intrinsic '" << name << "' must be a non-zero constant";
+  std::optional<std::uint64_t> elemSize = elementSize(4);
+  if (!elemSize)
     return nullptr;
-  }
   auto shape = enumOperand<oxide::Ownership>(5, oxide::getMaxEnumValForOwnership());
   if (!shape)
     return nullptr;
@@ -117,8 +115,8 @@ Operation *CallRaiser::ownedElem() {
   }
   auto operands = call.getOperands();
   auto op = oxide::OwnedElemOp::create(rewriter, loc, ptr, operands[0], operands.slice(1, rank),
-                                       operands.slice(7, owners), operands[9], uniform,
-                                       elemSize.getZExtValue(), *shape, count, tile);
+                                       operands.slice(7, owners), operands[9], uniform, *elemSize, *shape,
+                                       count, tile);
   return op;
 }
 
@@ -126,47 +124,21 @@ Operation *CallRaiser::reserve() {
   return oxide::ReserveOp::create(rewriter, loc, i64, call.getOperand(0), call.getOperand(1));
 }
 
-Operation *CallRaiser::reservedElem() {
+std::optional<std::uint64_t> CallRaiser::elementSize(unsigned i) {
   APInt elemSize;
-  if (!matchPattern(call.getOperand(2), m_ConstantInt(&elemSize)) || elemSize.isZero()) {
+  if (!matchPattern(call.getOperand(i), m_ConstantInt(&elemSize)) || elemSize.isZero()) {
     call.emitError() << "the element size of oxide intrinsic '" << name << "' must be a non-zero constant";
-    return nullptr;
+    return std::nullopt;
   }
-  return oxide::ReservedElemOp::create(rewriter, loc, ptr, call.getOperand(0), call.getOperand(1),
-                                       call.getOperand(3), call.getOperand(4), call.getOperand(5),
-                                       elemSize.getZExtValue());
-}
-
-Operation *CallRaiser::permutedElem() {
-  APInt elemSize;
-  if (!matchPattern(call.getOperand(2), m_ConstantInt(&elemSize)) || elemSize.isZero()) {
-    call.emitError() << "the element size of oxide intrinsic '" << name << "' must be a non-zero constant";
-    return nullptr;
-  }
-  return oxide::PermutedElemOp::create(rewriter, loc, ptr, call.getOperand(0), call.getOperand(1),
-                                       call.getOperand(3), call.getOperand(4), call.getOperand(5),
-                                       elemSize.getZExtValue());
-}
-
-Operation *CallRaiser::claimedElem() {
-  APInt elemSize;
-  if (!matchPattern(call.getOperand(2), m_ConstantInt(&elemSize)) || elemSize.isZero()) {
-    call.emitError() << "the element size of oxide intrinsic '" << name << "' must be a non-zero constant";
-    return nullptr;
-  }
-  return oxide::ClaimedElemOp::create(rewriter, loc, ptr, call.getOperand(0), call.getOperand(1),
-                                      call.getOperand(3), call.getOperand(4), call.getOperand(5),
-                                      elemSize.getZExtValue());
+  return elemSize.getZExtValue();
 }
 
 Operation *CallRaiser::spanElem() {
-  APInt elemSize;
-  if (!matchPattern(call.getOperand(2), m_ConstantInt(&elemSize)) || elemSize.isZero()) {
-    call.emitError() << "the element size of oxide intrinsic '" << name << "' must be a non-zero constant";
+  std::optional<std::uint64_t> elemSize = elementSize(2);
+  if (!elemSize)
     return nullptr;
-  }
   return oxide::SpanElemOp::create(rewriter, loc, ptr, call.getOperand(0), call.getOperand(1),
-                                   call.getOperand(3), rewriter.getI64IntegerAttr(elemSize.getZExtValue()));
+                                   call.getOperand(3), rewriter.getI64IntegerAttr(*elemSize));
 }
 
 } // namespace oxide::raise
