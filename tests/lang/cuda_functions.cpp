@@ -13,6 +13,7 @@
 using FloatRow = std::array<float, 30>;
 using DoubleRow = std::array<double, 16>;
 using IntRow = std::array<std::uint64_t, 34>;
+using SimdRow = std::array<std::uint32_t, 80>;
 
 FloatRow float_row(std::int64_t i) {
   const float t = static_cast<float>(i) / 53.0f;               // [0, ~4)
@@ -148,9 +149,108 @@ doubles(oxide::DisjointSpan<DoubleRow> out) {
     *o = int_row(static_cast<std::int64_t>(idx.get()));
 }
 
+// The SIMD video intrinsics, on lanes with every sign and size (the inputs mix 0x00, 0x7f, 0x80
+// and 0xff bytes with hashed ones so that saturation and wrap-around are reached).
+SimdRow simd_row(std::int64_t i) {
+  constexpr std::uint32_t kEdges[] = {0x00000000u, 0x7f7f7f7fu, 0x80808080u,
+                                      0xffffffffu, 0x7fff8000u, 0x80007fffu};
+  const auto hash = static_cast<std::uint32_t>(i * 2654435761u);
+  const std::uint32_t a = i % 3 == 0 ? kEdges[i % 6] : hash;
+  const std::uint32_t b = i % 5 == 0 ? kEdges[(i / 5) % 6] : hash ^ 0x5bd1e995u;
+  SimdRow r{};
+  int k = 0;
+  r[k++] = __vadd2(a, b);
+  r[k++] = __vadd4(a, b);
+  r[k++] = __vsub2(a, b);
+  r[k++] = __vsub4(a, b);
+  r[k++] = __vaddss2(a, b);
+  r[k++] = __vaddss4(a, b);
+  r[k++] = __vaddus2(a, b);
+  r[k++] = __vaddus4(a, b);
+  r[k++] = __vsubss2(a, b);
+  r[k++] = __vsubss4(a, b);
+  r[k++] = __vsubus2(a, b);
+  r[k++] = __vsubus4(a, b);
+  r[k++] = __vabsdiffs2(a, b);
+  r[k++] = __vabsdiffs4(a, b);
+  r[k++] = __vabsdiffu2(a, b);
+  r[k++] = __vabsdiffu4(a, b);
+  r[k++] = __vavgu2(a, b);
+  r[k++] = __vavgu4(a, b);
+  r[k++] = __vhaddu2(a, b);
+  r[k++] = __vhaddu4(a, b);
+  r[k++] = __vmaxs2(a, b);
+  r[k++] = __vmaxs4(a, b);
+  r[k++] = __vmaxu2(a, b);
+  r[k++] = __vmaxu4(a, b);
+  r[k++] = __vmins2(a, b);
+  r[k++] = __vmins4(a, b);
+  r[k++] = __vminu2(a, b);
+  r[k++] = __vminu4(a, b);
+  r[k++] = __vcmpeq2(a, b);
+  r[k++] = __vcmpeq4(a, b);
+  r[k++] = __vcmpne2(a, b);
+  r[k++] = __vcmpne4(a, b);
+  r[k++] = __vcmpges2(a, b);
+  r[k++] = __vcmpges4(a, b);
+  r[k++] = __vcmpgeu2(a, b);
+  r[k++] = __vcmpgeu4(a, b);
+  r[k++] = __vcmpgts2(a, b);
+  r[k++] = __vcmpgts4(a, b);
+  r[k++] = __vcmpgtu2(a, b);
+  r[k++] = __vcmpgtu4(a, b);
+  r[k++] = __vcmples2(a, b);
+  r[k++] = __vcmples4(a, b);
+  r[k++] = __vcmpleu2(a, b);
+  r[k++] = __vcmpleu4(a, b);
+  r[k++] = __vcmplts2(a, b);
+  r[k++] = __vcmplts4(a, b);
+  r[k++] = __vcmpltu2(a, b);
+  r[k++] = __vcmpltu4(a, b);
+  r[k++] = __vseteq2(a, b);
+  r[k++] = __vseteq4(a, b);
+  r[k++] = __vsetne2(a, b);
+  r[k++] = __vsetne4(a, b);
+  r[k++] = __vsetges2(a, b);
+  r[k++] = __vsetges4(a, b);
+  r[k++] = __vsetgeu2(a, b);
+  r[k++] = __vsetgeu4(a, b);
+  r[k++] = __vsetgts2(a, b);
+  r[k++] = __vsetgts4(a, b);
+  r[k++] = __vsetgtu2(a, b);
+  r[k++] = __vsetgtu4(a, b);
+  r[k++] = __vsetles2(a, b);
+  r[k++] = __vsetles4(a, b);
+  r[k++] = __vsetleu2(a, b);
+  r[k++] = __vsetleu4(a, b);
+  r[k++] = __vsetlts2(a, b);
+  r[k++] = __vsetlts4(a, b);
+  r[k++] = __vsetltu2(a, b);
+  r[k++] = __vsetltu4(a, b);
+  r[k++] = __vsads2(a, b);
+  r[k++] = __vsads4(a, b);
+  r[k++] = __vsadu2(a, b);
+  r[k++] = __vsadu4(a, b);
+  r[k++] = __vneg2(a);
+  r[k++] = __vneg4(a);
+  r[k++] = __vnegss2(a);
+  r[k++] = __vnegss4(a);
+  r[k++] = __vabs2(a);
+  r[k++] = __vabs4(a);
+  r[k++] = __vabsss2(a);
+  r[k++] = __vabsss4(a);
+  return r;
+}
+
+[[kernel, oxide::launch_contract("domain = 1, block = 64")]] void simd(oxide::DisjointSpan<SimdRow> out) {
+  const auto idx = oxide::thread::index_1d();
+  if (SimdRow *o = out.get_mut(idx))
+    *o = simd_row(static_cast<std::int64_t>(idx.get()));
+}
+
 // Values worked out by hand from the PTX ISA's definitions, so that the simulator, which computes
 // both sides of the comparisons above, is checked against something it did not compute.
-using KnownRow = std::array<std::uint64_t, 8>;
+using KnownRow = std::array<std::uint64_t, 20>;
 KnownRow known_row() {
   return {static_cast<std::uint32_t>(__dp4a(0x01020304, 0x05060708, 10)),
           static_cast<std::uint32_t>(__dp4a(static_cast<int>(0xff020304u), 0x05060708, 0)),
@@ -159,7 +259,19 @@ KnownRow known_row() {
           __funnelshift_l(0x80000000u, 0x1u, 33u),
           __funnelshift_lc(0x80000000u, 0x1u, 33u),
           __funnelshift_r(0x80000000u, 0x1u, 36u),
-          __funnelshift_rc(0x80000000u, 0x1u, 40u)};
+          __funnelshift_rc(0x80000000u, 0x1u, 40u),
+          __vadd4(0x01ff7f80u, 0x01010101u),
+          __vaddss2(0x7fff8000u, 0x00010001u),
+          __vsubus4(0x05030100u, 0x01040200u),
+          __vabsdiffs4(0x00000080u, 0x0000007fu),
+          __vcmpgts2(0x00010000u, 0xffff0001u),
+          __vsadu4(0x0a000000u, 0x00000005u),
+          __vavgu4(3u, 4u),
+          __vhaddu4(3u, 4u),
+          __vabsss4(0x00000080u),
+          __vabs4(0x00000080u),
+          __vnegss2(0x00008000u),
+          __vseteq4(0x01020304u, 0x01000300u)};
 }
 [[kernel, oxide::launch_contract("domain = 1")]] void known(oxide::DisjointSpan<KnownRow> out) {
   if (KnownRow *o = out.get_mut(oxide::thread::index_1d()))
@@ -170,11 +282,18 @@ int main() {
   return lang::run_group("cuda_functions", [](lang::Checker &check) {
     // 1*5 + 2*6 + 3*7 + 4*8 + 10; (-1)*5 + ... signed; 255*5 + ... unsigned; 3*4 + (-2)*2 + 1;
     // {1, 0x80000000} << 1 -> 3 (33 mod 32); << 32 -> the low word; >> 4; >> 32 -> the high word.
-    check.run("known_answers", known, 1,
-              [](std::size_t) { return KnownRow{80, 60, 1340, 9, 3, 0x80000000u, 0x18000000u, 1}; });
+    // SIMD: bytes 80+01, 7f+01, ff+01 (wraps), 01+01; -32768+1 and 32767+1 (saturates); 0-0, 1-2
+    // and 3-4 (saturate at 0), 5-1; |-128 - 127|; 0 > 1 no, 1 > -1 yes; 10 + 5; (3+4+1)/2; (3+4)/2;
+    // |-128| saturated and wrapped; -(-32768) saturated; lanes equal at bytes 1 and 3.
+    check.run("known_answers", known, 1, [](std::size_t) {
+      return KnownRow{80, 60,          1340,        9,           3,           0x80000000u, 0x18000000u,
+                      1,  0x02008081u, 0x7fff8001u, 0x04000000u, 0x000000ffu, 0xffff0000u, 15,
+                      4,  3,           0x0000007fu, 0x00000080u, 0x00007fffu, 0x01000100u};
+    });
     check.run("floats", floats, 200, [](std::size_t i) { return float_row(static_cast<std::int64_t>(i)); });
     check.run("doubles", doubles, 200,
               [](std::size_t i) { return double_row(static_cast<std::int64_t>(i)); });
     check.run("integers", integers, 200, [](std::size_t i) { return int_row(static_cast<std::int64_t>(i)); });
+    check.run("simd", simd, 200, [](std::size_t i) { return simd_row(static_cast<std::int64_t>(i)); });
   });
 }

@@ -300,4 +300,347 @@ template <class = void> unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsi
   return static_cast<unsigned>(both >> (shift < 32u ? shift : 32u));
 }
 
+// The SIMD video intrinsics: 2 lanes of 16 bits or 4 lanes of 8 bits of a 32-bit word, lane 0 the
+// lowest. simd::map applies `op` to each pair of lanes (as signed or unsigned values, as `op`
+// takes them) and packs the results back, each cut to its lane.
+namespace oxide::detail::cuda_host::simd {
+template <unsigned Lanes, bool Signed> inline long long lane(unsigned word, unsigned k) noexcept {
+  constexpr unsigned bits = 32 / Lanes;
+  const unsigned v = (word >> (bits * k)) & ((1u << bits) - 1u);
+  if constexpr (Signed)
+    return v >= (1u << (bits - 1)) ? static_cast<long long>(v) - (1ll << bits) : static_cast<long long>(v);
+  else
+    return v;
+}
+template <unsigned Lanes, bool Signed, class Op> inline unsigned map(unsigned a, unsigned b, Op op) noexcept {
+  constexpr unsigned bits = 32 / Lanes;
+  unsigned r = 0;
+  for (unsigned k = 0; k < Lanes; ++k)
+    r |= (static_cast<unsigned>(op(lane<Lanes, Signed>(a, k), lane<Lanes, Signed>(b, k))) &
+          ((1u << bits) - 1u))
+         << (bits * k);
+  return r;
+}
+template <unsigned Lanes, bool Signed> inline long long saturate(long long v) noexcept {
+  constexpr unsigned bits = 32 / Lanes;
+  const long long lo = Signed ? -(1ll << (bits - 1)) : 0,
+                  hi = Signed ? (1ll << (bits - 1)) - 1 : (1ll << bits) - 1;
+  return v < lo ? lo : v > hi ? hi : v;
+}
+template <unsigned Lanes, bool Signed> inline unsigned sad(unsigned a, unsigned b) noexcept {
+  unsigned sum = 0;
+  for (unsigned k = 0; k < Lanes; ++k) {
+    const long long d = lane<Lanes, Signed>(a, k) - lane<Lanes, Signed>(b, k);
+    sum += static_cast<unsigned>(d < 0 ? -d : d);
+  }
+  return sum;
+}
+} // namespace oxide::detail::cuda_host::simd
+
+template <class = void> unsigned __vadd2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, false>(a, b, [](long long x, long long y) { return x + y; });
+}
+template <class = void> unsigned __vadd4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, false>(a, b, [](long long x, long long y) { return x + y; });
+}
+template <class = void> unsigned __vsub2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, false>(a, b, [](long long x, long long y) { return x - y; });
+}
+template <class = void> unsigned __vsub4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, false>(a, b, [](long long x, long long y) { return x - y; });
+}
+template <class = void> unsigned __vaddss2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, true>(a, b, [](long long x, long long y) {
+    return oxide::detail::cuda_host::simd::saturate<2, true>(x + y);
+  });
+}
+template <class = void> unsigned __vaddss4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, true>(a, b, [](long long x, long long y) {
+    return oxide::detail::cuda_host::simd::saturate<4, true>(x + y);
+  });
+}
+template <class = void> unsigned __vaddus2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, false>(a, b, [](long long x, long long y) {
+    return oxide::detail::cuda_host::simd::saturate<2, false>(x + y);
+  });
+}
+template <class = void> unsigned __vaddus4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, false>(a, b, [](long long x, long long y) {
+    return oxide::detail::cuda_host::simd::saturate<4, false>(x + y);
+  });
+}
+template <class = void> unsigned __vsubss2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, true>(a, b, [](long long x, long long y) {
+    return oxide::detail::cuda_host::simd::saturate<2, true>(x - y);
+  });
+}
+template <class = void> unsigned __vsubss4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, true>(a, b, [](long long x, long long y) {
+    return oxide::detail::cuda_host::simd::saturate<4, true>(x - y);
+  });
+}
+template <class = void> unsigned __vsubus2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, false>(a, b, [](long long x, long long y) {
+    return oxide::detail::cuda_host::simd::saturate<2, false>(x - y);
+  });
+}
+template <class = void> unsigned __vsubus4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, false>(a, b, [](long long x, long long y) {
+    return oxide::detail::cuda_host::simd::saturate<4, false>(x - y);
+  });
+}
+template <class = void> unsigned __vabsdiffs2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, true>(
+      a, b, [](long long x, long long y) { return x > y ? x - y : y - x; });
+}
+template <class = void> unsigned __vabsdiffs4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, true>(
+      a, b, [](long long x, long long y) { return x > y ? x - y : y - x; });
+}
+template <class = void> unsigned __vabsdiffu2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, false>(
+      a, b, [](long long x, long long y) { return x > y ? x - y : y - x; });
+}
+template <class = void> unsigned __vabsdiffu4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, false>(
+      a, b, [](long long x, long long y) { return x > y ? x - y : y - x; });
+}
+template <class = void> unsigned __vavgu2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, false>(
+      a, b, [](long long x, long long y) { return (x + y + 1) >> 1; });
+}
+template <class = void> unsigned __vavgu4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, false>(
+      a, b, [](long long x, long long y) { return (x + y + 1) >> 1; });
+}
+template <class = void> unsigned __vhaddu2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, false>(a, b,
+                                                       [](long long x, long long y) { return (x + y) >> 1; });
+}
+template <class = void> unsigned __vhaddu4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, false>(a, b,
+                                                       [](long long x, long long y) { return (x + y) >> 1; });
+}
+template <class = void> unsigned __vmaxs2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, true>(a, b,
+                                                      [](long long x, long long y) { return x > y ? x : y; });
+}
+template <class = void> unsigned __vmaxs4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, true>(a, b,
+                                                      [](long long x, long long y) { return x > y ? x : y; });
+}
+template <class = void> unsigned __vmaxu2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, false>(
+      a, b, [](long long x, long long y) { return x > y ? x : y; });
+}
+template <class = void> unsigned __vmaxu4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, false>(
+      a, b, [](long long x, long long y) { return x > y ? x : y; });
+}
+template <class = void> unsigned __vmins2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, true>(a, b,
+                                                      [](long long x, long long y) { return x < y ? x : y; });
+}
+template <class = void> unsigned __vmins4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, true>(a, b,
+                                                      [](long long x, long long y) { return x < y ? x : y; });
+}
+template <class = void> unsigned __vminu2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, false>(
+      a, b, [](long long x, long long y) { return x < y ? x : y; });
+}
+template <class = void> unsigned __vminu4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, false>(
+      a, b, [](long long x, long long y) { return x < y ? x : y; });
+}
+template <class = void> unsigned __vcmpeq2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, false>(
+      a, b, [](long long x, long long y) { return x == y ? -1 : 0; });
+}
+template <class = void> unsigned __vcmpeq4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, false>(
+      a, b, [](long long x, long long y) { return x == y ? -1 : 0; });
+}
+template <class = void> unsigned __vcmpne2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, false>(
+      a, b, [](long long x, long long y) { return x != y ? -1 : 0; });
+}
+template <class = void> unsigned __vcmpne4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, false>(
+      a, b, [](long long x, long long y) { return x != y ? -1 : 0; });
+}
+template <class = void> unsigned __vcmpges2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, true>(
+      a, b, [](long long x, long long y) { return x >= y ? -1 : 0; });
+}
+template <class = void> unsigned __vcmpges4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, true>(
+      a, b, [](long long x, long long y) { return x >= y ? -1 : 0; });
+}
+template <class = void> unsigned __vcmpgeu2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, false>(
+      a, b, [](long long x, long long y) { return x >= y ? -1 : 0; });
+}
+template <class = void> unsigned __vcmpgeu4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, false>(
+      a, b, [](long long x, long long y) { return x >= y ? -1 : 0; });
+}
+template <class = void> unsigned __vcmpgts2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, true>(
+      a, b, [](long long x, long long y) { return x > y ? -1 : 0; });
+}
+template <class = void> unsigned __vcmpgts4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, true>(
+      a, b, [](long long x, long long y) { return x > y ? -1 : 0; });
+}
+template <class = void> unsigned __vcmpgtu2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, false>(
+      a, b, [](long long x, long long y) { return x > y ? -1 : 0; });
+}
+template <class = void> unsigned __vcmpgtu4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, false>(
+      a, b, [](long long x, long long y) { return x > y ? -1 : 0; });
+}
+template <class = void> unsigned __vcmples2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, true>(
+      a, b, [](long long x, long long y) { return x <= y ? -1 : 0; });
+}
+template <class = void> unsigned __vcmples4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, true>(
+      a, b, [](long long x, long long y) { return x <= y ? -1 : 0; });
+}
+template <class = void> unsigned __vcmpleu2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, false>(
+      a, b, [](long long x, long long y) { return x <= y ? -1 : 0; });
+}
+template <class = void> unsigned __vcmpleu4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, false>(
+      a, b, [](long long x, long long y) { return x <= y ? -1 : 0; });
+}
+template <class = void> unsigned __vcmplts2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, true>(
+      a, b, [](long long x, long long y) { return x < y ? -1 : 0; });
+}
+template <class = void> unsigned __vcmplts4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, true>(
+      a, b, [](long long x, long long y) { return x < y ? -1 : 0; });
+}
+template <class = void> unsigned __vcmpltu2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, false>(
+      a, b, [](long long x, long long y) { return x < y ? -1 : 0; });
+}
+template <class = void> unsigned __vcmpltu4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, false>(
+      a, b, [](long long x, long long y) { return x < y ? -1 : 0; });
+}
+template <class = void> unsigned __vseteq2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, false>(
+      a, b, [](long long x, long long y) { return x == y ? 1 : 0; });
+}
+template <class = void> unsigned __vseteq4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, false>(
+      a, b, [](long long x, long long y) { return x == y ? 1 : 0; });
+}
+template <class = void> unsigned __vsetne2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, false>(
+      a, b, [](long long x, long long y) { return x != y ? 1 : 0; });
+}
+template <class = void> unsigned __vsetne4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, false>(
+      a, b, [](long long x, long long y) { return x != y ? 1 : 0; });
+}
+template <class = void> unsigned __vsetges2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, true>(
+      a, b, [](long long x, long long y) { return x >= y ? 1 : 0; });
+}
+template <class = void> unsigned __vsetges4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, true>(
+      a, b, [](long long x, long long y) { return x >= y ? 1 : 0; });
+}
+template <class = void> unsigned __vsetgeu2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, false>(
+      a, b, [](long long x, long long y) { return x >= y ? 1 : 0; });
+}
+template <class = void> unsigned __vsetgeu4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, false>(
+      a, b, [](long long x, long long y) { return x >= y ? 1 : 0; });
+}
+template <class = void> unsigned __vsetgts2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, true>(a, b,
+                                                      [](long long x, long long y) { return x > y ? 1 : 0; });
+}
+template <class = void> unsigned __vsetgts4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, true>(a, b,
+                                                      [](long long x, long long y) { return x > y ? 1 : 0; });
+}
+template <class = void> unsigned __vsetgtu2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, false>(
+      a, b, [](long long x, long long y) { return x > y ? 1 : 0; });
+}
+template <class = void> unsigned __vsetgtu4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, false>(
+      a, b, [](long long x, long long y) { return x > y ? 1 : 0; });
+}
+template <class = void> unsigned __vsetles2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, true>(
+      a, b, [](long long x, long long y) { return x <= y ? 1 : 0; });
+}
+template <class = void> unsigned __vsetles4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, true>(
+      a, b, [](long long x, long long y) { return x <= y ? 1 : 0; });
+}
+template <class = void> unsigned __vsetleu2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, false>(
+      a, b, [](long long x, long long y) { return x <= y ? 1 : 0; });
+}
+template <class = void> unsigned __vsetleu4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, false>(
+      a, b, [](long long x, long long y) { return x <= y ? 1 : 0; });
+}
+template <class = void> unsigned __vsetlts2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, true>(a, b,
+                                                      [](long long x, long long y) { return x < y ? 1 : 0; });
+}
+template <class = void> unsigned __vsetlts4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, true>(a, b,
+                                                      [](long long x, long long y) { return x < y ? 1 : 0; });
+}
+template <class = void> unsigned __vsetltu2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, false>(
+      a, b, [](long long x, long long y) { return x < y ? 1 : 0; });
+}
+template <class = void> unsigned __vsetltu4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, false>(
+      a, b, [](long long x, long long y) { return x < y ? 1 : 0; });
+}
+template <class = void> unsigned __vsads2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::sad<2, true>(a, b);
+}
+template <class = void> unsigned __vsads4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::sad<4, true>(a, b);
+}
+template <class = void> unsigned __vsadu2(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::sad<2, false>(a, b);
+}
+template <class = void> unsigned __vsadu4(unsigned a, unsigned b) noexcept {
+  return oxide::detail::cuda_host::simd::sad<4, false>(a, b);
+}
+/// Per-lane negation and absolute value: wrapping (the lowest value stays), or saturated (ss).
+template <class = void> unsigned __vneg2(unsigned a) noexcept { return __vsub2(0u, a); }
+template <class = void> unsigned __vneg4(unsigned a) noexcept { return __vsub4(0u, a); }
+template <class = void> unsigned __vnegss2(unsigned a) noexcept { return __vsubss2(0u, a); }
+template <class = void> unsigned __vnegss4(unsigned a) noexcept { return __vsubss4(0u, a); }
+template <class = void> unsigned __vabs2(unsigned a) noexcept { return __vabsdiffs2(a, 0u); }
+template <class = void> unsigned __vabs4(unsigned a) noexcept { return __vabsdiffs4(a, 0u); }
+template <class = void> unsigned __vabsss2(unsigned a) noexcept {
+  return oxide::detail::cuda_host::simd::map<2, true>(a, 0u, [](long long x, long long) {
+    return oxide::detail::cuda_host::simd::saturate<2, true>(x < 0 ? -x : x);
+  });
+}
+template <class = void> unsigned __vabsss4(unsigned a) noexcept {
+  return oxide::detail::cuda_host::simd::map<4, true>(a, 0u, [](long long x, long long) {
+    return oxide::detail::cuda_host::simd::saturate<4, true>(x < 0 ? -x : x);
+  });
+}
+
 #endif // !__CUDA__
