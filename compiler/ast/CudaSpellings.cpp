@@ -177,10 +177,7 @@ public:
   bool shouldVisitTemplateInstantiations() const { return true; }
 
   bool TraverseDecl(Decl *decl) {
-    if (decl && !isa<TranslationUnitDecl>(decl) && decl->getLocation().isValid() &&
-        !headers.isUserCode(sm.getFileLoc(decl->getLocation())))
-      return true;
-    return RecursiveASTVisitor::TraverseDecl(decl);
+    return oxide::ast::isOutsideUserCode(decl, headers) || RecursiveASTVisitor::TraverseDecl(decl);
   }
 
   bool VisitDeclRefExpr(DeclRefExpr *ref) {

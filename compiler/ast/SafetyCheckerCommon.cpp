@@ -51,6 +51,11 @@ std::string typeName(QualType type, const ASTContext &context) {
   return type.getAsString(policy);
 }
 
+bool isOutsideUserCode(const Decl *decl, OxideHeaders &headers) {
+  return decl && !isa<TranslationUnitDecl>(decl) && decl->getLocation().isValid() &&
+         !headers.isUserCode(decl->getASTContext().getSourceManager().getFileLoc(decl->getLocation()));
+}
+
 std::string recordName(const CXXRecordDecl *record, const ASTContext &context) {
   if (record->isLambda())
     return "lambda";

@@ -38,10 +38,7 @@ public:
   /// Declarations written in Oxide's or the system's headers are not looked into (the
   /// instantiations of their templates neither: what they name is spelled there).
   bool TraverseDecl(Decl *decl) {
-    if (decl && !isa<TranslationUnitDecl>(decl) && decl->getLocation().isValid() &&
-        !headers.isUserCode(sm.getFileLoc(decl->getLocation())))
-      return true;
-    return RecursiveASTVisitor::TraverseDecl(decl);
+    return isOutsideUserCode(decl, headers) || RecursiveASTVisitor::TraverseDecl(decl);
   }
 
   void run() {

@@ -35,6 +35,10 @@ bool involvesSafeType(clang::QualType type);
 std::string typeName(clang::QualType type, const clang::ASTContext &context);
 /// A record for a message: "struct 'Box'", "lambda", "an anonymous union in struct 'Box'".
 std::string recordName(const clang::CXXRecordDecl *record, const clang::ASTContext &context);
+/// Whether a walk over the user's code passes `decl` over: a declaration written in Oxide's or
+/// the system's headers (and so the instantiations of its templates: what they name is spelled
+/// there).
+bool isOutsideUserCode(const clang::Decl *decl, OxideHeaders &headers);
 
 //===----------------------------------------------------------------------===//
 // The checkers
