@@ -208,6 +208,13 @@ public:
   [[nodiscard]] T *get_mut(const thread::ThreadIndex1D &index) const noexcept {
     return static_cast<T *>(__oxide_disjoint_get(data_, size_, sizeof(T), index.get()));
   }
+  /// An integer is no witness: refused at the call, with the ways to write at a computed index.
+  T *get_mut(size_type index) const noexcept __attribute__((unavailable(
+      "get_mut takes the calling thread's witness (oxide::thread::index_1d()), not an index the kernel "
+      "computed, "
+      "which two threads could share; to write at a computed index use claim_mut(j, claims) with a ClaimSet "
+      "parameter, scatter_mut(i, perm) with a checked PermutationSpan, an AtomicSpan's store, or an "
+      "AppendSpan")));
 
   /// The calling thread's N consecutive elements [index * N, index * N + N), cut short at the
   /// end of the span (launch size() / N threads, rounded up).
