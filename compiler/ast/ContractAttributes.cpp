@@ -31,6 +31,7 @@
 #include "clang/Basic/TargetInfo.h"
 #include "clang/Sema/DeclSpec.h"
 #include "clang/Sema/EnterExpressionEvaluationContext.h"
+#include "clang/Sema/Lookup.h"
 #include "clang/Sema/ParsedAttr.h"
 #include "clang/Sema/Sema.h"
 
@@ -142,33 +143,143 @@ std::string notAConstant(llvm::StringRef name) {
          "integer (or a template parameter) before the kernel, or check its spelling";
 }
 
-/// `name` (`kBlock`, `Policy::kThreads`, `::ns::kN`) as an expression where the kernel is
-/// declared, its template parameters included; nullptr when it names no value there. Clang's own
-/// errors are trapped: the contract reports its own, inside the string.
-Expr *lookUpConstant(Sema &S, llvm::StringRef name, SourceLocation loc) {
-  EnterExpressionEvaluationContext constant(S, Sema::ExpressionEvaluationContext::ConstantEvaluated);
-  Sema::SFINAETrap trap(S);
+/// What a name that no lookup found gives the contract parser; `text` is the contract, the name
+/// at byte `offset` of it. Written as a template-id (`kBytes<T>`), it named no variable
+/// template's value.
+ContractConstant unknownConstant(std::string_view name, llvm::StringRef text, std::size_t offset) {
+  const std::size_t end = offset + name.size();
+  if (end < text.size() && text[end] == '<' &&
+      oxide::detail::contract_impl::template_arguments_end(std::string_view(text), end) !=
+          std::string_view::npos)
+    return {std::nullopt,
+            "'" + std::string(name) +
+                "<...>' names no constant: it must be a variable template in scope (constexpr) whose "
+                "arguments are types, integers or constants in scope",
+            /*unknown=*/true};
+  return {std::nullopt, notAConstant(llvm::StringRef(name)), /*unknown=*/true};
+}
+
+/// Stands for a name of a template-id candidate that named nothing where the kernel template was
+/// declared (`n` and `m` of `n<m>` when `n<m>` is a comparison), among the values the
+/// instantiations receive.
+Expr *unknownPlaceholder(ASTContext &context, SourceLocation loc) {
+  return new (context) CXXNullPtrLiteralExpr(context.NullPtrTy, loc);
+}
+bool isUnknownPlaceholder(const Expr *E) { return isa<CXXNullPtrLiteralExpr>(E->IgnoreParenImpCasts()); }
+
+/// The scope of qualified name `name` (`ns::Policy::kThreads`: `ns::Policy::`) into `scope`, and
+/// its last component; std::nullopt when a scope names nothing.
+std::optional<llvm::StringRef> enterScope(Sema &S, llvm::StringRef name, SourceLocation loc,
+                                          CXXScopeSpec &scope) {
   llvm::SmallVector<llvm::StringRef> parts;
-  name.split(parts, "::");
-  CXXScopeSpec scope;
+  name.trim().split(parts, "::");
   size_t first = 0;
   if (parts.front().empty()) {
     scope.MakeGlobal(S.Context, loc);
     first = 1;
   }
   for (size_t i = first; i + 1 < parts.size(); ++i) {
-    Sema::NestedNameSpecInfo info(&S.Context.Idents.get(parts[i]), loc, loc);
+    Sema::NestedNameSpecInfo info(&S.Context.Idents.get(parts[i].trim()), loc, loc);
     if (S.ActOnCXXNestedNameSpecifier(S.getCurScope(), info, /*EnteringContext=*/false, scope))
-      return nullptr;
+      return std::nullopt;
   }
-  UnqualifiedId id;
-  id.setIdentifier(&S.Context.Idents.get(parts.back()), loc);
-  ExprResult E =
-      S.ActOnIdExpression(S.getCurScope(), scope, SourceLocation(), id, /*HasTrailingLParen=*/false,
-                          /*IsAddressOfOperand=*/false);
-  if (E.isInvalid() || trap.hasErrorOccurred())
+  return parts.back().trim();
+}
+
+Expr *lookUpConstant(Sema &S, llvm::StringRef name, SourceLocation loc);
+
+/// A template argument written in a contract: an integer, a type (a builtin's one-word name, or
+/// a named type in scope) or a constant; std::nullopt when it is none of these.
+std::optional<TemplateArgumentLoc> templateArgument(Sema &S, llvm::StringRef text, SourceLocation loc) {
+  text = text.trim();
+  std::uint64_t integer = 0;
+  if (!text.getAsInteger(10, integer)) {
+    ExprResult E = S.ActOnIntegerConstant(loc, static_cast<std::int64_t>(integer));
+    if (E.isInvalid())
+      return std::nullopt;
+    return TemplateArgumentLoc(TemplateArgument(E.get(), /*IsCanonical=*/false), E.get());
+  }
+  const ASTContext &C = S.Context;
+  const QualType builtin = llvm::StringSwitch<QualType>(text)
+                               .Case("bool", C.BoolTy)
+                               .Case("char", C.CharTy)
+                               .Case("short", C.ShortTy)
+                               .Case("int", C.IntTy)
+                               .Case("unsigned", C.UnsignedIntTy)
+                               .Case("long", C.LongTy)
+                               .Case("float", C.FloatTy)
+                               .Case("double", C.DoubleTy)
+                               .Default(QualType());
+  QualType type = builtin;
+  if (type.isNull() && !text.contains('<')) {
+    CXXScopeSpec scope;
+    if (std::optional<llvm::StringRef> last = enterScope(S, text, loc, scope))
+      if (ParsedType parsed = S.getTypeName(S.Context.Idents.get(*last), loc, S.getCurScope(), &scope))
+        type = Sema::GetTypeFromParser(parsed);
+  }
+  if (!type.isNull())
+    return TemplateArgumentLoc(TemplateArgument(type), S.Context.getTrivialTypeSourceInfo(type, loc));
+  if (Expr *E = lookUpConstant(S, text, loc))
+    return TemplateArgumentLoc(TemplateArgument(E, /*IsCanonical=*/false), E);
+  return std::nullopt;
+}
+
+/// `name<arguments>` (`kSharedBytes<C>`, `ns::kBytes<float, 4>`): a variable template's value.
+Expr *lookUpTemplateConstant(Sema &S, llvm::StringRef text, SourceLocation loc) {
+  const size_t open = text.find('<');
+  if (open == llvm::StringRef::npos || !text.ends_with(">"))
     return nullptr;
-  return E.get();
+  CXXScopeSpec scope;
+  std::optional<llvm::StringRef> last = enterScope(S, text.take_front(open), loc, scope);
+  if (!last)
+    return nullptr;
+  LookupResult found(S, DeclarationName(&S.Context.Idents.get(*last)), loc, Sema::LookupOrdinaryName);
+  if (!S.LookupParsedName(found, S.getCurScope(), &scope, QualType()))
+    return nullptr;
+  if (!found.getAsSingle<VarTemplateDecl>())
+    return nullptr;
+  TemplateArgumentListInfo arguments(loc, loc);
+  llvm::StringRef list = text.drop_front(open + 1).drop_back();
+  int depth = 0;
+  size_t from = 0;
+  for (size_t i = 0; i <= list.size(); ++i) {
+    const char ch = i < list.size() ? list[i] : ',';
+    depth += ch == '<' || ch == '(' ? 1 : ch == '>' || ch == ')' ? -1 : 0;
+    if (ch != ',' || depth != 0)
+      continue;
+    std::optional<TemplateArgumentLoc> argument = templateArgument(S, list.slice(from, i), loc);
+    if (!argument)
+      return nullptr;
+    arguments.addArgument(*argument);
+    from = i + 1;
+  }
+  // As clang builds `kBytes<T>` in an expression: dependent where an argument is.
+  ExprResult E = S.BuildTemplateIdExpr(scope, SourceLocation(), found, /*RequiresADL=*/false, &arguments);
+  return E.isInvalid() ? nullptr : E.get();
+}
+
+/// `name` (`kBlock`, `Policy::kThreads`, `::ns::kN`, `kBytes<T>`) as an expression where the
+/// kernel is declared, its template parameters included; nullptr when it names no value there.
+/// Clang's own errors are trapped: the contract reports its own, inside the string.
+Expr *lookUpConstant(Sema &S, llvm::StringRef name, SourceLocation loc) {
+  EnterExpressionEvaluationContext constant(S, Sema::ExpressionEvaluationContext::ConstantEvaluated);
+  Sema::SFINAETrap trap(S);
+  Expr *result = nullptr;
+  if (name.contains('<')) {
+    result = lookUpTemplateConstant(S, name, loc);
+  } else {
+    CXXScopeSpec scope;
+    std::optional<llvm::StringRef> last = enterScope(S, name, loc, scope);
+    if (!last)
+      return nullptr;
+    UnqualifiedId id;
+    id.setIdentifier(&S.Context.Idents.get(*last), loc);
+    ExprResult E =
+        S.ActOnIdExpression(S.getCurScope(), scope, SourceLocation(), id, /*HasTrailingLParen=*/false,
+                            /*IsAddressOfOperand=*/false);
+    result = E.isInvalid() ? nullptr : E.get();
+  }
+  return trap.hasErrorOccurred() ? nullptr : result;
 }
 
 SourceLocation locationOfByte(const ASTContext &context, const StringLiteral *literal, std::size_t offset) {
@@ -288,9 +399,14 @@ struct LaunchContractAttrInfo : ParsedAttrInfo {
     llvm::SmallVector<Expr *> exprs;
     bool dependentConstant = false;
     for (const oxide::detail::ContractName &n : names) {
-      Expr *E = lookUpConstant(S, llvm::StringRef(n.name), locationOfByte(S.Context, literal, n.offset));
-      exprs.push_back(E);
+      const SourceLocation at = locationOfByte(S.Context, literal, n.offset);
+      Expr *E = lookUpConstant(S, llvm::StringRef(n.name), at);
       dependentConstant |= E && (E->isValueDependent() || E->isTypeDependent());
+      // A name the parse may not ask for (`n` in `n<m>`, a comparison unless a template `n`
+      // gives `n<m>` a value) is no error yet.
+      if (!E && n.in_template_id)
+        E = unknownPlaceholder(S.Context, at);
+      exprs.push_back(E);
     }
     const bool dependentParam =
         llvm::any_of(FD->parameters(), [](const ParmVarDecl *p) { return p->getType()->isDependentType(); });
@@ -300,12 +416,11 @@ struct LaunchContractAttrInfo : ParsedAttrInfo {
           return contractParam(name, i, FD->getParamDecl(i)->getType());
       return std::nullopt;
     };
-    auto constants = [&](std::string_view name, std::size_t) -> ContractConstant {
+    auto constants = [&](std::string_view name, std::size_t offset) -> ContractConstant {
       for (size_t i = 0; i < names.size(); ++i)
-        if (names[i].name == name)
-          return exprs[i] ? evaluate(S.Context, exprs[i], llvm::StringRef(name))
-                          : ContractConstant{std::nullopt, notAConstant(llvm::StringRef(name))};
-      return {std::nullopt, notAConstant(llvm::StringRef(name))};
+        if (names[i].name == name && exprs[i] && !isUnknownPlaceholder(exprs[i]))
+          return evaluate(S.Context, exprs[i], llvm::StringRef(name));
+      return unknownConstant(name, literal->getString(), offset);
     };
     if (dependentConstant) {
       // Values come with each instantiation, which parses the text again; a name that is in no
@@ -428,11 +543,11 @@ void oxide::ast::instantiateContract(ASTContext &context, FunctionDecl &FD) {
       }
       return std::nullopt;
     };
-    auto constants = [&](std::string_view name, std::size_t) -> ContractConstant {
+    auto constants = [&](std::string_view name, std::size_t offset) -> ContractConstant {
       for (size_t i = 0; i < names.size() && i < values.size(); ++i)
-        if (names[i].name == name)
+        if (names[i].name == name && !isUnknownPlaceholder(values[i]))
           return evaluate(context, values[i], llvm::StringRef(name));
-      return {std::nullopt, notAConstant(llvm::StringRef(name))};
+      return unknownConstant(name, literal->getString(), offset);
     };
     if (values.size() == names.size()) {
       auto parsed = parseContract(context, literal, params, constants, where);

@@ -523,6 +523,40 @@ TEST(ContractExtents, ParseRenderAndRoundTrip) {
   EXPECT_EQ(contract_names("requires = (plane.width() == n, plane.height() < volume.depth())").size(), 3u);
 }
 
+// `name<...>` right after a name is a variable template's value when one gives it a value
+// (kSharedBytes<C>), else a comparison (n<m); contract_names lists both readings.
+TEST(ContractText, TemplateIdsAndComparisons) {
+  using namespace oxide::detail;
+  auto names = [](std::string_view text) {
+    std::string listed;
+    for (const ContractName &n : contract_names(text))
+      listed += std::string(n.name) + (n.in_template_id ? "*" : "") + " ";
+    return listed;
+  };
+  EXPECT_EQ(names("domain = 1, dynamic_shared = kSharedBytes<C>"), "kSharedBytes<C>* kSharedBytes* C* ");
+  EXPECT_EQ(names("domain = 1, block = ns::kB<float, 4>, requires = (n < k)"),
+            "ns::kB<float, 4>* ns::kB* float* n k ");
+  EXPECT_EQ(names("domain = 1, requires = (n<m, out.size()>=n)"), "n m out ");
+  EXPECT_EQ(names("domain = 1, requires = (n<m, k>j)"), "n<m, k>* n* m* k* j ");
+  EXPECT_EQ(names("domain = 1, requires = (n<m)"), "n m ");
+
+  const auto resolve = [](std::string_view name) -> std::optional<ContractParam> {
+    if (name == "n" || name == "m")
+      return ContractParam{name == "n" ? 0u : 1u, false, {}};
+    return std::nullopt;
+  };
+  const auto constants = [](std::string_view name, std::size_t) -> ContractConstant {
+    if (name == "kBytes<4>")
+      return {4096, {}};
+    return {std::nullopt, "unknown", /*unknown=*/true};
+  };
+  auto parsed =
+      parse_contract("domain = 1, dynamic_shared = kBytes<4>, requires = (n<m)", resolve, constants);
+  ASSERT_TRUE(std::holds_alternative<Contract>(parsed));
+  EXPECT_EQ(canonical_contract(std::get<Contract>(parsed)),
+            "domain = 1, dynamic_shared = 4096..4096, requires = ($0 < $1)");
+}
+
 TEST_F(LaunchContracts, RequiresArithmeticThatOverflows) {
   auto launch = oxide::prepare(ctx, product, LaunchConfig1D{1, 32});
   auto out = floats(8);

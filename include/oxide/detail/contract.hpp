@@ -104,7 +104,8 @@ using ContractNameResolver = std::function<std::optional<ContractParam>(std::str
 /// What a name that is not a parameter stands for: a constant's value, or why it has none.
 struct ContractConstant {
   std::optional<std::uint64_t> value;
-  std::string error; ///< when there is no value: what is wrong and how to fix it
+  std::string error;    ///< when there is no value: what is wrong and how to fix it
+  bool unknown = false; ///< no constant has the name: `n<m>` is then a comparison, not a template
 };
 /// Resolves a constant name (`kBlock`, `Policy::kThreads`) starting at byte `offset` of the text.
 using ContractConstantResolver = std::function<ContractConstant(std::string_view name, std::size_t offset)>;
@@ -113,6 +114,38 @@ inline std::optional<std::uint64_t> evaluate_contract_expression(const Contract 
                                                                  std::span<const ContractOperand> operands);
 
 namespace contract_impl {
+
+/// One past the `>` that closes the template argument list opening at text[open] (a '<'), or
+/// npos where none closes it before a `=` (a relation or a field), an unmatched `)` or the end:
+/// `kSharedBytes<Config, 2>` in `dynamic_shared = kSharedBytes<Config, 2>`.
+inline std::size_t template_arguments_end(std::string_view text, std::size_t open) {
+  int angles = 0, parens = 0;
+  for (std::size_t i = open; i < text.size(); ++i) {
+    switch (text[i]) {
+    case '<':
+      ++angles;
+      break;
+    case '>':
+      if (i + 1 < text.size() && text[i + 1] == '=')
+        return std::string_view::npos; // `>=`: a relation
+      if (--angles == 0)
+        return parens == 0 ? i + 1 : std::string_view::npos;
+      break;
+    case '(':
+      ++parens;
+      break;
+    case ')':
+      if (--parens < 0)
+        return std::string_view::npos;
+      break;
+    case '=':
+      return std::string_view::npos;
+    default:
+      break;
+    }
+  }
+  return std::string_view::npos;
+}
 
 inline constexpr std::uint32_t kMaxBlockThreads = 1024;
 /// The portable cluster size limit: every GPU with clusters runs clusters of up to 8 blocks.
@@ -262,6 +295,16 @@ private:
           !(std::isalpha(static_cast<unsigned char>(text_[pos_ + 2])) || text_[pos_ + 2] == '_'))
         break;
       pos_ += 2;
+    }
+    // A variable template's value (`kSharedBytes<C>`, the `<` right after the name) where a
+    // constant has that spelling; otherwise the `<` is a comparison.
+    if (peek() == '<' && resolve_constant_) {
+      const std::string_view base = text_.substr(start, pos_ - start);
+      const std::size_t end = template_arguments_end(text_, pos_);
+      const bool param = base.find(':') == std::string_view::npos && resolve_ && resolve_(base);
+      if (end != std::string_view::npos && !param &&
+          !resolve_constant_(text_.substr(start, end - start), start).unknown)
+        pos_ = end;
     }
     return text_.substr(start, pos_ - start);
   }
@@ -742,6 +785,9 @@ parse_contract(std::string_view text, const ContractNameResolver &resolve,
 struct ContractName {
   std::string_view name;
   std::size_t offset = 0;
+  /// A template's name or one of its arguments (`kBytes`, `C` in `kBytes<C>`): the parser asks
+  /// for them only if `kBytes<C>` names no constant, so a failed lookup is not yet an error.
+  bool in_template_id = false;
 };
 
 /// The names of a user's contract text that stand for values: parameters and constants, in
@@ -753,7 +799,16 @@ inline std::vector<ContractName> contract_names(std::string_view text) {
   auto alpha = [](char ch) { return std::isalpha(static_cast<unsigned char>(ch)) || ch == '_'; };
   auto alnum = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
   std::size_t pos = 0;
-  char previous = '\0'; // the last character before pos that is not a space
+  std::size_t template_id_end = 0; // names before it belong to a template-id candidate
+  char previous = '\0';            // the last character before pos that is not a space
+  auto add = [&](std::string_view name, std::size_t at, bool in_template_id) {
+    auto same =
+        std::find_if(names.begin(), names.end(), [&](const ContractName &n) { return n.name == name; });
+    if (same == names.end())
+      names.push_back({name, at, in_template_id});
+    else
+      same->in_template_id = same->in_template_id && in_template_id;
+  };
   while (pos < text.size()) {
     const char ch = text[pos];
     const bool starts =
@@ -780,9 +835,16 @@ inline std::vector<ContractName> contract_names(std::string_view text) {
     const bool field = next < text.size() && text[next] == '=' && text.substr(next, 2) != "==";
     const bool accessor =
         previous == '.' && (name == "size" || name == "width" || name == "height" || name == "depth");
-    if (!field && !accessor && name != "true" && name != "false" &&
-        std::none_of(names.begin(), names.end(), [&](const ContractName &n) { return n.name == name; }))
-      names.push_back({name, start});
+    if (!field && !accessor && name != "true" && name != "false") {
+      const std::size_t end = pos < text.size() && text[pos] == '<'
+                                  ? contract_impl::template_arguments_end(text, pos)
+                                  : std::string_view::npos;
+      if (end != std::string_view::npos) {
+        add(text.substr(start, end - start), start, true);
+        template_id_end = std::max(template_id_end, end);
+      }
+      add(name, start, start < template_id_end);
+    }
     previous = text[pos - 1];
   }
   return names;
