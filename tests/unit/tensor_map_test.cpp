@@ -66,10 +66,17 @@ void copy_boxes(Map map, oxide::Span<const std::int32_t> origin, oxide::Disjoint
   }
 }
 
+/// Element i of the tensor becomes 1 + i: what a producer kernel writes before the map reads it.
+void number_elements(oxide::DisjointSpan<std::uint16_t> out) {
+  if (std::uint16_t *o = out.get_mut(oxide::thread::index_1d()))
+    *o = static_cast<std::uint16_t>(1 + oxide::thread::index_1d().get());
+}
+
 class TensorMaps : public oxide_test::OnEachBackend {
 protected:
   static void SetUpTestSuite() {
     oxide::sim::register_kernel(copy_boxes, "copy_boxes", "domain = 1, block = 64", {"map", "origin", "out"});
+    oxide::sim::register_kernel(number_elements, "number_elements", "domain = 1", {"out"});
   }
 };
 
@@ -211,6 +218,31 @@ TEST_P(TensorMaps, AMapWhoseTensorWasReplacedIsRefusedAtLaunch) {
     EXPECT_EQ(e.kind(), oxide::ErrorKind::InvalidTensorMap);
     EXPECT_NE(std::string(e.what()).find("was given other memory after create"), std::string::npos)
         << e.what();
+  }
+}
+
+// A kernel writes the map's tensor (buffer_mut), a later launch on the same stream reads it through
+// the map; one launch that does both is refused.
+TEST_P(TensorMaps, ALaunchWritesTheTensorThatALaterLaunchReads) {
+  if (GetParam())
+    GTEST_SKIP() << "the kernel is registered for the simulator only (tests/gpu runs TMA on the GPU)";
+  auto ctx = context();
+  auto stream = ctx.default_stream();
+  auto map = HostMap::create(stream, DeviceBuffer<std::uint16_t>::zeroed(stream, 32 * 64), {32, 64});
+  oxide::prepare(ctx, number_elements, oxide::LaunchConfig1D::for_elements(32 * 64))(stream,
+                                                                                     map.buffer_mut());
+  auto origin = DeviceBuffer<std::int32_t>::zeroed(stream, 2);
+  auto out = DeviceBuffer<std::uint16_t>::zeroed(stream, 2 * 16 * 64);
+  auto copy = oxide::prepare(ctx, copy_boxes, oxide::LaunchConfig1D{2, 64});
+  copy(stream, map, origin, out);
+  const auto got = out.to_host(stream);
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_EQ(got[i], static_cast<std::uint16_t>(1 + i)) << "element " << i;
+  try {
+    copy(stream, map, origin, map.buffer_mut());
+    FAIL() << "expected oxide::Error";
+  } catch (const oxide::Error &e) {
+    EXPECT_EQ(e.kind(), oxide::ErrorKind::OverlappingArguments) << e.what();
   }
 }
 

@@ -135,6 +135,12 @@ public:
   /// The tensor, read-only: it stays the map's while the map lives (bind it as a Span<const T>
   /// input; replace its contents with copy_from_host).
   [[nodiscard]] const DeviceBuffer<element_type> &buffer() const noexcept { return tensor_; }
+  /// The tensor, for a launch that writes it: a kernel that makes what a later launch on the same
+  /// stream reads through the map (a transpose before a GEMM). A launch that takes both the map
+  /// and its tensor as an output is refused (OverlappingArguments: its copies would read what it
+  /// writes), and a map whose tensor was given other memory through this reference (assigned,
+  /// reset) is refused at its next launch (InvalidTensorMap).
+  [[nodiscard]] DeviceBuffer<element_type> &buffer_mut() noexcept { return tensor_; }
   /// Copies `host` (exactly buffer().size() elements) into the tensor, ordered on `stream`.
   void copy_from_host(Stream &stream, detail::HostElements<const element_type> host) {
     tensor_.copy_from_host(stream, host);
