@@ -141,12 +141,14 @@ template <class T, class Epilogue>
     if (rank == 0)
       sm.empty[at.stage].arrive();
   }
+  // Each accumulator pair is two adjacent columns of one row: one 8-byte store where the pair is
+  // inside C (store_pair), single elements at its edge.
   const auto out = c.warpgroup_tile_mut<kBN, kConsumers, 1, kGroupM>(block);
 #pragma unroll
-  for (std::uint32_t j = 0; j < acc.size; ++j)
-    if (float *element = out.get_mut(j))
-      *element =
-          epilogue(acc.x[j], static_cast<std::uint32_t>(origin.column) + decltype(acc)::coord(rank, j).col);
+  for (std::uint32_t j = 0; j < acc.size; j += 2) {
+    const auto column = static_cast<std::uint32_t>(origin.column) + decltype(acc)::coord(rank, j).col;
+    out.store_pair(j, epilogue(acc.x[j], column), epilogue(acc.x[j + 1], column + 1));
+  }
 }
 
 /// C = A W^T; launch config(m, n).

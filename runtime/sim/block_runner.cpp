@@ -112,6 +112,7 @@ void BlockRunner::start_block(BlockState &block, std::uint64_t index, std::uint3
   block.first_warp = member * warps_per_block_;
   block.exited = 0;
   block.barrier_waiters.clear();
+  block.named = {};
   block.shared.reset(g.dynamic_shared_bytes, plan_->options.check);
 }
 

@@ -47,6 +47,12 @@ struct BlockState {
   std::uint32_t first_warp = 0;               ///< the group-wide index of its warp 0
   std::uint32_t exited = 0;                   ///< its threads that have finished
   std::vector<std::uint32_t> barrier_waiters; ///< slots of its threads at sync_threads
+  /// Named barriers 1..15 (NamedBarrier): the threads still due and the slots waiting.
+  struct NamedBarrier {
+    std::uint32_t expected = 0, arrived = 0;
+    std::vector<std::uint32_t> waiters;
+  };
+  std::array<NamedBarrier, 16> named;
   SharedMemory shared;
 };
 
@@ -84,6 +90,9 @@ public:
 
   // What the intrinsics do, called on the fiber of the running thread `thread`.
   void sync_threads(SimThread &thread);
+  /// Named barrier `id` for `threads` threads: waits until that many have arrived (arrive:
+  /// counts the caller and returns).
+  void named_barrier(SimThread &thread, std::uint32_t id, std::uint32_t threads, bool arrive);
   /// cluster::sync() or grid::sync(): waits for every thread of the group.
   void group_sync(SimThread &thread, GroupBarrier barrier);
   [[nodiscard]] std::uint32_t warp_op(SimThread &thread, const WarpRequest &request);
@@ -179,6 +188,7 @@ private:
     running,
     ready,
     at_barrier,
+    at_named_barrier,
     at_group_barrier,
     in_warp_op,
     at_mbarrier,
@@ -232,6 +242,7 @@ private:
 
   [[nodiscard]] bool barrier_complete(const BlockState &block) const noexcept;
   void release_barrier(BlockState &block, std::uint32_t current);
+  void release_named_barrier(BlockState &block, BlockState::NamedBarrier &barrier, std::uint32_t current);
   [[nodiscard]] bool group_barrier_complete() const noexcept;
   /// Threads of the group that have finished.
   [[nodiscard]] std::uint32_t exited() const noexcept;

@@ -2,9 +2,16 @@
 // grid::sync), whose last arriving thread releases the others.
 #include "sim/block_runner.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace oxide::detail::sim {
+
+namespace {
+/// No thread: a named barrier completed by an arrive releases every waiter.
+constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
+} // namespace
 
 // --- barriers --------------------------------------------------------------------------------
 
@@ -41,6 +48,52 @@ void BlockRunner::release_barrier(BlockState &block, std::uint32_t current) {
   block.barrier_waiters.clear();
   if (check_)
     new_epochs(block.first_warp, warps_per_block_);
+}
+
+void BlockRunner::named_barrier(SimThread &thread, std::uint32_t id, std::uint32_t threads, bool arrive) {
+  BlockState &block = *thread.home;
+  if (id == 0 || id >= block.named.size() || threads == 0 || threads % kWarpSize != 0 || threads > count_)
+      [[unlikely]]
+    fail(thread, fmt::format("named barrier {} for {} threads: the id must be 1..15 and the count a multiple "
+                             "of 32 no larger than the block ({} threads)",
+                             id, threads, count_));
+  BlockState::NamedBarrier &barrier = block.named[id];
+  if (barrier.arrived == 0)
+    barrier.expected = threads;
+  else if (barrier.expected != threads) [[unlikely]]
+    fail(thread, fmt::format("named barrier {} is waited for by {} threads here and {} elsewhere in the same "
+                             "phase: every thread at one barrier must give the same count",
+                             id, threads, barrier.expected));
+  ++barrier.arrived;
+  ThreadState &state = threads_[thread.slot];
+  if (!arrive) {
+    state.status = Status::at_named_barrier;
+    barrier.waiters.push_back(thread.slot);
+    ++waiting_;
+  }
+  if (barrier.arrived == barrier.expected)
+    release_named_barrier(block, barrier, arrive ? kNoSlot : thread.slot);
+  else if (!arrive)
+    suspend(state);
+}
+
+void BlockRunner::release_named_barrier(BlockState &block, BlockState::NamedBarrier &barrier,
+                                        std::uint32_t current) {
+  for (std::uint32_t t : barrier.waiters) {
+    ThreadState &state = threads_[t];
+    if (t == current) {
+      state.status = Status::running;
+    } else {
+      state.status = Status::ready;
+      ready_.push_back(t);
+    }
+    // The warps that met see each other's accesses from before: their epochs end.
+    if (check_)
+      new_epochs(block.first_warp + state.sim.linear / kWarpSize, 1);
+  }
+  waiting_ -= static_cast<std::uint32_t>(barrier.waiters.size());
+  barrier.waiters.clear();
+  barrier.arrived = 0;
 }
 
 bool BlockRunner::group_barrier_complete() const noexcept {

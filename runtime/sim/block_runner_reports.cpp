@@ -38,6 +38,8 @@ void BlockRunner::diagnose_stall() {
       message = fmt::format("deadlock: {} waits for lane {}, which waits at sync_threads", op, lane);
     else if (other.status == Status::at_group_barrier)
       message = fmt::format("deadlock: {} waits for lane {}, which waits at {}", op, lane, group_barrier);
+    else if (other.status == Status::at_named_barrier)
+      message = fmt::format("deadlock: {} waits for lane {}, which waits at a named barrier", op, lane);
     else if (other.status == Status::at_mbarrier)
       message = fmt::format("deadlock: {} waits for lane {}, which waits at an mbarrier: {}", op, lane,
                             describe_mbarrier_deadlock(other));
@@ -54,6 +56,22 @@ void BlockRunner::diagnose_stall() {
       failure_ = failure_of(t, "deadlock: " + describe_mbarrier_deadlock(threads_[t]));
       return;
     }
+  // A named barrier that too few threads reach: the others wait elsewhere or have exited.
+  for (std::uint32_t member = 0; member < members_; ++member) {
+    const BlockState &block = *blocks_[member];
+    for (std::size_t id = 1; id < block.named.size(); ++id) {
+      const BlockState::NamedBarrier &barrier = block.named[id];
+      if (barrier.waiters.empty())
+        continue;
+      failure_ = failure_of(
+          *std::min_element(barrier.waiters.begin(), barrier.waiters.end()),
+          fmt::format(
+              "deadlock: named barrier {} waits for {} threads and only {} arrived ({} of the block's {} "
+              "threads have exited); every warp that takes part must reach it",
+              id, barrier.expected, barrier.arrived, block.exited, count_));
+      return;
+    }
+  }
   for (std::uint32_t member = 0; member < members_; ++member) {
     const BlockState &block = *blocks_[member];
     if (block.barrier_waiters.empty())
@@ -123,6 +141,7 @@ std::string BlockRunner::describe_mbarrier_deadlock(const ThreadState &waiter) {
       ++exited;
       break;
     case Status::at_barrier:
+    case Status::at_named_barrier:
     case Status::at_group_barrier:
       ++at_barriers;
       break;

@@ -374,6 +374,23 @@ void *__oxide_owned_elem(void *data, std::size_t width, std::size_t height, std:
   bad_argument("__oxide_owned_elem", "shape", shape);
 }
 
+// As OwnershipToNVVM.cpp's lanes 2: both elements the caller's, adjacent, the pair aligned.
+void *__oxide_owned_pair(void *data, std::size_t width, std::size_t height, std::size_t depth,
+                         std::size_t elem_size, std::uint32_t shape, std::size_t param, std::size_t owner_x,
+                         std::size_t owner_y, std::size_t j) noexcept {
+  if (static_cast<intrinsic::Ownership>(shape) != intrinsic::Ownership::warpgroup_tile)
+    bad_argument("__oxide_owned_pair", "shape", shape);
+  if (j % 2 != 0)
+    return nullptr;
+  auto *first = static_cast<char *>(
+      __oxide_owned_elem(data, width, height, depth, elem_size, shape, param, owner_x, owner_y, j));
+  auto *second = static_cast<char *>(
+      __oxide_owned_elem(data, width, height, depth, elem_size, shape, param, owner_x, owner_y, j + 1));
+  if (!first || second != first + elem_size || reinterpret_cast<std::uintptr_t>(first) % (2 * elem_size) != 0)
+    return nullptr;
+  return first;
+}
+
 std::size_t __oxide_reserve(void *counter, std::size_t count) noexcept {
   (void)thread();
   std::atomic_ref<unsigned long long> value(*static_cast<unsigned long long *>(counter));
@@ -420,6 +437,11 @@ void *__oxide_claimed_elem(void *data, std::size_t size, std::size_t elem_size, 
 void __oxide_sync_threads() noexcept {
   SimThread &t = thread();
   block(t).sync_threads(t);
+}
+
+void __oxide_named_barrier(std::uint32_t id, std::uint32_t threads, std::uint32_t arrive) noexcept {
+  SimThread &t = thread();
+  block(t).named_barrier(t, id, threads, arrive != 0);
 }
 
 void __oxide_fence(std::uint32_t scope) noexcept {

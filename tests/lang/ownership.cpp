@@ -115,6 +115,60 @@ warpgroup_tiles(oxide::DisjointSpan2D<Value> out) {
   }
 }
 
+// The same tiles written a pair at a time (store_pair): one 2-element store where both elements
+// are inside the output and the pair is aligned, else each element that is inside (the last
+// column of an odd width; every other row of an odd width, whose pairs start at odd addresses).
+[[kernel, oxide::launch_contract("domain = 1, block = (384)")]] void
+warpgroup_pairs(oxide::DisjointSpan2D<Value> out) {
+  const auto block = oxide::block::index();
+  const auto origin = out.warpgroup_tile_origin<24, 2, 1, 2>(block);
+  const auto mine = out.warpgroup_tile_mut<24, 2, 1, 2>(block);
+  const std::uint32_t rank = oxide::warpgroup::rank(), consumer = oxide::warpgroup::index() - 1;
+  auto element = [&](std::uint32_t j) {
+    const oxide::mma::Coord at = Acc::coord(rank, j);
+    return (origin.row + 64 * consumer + at.row) * out.width() + origin.column + at.col;
+  };
+  for (std::uint32_t j = 0; j < mine.size(); j += 2)
+    mine.store_pair(j, f(element(j)), f(element(j + 1)));
+}
+
+// get_mut_pair alone, asked at every j: only even j give a pair (an odd j's pointer would write
+// f(e) + 1 over the next pair's elements). With an even width and an aligned output every pair
+// inside is given, so the output ends exactly f.
+[[kernel, oxide::launch_contract("domain = 1, block = (384)")]] void
+warpgroup_pairs_only(oxide::DisjointSpan2D<Value> out) {
+  const auto block = oxide::block::index();
+  const auto origin = out.warpgroup_tile_origin<24, 2, 1, 2>(block);
+  const auto mine = out.warpgroup_tile_mut<24, 2, 1, 2>(block);
+  const std::uint32_t rank = oxide::warpgroup::rank(), consumer = oxide::warpgroup::index() - 1;
+  for (std::uint32_t j = 0; j < mine.size(); ++j) {
+    const oxide::mma::Coord at = Acc::coord(rank, j);
+    const std::size_t e = (origin.row + 64 * consumer + at.row) * out.width() + origin.column + at.col;
+    if (oxide::Vec<Value, 2> *pair = mine.get_mut_pair(j))
+      *pair = {f(e) + j % 2, f(e + 1) + j % 2};
+  }
+}
+
+// mma.sync's accumulators, FlashAttention-2's output: warp w of a 4-warp block holds rows
+// [16 w, 16 w + 16) of the block's 64-row tile, as D / 8 m16n8 fragments. That is the layout of
+// warpgroup_tile with one consumer warpgroup (First = 0): element 4 n + i of the thread's set is
+// element i of its fragment n (FragmentC::coord), so the fragments are written straight from
+// registers, pairs at once.
+constexpr std::uint32_t kHeadDim = 40;
+[[kernel, oxide::launch_contract("domain = 1, block = (128)")]] void
+mma_rows(oxide::DisjointSpan2D<Value> out) {
+  const auto block = oxide::block::index();
+  const auto origin = out.warpgroup_tile_origin<kHeadDim, 1>(block);
+  const auto mine = out.warpgroup_tile_mut<kHeadDim, 1>(block);
+  const std::uint32_t lane = oxide::warp::lane_id(), warp = oxide::warpgroup::rank() / 32;
+  for (std::uint32_t n = 0; n < kHeadDim / 8; ++n)
+    for (std::uint32_t i = 0; i < oxide::mma::FragmentC<float>::size; i += 2) {
+      const oxide::mma::Coord at = oxide::mma::FragmentC<float>::coord(lane, i);
+      const std::size_t e = (origin.row + 16 * warp + at.row) * out.width() + origin.column + 8 * n + at.col;
+      mine.store_pair(4 * n + i, f(e), f(e + 1));
+    }
+}
+
 struct Run {
   oxide::Context ctx = oxide::Context::create();
   oxide::Stream stream = ctx.default_stream();
@@ -191,6 +245,25 @@ int main() try {
     oxide::prepare(ctx, warpgroup_tiles, oxide::LaunchConfig1D{3 * 5 + 2, 384})(stream,
                                                                                 out.view_2d(100, 300));
     run.check("warpgroup_tiles", out);
+  }
+  // Widths with pairs everywhere; with odd rows' and the last column's pairs split; of one tile.
+  for (const std::size_t width : {100, 99, 7}) {
+    auto out = run.poisoned(width * 300);
+    const std::size_t tiles = 3 * ((width + 23) / 24);
+    oxide::prepare(ctx, warpgroup_pairs, oxide::LaunchConfig1D{static_cast<std::uint32_t>(tiles + 2), 384})(
+        stream, out.view_2d(width, 300));
+    run.check("warpgroup_pairs", out);
+  }
+  {
+    auto out = run.poisoned(kHeadDim * 200); // 4 blocks of 64 rows, the last cut to 8, and 1 more
+    oxide::prepare(ctx, mma_rows, oxide::LaunchConfig1D{5, 128})(stream, out.view_2d(kHeadDim, 200));
+    run.check("mma_rows", out);
+  }
+  {
+    auto out = run.poisoned(96 * 200);
+    oxide::prepare(ctx, warpgroup_pairs_only, oxide::LaunchConfig1D{2 * 4, 384})(stream,
+                                                                                 out.view_2d(96, 200));
+    run.check("warpgroup_pairs_only", out);
   }
   std::printf("ownership: %zu checks on %s\n", run.checks, ctx.device().name().c_str());
   std::printf("%s\n", run.failures == 0 ? "PASS" : "FAIL");

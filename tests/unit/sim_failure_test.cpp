@@ -75,6 +75,15 @@ void barrier_against_warp(int) {
     oxide::warp::sync();
 }
 
+// Named barrier 1 for 64 threads that only the first warp reaches.
+void named_short(int) {
+  if (oxide::thread_idx().x < 32)
+    oxide::NamedBarrier(1, 64).sync();
+}
+
+// Two warps at named barrier 2 with different counts.
+void named_counts(int) { oxide::NamedBarrier(2, oxide::thread_idx().x < 32 ? 64 : 96).sync(); }
+
 // Lanes past 15 leave, the rest reduce over the full warp.
 void warp_after_exit(Span<std::uint32_t> out) {
   const std::uint32_t lane = oxide::warp::lane_id();
@@ -148,6 +157,8 @@ protected:
     oxide::sim::register_kernel(two_barriers, "two_barriers");
     oxide::sim::register_kernel(one_barrier_more, "one_barrier_more");
     oxide::sim::register_kernel(barrier_against_warp, "barrier_against_warp");
+    oxide::sim::register_kernel(named_short, "named_short");
+    oxide::sim::register_kernel(named_counts, "named_counts");
     oxide::sim::register_kernel(warp_after_exit, "warp_after_exit");
     oxide::sim::register_kernel(mask_without_caller, "mask_without_caller");
     oxide::sim::register_kernel(mixed_votes, "mixed_votes");
@@ -275,6 +286,29 @@ TEST_F(SimFailures, DeadlockBetweenABarrierAndAWarpOperation) {
               "oxide: kernel 'barrier_against_warp' block (0,0,0) thread (16,0,0): deadlock: warp sync (mask "
               "0xffffffff) waits for lane 0, which waits at sync_threads");
   }
+}
+
+TEST_F(SimFailures, NamedBarrierThatTooFewReach) {
+  for (const bool check : {false, true}) {
+    auto ctx = simulator(check);
+    EXPECT_EQ(
+        launch_error(ctx, named_short, oxide::LaunchConfig1D{1, 64}, 0),
+        "oxide: kernel 'named_short' block (0,0,0) thread (0,0,0): deadlock: named barrier 1 waits for 64 "
+        "threads and only 32 arrived (32 of the block's 64 threads have exited); every warp that takes "
+        "part must reach it");
+  }
+}
+
+TEST_F(SimFailures, NamedBarrierWithTwoCounts) {
+  auto ctx = simulator(false);
+  const std::string error = launch_error(ctx, named_counts, oxide::LaunchConfig1D{1, 128}, 0);
+  EXPECT_NE(error.find("named barrier 2 is waited for by "), std::string::npos) << error;
+  EXPECT_NE(error.find("every thread at one barrier must give the same count"), std::string::npos) << error;
+  // In a block of 64, the count of 96 is more threads than there are.
+  EXPECT_EQ(
+      launch_error(ctx, named_counts, oxide::LaunchConfig1D{1, 64}, 0),
+      "oxide: kernel 'named_counts' block (0,0,0) thread (32,0,0): named barrier 2 for 96 threads: the id "
+      "must be 1..15 and the count a multiple of 32 no larger than the block (64 threads)");
 }
 
 TEST_F(SimFailures, WarpOperationWaitingForAnExitedLane) {

@@ -68,6 +68,13 @@ std::size_t __oxide_group_stride_next(std::size_t index, std::uint32_t group) no
 void *__oxide_owned_elem(void *data, std::size_t width, std::size_t height, std::size_t depth,
                          std::size_t elem_size, std::uint32_t shape, std::size_t param, std::size_t owner_x,
                          std::size_t owner_y, std::size_t j) noexcept;
+/// Elements `j` and `j + 1` of warpgroup_tile's set (arguments as __oxide_owned_elem's), which
+/// are adjacent in one row for even `j`: a pointer to both, aligned to twice `elem_size`, or
+/// nullptr when `j` is odd, either element is outside the set or the output, or the pair is not
+/// so aligned. One 2-element store then writes both (an accumulator pair, st.global.v2).
+void *__oxide_owned_pair(void *data, std::size_t width, std::size_t height, std::size_t depth,
+                         std::size_t elem_size, std::uint32_t shape, std::size_t param, std::size_t owner_x,
+                         std::size_t owner_y, std::size_t j) noexcept;
 
 /// Adds `count` to the 64-bit counter at `counter` atomically (device scope) and returns its value
 /// before: the first of the `count` slots the calling thread reserved (oxide::AppendSpan).
@@ -102,6 +109,10 @@ void *__oxide_span_elem(void *data, std::size_t size, std::size_t elem_size, std
 // --- barriers and fences -------------------------------------------------------------------
 /// Block-wide barrier (__syncthreads): every thread of the block must reach it.
 void __oxide_sync_threads() noexcept;
+/// Named barrier `id` (1..15) of the block for `threads` threads (a multiple of 32): waits until
+/// that many have arrived (bar.sync), or with `arrive` (constant) counts the caller and goes on
+/// (bar.arrive). oxide::NamedBarrier checks the operands.
+void __oxide_named_barrier(std::uint32_t id, std::uint32_t threads, std::uint32_t arrive) noexcept;
 /// Memory fence; `scope` (constant) is an intrinsic::Scope.
 void __oxide_fence(std::uint32_t scope) noexcept;
 

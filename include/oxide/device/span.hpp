@@ -15,6 +15,7 @@
 #include "oxide/device/intrinsics.hpp"
 #include "oxide/device/permutation.hpp" // PermutationSpan, which DisjointSpan::scatter_mut takes
 #include "oxide/device/thread.hpp"
+#include "oxide/device/vector.hpp" // Vec<T, 2>, the pairs of a warpgroup tile
 
 namespace oxide {
 
@@ -139,6 +140,12 @@ private:
   size_type span_size_, index_, count_;
 };
 
+namespace detail {
+/// Elements that OwnedElements::get_mut_pair pairs: a pair is one aligned access of 2 to 16 bytes.
+template <class T>
+concept pairable = sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8;
+} // namespace detail
+
 /// The elements of an output that one owner may write beyond its single element: a thread's
 /// strided elements, pair or z-column, or its lane's (thread's) part of its warp's (block's) row.
 /// Element `j` is get_mut(j) for j < size(), nullptr where the set leaves the output. Each call
@@ -162,6 +169,32 @@ public:
     if (!element) [[unlikely]]
       __oxide_bounds_fail(j, count_);
     return *element;
+  }
+
+  /// Elements `j` and `j + 1` of a warpgroup tile (j even: an accumulator pair, two adjacent
+  /// columns of one row) as one vector, so that one 2-element store writes both
+  /// (st.global.v2.f32 for float); nullptr when j is odd, either element is outside the output,
+  /// or the pair is not aligned to its size (an odd width puts every other row's pairs off it).
+  [[nodiscard]] Vec<T, 2> *get_mut_pair(size_type j) const noexcept
+    requires(Shape == intrinsic::Ownership::warpgroup_tile && detail::pairable<T>)
+  {
+    return static_cast<Vec<T, 2> *>(__oxide_owned_pair(data_, width_, height_, depth_, sizeof(T),
+                                                       intrinsic::code(Shape), param_, x_, y_, j));
+  }
+  /// Writes `first` to element `j` and `second` to element `j + 1` (j even): one paired store
+  /// where get_mut_pair gives the pair, else each element that is inside the output. The
+  /// epilogue of a warpgroup GEMM: `for (j = 0; j < acc.size; j += 2) out.store_pair(j, a, b);`.
+  [[gnu::always_inline]] void store_pair(size_type j, T first, T second) const noexcept
+    requires(Shape == intrinsic::Ownership::warpgroup_tile && detail::pairable<T>)
+  {
+    if (Vec<T, 2> *pair = get_mut_pair(j)) [[likely]] {
+      *pair = Vec<T, 2>{first, second};
+      return;
+    }
+    if (T *element = get_mut(j))
+      *element = first;
+    if (T *element = get_mut(j + 1))
+      *element = second;
   }
 
 private:

@@ -16,6 +16,39 @@ enum class Scope : std::uint32_t { block = 0, device = 1, system = 2 };
 /// reports it).
 inline void sync_threads() noexcept { __oxide_sync_threads(); }
 
+/// A named barrier: `threads` threads of the block (whole warps, a multiple of 32) meet at barrier
+/// `id` (1 to 15; sync_threads is barrier 0) while the block's other warps go on, as in
+/// warp-specialised kernels (a producer warpgroup and its consumers, two consumer warpgroups
+/// taking turns). sync() waits until `threads` threads have arrived, and then sees the memory
+/// writes those threads made before arriving; arrive() counts the caller and goes on. Every lane
+/// of a warp calls it together. An id or a count out of range stops the kernel (the check folds
+/// away for constants).
+///
+///   const oxide::NamedBarrier turn(1 + consumer, 256);   // two consumer warpgroups' turns
+///   turn.sync();
+class NamedBarrier {
+public:
+  constexpr NamedBarrier(std::uint32_t id, std::uint32_t threads) noexcept : id_(id), threads_(threads) {}
+  void sync() const noexcept {
+    check();
+    __oxide_named_barrier(id_, threads_, 0);
+  }
+  void arrive() const noexcept {
+    check();
+    __oxide_named_barrier(id_, threads_, 1);
+  }
+  [[nodiscard]] constexpr std::uint32_t id() const noexcept { return id_; }
+  [[nodiscard]] constexpr std::uint32_t threads() const noexcept { return threads_; }
+
+private:
+  void check() const noexcept {
+    if (id_ == 0 || id_ > 15 || threads_ == 0 || threads_ > 1024 || threads_ % 32 != 0) [[unlikely]]
+      __oxide_trap(
+          "oxide::NamedBarrier: the id must be 1..15 and the thread count a multiple of 32 up to 1024");
+  }
+  std::uint32_t id_, threads_;
+};
+
 /// Orders this thread's memory accesses before and after the fence, as seen by `scope`.
 template <Scope S = Scope::device> inline void thread_fence() noexcept {
   __oxide_fence(static_cast<std::uint32_t>(S));

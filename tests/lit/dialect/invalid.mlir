@@ -181,6 +181,33 @@ llvm.func @barrier_operand(%v: i32) {
 
 // -----
 
+llvm.func @named_barrier_zero(%n: i32) {
+  %id = llvm.mlir.constant(0 : i32) : i32
+  // expected-error @+1 {{barrier id 0 is not 1..15: a block has 16 barriers and 0 is sync_threads'}}
+  oxide.named_barrier %id, %n
+  llvm.return
+}
+
+// -----
+
+llvm.func @named_barrier_sixteen(%n: i32) {
+  %id = llvm.mlir.constant(16 : i32) : i32
+  // expected-error @+1 {{barrier id 16 is not 1..15}}
+  oxide.named_barrier %id, %n arrive
+  llvm.return
+}
+
+// -----
+
+llvm.func @named_barrier_part_of_a_warp(%id: i32) {
+  %n = llvm.mlir.constant(48 : i32) : i32
+  // expected-error @+1 {{48 threads at a named barrier: whole warps of one block, a multiple of 32 up to 1024}}
+  oxide.named_barrier %id, %n
+  llvm.return
+}
+
+// -----
+
 llvm.func @fence_scope() {
   // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'scope' [block, device, system]}}
   oxide.fence warp

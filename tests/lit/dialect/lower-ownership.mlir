@@ -133,3 +133,22 @@ llvm.func @warpgroup_tile(%p: !llvm.ptr, %w: i64, %h: i64, %j: i64) -> !llvm.ptr
   %e = oxide.owned_elem %p [%w, %h] owner [%b] at %j elem 4 shape warpgroup_tile tile [256, 2, 1, 16] : !llvm.ptr
   llvm.return %e : !llvm.ptr
 }
+
+// The pair of elements j, j + 1 (lanes 2): the second column inside the output too, j even, and
+// the pair's address a multiple of 8; one pointer to both.
+// CHECK-LABEL: llvm.func @warpgroup_tile_pair
+// CHECK: llvm.icmp "ult" %{{.*}}, %arg2 : i64
+// CHECK-NEXT: llvm.icmp "ult" %{{.*}}, %arg1 : i64
+// CHECK: %[[ODD:.*]] = llvm.urem %{{.*}}, %{{.*}} : i64
+// CHECK: llvm.icmp "eq" %[[ODD]], %{{.*}} : i64
+// CHECK: %[[ADDR:.*]] = llvm.ptrtoint %arg0 : !llvm.ptr to i64
+// CHECK: %[[AT:.*]] = llvm.add %[[ADDR]], %{{.*}} : i64
+// CHECK: %[[MIS:.*]] = llvm.and %[[AT]], %{{.*}} : i64
+// CHECK: %[[ALIGNED:.*]] = llvm.icmp "eq" %[[MIS]], %{{.*}} : i64
+// CHECK: %[[OK:.*]] = llvm.and %{{.*}}, %[[ALIGNED]] : i1
+// CHECK: llvm.select %[[OK]], %{{.*}}, %{{.*}} : i1, !llvm.ptr
+llvm.func @warpgroup_tile_pair(%p: !llvm.ptr, %w: i64, %h: i64, %j: i64) -> !llvm.ptr {
+  %b = oxide.group_index block : i64
+  %e = oxide.owned_elem %p [%w, %h] owner [%b] at %j elem 4 shape warpgroup_tile tile [256, 2, 1, 16] lanes 2 : !llvm.ptr
+  llvm.return %e : !llvm.ptr
+}

@@ -12,6 +12,11 @@ llvm.func @simt(%mask: i32, %v: i32, %msg: !llvm.ptr) {
   %gx = oxide.geometry grid_dim x : i32
   // CHECK: nvvm.barrier0
   oxide.barrier
+  // bar.sync / bar.arrive id, n.
+  // CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%arg1, %arg1) : (i32, i32) -> ()
+  oxide.named_barrier %v, %v
+  // CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.arrive.aligned.count"(%arg1, %arg1) : (i32, i32) -> ()
+  oxide.named_barrier %v, %v arrive
   // CHECK: llvm.fence syncscope("block") seq_cst
   oxide.fence block
   // CHECK: llvm.fence seq_cst

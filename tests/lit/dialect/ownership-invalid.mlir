@@ -112,3 +112,30 @@ llvm.func @warpgroup_tile_consumers(%p: !llvm.ptr, %n: i64, %j: i64) {
   %e = oxide.owned_elem %p [%n, %n] owner [%b] at %j elem 4 shape warpgroup_tile tile [128, 4, 5, 1] : !llvm.ptr
   llvm.return
 }
+
+// -----
+
+llvm.func @lanes_only_for_warpgroup_tiles(%p: !llvm.ptr, %n: i64, %j: i64) {
+  %w = oxide.group_index warp : i64
+  // expected-error @+1 {{lanes 2: only shape warpgroup_tile names 2 adjacent elements at once (lanes 2)}}
+  %e = oxide.owned_elem %p [%n, %n] owner [%w] at %j elem 4 shape warp_lanes lanes 2 : !llvm.ptr
+  llvm.return
+}
+
+// -----
+
+llvm.func @lanes_at_most_two(%p: !llvm.ptr, %n: i64, %j: i64) {
+  %b = oxide.group_index block : i64
+  // expected-error @+1 {{lanes 4: only shape warpgroup_tile names 2 adjacent elements at once (lanes 2)}}
+  %e = oxide.owned_elem %p [%n, %n] owner [%b] at %j elem 4 shape warpgroup_tile tile [256, 2, 1, 16] lanes 4 : !llvm.ptr
+  llvm.return
+}
+
+// -----
+
+llvm.func @pair_of_twelve_bytes(%p: !llvm.ptr, %n: i64, %j: i64) {
+  %b = oxide.group_index block : i64
+  // expected-error @+1 {{lanes 2 of 12-byte elements: a pair is one aligned access, so its size must be a power of two}}
+  %e = oxide.owned_elem %p [%n, %n] owner [%b] at %j elem 12 shape warpgroup_tile tile [256, 2, 1, 16] lanes 2 : !llvm.ptr
+  llvm.return
+}

@@ -3,6 +3,7 @@
 llvm.func @__oxide_thread_idx(i32) -> i32
 llvm.func @__oxide_grid_dim(i32) -> i32
 llvm.func @__oxide_sync_threads()
+llvm.func @__oxide_named_barrier(i32, i32, i32)
 llvm.func @__oxide_fence(i32)
 llvm.func @__oxide_shared_alloc(i64, i64, !llvm.ptr) -> !llvm.ptr
 llvm.func @__oxide_dynamic_shared() -> !llvm.ptr
@@ -34,6 +35,10 @@ llvm.func @simt(%v: i32, %msg: !llvm.ptr) {
   %1 = llvm.call @__oxide_grid_dim(%c2) : (i32) -> i32
   // CHECK: oxide.barrier
   llvm.call @__oxide_sync_threads() : () -> ()
+  // CHECK: oxide.named_barrier %{{.*}}, %{{.*}}{{$}}
+  llvm.call @__oxide_named_barrier(%c1, %c32, %c0) : (i32, i32, i32) -> ()
+  // CHECK: oxide.named_barrier %{{.*}}, %{{.*}} arrive
+  llvm.call @__oxide_named_barrier(%c2, %c32, %c1) : (i32, i32, i32) -> ()
   // CHECK: oxide.fence system
   llvm.call @__oxide_fence(%c2) : (i32) -> ()
   // CHECK: oxide.shared_alloc @site size 1024 align 4 : !llvm.ptr

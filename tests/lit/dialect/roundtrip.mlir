@@ -28,6 +28,10 @@ llvm.func @simt(%mask: i32, %v: i32, %msg: !llvm.ptr) {
   %gz = oxide.geometry grid_dim z : i32
   // CHECK: oxide.barrier
   oxide.barrier
+  // CHECK: oxide.named_barrier %{{.*}}, %{{.*}}{{$}}
+  oxide.named_barrier %v, %v
+  // CHECK: oxide.named_barrier %{{.*}}, %{{.*}} arrive
+  oxide.named_barrier %v, %v arrive
   // CHECK: oxide.fence block
   oxide.fence block
   // CHECK: oxide.shared_alloc @site size 1024 align 16 : !llvm.ptr

@@ -36,6 +36,20 @@ struct BarrierLowering : OpConversionPattern<oxide::BarrierOp> {
   }
 };
 
+struct NamedBarrierLowering : OpConversionPattern<oxide::NamedBarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::NamedBarrierOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    // bar.sync / bar.arrive id, n: aligned, since every lane of a warp executes it together.
+    StringRef intrinsic = op.getArrive() ? "llvm.nvvm.barrier.cta.arrive.aligned.count"
+                                         : "llvm.nvvm.barrier.cta.sync.aligned.count";
+    LLVM::CallIntrinsicOp::create(rewriter, op.getLoc(), rewriter.getStringAttr(intrinsic),
+                                  ValueRange{adaptor.getId(), adaptor.getThreads()});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct FenceLowering : OpConversionPattern<oxide::FenceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(oxide::FenceOp op, OpAdaptor,
@@ -209,6 +223,7 @@ struct GridSyncLowering : OpConversionPattern<oxide::GridSyncOp> {
 } // namespace
 
 void oxide::populateGeometryAndSyncToNVVMPatterns(RewritePatternSet &patterns) {
-  patterns.add<GeometryLowering, BarrierLowering, FenceLowering, ClockLowering, ClusterGeometryLowering,
-               ClusterSyncLowering, MapSharedLowering, GridSyncLowering>(patterns.getContext());
+  patterns.add<GeometryLowering, BarrierLowering, NamedBarrierLowering, FenceLowering, ClockLowering,
+               ClusterGeometryLowering, ClusterSyncLowering, MapSharedLowering, GridSyncLowering>(
+      patterns.getContext());
 }

@@ -136,9 +136,11 @@ struct GroupStrideNextLowering : OpConversionPattern<oxide::GroupStrideNextOp> {
 /// block b's tile in the grouped order, then the consumer warpgroup's rows and the accumulator
 /// layout. Every quantity is below 2^40 (tiles below the output's extents, threads below 2^10),
 /// so nothing wraps; blocks past the last tile, and threads outside the consumers, write nothing.
+/// With `lanes` 2, j must be even and column + 1 inside the output too: elements j and j + 1 are
+/// then the row's adjacent columns.
 std::pair<Value, Value> warpgroupTileElement(LaunchQuantities &q, OpBuilder &b, Location loc,
                                              const oxide::detail::WarpgroupTile &tile, Value block, Value j,
-                                             Value width, Value height) {
+                                             Value width, Value height, std::int64_t lanes) {
   auto div = [&](Value x, Value y) { return LLVM::UDivOp::create(b, loc, x, y).getResult(); };
   auto rem = [&](Value x, Value y) { return LLVM::URemOp::create(b, loc, x, y).getResult(); };
   auto sub = [&](Value x, Value y) { return LLVM::SubOp::create(b, loc, x, y).getResult(); };
@@ -167,8 +169,11 @@ std::pair<Value, Value> warpgroupTileElement(LaunchQuantities &q, OpBuilder &b, 
             q.add(q.add(q.mul(warp, q.constant(16)), div(lane, q.constant(4))), q.mul(half, q.constant(8))));
   Value column = q.add(q.add(q.mul(bn, q.constant(tile.n)), q.mul(div(j, q.constant(4)), q.constant(8))),
                        q.add(q.mul(rem(lane, q.constant(4)), q.constant(2)), rem(j, q.constant(2))));
-  Value ok = q.both(q.both(inside, consumer), q.both(q.ult(j, q.constant(tile.n / 2)),
-                                                     q.both(q.ult(row, height), q.ult(column, width))));
+  Value last = lanes == 1 ? column : q.add(column, q.constant(lanes - 1));
+  Value ok = q.both(q.both(inside, consumer),
+                    q.both(q.ult(j, q.constant(tile.n / 2)), q.both(q.ult(row, height), q.ult(last, width))));
+  if (lanes != 1)
+    ok = q.both(ok, q.eq(rem(j, q.constant(lanes)), q.constant(0)));
   return {q.add(q.mul(row, width), column), ok};
 }
 
@@ -269,9 +274,16 @@ struct OwnedElemLowering : OpConversionPattern<oxide::OwnedElemOp> {
       element = q.add(q.mul(q.add(q.mul(j, extents[1]), owners[1]), width), owner);
       break;
     case oxide::Ownership::warpgroup_tile:
-      std::tie(element, ok) =
-          warpgroupTileElement(q, rewriter, loc, *op.warpgroupTile(), owner, j, width, extents[1]);
+      std::tie(element, ok) = warpgroupTileElement(q, rewriter, loc, *op.warpgroupTile(), owner, j, width,
+                                                   extents[1], op.getLanes());
       break;
+    }
+    if (op.getLanes() != 1) {
+      // The lanes are one access: their first byte aligned to all of them (a power of two).
+      Value address = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), adaptor.getData());
+      address = LLVM::AddOp::create(rewriter, loc, address, q.mul(element, q.constant(op.getElemSize())));
+      Value misaligned = LLVM::AndOp::create(rewriter, loc, address, q.constant(op.coveredBytes() - 1));
+      ok = q.both(ok, q.eq(misaligned, zero));
     }
     replaceWithCheckedElement(rewriter, op, adaptor.getData(), element, op.getElemSize(), ok);
     return success();

@@ -3,6 +3,8 @@
 #include "Oxide/IR/OxideOps.h"
 #include "oxide/detail/intrinsic_abi.hpp"
 
+#include "mlir/IR/Matchers.h"
+
 #include <limits>
 
 using namespace mlir;
@@ -115,6 +117,13 @@ LogicalResult OwnedElemOp::verify() {
     return emitOpError() << "tile [n, consumers, first, group] must have n a multiple of 8 in 8..256, 1..4 "
                             "consumer warpgroups with first + consumers <= 8, and 1.."
                          << ::oxide::detail::WarpgroupTile::kMaxGroup << " tile rows per group";
+  if (getLanes() != 1 && (getLanes() != 2 || shape != Ownership::warpgroup_tile))
+    return emitOpError() << "lanes " << getLanes()
+                         << ": only shape warpgroup_tile names 2 adjacent elements at once (lanes 2)";
+  if (getLanes() != 1 && !llvm::isPowerOf2_64(static_cast<std::uint64_t>(coveredBytes())))
+    return emitOpError()
+           << "lanes " << getLanes() << " of " << getElemSize()
+           << "-byte elements: a pair is one aligned access, so its size must be a power of two";
   return success();
 }
 
@@ -123,6 +132,19 @@ static bool isGlobalOrGeneric(Value pointer) {
   constexpr unsigned kGenericSpace = 0, kGlobalSpace = 1;
   const unsigned space = cast<LLVM::LLVMPointerType>(pointer.getType()).getAddressSpace();
   return space == kGenericSpace || space == kGlobalSpace;
+}
+
+LogicalResult NamedBarrierOp::verify() {
+  APInt id, threads;
+  if (matchPattern(getId(), m_ConstantInt(&id)) && (id.isZero() || id.ugt(15)))
+    return emitOpError() << "barrier id " << id.getZExtValue()
+                         << " is not 1..15: a block has 16 barriers and 0 is sync_threads'";
+  if (matchPattern(getThreads(), m_ConstantInt(&threads)) &&
+      (threads.isZero() || threads.ugt(1024) || threads.urem(32) != 0))
+    return emitOpError()
+           << threads.getZExtValue()
+           << " threads at a named barrier: whole warps of one block, a multiple of 32 up to 1024";
+  return success();
 }
 
 LogicalResult PermutedElemOp::verify() {

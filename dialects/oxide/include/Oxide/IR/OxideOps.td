@@ -147,11 +147,18 @@ def Oxide_OwnedElemOp : Oxide_Op<"owned_elem", [Pure, AttrSizedOperandSegments, 
     (the WarpgroupTile of the intrinsic catalog). The result is null when `j` is outside the set, the
     element outside the output, or the caller not the writing member.
 
+    `lanes 2` (warpgroup_tile only) names elements `j` and `j + 1` at once, adjacent in one row
+    for even `j` (an accumulator pair): the result covers both and is aligned to twice
+    `elem_size`, or is null when `j` is odd, either element is not the caller's or outside the
+    output, or the pair is not so aligned. The element ops of one output may mix 1 and 2 lanes:
+    both name the same set.
+
     ```mlir
     %p = oxide.owned_elem %data [%size] owner [%w] at %j elem 4 shape warp_leader : !llvm.ptr
     %q = oxide.owned_elem %data [%width, %height] owner [%x, %y] at %j elem 4 shape strided_rows count 4 : !llvm.ptr
     %r = oxide.owned_elem %data [%size] owner [%i] at %j uniform %h elem 8 shape pair : !llvm.ptr
     %t = oxide.owned_elem %data [%width, %height] owner [%b] at %j elem 4 shape warpgroup_tile tile [256, 2, 1, 16] : !llvm.ptr
+    %u = oxide.owned_elem %data [%width, %height] owner [%b] at %j elem 4 shape warpgroup_tile tile [256, 2, 1, 16] lanes 2 : !llvm.ptr
     ```
   }];
   let arguments = (ins LLVM_AnyPointer:$data, Variadic<I64>:$extents, Variadic<I64>:$owners, I64:$j,
@@ -159,10 +166,11 @@ def Oxide_OwnedElemOp : Oxide_Op<"owned_elem", [Pure, AttrSizedOperandSegments, 
                        ConfinedAttr<I64Attr, [IntMinValue<1>]>:$elem_size,
                        Oxide_Ownership:$shape,
                        DefaultValuedAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>, "1">:$count,
-                       OptionalAttr<DenseI64ArrayAttr>:$tile);
+                       OptionalAttr<DenseI64ArrayAttr>:$tile,
+                       DefaultValuedAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>, "1">:$lanes);
   let results = (outs LLVM_AnyPointer:$element);
   let assemblyFormat = [{
-    $data `[` $extents `]` `owner` `[` $owners `]` `at` $j (`uniform` $uniform^)? `elem` $elem_size `shape` $shape (`count` $count^)? (`tile` $tile^)?
+    $data `[` $extents `]` `owner` `[` $owners `]` `at` $j (`uniform` $uniform^)? `elem` $elem_size `shape` $shape (`count` $count^)? (`tile` $tile^)? (`lanes` $lanes^)?
     attr-dict `:` qualified(type($element))
   }];
   let hasVerifier = 1;
@@ -175,6 +183,8 @@ def Oxide_OwnedElemOp : Oxide_Op<"owned_elem", [Pure, AttrSizedOperandSegments, 
     static std::optional<::oxide::Group> owningGroup(::oxide::Ownership shape);
     /// warpgroup_tile's `tile` (an invalid one when it is malformed), std::nullopt without one.
     std::optional<::oxide::detail::WarpgroupTile> warpgroupTile();
+    /// The bytes a write through the result may cover: `lanes` elements.
+    std::int64_t coveredBytes() { return getElemSize() * getLanes(); }
   }];
 }
 
@@ -293,6 +303,26 @@ def Oxide_BarrierOp : Oxide_Op<"barrier", [Oxide_MemoryAccessOpInterface]> {
     ```
   }];
   let assemblyFormat = "attr-dict";
+}
+
+def Oxide_NamedBarrierOp : Oxide_Op<"named_barrier", [Oxide_MemoryAccessOpInterface]> {
+  let summary = "a named barrier of the block for some of its warps (bar.sync / bar.arrive id, n)";
+  let description = [{
+    Barrier `id` (1 to 15; 0 is `oxide.barrier`'s) of the block completes when `threads`
+    threads (a multiple of 32: whole warps) have arrived. Without `arrive` the caller waits for
+    that, and the memory writes of the threads that arrived are visible to it afterwards; with
+    `arrive` it counts itself and goes on (a producer warpgroup signalling its consumers). The
+    operands are checked where they are made (oxide/device/sync.hpp): the verifier refuses only
+    constants out of range.
+
+    ```mlir
+    oxide.named_barrier %id, %threads
+    oxide.named_barrier %id, %threads arrive
+    ```
+  }];
+  let arguments = (ins I32:$id, I32:$threads, UnitAttr:$arrive);
+  let assemblyFormat = "$id `,` $threads (`arrive` $arrive^)? attr-dict";
+  let hasVerifier = 1;
 }
 
 def Oxide_FenceOp : Oxide_Op<"fence", [Oxide_MemoryAccessOpInterface]> {

@@ -141,8 +141,10 @@ private:
   Operation *groupStrideNext();
 
   /// Operands: data, width, height, depth, the element size, the shape, its parameter, the owner's
-  /// x and y, j. The shape decides how many extents and owner coordinates the op keeps.
-  Operation *ownedElem();
+  /// x and y, j. The shape decides how many extents and owner coordinates the op keeps; `Lanes`
+  /// elements from j (2: __oxide_owned_pair, an accumulator pair).
+  template <std::int64_t Lanes> Operation *ownedElem() { return ownedElements(Lanes); }
+  Operation *ownedElements(std::int64_t lanes);
   Operation *reserve();
   /// Operands: data, size, the element size, then the three of `ElementOp`: a reservation's
   /// start, count and j (reserved_elem), a permutation, its size and i (permuted_elem), claim
@@ -159,6 +161,8 @@ private:
   // --- block, warp, cluster and grid operations (RaiseThreadOps.cpp)
 
   Operation *syncThreads();
+  /// Operands: the id, the thread count and whether it only arrives (a constant).
+  Operation *namedBarrier();
 
   /// The mark of a scoped atomic's object: the atomic accesses of its result get the scope (an
   /// access through anything else, a phi say, keeps LLVM's system scope: correct, only slower),

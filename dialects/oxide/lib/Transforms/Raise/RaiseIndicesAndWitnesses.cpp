@@ -78,7 +78,7 @@ Operation *CallRaiser::groupStrideNext() {
 
 /// Operands: data, width, height, depth, the element size, the shape, its parameter, the owner's
 /// x and y, j. The shape decides how many extents and owner coordinates the op keeps.
-Operation *CallRaiser::ownedElem() {
+Operation *CallRaiser::ownedElements(std::int64_t lanes) {
   std::optional<std::uint64_t> elemSize = elementSize(4);
   if (!elemSize)
     return nullptr;
@@ -116,7 +116,7 @@ Operation *CallRaiser::ownedElem() {
   auto operands = call.getOperands();
   auto op = oxide::OwnedElemOp::create(rewriter, loc, ptr, operands[0], operands.slice(1, rank),
                                        operands.slice(7, owners), operands[9], uniform, *elemSize, *shape,
-                                       count, tile);
+                                       count, tile, lanes);
   return op;
 }
 

@@ -13,6 +13,16 @@ namespace oxide::raise {
 
 Operation *CallRaiser::syncThreads() { return oxide::BarrierOp::create(rewriter, loc); }
 
+Operation *CallRaiser::namedBarrier() {
+  APInt arrive;
+  if (!matchPattern(call.getOperand(2), m_ConstantInt(&arrive))) {
+    call.emitError() << "the arrive flag of oxide intrinsic '" << name << "' must be a constant";
+    return nullptr;
+  }
+  return oxide::NamedBarrierOp::create(rewriter, loc, call.getOperand(0), call.getOperand(1),
+                                       !arrive.isZero());
+}
+
 /// The mark of a scoped atomic's object: the atomic accesses of its result get the scope (an
 /// access through anything else, a phi say, keeps LLVM's system scope: correct, only slower),
 /// and the object replaces the mark.

@@ -233,8 +233,10 @@ void TargetRule::checkElementWrite(Operation *op, Value address, const Root &roo
     elemSize = get.getElemSize();
     what = "the thread's own element of output " + outputName(get);
   } else if (auto owned = dyn_cast<oxide::OwnedElemOp>(element)) {
-    elemSize = owned.getElemSize();
-    what = "the thread's own element of output " + outputName(owned);
+    elemSize = owned.coveredBytes();
+    what = owned.getLanes() == 1 ? "the thread's own element of output " + outputName(owned)
+                                 : "the thread's own " + std::to_string(owned.getLanes()) +
+                                       " adjacent elements of output " + outputName(owned);
   } else if (auto slot = dyn_cast<oxide::ReservedElemOp>(element)) {
     elemSize = slot.getElemSize();
     what = "the thread's reserved slot of AppendSpan " + outputName(slot);
