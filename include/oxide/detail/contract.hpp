@@ -596,7 +596,20 @@ private:
                             "and compute the rest in host code");
       return std::nullopt;
     }
+    // Operators nest as deep as their chain is long (`n + n + n` is ((n + n) + n)), and the
+    // canonical text writes each with its parentheses: the same limit, so that it parses again.
+    const bool binary = node.kind == ContractNode::Kind::Add || node.kind == ContractNode::Kind::Sub ||
+                        node.kind == ContractNode::Kind::Mul || node.kind == ContractNode::Kind::Div ||
+                        node.kind == ContractNode::Kind::Mod;
+    const std::uint32_t depth = binary ? 1 + std::max(depths_[node.lhs], depths_[node.rhs]) : 0;
+    if (depth > kMaxNesting) {
+      failure = err(at, "operators nested more than " + std::to_string(kMaxNesting) +
+                            " deep in a requires expression (each operator of a chain counts); simplify it");
+      return std::nullopt;
+    }
     c.nodes.push_back(node);
+    depths_.resize(c.nodes.size());
+    depths_.back() = depth;
     return static_cast<std::uint32_t>(c.nodes.size() - 1);
   }
 
@@ -733,7 +746,8 @@ private:
   const ContractNameResolver &resolve_;
   const ContractConstantResolver &resolve_constant_;
   std::size_t pos_ = 0;
-  std::uint32_t nesting_ = 0; ///< open parentheses around the current factor
+  std::uint32_t nesting_ = 0;         ///< open parentheses around the current factor
+  std::vector<std::uint32_t> depths_; ///< each node's operator depth, as add_node made it
   std::size_t block_offset_ = 0;
   std::size_t cluster_offset_ = 0;
 };
