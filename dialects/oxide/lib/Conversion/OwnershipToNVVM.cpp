@@ -374,85 +374,35 @@ struct PermutedElemLowering : OpConversionPattern<oxide::PermutedElemOp> {
 
 struct ClaimedElemLowering : OpConversionPattern<oxide::ClaimedElemOp> {
   using OpConversionPattern::OpConversionPattern;
-  /// in = j < size && j < claims_size; the claim of bit j % 32 of word j / 32 (word 0 and no bit
-  /// when !in), aggregated over the warp's active lanes, so that a sorted scatter, whose lanes
-  /// claim neighbouring elements, makes one atomic per word instead of 32 on one address:
-  /// - of the lanes that claim the same j, only the lowest may win (match.any on j);
-  /// - the lanes whose claims fall in one word (match.any on the word) OR their bits together,
-  ///   rank 0 gathering from rank r + d for d = 1, 2, 4, 8, 16 (fns finds that lane);
-  /// - rank 0 makes the one relaxed device-scope atom.or and shares the word's previous value.
-  /// The element is the caller's when in, it was the lowest lane for j, and its bit was clear.
+  /// in = j < size && j < claims_size; before = atomicrmw or claims[in ? j / 32 : 0], (in ? bit : 0)
+  /// (word 0 always exists; or-ing 0 changes nothing); in && !(before & bit) ? data + j : null.
+  /// One relaxed device-scope atomic, no branch.
   LogicalResult matchAndRewrite(oxide::ClaimedElemOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     LaunchQuantities q(op, rewriter);
     Type i32 = rewriter.getI32Type();
-    auto constant32 = [&](std::int32_t v) { return i32Constant(rewriter, loc, v); };
-    Value zero = constant32(0);
     Value j = adaptor.getJ();
     Value in = q.both(q.ult(j, adaptor.getSize()), q.ult(j, adaptor.getClaimsSize()));
     Value word = LLVM::SelectOp::create(rewriter, loc, in,
                                         LLVM::LShrOp::create(rewriter, loc, j, q.constant(5)), q.constant(0));
     Value shift =
         LLVM::TruncOp::create(rewriter, loc, i32, LLVM::AndOp::create(rewriter, loc, j, q.constant(31)));
-    Value bit = LLVM::SelectOp::create(rewriter, loc, in,
-                                       LLVM::ShlOp::create(rewriter, loc, constant32(1), shift), zero);
-    Value active = LLVM::CallIntrinsicOp::create(rewriter, loc, i32,
-                                                 rewriter.getStringAttr("llvm.nvvm.activemask"), ValueRange{})
-                       .getResult(0);
-    Value below = NVVM::LaneMaskLtOp::create(rewriter, loc, i32);
-    Value lane = NVVM::LaneIdOp::create(rewriter, loc, i32);
-    Value sameJ = NVVM::MatchSyncOp::create(rewriter, loc, i32, active, j, NVVM::MatchSyncKind::any);
-    Value first = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
-                                       LLVM::AndOp::create(rewriter, loc, sameJ, below), zero);
-    Value mine = LLVM::SelectOp::create(rewriter, loc, q.both(in, first), bit, zero);
-    Value group = NVVM::MatchSyncOp::create(rewriter, loc, i32, active, word, NVVM::MatchSyncKind::any);
-    Value rank = LLVM::CtPopOp::create(rewriter, loc, LLVM::AndOp::create(rewriter, loc, group, below));
-    Value count = LLVM::CtPopOp::create(rewriter, loc, group);
-    auto shuffle = [&](Value value, Value source) {
-      return NVVM::ShflOp::create(rewriter, loc, i32, group, value, source, constant32(0x1f),
-                                  NVVM::ShflKind::idx, UnitAttr())
-          .getResult();
-    };
-    Value bits = mine;
-    for (std::int32_t d = 1; d < 32; d *= 2) {
-      Value target = LLVM::AddOp::create(rewriter, loc, rank, constant32(d));
-      Value present = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, target, count);
-      // fns counts set bits from 1: the lane of rank `target` is its (target + 1)-th.
-      Value found = LLVM::CallIntrinsicOp::create(
-                        rewriter, loc, i32, rewriter.getStringAttr("llvm.nvvm.fns"),
-                        ValueRange{group, zero, LLVM::AddOp::create(rewriter, loc, target, constant32(1))})
-                        .getResult(0);
-      Value source = LLVM::SelectOp::create(rewriter, loc, present, found, lane);
-      Value other = shuffle(bits, source);
-      bits = LLVM::OrOp::create(rewriter, loc, bits,
-                                LLVM::SelectOp::create(rewriter, loc, present, other, zero));
-    }
-    // Rank 0 alone makes the atomic.
-    Value leads = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, rank, zero);
-    Block *before = rewriter.getInsertionBlock();
-    Block *join = rewriter.splitBlock(before, rewriter.getInsertionPoint());
-    Value previous = join->addArgument(i32, loc);
-    Block *atomic = rewriter.createBlock(join);
-    rewriter.setInsertionPointToEnd(before);
-    LLVM::CondBrOp::create(rewriter, loc, leads, atomic, ValueRange{}, join, ValueRange{zero});
-    rewriter.setInsertionPointToEnd(atomic);
+    Value one = LLVM::ConstantOp::create(rewriter, loc, i32, rewriter.getI32IntegerAttr(1));
+    Value zero = LLVM::ConstantOp::create(rewriter, loc, i32, rewriter.getI32IntegerAttr(0));
+    Value bit =
+        LLVM::SelectOp::create(rewriter, loc, in, LLVM::ShlOp::create(rewriter, loc, one, shift), zero);
     Value address =
         LLVM::GEPOp::create(rewriter, loc, adaptor.getClaims().getType(), i32, adaptor.getClaims(),
                             ValueRange{word}, LLVM::GEPNoWrapFlags::inbounds);
-    Value old = LLVM::AtomicRMWOp::create(rewriter, loc, LLVM::AtomicBinOp::_or, address, bits,
-                                          LLVM::AtomicOrdering::monotonic, /*syncscope=*/"device",
-                                          /*alignment=*/4);
-    LLVM::BrOp::create(rewriter, loc, ValueRange{old}, join);
-    rewriter.setInsertionPointToStart(join);
-    Value leader = LLVM::CountTrailingZerosOp::create(rewriter, loc, group, /*is_zero_poison=*/false);
-    Value shared = shuffle(previous, leader);
+    Value before = LLVM::AtomicRMWOp::create(rewriter, loc, LLVM::AtomicBinOp::_or, address, bit,
+                                             LLVM::AtomicOrdering::monotonic, /*syncscope=*/"device",
+                                             /*alignment=*/4);
     Value taken = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ne,
-                                       LLVM::AndOp::create(rewriter, loc, shared, bit), zero);
-    Value free = LLVM::XOrOp::create(
-        rewriter, loc, taken,
-        LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(), rewriter.getBoolAttr(true)));
-    Value ok = q.both(q.both(in, first), free);
+                                       LLVM::AndOp::create(rewriter, loc, before, bit), zero);
+    Value ok = q.both(in, LLVM::XOrOp::create(rewriter, loc, taken,
+                                              LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
+                                                                       rewriter.getBoolAttr(true))));
     replaceWithCheckedElement(rewriter, op, adaptor.getData(), j, op.getElemSize(), ok);
     return success();
   }
