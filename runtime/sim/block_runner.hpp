@@ -241,6 +241,9 @@ private:
   [[noreturn]] void fail_thread(std::uint32_t slot, std::string message);
 
   [[nodiscard]] bool barrier_complete(const BlockState &block) const noexcept;
+  /// Makes the threads of `waiters` go on (`current`, the caller, runs; the others are ready)
+  /// and empties it.
+  void wake(std::vector<std::uint32_t> &waiters, std::uint32_t current);
   void release_barrier(BlockState &block, std::uint32_t current);
   void release_named_barrier(BlockState &block, BlockState::NamedBarrier &barrier, std::uint32_t current);
   [[nodiscard]] bool group_barrier_complete() const noexcept;

@@ -32,10 +32,8 @@ void BlockRunner::sync_threads(SimThread &thread) {
     suspend(state);
 }
 
-void BlockRunner::release_barrier(BlockState &block, std::uint32_t current) {
-  // Like bar.sync 0, any sync_threads call completes the barrier: telling calls apart by their
-  // return address fails when the optimizer duplicates one call into several branches.
-  for (std::uint32_t t : block.barrier_waiters) {
+void BlockRunner::wake(std::vector<std::uint32_t> &waiters, std::uint32_t current) {
+  for (std::uint32_t t : waiters) {
     ThreadState &state = threads_[t];
     if (t == current) {
       state.status = Status::running;
@@ -44,8 +42,14 @@ void BlockRunner::release_barrier(BlockState &block, std::uint32_t current) {
       ready_.push_back(t);
     }
   }
-  waiting_ -= static_cast<std::uint32_t>(block.barrier_waiters.size());
-  block.barrier_waiters.clear();
+  waiting_ -= static_cast<std::uint32_t>(waiters.size());
+  waiters.clear();
+}
+
+void BlockRunner::release_barrier(BlockState &block, std::uint32_t current) {
+  // Like bar.sync 0, any sync_threads call completes the barrier: telling calls apart by their
+  // return address fails when the optimizer duplicates one call into several branches.
+  wake(block.barrier_waiters, current);
   if (check_)
     new_epochs(block.first_warp, warps_per_block_);
 }
@@ -79,20 +83,11 @@ void BlockRunner::named_barrier(SimThread &thread, std::uint32_t id, std::uint32
 
 void BlockRunner::release_named_barrier(BlockState &block, BlockState::NamedBarrier &barrier,
                                         std::uint32_t current) {
-  for (std::uint32_t t : barrier.waiters) {
-    ThreadState &state = threads_[t];
-    if (t == current) {
-      state.status = Status::running;
-    } else {
-      state.status = Status::ready;
-      ready_.push_back(t);
-    }
-    // The warps that met see each other's accesses from before: their epochs end.
-    if (check_)
-      new_epochs(block.first_warp + state.sim.linear / kWarpSize, 1);
-  }
-  waiting_ -= static_cast<std::uint32_t>(barrier.waiters.size());
-  barrier.waiters.clear();
+  // The warps that met see each other's accesses from before: their epochs end.
+  if (check_)
+    for (std::uint32_t t : barrier.waiters)
+      new_epochs(block.first_warp + threads_[t].sim.linear / kWarpSize, 1);
+  wake(barrier.waiters, current);
   barrier.arrived = 0;
 }
 
@@ -120,17 +115,7 @@ void BlockRunner::group_sync(SimThread &thread, GroupBarrier barrier) {
 }
 
 void BlockRunner::release_group_barrier(std::uint32_t current) {
-  for (std::uint32_t t : group_waiters_) {
-    ThreadState &state = threads_[t];
-    if (t == current) {
-      state.status = Status::running;
-    } else {
-      state.status = Status::ready;
-      ready_.push_back(t);
-    }
-  }
-  waiting_ -= static_cast<std::uint32_t>(group_waiters_.size());
-  group_waiters_.clear();
+  wake(group_waiters_, current);
   if (check_)
     new_epochs(0, static_cast<std::uint32_t>(warp_epochs_.size()));
 }
