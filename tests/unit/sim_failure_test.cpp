@@ -84,6 +84,9 @@ void named_short(int) {
 // Two warps at named barrier 2 with different counts.
 void named_counts(int) { oxide::NamedBarrier(2, oxide::thread_idx().x < 32 ? 64 : 96).sync(); }
 
+// A named barrier whose id comes from the launch: 0 is checked when it runs.
+void named_runtime_id(unsigned id) { oxide::NamedBarrier(id, 32).sync(); }
+
 // Lanes past 15 leave, the rest reduce over the full warp.
 void warp_after_exit(Span<std::uint32_t> out) {
   const std::uint32_t lane = oxide::warp::lane_id();
@@ -159,6 +162,7 @@ protected:
     oxide::sim::register_kernel(barrier_against_warp, "barrier_against_warp");
     oxide::sim::register_kernel(named_short, "named_short");
     oxide::sim::register_kernel(named_counts, "named_counts");
+    oxide::sim::register_kernel(named_runtime_id, "named_runtime_id");
     oxide::sim::register_kernel(warp_after_exit, "warp_after_exit");
     oxide::sim::register_kernel(mask_without_caller, "mask_without_caller");
     oxide::sim::register_kernel(mixed_votes, "mixed_votes");
@@ -309,6 +313,15 @@ TEST_F(SimFailures, NamedBarrierWithTwoCounts) {
       launch_error(ctx, named_counts, oxide::LaunchConfig1D{1, 64}, 0),
       "oxide: kernel 'named_counts' block (0,0,0) thread (32,0,0): named barrier 2 for 96 threads: the id "
       "must be 1..15 and the count a multiple of 32 no larger than the block (64 threads)");
+}
+
+TEST_F(SimFailures, NamedBarrierWithARuntimeIdOutOfRange) {
+  auto ctx = simulator(false);
+  const std::string error = launch_error(ctx, named_runtime_id, oxide::LaunchConfig1D{1, 32}, 0u);
+  EXPECT_NE(error.find(
+                "oxide::NamedBarrier: the id must be 1..15 and the thread count a multiple of 32 up to 1024"),
+            std::string::npos)
+      << error;
 }
 
 TEST_F(SimFailures, WarpOperationWaitingForAnExitedLane) {

@@ -21,14 +21,20 @@ inline void sync_threads() noexcept { __oxide_sync_threads(); }
 /// warp-specialised kernels (a producer warpgroup and its consumers, two consumer warpgroups
 /// taking turns). sync() waits until `threads` threads have arrived, and then sees the memory
 /// writes those threads made before arriving; arrive() counts the caller and goes on. Every lane
-/// of a warp calls it together. An id or a count out of range stops the kernel (the check folds
-/// away for constants).
+/// of a warp calls it together. A constant id or count out of range is a compile error at its
+/// line; a runtime one stops the kernel (the check folds away where the values are known).
 ///
 ///   const oxide::NamedBarrier turn(1 + consumer, 256);   // two consumer warpgroups' turns
 ///   turn.sync();
 class NamedBarrier {
 public:
-  constexpr NamedBarrier(std::uint32_t id, std::uint32_t threads) noexcept : id_(id), threads_(threads) {}
+  constexpr NamedBarrier(std::uint32_t id, std::uint32_t threads) noexcept
+      __attribute__((diagnose_if(id == 0 || id > 15, "a named barrier's id is 1..15 (0 is sync_threads')",
+                                 "error")))
+      __attribute__((diagnose_if(threads == 0 || threads > 1024 || threads % 32 != 0,
+                                 "a named barrier's thread count is whole warps: a multiple of 32 up to 1024",
+                                 "error")))
+      : id_(id), threads_(threads) {}
   void sync() const noexcept {
     check();
     __oxide_named_barrier(id_, threads_, 0);

@@ -243,3 +243,16 @@ strided_rows_helper(oxide::DisjointSpan2D<float> out) {
 }
 
 int main() {}
+
+// An accumulator pair assumed to exist (store_pair's fast path written by hand): the pair is null
+// for odd j, outside the output or misaligned, and the null guard before the 8-byte store stays.
+// CHECK-LABEL: .entry _Z12assumed_pairN5oxide14DisjointSpan2DIfEE(
+// CHECK: @%p{{[0-9]+}} bra
+// CHECK: st.global.v2.b32
+// CHECK: trap;
+[[kernel, oxide::launch_contract("domain = 1, block = 384")]] void assumed_pair(oxide::DisjointSpan2D<float> out) {
+  const auto mine = out.warpgroup_tile_mut<64, 2, 1, 1>(oxide::block::index());
+  oxide::Float2 *pair = mine.get_mut_pair(6);
+  expect(pair != nullptr);
+  *pair = {1.0f, 2.0f};
+}
