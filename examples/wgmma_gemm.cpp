@@ -1,7 +1,8 @@
 // Matrix products on Hopper's warpgroup tensor cores, C = A * W^T as a linear layer computes it
 // (examples/wgmma_gemm.hpp: TMA, mbarriers, a producer warpgroup and two wgmma consumers, the
 // output written from the accumulators in the safe tier), with bf16, tf32 and FP8 (e4m3)
-// multiplicands, and bf16 with a fused bias + GELU epilogue; each checked against a
+// multiplicands, bf16 with a fused bias + GELU epilogue, and C = A * B for a row-major k x n B
+// that the tensor cores read as it is (MN-major, no transpose); each checked against a
 // double-precision product on the host. The sizes are not multiples of the tiles: the copy
 // engine's zero fill and the output's edges are part of the test.
 //
@@ -17,6 +18,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -32,9 +34,14 @@ struct Problem {
   bool small;
 };
 
-/// C = A W^T (with bias + GELU when `bias` is not empty) for random A and W of type T; true when
-/// every checked element is within the tolerance of the double-precision product.
-template <class T> bool run(const Problem &p, const char *name, const std::vector<float> &bias = {}) {
+/// Which kernel: C = A W^T, GELU(A W^T + bias), or A B with B = W^T given row-major (k x n).
+enum class Kernel { plain, bias_gelu, row_major_b };
+
+/// C = A W^T (or one of the other kernels) for random A and W of type T; true when every checked
+/// element is within the tolerance of the double-precision product.
+template <class T>
+bool run(const Problem &p, const char *name, Kernel kernel = Kernel::plain,
+         const std::vector<float> &bias = {}) {
   const auto [m, n, k] = std::tuple{p.m, p.n, p.k};
   std::mt19937 rng(42);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -46,16 +53,32 @@ template <class T> bool run(const Problem &p, const char *name, const std::vecto
   auto a = wgmma_gemm::HostMapA<T>::create(p.stream, oxide::DeviceBuffer<T>::from_host(p.stream, ha), {m, k});
   auto w = wgmma_gemm::HostMapW<T>::create(p.stream, oxide::DeviceBuffer<T>::from_host(p.stream, hw), {n, k});
   auto b = oxide::DeviceBuffer<float>::from_host(p.stream, bias);
+  // B = W^T, row-major (k x n): what the row_major_b kernel multiplies, read as it is.
+  std::vector<T> hb(kernel == Kernel::row_major_b ? std::size_t{k} * n : 0);
+  for (std::size_t q = 0; q < hb.size(); ++q)
+    hb[q] = hw[q % n * k + q / n];
+  wgmma_gemm::HostMapB<T> bt;
+  if (kernel == Kernel::row_major_b)
+    bt = wgmma_gemm::HostMapB<T>::create(p.stream, oxide::DeviceBuffer<T>::from_host(p.stream, hb), {k, n});
   // Poisoned with NaN so an element the kernel never wrote cannot pass the check.
   auto c = oxide::DeviceBuffer<float>::from_host(
       p.stream, std::vector<float>(std::size_t{m} * n, std::numeric_limits<float>::quiet_NaN()));
   auto once = [&] {
-    if (bias.empty())
+    switch (kernel) {
+    case Kernel::plain:
       oxide::prepare(p.ctx, wgmma_gemm::gemm<T>, wgmma_gemm::config(m, n))(p.stream, a, w, c.view_2d(n, m),
                                                                            k);
-    else
+      break;
+    case Kernel::bias_gelu:
       oxide::prepare(p.ctx, wgmma_gemm::gemm_bias_gelu<T>,
                      wgmma_gemm::config(m, n))(p.stream, a, w, b, c.view_2d(n, m), m, n, k);
+      break;
+    case Kernel::row_major_b:
+      if constexpr (std::is_same_v<T, bf16>)
+        oxide::prepare(p.ctx, wgmma_gemm::gemm_nn<T>, wgmma_gemm::config(m, n))(p.stream, a, bt,
+                                                                                c.view_2d(n, m), k);
+      break;
+    }
   };
   once(); // a warm-up on a GPU, the run on the simulator
   p.stream.synchronize();
@@ -99,8 +122,12 @@ template <class T> bool run(const Problem &p, const char *name, const std::vecto
     if (i == m - 1)
       break;
   }
-  std::printf("wgmma_gemm %s: C(%u x %u, f32) = A(%u x %u) * W(%u x %u)^T, %zu elements checked", name, m, n,
-              m, k, n, k, checked);
+  if (kernel == Kernel::row_major_b)
+    std::printf("wgmma_gemm %s: C(%u x %u, f32) = A(%u x %u) * B(%u x %u), %zu elements checked", name, m, n,
+                m, k, k, n, checked);
+  else
+    std::printf("wgmma_gemm %s: C(%u x %u, f32) = A(%u x %u) * W(%u x %u)^T, %zu elements checked", name, m,
+                n, m, k, n, k, checked);
   if (reps)
     std::printf(", %.1f TFLOP/s", 2.0 * m * n * k / seconds / 1e12);
   std::printf(wrong ? ": %zu wrong\n" : "\n", wrong);
@@ -125,7 +152,10 @@ int main() try {
   bool ok = run<bf16>(p, "bf16");
   ok &= run<oxide::tf32>(p, "tf32");
   ok &= run<oxide::float8_e4m3>(p, "e4m3");
-  ok &= run<bf16>(p, "bf16+bias+gelu", bias);
+  ok &= run<bf16>(p, "bf16+bias+gelu", Kernel::bias_gelu, bias);
+  // A row-major B's rows are a multiple of 16 bytes apart (TMA's rule): n a multiple of 8.
+  const Problem nn{ctx, stream, p.m, p.n / 8 * 8, p.k, small};
+  ok &= run<bf16>(nn, "bf16 row-major B", Kernel::row_major_b);
   std::printf("wgmma_gemm on %s\n%s\n", ctx.device().name().c_str(), ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;
 } catch (const oxide::Error &e) {

@@ -1,16 +1,18 @@
 // The GEMMs of examples/wgmma_gemm.cpp and benchmarks/gpu/wgmma_gemm_oxide.cpp, on Hopper's
 // warpgroup tensor cores: C (f32, m x n) = A * W^T for A (m x k) and W (n x k) row-major, the
 // layout of a linear layer (y = x W^T), with bf16, tf32 or FP8 (e4m3) multiplicands, and the same
-// with a fused bias + GELU epilogue. The CUDA twin is benchmarks/gpu/wgmma_gemm_cuda.cu.
+// with a fused bias + GELU epilogue; and C = A * B for a row-major k x n B (bf16), which wgmma
+// reads MN-major: no transpose anywhere. The CUDA twin is benchmarks/gpu/wgmma_gemm_cuda.cu.
 //
 // Each block of 3 warpgroups computes a 128 x 256 tile of C, k in steps of 128 bytes of the type
 // (64 bf16) through a ring of 4 shared-memory stages:
 // - warpgroup 0 is the producer: it gives up registers (setmaxnreg) and one of its threads has the
 //   copy engine (TMA) load A's 128-row and W's 256-row tiles of each step into a free stage, in
-//   the 128-byte swizzle wgmma reads; the stage's `full` mbarrier counts their bytes;
+//   the 128-byte swizzle wgmma reads (for a row-major B: its 64 x 256 tile as four 64-column
+//   panels); the stage's `full` mbarrier counts their bytes;
 // - warpgroups 1 and 2 are the consumers: each waits for a full stage, multiplies its 64 rows of A
-//   by W's 256 with 4 wgmma m64n256 (the accumulator: 128 registers per thread), waits for them,
-//   and releases the stage through its `empty` mbarrier.
+//   by B's 256 columns with 4 wgmma m64n256 (the accumulator: 128 registers per thread), waits
+//   for them, and releases the stage through its `empty` mbarrier.
 // The blocks take the tiles 16 tile rows at a time, so that the blocks running together share
 // W's tiles in L2. The safe tier writes the result straight from the accumulators: the output is
 // a DisjointSpan2D and each thread writes the elements its accumulator holds
@@ -44,17 +46,44 @@ using HostMapA = oxide::DeviceTensorMap<const T, oxide::Box<kBM, kBK<T>>, oxide:
 template <class T>
 using HostMapW = oxide::DeviceTensorMap<const T, oxide::Box<kBN, kBK<T>>, oxide::Swizzle::b128>;
 
-/// The block's shared memory (dynamic: 193 KiB, the same for every type).
-template <class T> struct Shared {
+/// A row-major k x n B's map: boxes of one panel (128 bytes of columns, 64 bf16) of a stage's k.
+template <class T>
+using MapB = oxide::TensorMap<const T, oxide::Box<kBK<T>, 128 / sizeof(T)>, oxide::Swizzle::b128>;
+template <class T>
+using HostMapB = oxide::DeviceTensorMap<const T, oxide::Box<kBK<T>, 128 / sizeof(T)>, oxide::Swizzle::b128>;
+
+/// Where B comes from: the weights W (n x k, B = W^T), a stage's tile K-major ...
+template <class T> struct FromWeights {
+  using map_type = MapW<T>;
+  using tile_type = typename MapW<T>::matrix_type;
+  static void load(tile_type &tile, const map_type &w, std::int32_t n0, std::int32_t k0,
+                   oxide::Mbarrier &bar) {
+    oxide::tma::load(tile, w, {n0, k0}, bar);
+  }
+};
+/// ... or a row-major B (k x n), a stage's tile MN-major in four 64-column panels (bf16 and f16:
+/// the tensor cores read only 16-bit types MN-major).
+template <class T> struct FromRowMajor {
+  using map_type = MapB<T>;
+  using tile_type = oxide::SharedPanels<T, kBK<T>, kBN, oxide::Swizzle::b128>;
+  static void load(tile_type &tile, const map_type &b, std::int32_t n0, std::int32_t k0,
+                   oxide::Mbarrier &bar) {
+    oxide::tma::load(tile, b, {k0, n0}, bar);
+  }
+};
+
+/// The block's shared memory (dynamic: 193 KiB, the same for every type and layout).
+template <class T, class BSource = FromWeights<T>> struct Shared {
   typename MapA<T>::matrix_type a[kStages];
-  typename MapW<T>::matrix_type w[kStages];
+  typename BSource::tile_type b[kStages];
   oxide::Mbarrier full[kStages], empty[kStages];
 };
 
 /// The dynamic shared memory a launch gives the kernels.
 inline constexpr std::uint32_t kSharedBytes = oxide::dynamic_shared_bytes_for<Shared<bf16>>;
 static_assert(kSharedBytes == oxide::dynamic_shared_bytes_for<Shared<oxide::tf32>> &&
-              kSharedBytes == oxide::dynamic_shared_bytes_for<Shared<oxide::float8_e4m3>>);
+              kSharedBytes == oxide::dynamic_shared_bytes_for<Shared<oxide::float8_e4m3>> &&
+              kSharedBytes == oxide::dynamic_shared_bytes_for<Shared<bf16, FromRowMajor<bf16>>>);
 
 /// How the host makes each multiplicand type from a float, and reads it back: the example and
 /// the benchmark make their inputs and their references with these.
@@ -85,17 +114,17 @@ struct BiasGelu {
   }
 };
 
-/// C = epilogue(A W^T), k = A's (and W's) columns: the body of the kernels below. Inlined into
+/// C = epilogue(A B), k = A's columns (B's k): the body of the kernels below. Inlined into
 /// them: a wgmma kernel makes no calls (ptxas would serialise its wgmmas), which is also why
 /// their contracts give the minimum of dynamic shared memory (the kernel's own check then
 /// compiles away).
-template <class T, class Epilogue>
-[[gnu::always_inline]] inline void multiply(const MapA<T> &a, const MapW<T> &w,
+template <class T, class BSource, class Epilogue>
+[[gnu::always_inline]] inline void multiply(const MapA<T> &a, const typename BSource::map_type &b,
                                             oxide::DisjointSpan2D<float> c, std::uint32_t k,
                                             const Epilogue &epilogue) {
   static_assert(kStages >= 2, "one stage multiplied while the next lands");
   constexpr std::uint32_t bk = kBK<T>;
-  auto &sm = oxide::dynamic_shared_object<Shared<T>>();
+  auto &sm = oxide::dynamic_shared_object<Shared<T, BSource>>();
   const auto block = oxide::block::index();
   const std::uint32_t role = oxide::warpgroup::index(), rank = oxide::warpgroup::rank();
   const auto origin = c.warpgroup_tile_origin<kBN, kConsumers, 1, kGroupM>(block);
@@ -118,11 +147,10 @@ template <class T, class Epilogue>
       for (std::uint32_t i = 0; i < steps; ++i, at.advance()) {
         if (i >= kStages) // the consumers are done with this stage's previous tiles
           sm.empty[at.stage].wait(at.phase ^ 1);
-        sm.full[at.stage].arrive_expect_tx(MapA<T>::box_bytes + MapW<T>::box_bytes);
+        sm.full[at.stage].arrive_expect_tx(MapA<T>::box_bytes + BSource::tile_type::bytes);
         const auto k0 = static_cast<std::int32_t>(i * bk);
         oxide::tma::load(sm.a[at.stage], a, {static_cast<std::int32_t>(origin.row), k0}, sm.full[at.stage]);
-        oxide::tma::load(sm.w[at.stage], w, {static_cast<std::int32_t>(origin.column), k0},
-                         sm.full[at.stage]);
+        BSource::load(sm.b[at.stage], b, static_cast<std::int32_t>(origin.column), k0, sm.full[at.stage]);
       }
     }
     return;
@@ -135,7 +163,7 @@ template <class T, class Epilogue>
   for (std::uint32_t i = 0; i < steps; ++i, at.advance()) {
     sm.full[at.stage].wait(at.phase);
     oxide::wgmma::fence();
-    oxide::wgmma::mma_async(acc, sm.a[at.stage], row0, sm.w[at.stage], 0); // 4 x m64n256kK
+    oxide::wgmma::mma_async(acc, sm.a[at.stage], row0, sm.b[at.stage], 0); // 4 x m64n256kK
     oxide::wgmma::commit_group();
     oxide::wgmma::wait_group<0>();
     if (rank == 0)
@@ -156,7 +184,15 @@ template <class T>
 [[kernel, oxide::launch_bounds(kThreads, 1),
   oxide::launch_contract("domain = 1, block = 384, dynamic_shared = kSharedBytes..232448")]] void
 gemm(MapA<T> a, MapW<T> w, oxide::DisjointSpan2D<float> c, std::uint32_t k) {
-  multiply(a, w, c, k, Plain{});
+  multiply<T, FromWeights<T>>(a, w, c, k, Plain{});
+}
+
+/// C = A B for a row-major k x n B; launch config(m, n).
+template <class T>
+[[kernel, oxide::launch_bounds(kThreads, 1),
+  oxide::launch_contract("domain = 1, block = 384, dynamic_shared = kSharedBytes..232448")]] void
+gemm_nn(MapA<T> a, MapB<T> b, oxide::DisjointSpan2D<float> c, std::uint32_t k) {
+  multiply<T, FromRowMajor<T>>(a, b, c, k, Plain{});
 }
 
 /// C = GELU(A W^T + bias) for an m x n C, bias[j] added to column j: a linear layer with its
@@ -167,7 +203,7 @@ template <class T>
                          "requires = (bias.size() == n, c.size() == m * n)")]] void
 gemm_bias_gelu(MapA<T> a, MapW<T> w, oxide::Span<const float> bias, oxide::DisjointSpan2D<float> c,
                std::uint32_t m, std::uint32_t n, std::uint32_t k) {
-  multiply(a, w, c, k, BiasGelu{bias});
+  multiply<T, FromWeights<T>>(a, w, c, k, BiasGelu{bias});
 }
 
 /// The launch of the kernels for an m x n C: one block per tile.

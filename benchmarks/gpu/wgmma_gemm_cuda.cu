@@ -316,6 +316,24 @@ int main(int argc, char **argv) {
       bench::report("cublas_bf16_tn", bench::dims(n, n), "flops", flops, ms, ok, "cuda");
     }
     {
+      // The same product with B = W^T given row-major (k x n): row-major C = A B is column-major
+      // C^T = B^T A^T, both buffers as they are (op N): cuBLAS's reference for wgmma_gemm_nn.
+      std::vector<__nv_bfloat16> hb(nn);
+      for (size_t q = 0; q < nn; ++q)
+        hb[q] = hw[q % n * n + q / n];
+      bench::DeviceArray<__nv_bfloat16> b(hb);
+      const float alpha = 1.0f, beta = 0.0f;
+      c.poison();
+      const float ms = timer.median_ms([&](int) {
+        CHECK_CUBLAS(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(n), int(n), &alpha, b.ptr,
+                                  CUDA_R_16BF, int(n), a.ptr, CUDA_R_16BF, int(n), &beta, c.ptr, CUDA_R_32F,
+                                  int(n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+      });
+      const bool ok =
+          bench::check_gemm_nt("cublas_bf16_nn", c.download(), fa, fw, n, bench::kBf16GemmTolerance);
+      bench::report("cublas_bf16_nn", bench::dims(n, n), "flops", flops, ms, ok, "cuda");
+    }
+    {
       // tf32: the Oxide side's inputs (the same floats rounded to tf32, to nearest with ties away
       // as cvt.rna.tf32.f32), which cuBLAS's tensor-core path then reads exactly.
       auto to_tf32 = [](float x) {

@@ -3,7 +3,8 @@
 // mbarriers, a producer warpgroup, two consumer warpgroups on wgmma m64n256, 128 x 256 block
 // tiles in a grouped order), safe: the output is a DisjointSpan2D written through
 // warpgroup_tile_mut. Rows: bf16 (wgmma_gemm), tf32, e4m3, and bf16 with the fused bias + GELU
-// epilogue (checked against GELU applied on the host to the plain product). Twin:
+// epilogue (checked against GELU applied on the host to the plain product), and bf16 C = A * B
+// for a row-major B (wgmma_gemm_nn: B read MN-major, no transpose). Twin:
 // wgmma_gemm_cuda.cu, which also times cuBLAS on the same inputs in the same run.
 //
 //   wgmma_gemm_oxide [n...]    prints RESULT lines (bench_common.hpp)
@@ -49,6 +50,19 @@ void bench_type(oxide::Context &ctx, oxide::Stream &stream, bench::EventTimer &t
                                                                              : bench::kBf16GemmTolerance);
   bench::report(name, bench::dims(n, n), "flops", flops, ms, ok, "safe");
   if constexpr (std::is_same_v<T, oxide::bfloat16>) {
+    // C = A B for B = W^T given row-major (n x n, k x n), which wgmma reads MN-major: the same
+    // product, checked against the same reference.
+    std::vector<T> hb(nn);
+    for (std::size_t q = 0; q < nn; ++q)
+      hb[q] = hw[q % n * n + q / n];
+    auto bt = wgmma_gemm::HostMapB<T>::create(stream, oxide::DeviceBuffer<T>::from_host(stream, hb), {n, n});
+    auto nn_kernel = oxide::prepare(ctx, wgmma_gemm::gemm_nn<T>, wgmma_gemm::config(n, n));
+    bench::poison(timer, stream, c);
+    const float nn_ms = timer.median_ms(stream, [&](int) { nn_kernel(stream, a, bt, c.view_2d(n, n), n); });
+    const bool nn_ok =
+        bench::check_gemm_nt("wgmma_gemm_nn", c.to_host(stream), fa, fw, n, bench::kBf16GemmTolerance);
+    bench::report("wgmma_gemm_nn", bench::dims(n, n), "flops", flops, nn_ms, nn_ok, "safe");
+
     std::vector<float> bias(n);
     for (std::uint32_t j = 0; j < n; ++j)
       bias[j] = 0.25f * std::sin(0.1f * float(j));

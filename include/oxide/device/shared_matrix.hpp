@@ -54,4 +54,35 @@ struct alignas(S == Swizzle::none ? 128 : 1024) SharedMatrix {
   }
 };
 
+/// A Rows x Cols row-major matrix of T in shared memory, kept as Cols / W column panels of W
+/// columns, W being the swizzle's width in elements (64 bf16 for Swizzle::b128): panel p is a
+/// SharedMatrix<T, Rows, W, S> holding columns [p W, p W + W). It is how a matrix whose rows run
+/// along the MN dimension of a product reaches the tensor cores: a row-major k x n B (or a
+/// k x m A stored column by column), which wgmma reads MN-major. The copy engine fills a panel
+/// per copy (tma::load with a box of Rows x W); operator() indexes it like a SharedMatrix.
+template <class T, std::size_t Rows, std::size_t Cols, Swizzle S> struct SharedPanels {
+  static_assert(S != Swizzle::none, "SharedPanels are swizzled (Swizzle::b32, b64 or b128)");
+  static constexpr std::size_t panel_cols =
+      S == Swizzle::none ? Cols : static_cast<std::size_t>(S) / sizeof(T);
+  static_assert(Cols % panel_cols == 0,
+                "SharedPanels' columns are whole panels: a multiple of the swizzle's width in elements");
+
+  using value_type = T;
+  using panel_type = SharedMatrix<T, Rows, panel_cols, S>;
+  /// `bytes`: the elements' bytes, what loading every panel completes on an mbarrier.
+  static constexpr std::size_t rows = Rows, cols = Cols, panels = Cols / panel_cols,
+                               bytes = panels * panel_type::bytes;
+  static constexpr Swizzle swizzle = S;
+
+  panel_type panel[panels];
+
+  /// Element (r, c), wherever its panel and the swizzle keep it. r < Rows and c < Cols.
+  [[nodiscard]] constexpr T &operator()(std::size_t r, std::size_t c) noexcept {
+    return panel[c / panel_cols](r, c % panel_cols);
+  }
+  [[nodiscard]] constexpr const T &operator()(std::size_t r, std::size_t c) const noexcept {
+    return panel[c / panel_cols](r, c % panel_cols);
+  }
+};
+
 } // namespace oxide

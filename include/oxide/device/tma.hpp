@@ -190,6 +190,21 @@ void load_multicast(Matrix &dst, const TensorMap<T, B, S> &map,
                              B::rank, c[0], c[1], c[2], c[3], c[4], blocks);
 }
 
+/// Starts the copies of the boxes of `map` that fill `dst`'s panels: panel p from the box at
+/// `coords` moved p * Panels::panel_cols along the innermost dimension (a row-major k x n B's
+/// k0 x n0 tile, 64 columns a copy for bf16 in Swizzle::b128). The map's box is one panel
+/// (Panels::panel_type: Rows x panel_cols); the copies complete Panels::bytes on `bar`.
+template <class E, std::size_t R, std::size_t C, Swizzle MS, class T, class B, Swizzle S>
+void load(SharedPanels<E, R, C, MS> &dst, const TensorMap<T, B, S> &map,
+          const std::array<std::int32_t, B::rank> &coords, Mbarrier &bar) noexcept {
+  using Panels = SharedPanels<E, R, C, MS>;
+  detail::check_destination<typename Panels::panel_type, TensorMap<T, B, S>>();
+  auto c = detail::innermost_first(coords);
+  for (std::size_t p = 0; p < Panels::panels; ++p, c[0] += static_cast<std::int32_t>(Panels::panel_cols))
+    __oxide_tma_load(&dst.panel[p], detail::TensorMapAccess::descriptor(map), detail::mbarrier_word(bar),
+                     B::rank, c[0], c[1], c[2], c[3], c[4]);
+}
+
 /// Brings `map`'s descriptor into the copy engine's cache ahead of the first copy.
 template <class T, class B, Swizzle S> void prefetch(const TensorMap<T, B, S> &map) noexcept {
   __oxide_tma_prefetch(detail::TensorMapAccess::descriptor(map));

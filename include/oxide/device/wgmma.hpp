@@ -3,13 +3,16 @@
 // A warpgroup is 4 consecutive warps of a block whose first warp's index is a multiple of 4:
 // threads 128 g .. 128 g + 127 by linear thread index. One wgmma multiplies a 64 x K tile of A by
 // a K x N tile of B into a 64 x N accumulator spread over the warpgroup's registers, K being 32
-// bytes of the multiplicand (16 bf16/f16, 8 tf32, 32 fp8/int8). A and B are SharedMatrix tiles
-// in the K-major layout (each row of A, and each row of B^T, holds consecutive k: a row-major A
-// and a row-major n x k matrix B^T, as a linear layer's weights are stored), swizzled, as the
-// copy engine (oxide/device/tma.hpp) writes them. The operations are asynchronous:
+// bytes of the multiplicand (16 bf16/f16, 8 tf32, 32 fp8/int8). A and B are swizzled tiles in
+// shared memory, as the copy engine (oxide/device/tma.hpp) writes them, in either layout:
+// - K-major, a SharedMatrix whose rows hold consecutive k: a row-major A, and a row-major n x k
+//   W = B^T (a linear layer's weights);
+// - MN-major (bf16 and f16), a SharedPanels whose rows hold consecutive m or n: a row-major k x n
+//   B (V in attention's P V), or a column-major A.
+// The operations are asynchronous:
 //
 //   wgmma::fence();                        // accumulators and shared memory ready
-//   wgmma::mma_async(acc, a, row0, b, 0);  // 64 x N += (64 x C) * (N x C)^T
+//   wgmma::mma_async(acc, a, row0, b, 0);  // 64 x N += (64 x K) * (K x N)
 //   wgmma::commit_group();
 //   wgmma::wait_group<0>();                // acc valid, a and b reusable
 //
@@ -20,6 +23,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include "oxide/detail/intrinsic_abi.hpp"
@@ -182,45 +186,116 @@ struct Accumulator {
 };
 
 namespace detail {
-/// The descriptor (PTX "Matrix Descriptor Format") of the K-major tile at rows row0.., columns
-/// k0.. of `m`: start address >> 4, leading byte offset 1 (unused in a swizzle), stride byte
-/// offset 8 rows >> 4, the swizzle mode in bits 62-63.
-template <class T, std::size_t R, std::size_t C, Swizzle S>
-[[nodiscard]] inline std::uint64_t descriptor(const SharedMatrix<T, R, C, S> &m, std::size_t row0,
-                                              std::size_t k0) noexcept {
-  using M = SharedMatrix<T, R, C, S>;
-  constexpr std::uint64_t mode = S == Swizzle::b128 ? 1 : S == Swizzle::b64 ? 2 : 3;
-  constexpr std::uint64_t stride = 8 * M::row_bytes;
-  const std::uint64_t address =
-      __oxide_shared_address(&m) + static_cast<std::uint32_t>(row0 * M::row_bytes + k0 * sizeof(T));
-  return ((address & 0x3ffff) >> 4) | (std::uint64_t{1} << 16) | ((stride >> 4) << 32) | (mode << 62);
-}
+/// How wgmma reads a shared-memory operand (PTX "Matrix Descriptor Format", "Shared Memory Matrix
+/// Layout"): its descriptor at offset mn0 along M (or N) and k 0, how far the descriptor's start
+/// field (16-byte units) moves per instruction (K elements), and whether it is MN-major.
+template <class M> struct Operand;
+
+/// The swizzle's mode in a descriptor's bits 62-63.
+template <Swizzle S>
+inline constexpr std::uint64_t swizzle_mode = S == Swizzle::b128  ? 1
+                                              : S == Swizzle::b64 ? 2
+                                                                  : 3;
+
+/// K-major: the matrix's rows are M (or N), its columns K. Leading byte offset 1 (unused in a
+/// swizzle), stride byte offset 8 rows.
+template <class T, std::size_t R, std::size_t C, Swizzle S> struct Operand<SharedMatrix<T, R, C, S>> {
+  using matrix_type = SharedMatrix<T, R, C, S>;
+  using value_type = T;
+  static constexpr bool mn_major = false;
+  static constexpr Swizzle swizzle = S;
+  static constexpr std::size_t mn_extent = R, k_extent = C, mn_align = 8;
+  template <class V> static constexpr std::uint64_t k_step = Traits<V>::k * sizeof(V) / 16;
+
+  [[nodiscard]] static std::uint64_t descriptor(const matrix_type &m, std::size_t mn0) noexcept {
+    constexpr std::uint64_t stride = 8 * matrix_type::row_bytes;
+    const std::uint64_t address =
+        __oxide_shared_address(&m) + static_cast<std::uint32_t>(mn0 * matrix_type::row_bytes);
+    return ((address & 0x3ffff) >> 4) | (std::uint64_t{1} << 16) | ((stride >> 4) << 32) |
+           (swizzle_mode<S> << 62);
+  }
+};
+
+/// MN-major: the matrix's rows are K, its columns M (or N), in panels of the swizzle's width.
+/// Leading byte offset: from one panel to the next; stride byte offset: 8 rows (K) of a panel.
+template <class T, std::size_t R, std::size_t C, Swizzle S> struct Operand<SharedPanels<T, R, C, S>> {
+  using matrix_type = SharedPanels<T, R, C, S>;
+  using panel_type = typename matrix_type::panel_type;
+  using value_type = T;
+  static constexpr bool mn_major = true;
+  static constexpr Swizzle swizzle = S;
+  static constexpr std::size_t mn_extent = C, k_extent = R, mn_align = matrix_type::panel_cols;
+  template <class V> static constexpr std::uint64_t k_step = Traits<V>::k * panel_type::row_bytes / 16;
+
+  [[nodiscard]] static std::uint64_t descriptor(const matrix_type &m, std::size_t mn0) noexcept {
+    constexpr std::uint64_t leading = sizeof(panel_type), stride = 8 * panel_type::row_bytes;
+    static_assert(leading >> 4 < (1u << 14), "a SharedPanels' panel is too large for a wgmma descriptor");
+    const std::uint64_t address =
+        __oxide_shared_address(&m) +
+        static_cast<std::uint32_t>(mn0 / matrix_type::panel_cols * sizeof(panel_type));
+    return ((address & 0x3ffff) >> 4) | ((leading >> 4) << 16) | ((stride >> 4) << 32) |
+           (swizzle_mode<S> << 62);
+  }
+};
+
+template <class M>
+concept SharedOperand = requires { Operand<M>::mn_major; };
 } // namespace detail
 
-/// acc (+)= A * B^T: rows [a_row0, a_row0 + 64) of `a` times rows [b_row0, b_row0 + N) of `b`
-/// (B^T's rows: the n of the product), over all C columns of both, as C / K instructions issued
-/// back to back. Without Accumulate, acc = A * B^T. Warpgroup-collective and asynchronous: acc is
-/// valid, and a and b may be overwritten, after a wait_group that covers its commit_group; call
-/// fence() before it. The row offsets (multiples of 8) are checked before the first instruction
-/// (the kernel stops when a tile does not fit), so that no call lands between the instructions
-/// and their wait: ptxas would serialise them.
-template <bool Accumulate = true, Multiplicand T, std::uint32_t N, std::size_t RA, std::size_t RB,
-          std::size_t C, Swizzle SA, Swizzle SB>
-  requires(SA != Swizzle::none && SB != Swizzle::none && C % Traits<T>::k == 0)
-[[gnu::always_inline]] inline void mma_async(Accumulator<T, N> &acc, const SharedMatrix<T, RA, C, SA> &a,
-                                             std::size_t a_row0, const SharedMatrix<T, RB, C, SB> &b,
-                                             std::size_t b_row0) noexcept {
-  if (a_row0 % 8 != 0 || a_row0 + 64 > RA || b_row0 % 8 != 0 || b_row0 + N > RB) [[unlikely]]
-    __oxide_trap("wgmma::mma_async: the A or B tile is not inside its SharedMatrix");
-  const std::uint64_t da = detail::descriptor(a, a_row0, 0), db = detail::descriptor(b, b_row0, 0);
-  // Instruction i reads columns [i K, i K + K): i K sizeof(T) bytes on, in the descriptors'
-  // start-address field (16-byte units; the tiles end below the field's 2^18 bytes).
-  constexpr std::uint64_t step = Traits<T>::k * sizeof(T) / 16;
+/// acc (+)= A * B: the 64 x K tile of A at M offset a_m0 times the K x N tile of B at N offset
+/// b_n0, over all of the operands' K, as K / Traits<T>::k instructions issued back to back.
+/// Without Accumulate, acc = A * B. Each operand is either
+/// - a SharedMatrix, K-major: its rows are M (or N), its columns K. A row-major m x k A, and a
+///   row-major n x k W whose transpose is B (a linear layer's weights), come this way; a_m0 and
+///   b_n0 are rows, multiples of 8;
+/// - a SharedPanels, MN-major (bf16 and f16 only): its rows are K, its columns M (or N). A
+///   row-major k x n B comes this way; a_m0 and b_n0 are columns, multiples of the panel width,
+///   and N is whole panels.
+/// Warpgroup-collective and asynchronous: acc is valid, and a and b may be overwritten, after a
+/// wait_group that covers its commit_group; call fence() before it. The offsets are checked
+/// before the first instruction (the kernel stops when a tile does not fit), so that no call
+/// lands between the instructions and their wait: ptxas would serialise them.
+template <bool Accumulate = true, Multiplicand T, std::uint32_t N, detail::SharedOperand MA,
+          detail::SharedOperand MB>
+[[gnu::always_inline]] inline void mma_async(Accumulator<T, N> &acc, const MA &a, std::size_t a_m0,
+                                             const MB &b, std::size_t b_n0) noexcept
+    __attribute__((
+        diagnose_if(a_m0 % detail::Operand<MA>::mn_align != 0 || a_m0 + 64 > detail::Operand<MA>::mn_extent,
+                    "wgmma::mma_async: A's 64 rows at this offset are not inside its shared matrix (a "
+                    "SharedMatrix's rows from a multiple of 8, a SharedPanels' columns from a panel's first)",
+                    "error")))
+    __attribute__((
+        diagnose_if(b_n0 % detail::Operand<MB>::mn_align != 0 || b_n0 + N > detail::Operand<MB>::mn_extent,
+                    "wgmma::mma_async: B's N columns at this offset are not inside its shared matrix (a "
+                    "SharedMatrix's rows from a multiple of 8, a SharedPanels' columns from a panel's first)",
+                    "error"))) {
+  using OA = detail::Operand<MA>;
+  using OB = detail::Operand<MB>;
+  static_assert(std::is_same_v<typename OA::value_type, T> && std::is_same_v<typename OB::value_type, T>,
+                "wgmma::mma_async: A's and B's elements are the accumulator's multiplicand type");
+  static_assert(OA::swizzle != Swizzle::none && OB::swizzle != Swizzle::none,
+                "wgmma::mma_async reads swizzled operands (Swizzle::b32, b64 or b128), as TMA lands them");
+  static_assert(OA::k_extent == OB::k_extent && OA::k_extent % Traits<T>::k == 0,
+                "wgmma::mma_async: A and B have the same K (a SharedMatrix's columns, a SharedPanels' rows), "
+                "a multiple of the instruction's K (32 bytes of the type)");
+  static_assert((!OA::mn_major && !OB::mn_major) || sizeof(T) == 2,
+                "wgmma::mma_async: only bf16 and f16 operands may be MN-major (SharedPanels); tf32, FP8 and "
+                "int8 operands are K-major (a SharedMatrix whose columns are K)");
+  static_assert(
+      64 % OA::mn_align == 0 && N % OB::mn_align == 0,
+      "wgmma::mma_async: an MN-major operand's tile is whole panels (64 rows of A, N columns of B)");
+  if (a_m0 % OA::mn_align != 0 || a_m0 + 64 > OA::mn_extent || b_n0 % OB::mn_align != 0 ||
+      b_n0 + N > OB::mn_extent) [[unlikely]]
+    __oxide_trap("wgmma::mma_async: the A or B tile is not inside its shared matrix");
+  const std::uint64_t da = OA::descriptor(a, a_m0), db = OB::descriptor(b, b_n0);
+  // Instruction i reads k in [i K, i K + K): its descriptors' start-address fields move i steps
+  // (the tiles end below the field's 2^18 bytes).
+  constexpr std::uint64_t step_a = OA::template k_step<T>, step_b = OB::template k_step<T>;
   [&]<std::size_t... I>(std::index_sequence<I...>) {
-    (__oxide_wgmma(acc.x, da + I * step, db + I * step, N, intrinsic::code(Traits<T>::type),
-                   Accumulate || I > 0 ? 1 : 0, 0, 0),
+    (__oxide_wgmma(acc.x, da + I * step_a, db + I * step_b, N, intrinsic::code(Traits<T>::type),
+                   Accumulate || I > 0 ? 1 : 0, OA::mn_major ? 1 : 0, OB::mn_major ? 1 : 0),
      ...);
-  }(std::make_index_sequence<C / Traits<T>::k>{});
+  }(std::make_index_sequence<OA::k_extent / Traits<T>::k>{});
 }
 
 /// Orders the warpgroup's earlier accesses to its accumulators and to shared memory before the
