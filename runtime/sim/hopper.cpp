@@ -376,8 +376,31 @@ private:
   const std::byte *lo_ = nullptr, *hi_ = nullptr;
 };
 
-void wgmma(void *acc, std::uint64_t desc_a, std::uint64_t desc_b, std::uint32_t n, std::uint32_t type_code,
-           std::uint32_t accumulate, std::uint32_t trans_a, std::uint32_t trans_b) {
+/// A's rows row0 and row0 + 8 (k < k_size) from the warp's registers: every lane's 4 registers
+/// through the simulator's warp shuffles (all lanes run the same shuffles), laid out as mma.sync's
+/// A fragment (oxide/device/intrinsics.hpp, __oxide_wgmma_rs).
+void gather_register_a(const void *registers, intrinsic::WgmmaType type, std::uint32_t size,
+                       std::uint32_t k_size, double (&a)[2][32]) noexcept {
+  std::uint32_t mine[4];
+  std::memcpy(mine, registers, sizeof mine);
+  const std::uint32_t lane = __oxide_lane_id(), per_register = 4 / size;
+  for (std::uint32_t from = 0; from < 32; ++from)
+    for (std::uint32_t r = 0; r < 4; ++r) {
+      const std::uint32_t reg =
+          __oxide_warp_shuffle(~0u, mine[r], from, intrinsic::code(intrinsic::ShuffleMode::idx), 32);
+      if (from / 4 != lane / 4) // another row pair than this lane's
+        continue;
+      std::byte bytes[4];
+      std::memcpy(bytes, &reg, 4);
+      for (std::uint32_t e = 0; e < per_register; ++e)
+        a[r % 2][(from % 4) * per_register + e + (r >= 2 ? k_size / 2 : 0)] = widen(type, bytes + e * size);
+    }
+}
+
+/// One wgmma for the calling thread's accumulator registers: A from shared memory through
+/// desc_a, or (a_registers not null) from the warp's registers.
+void wgmma(void *acc, const void *a_registers, std::uint64_t desc_a, std::uint64_t desc_b, std::uint32_t n,
+           std::uint32_t type_code, std::uint32_t accumulate, std::uint32_t trans_a, std::uint32_t trans_b) {
   SimThread &t = self();
   using intrinsic::WgmmaType;
   const std::uint32_t size = element_size(type_code);
@@ -409,9 +432,11 @@ void wgmma(void *acc, std::uint64_t desc_a, std::uint64_t desc_b, std::uint32_t 
   const std::uint32_t lane = t.linear % 32, warp = t.linear / 32 % 4;
   const std::uint32_t row0 = 16 * warp + lane / 4;
   double a[2][32], b[64][32];
+  if (a_registers) // before taking the block's shared memory: the shuffles wait for the warp
+    gather_register_a(a_registers, type, size, k_size, a);
   const BlockRunner::OwnAccess access(*t.block);
   OperandReader read_a(t, "A", da, desc_a), read_b(t, "B", db, desc_b);
-  for (std::uint32_t r = 0; r < 2; ++r)
+  for (std::uint32_t r = 0; r < 2 && !a_registers; ++r)
     for (std::uint32_t k = 0; k < k_size; ++k) {
       const std::uint32_t m = row0 + 8 * r;
       a[r][k] = widen(type, read_a.at(element_address(da, trans_a, size, m, k), size, m, k));
@@ -611,7 +636,12 @@ void __oxide_tma_store_wait(std::uint32_t pending) noexcept {
 
 void __oxide_wgmma(void *acc, std::uint64_t desc_a, std::uint64_t desc_b, std::uint32_t n, std::uint32_t type,
                    std::uint32_t accumulate, std::uint32_t trans_a, std::uint32_t trans_b) noexcept {
-  wgmma(acc, desc_a, desc_b, n, type, accumulate, trans_a, trans_b);
+  wgmma(acc, nullptr, desc_a, desc_b, n, type, accumulate, trans_a, trans_b);
+}
+
+void __oxide_wgmma_rs(void *acc, const void *a, std::uint64_t desc_b, std::uint32_t n, std::uint32_t type,
+                      std::uint32_t accumulate, std::uint32_t trans_b) noexcept {
+  wgmma(acc, a, 0, desc_b, n, type, accumulate, 0, trans_b);
 }
 
 void __oxide_wgmma_fence() noexcept { (void)self(); }

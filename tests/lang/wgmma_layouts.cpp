@@ -3,7 +3,9 @@
 // n, in 64-column panels), all four pairings, on the same A (64 x 64) and B (64 x 128). The
 // threads fill the tiles through their operator(), so the swizzled indexing and the descriptors
 // wgmma reads through must agree; the products (exact in f32: small multiples of 1/32) are
-// compared exactly with the host's.
+// compared exactly with the host's. Then the register-A form, as attention's P V: S = A W^T
+// into an accumulator, P = S rounded to bf16 in registers (to_register_a), O = P V with V
+// row-major (MN-major) and transposed (K-major), against the host's same roundings.
 //
 //   oxcc run --arch=sm_90 tests/lang/wgmma_layouts.cpp   (a Hopper GPU, or the simulator)
 #include <oxide/oxide.hpp>
@@ -63,8 +65,58 @@ layouts(oxide::DisjointSpan2D<float> c, oxide::Span<const bf16> a, oxide::Span<c
   oxide::wgmma::commit_group();
   oxide::wgmma::wait_group<0>();
   const auto mine = c.warpgroup_tile_mut<kN, 1>(block);
+#pragma unroll
   for (std::uint32_t j = 0; j < acc.size; j += 2)
     mine.store_pair(j, acc.x[j], acc.x[j + 1]);
+}
+
+struct Chain {
+  oxide::SharedMatrix<bf16, kM, kK, oxide::Swizzle::b128> a;    // (m, k)
+  oxide::SharedMatrix<bf16, kK, kK, oxide::Swizzle::b128> w;    // (j, k): S = A W^T is 64 x 64
+  oxide::SharedPanels<bf16, kK, kN, oxide::Swizzle::b128> v_mn; // (j, n)
+  oxide::SharedMatrix<bf16, kN, kK, oxide::Swizzle::b128> v_k;  // (n, j)
+};
+constexpr std::uint32_t kChainBytes = oxide::dynamic_shared_bytes_for<Chain>;
+
+/// Block p computes O = bf16(A W^T) V into rows [64 p, 64 p + 64) of `c` (128 x 128), P from
+/// registers, V MN-major for p = 0 and K-major for p = 1. v is V row-major (64 x 128).
+[[kernel,
+  oxide::launch_contract("domain = 1, block = 128, dynamic_shared = kChainBytes, "
+                         "requires = (a.size() == 64 * 64, w.size() == 64 * 64, v.size() == 64 * 128)")]] void
+register_a(oxide::DisjointSpan2D<float> c, oxide::Span<const bf16> a, oxide::Span<const bf16> w,
+           oxide::Span<const bf16> v) {
+  auto &s = oxide::dynamic_shared_object<Chain>();
+  const std::uint32_t t = oxide::thread_idx().x;
+  for (std::uint32_t e = t; e < kM * kK; e += 128) {
+    s.a(e / kK, e % kK) = a[e];
+    s.w(e / kK, e % kK) = w[e];
+  }
+  for (std::uint32_t e = t; e < kK * kN; e += 128) {
+    const std::uint32_t j = e / kN, n = e % kN;
+    s.v_mn(j, n) = v[e];
+    s.v_k(n, j) = v[e];
+  }
+  oxide::fence_async_shared();
+  oxide::sync_threads();
+
+  oxide::wgmma::Accumulator<bf16, kK> scores;
+  oxide::wgmma::fence();
+  oxide::wgmma::mma_async<false>(scores, s.a, 0, s.w, 0);
+  oxide::wgmma::commit_group();
+  oxide::wgmma::wait_group<0>();
+  const auto p = oxide::wgmma::to_register_a<bf16>(scores);
+  oxide::wgmma::Accumulator<bf16, kN> out;
+  oxide::wgmma::fence(); // P's registers, written above, before the wgmma reads them
+  if (oxide::block_idx().x == 0)
+    oxide::wgmma::mma_async<false>(out, p, s.v_mn, 0);
+  else
+    oxide::wgmma::mma_async<false>(out, p, s.v_k, 0);
+  oxide::wgmma::commit_group();
+  oxide::wgmma::wait_group<0>();
+  const auto mine = c.warpgroup_tile_mut<kN, 1>(oxide::block::index());
+#pragma unroll
+  for (std::uint32_t j = 0; j < out.size; j += 2)
+    mine.store_pair(j, out.x[j], out.x[j + 1]);
 }
 
 int main() try {
@@ -100,6 +152,44 @@ int main() try {
         const float g = got[(std::size_t{p} * kM + m) * kN + n];
         if (g != want && failures++ < 8)
           std::printf("wgmma_layouts: %s: mismatch at C[%u][%u]: got %g, want %g\n", names[p], m, n, g, want);
+      }
+
+  // The register-A chain: integers in A, quarters in W, eighths in V, so that S, P = bf16(S) (a
+  // multiple of 1/4: S's roundings only coarsen it) and O are exact in f32 whatever the order.
+  std::vector<bf16> ca(kM * kK), cw(kK * kK), cv(kK * kN);
+  std::vector<float> fca(ca.size()), fcw(cw.size()), fcv(cv.size());
+  for (std::size_t e = 0; e < ca.size(); ++e)
+    fca[e] = oxide::to_float(ca[e] = oxide::to_bfloat16(float(int(e * 5 % 7) - 3)));
+  for (std::size_t e = 0; e < cw.size(); ++e)
+    fcw[e] = oxide::to_float(cw[e] = oxide::to_bfloat16(float(int(e * 3 % 11) - 5) / 4));
+  for (std::size_t e = 0; e < cv.size(); ++e)
+    fcv[e] = oxide::to_float(cv[e] = oxide::to_bfloat16(float(int(e * 7 % 9) - 4) / 8));
+  auto o = oxide::DeviceBuffer<float>::from_host(stream, std::vector<float>(2 * kM * kN, -1e30f));
+  auto dca = oxide::DeviceBuffer<bf16>::from_host(stream, ca);
+  auto dcw = oxide::DeviceBuffer<bf16>::from_host(stream, cw);
+  auto dcv = oxide::DeviceBuffer<bf16>::from_host(stream, cv);
+  oxide::prepare(ctx, register_a, oxide::LaunchConfig1D{2, 128, kChainBytes})(stream, o.view_2d(kN, 2 * kM),
+                                                                              dca, dcw, dcv);
+  const std::vector<float> got_o = o.to_host(stream);
+  std::vector<float> prob(kM * kK);
+  for (std::uint32_t m = 0; m < kM; ++m)
+    for (std::uint32_t j = 0; j < kK; ++j) {
+      float sum = 0;
+      for (std::uint32_t k = 0; k < kK; ++k)
+        sum += fca[m * kK + k] * fcw[j * kK + k];
+      prob[m * kK + j] = oxide::to_float(oxide::to_bfloat16(sum));
+    }
+  const char *v_names[] = {"P from registers, V MN-major", "P from registers, V K-major"};
+  for (std::uint32_t p = 0; p < 2; ++p)
+    for (std::uint32_t m = 0; m < kM; ++m)
+      for (std::uint32_t n = 0; n < kN; ++n, ++checks) {
+        float want = 0;
+        for (std::uint32_t j = 0; j < kK; ++j)
+          want += prob[m * kK + j] * fcv[j * kN + n];
+        const float g = got_o[(std::size_t{p} * kM + m) * kN + n];
+        if (g != want && failures++ < 8)
+          std::printf("wgmma_layouts: %s: mismatch at O[%u][%u]: got %g, want %g\n", v_names[p], m, n, g,
+                      want);
       }
   std::printf("wgmma_layouts: %zu checks on %s\n%s\n", checks, ctx.device().name().c_str(),
               failures ? "FAIL" : "PASS");

@@ -281,6 +281,12 @@ void __oxide_tma_store_wait(std::uint32_t pending) noexcept;
 /// the 64 x N tile. The registers are valid after a wgmma wait that covers the group.
 void __oxide_wgmma(void *acc, std::uint64_t desc_a, std::uint64_t desc_b, std::uint32_t n, std::uint32_t type,
                    std::uint32_t accumulate, std::uint32_t trans_a, std::uint32_t trans_b) noexcept;
+/// The same with A in registers: `a` is the thread's 4 32-bit registers of the 64 x K tile A
+/// (warp w holds rows 16 w .. 16 w + 15 as mma.sync's m16nXkK A fragment: register r holds row
+/// 16 w + lane / 4 + 8 (r % 2), columns (lane % 4) P + e, plus K / 2 for r >= 2, P = 4 / the
+/// element's bytes), B read through `desc_b`; `trans_b` as above.
+void __oxide_wgmma_rs(void *acc, const void *a, std::uint64_t desc_b, std::uint32_t n, std::uint32_t type,
+                      std::uint32_t accumulate, std::uint32_t trans_b) noexcept;
 /// wgmma.fence: orders earlier register and shared-memory accesses before the warpgroup's
 /// next wgmma (needed before the first, and after touching its accumulators).
 void __oxide_wgmma_fence() noexcept;

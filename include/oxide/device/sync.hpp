@@ -16,6 +16,10 @@ enum class Scope : std::uint32_t { block = 0, device = 1, system = 2 };
 /// reports it).
 inline void sync_threads() noexcept { __oxide_sync_threads(); }
 
+// diagnose_if (a clang extension, which -Wpedantic names) makes constant misuse an error at the
+// caller's line.
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wgcc-compat"
 /// A named barrier: `threads` threads of the block (whole warps, a multiple of 32) meet at barrier
 /// `id` (1 to 15; sync_threads is barrier 0) while the block's other warps go on, as in
 /// warp-specialised kernels (a producer warpgroup and its consumers, two consumer warpgroups
@@ -54,6 +58,7 @@ private:
   }
   std::uint32_t id_, threads_;
 };
+#pragma clang diagnostic pop
 
 /// Orders this thread's memory accesses before and after the fence, as seen by `scope`.
 template <Scope S = Scope::device> inline void thread_fence() noexcept {

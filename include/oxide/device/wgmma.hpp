@@ -242,6 +242,11 @@ template <class M>
 concept SharedOperand = requires { Operand<M>::mn_major; };
 } // namespace detail
 
+// diagnose_if (a clang extension, which -Wpedantic names) makes a constant offset outside the
+// operand an error at the caller's line.
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wgcc-compat"
+
 /// acc (+)= A * B: the 64 x K tile of A at M offset a_m0 times the K x N tile of B at N offset
 /// b_n0, over all of the operands' K, as K / Traits<T>::k instructions issued back to back.
 /// Without Accumulate, acc = A * B. Each operand is either
@@ -297,6 +302,97 @@ template <bool Accumulate = true, Multiplicand T, std::uint32_t N, detail::Share
      ...);
   }(std::make_index_sequence<OA::k_extent / Traits<T>::k>{});
 }
+
+/// A 64 x K tile of A in the warpgroup's registers: the register-A form of mma_async
+/// (FlashAttention's P V, P computed by the previous product). K / Traits<T>::k blocks of 4
+/// 32-bit registers per thread; in each block, warp w of the warpgroup holds rows 16 w .. 16 w + 15
+/// as mma.sync's m16nXkK A fragment (oxide/device/mma.hpp). Element i of the thread of rank r
+/// (warpgroup::rank()) is tile element coord(r, i); to_register_a makes one from an accumulator.
+template <Multiplicand T, std::uint32_t K>
+  requires(K > 0 && K % Traits<T>::k == 0)
+struct RegisterA {
+  static constexpr std::uint32_t rows = 64, cols = K, blocks = K / Traits<T>::k, per_register = 4 / sizeof(T),
+                                 size = blocks * 4 * per_register;
+
+  std::uint32_t reg[blocks][4] = {};
+
+  [[nodiscard]] static constexpr mma::Coord coord(std::uint32_t rank, std::uint32_t i) noexcept {
+    const std::uint32_t warp = rank / 32, lane = rank % 32, block = i / (4 * per_register),
+                        r = i / per_register % 4, e = i % per_register;
+    return {16 * warp + lane / 4 + 8 * (r % 2),
+            block * Traits<T>::k + lane % 4 * per_register + e + (r >= 2 ? Traits<T>::k / 2 : 0)};
+  }
+  [[nodiscard]] constexpr T get(std::uint32_t i) const noexcept {
+    const std::uint32_t word = reg[i / (4 * per_register)][i / per_register % 4];
+    return std::bit_cast<T>(static_cast<Bits>(word >> (i % per_register * 8 * sizeof(T))));
+  }
+  constexpr void set(std::uint32_t i, T value) noexcept {
+    std::uint32_t &word = reg[i / (4 * per_register)][i / per_register % 4];
+    const std::uint32_t shift = i % per_register * 8 * sizeof(T);
+    const std::uint32_t mask = sizeof(T) == 4 ? ~0u : ((1u << 8 * sizeof(T)) - 1) << shift;
+    word = (word & ~mask) | (std::uint32_t{std::bit_cast<Bits>(value)} << shift);
+  }
+
+private:
+  using Bits = std::conditional_t<sizeof(T) == 1, std::uint8_t,
+                                  std::conditional_t<sizeof(T) == 2, std::uint16_t, std::uint32_t>>;
+};
+
+/// The 64 x N accumulator `acc` rounded to T (bf16 or f16) as the A of a next product: element
+/// (row, column) of acc becomes element (row, column) of the result. The layouts line up, so this
+/// is N / 4 packed conversions (cvt.rn.bf16x2.f32) and no data movement.
+template <class T, class U, std::uint32_t N>
+  requires(std::is_same_v<T, bfloat16> || std::is_same_v<T, half>) && (N % 16 == 0) &&
+          std::is_same_v<typename Accumulator<U, N>::value_type, float>
+[[nodiscard, gnu::always_inline]] inline RegisterA<T, N>
+to_register_a(const Accumulator<U, N> &acc) noexcept {
+  RegisterA<T, N> a;
+  // Accumulator elements 8 b .. 8 b + 7 are k block b's fragment, two to a register.
+  for (std::uint32_t b = 0; b < N / 16; ++b)
+    for (std::uint32_t r = 0; r < 4; ++r) {
+      const float lo = acc.x[8 * b + 2 * r], hi = acc.x[8 * b + 2 * r + 1];
+      if constexpr (std::is_same_v<T, bfloat16>)
+        a.reg[b][r] = std::bit_cast<std::uint32_t>(to_bfloat16x2(lo, hi));
+      else
+        a.reg[b][r] = std::bit_cast<std::uint32_t>(to_halfx2(lo, hi));
+    }
+  return a;
+}
+
+/// acc (+)= A * B with A in registers (RegisterA<T, K>) and the K x N tile of B at N offset b_n0
+/// in shared memory, either layout, as the other form: K / Traits<T>::k instructions back to back.
+/// Call fence() after writing A's registers and before this.
+template <bool Accumulate = true, Multiplicand T, std::uint32_t N, std::uint32_t K, detail::SharedOperand MB>
+[[gnu::always_inline]] inline void mma_async(Accumulator<T, N> &acc, const RegisterA<T, K> &a, const MB &b,
+                                             std::size_t b_n0) noexcept
+    __attribute__((
+        diagnose_if(b_n0 % detail::Operand<MB>::mn_align != 0 || b_n0 + N > detail::Operand<MB>::mn_extent,
+                    "wgmma::mma_async: B's N columns at this offset are not inside its shared matrix (a "
+                    "SharedMatrix's rows from a multiple of 8, a SharedPanels' columns from a panel's "
+                    "first)",
+                    "error"))) {
+  using OB = detail::Operand<MB>;
+  static_assert(std::is_same_v<typename OB::value_type, T>,
+                "wgmma::mma_async: B's elements are the accumulator's multiplicand type");
+  static_assert(OB::swizzle != Swizzle::none,
+                "wgmma::mma_async reads swizzled operands (Swizzle::b32, b64 or b128), as TMA lands them");
+  static_assert(OB::k_extent == K, "wgmma::mma_async: B's K (a SharedMatrix's columns, a SharedPanels' rows) "
+                                   "is the register tile's K");
+  static_assert(!OB::mn_major || sizeof(T) == 2,
+                "wgmma::mma_async: only bf16 and f16 operands may be MN-major (SharedPanels)");
+  static_assert(N % OB::mn_align == 0, "wgmma::mma_async: an MN-major operand's tile is whole panels");
+  if (b_n0 % OB::mn_align != 0 || b_n0 + N > OB::mn_extent) [[unlikely]]
+    __oxide_trap("wgmma::mma_async: the B tile is not inside its shared matrix");
+  const std::uint64_t db = OB::descriptor(b, b_n0);
+  constexpr std::uint64_t step_b = OB::template k_step<T>;
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (__oxide_wgmma_rs(acc.x, a.reg[I], db + I * step_b, N, intrinsic::code(Traits<T>::type),
+                      Accumulate || I > 0 ? 1 : 0, OB::mn_major ? 1 : 0),
+     ...);
+  }(std::make_index_sequence<RegisterA<T, K>::blocks>{});
+}
+
+#pragma clang diagnostic pop
 
 /// Orders the warpgroup's earlier accesses to its accumulators and to shared memory before the
 /// wgmmas that follow: before the first of a batch, and after touching the accumulators.

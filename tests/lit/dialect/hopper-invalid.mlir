@@ -197,3 +197,27 @@ llvm.func @setmaxnreg_large() {
   oxide.setmaxnreg 264 increase
   llvm.return
 }
+
+// -----
+
+llvm.func @wgmma_register_a_count(%d: i64, %f: f32, %i: i32) {
+  // expected-error @+1 {{takes A as 4 32-bit registers per thread, not 2}}
+  %r:4 = oxide.wgmma_register_a bf16 n 8 [%i, %i], %d, [%f, %f, %f, %f] : f32, f32, f32, f32 -> f32, f32, f32, f32
+  llvm.return
+}
+
+// -----
+
+llvm.func @wgmma_register_a_transpose(%d: i64, %f: f32, %i: i32) {
+  // expected-error @+1 {{transposes only bf16 and f16 operands (the others are K-major), not e4m3}}
+  %r:4 = oxide.wgmma_register_a e4m3 n 8 [%i, %i, %i, %i], %d, [%f, %f, %f, %f] trans_b : f32, f32, f32, f32 -> f32, f32, f32, f32
+  llvm.return
+}
+
+// -----
+
+llvm.func @wgmma_register_a_registers(%d: i64, %f: f32, %i: i32) {
+  // expected-error @+1 {{m64n16 takes and gives n/2 = 8 accumulator registers per thread, not 4 and 4}}
+  %r:4 = oxide.wgmma_register_a f16 n 16 [%i, %i, %i, %i], %d, [%f, %f, %f, %f] : f32, f32, f32, f32 -> f32, f32, f32, f32
+  llvm.return
+}

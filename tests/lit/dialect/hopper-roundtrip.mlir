@@ -56,6 +56,10 @@ llvm.func @wgmma(%da: i64, %db: i64, %f: f32, %i: i32) {
   %h:4 = oxide.wgmma e5m2 n 8 %da, %db, [%t#0, %t#1, %t#2, %t#3] : f32, f32, f32, f32 -> f32, f32, f32, f32
   // CHECK: oxide.wgmma s8 n 16 {{.*}} : i32, i32, i32, i32, i32, i32, i32, i32 -> i32, i32, i32, i32, i32, i32, i32, i32
   %s:8 = oxide.wgmma s8 n 16 %da, %db, [%i, %i, %i, %i, %i, %i, %i, %i] accumulate : i32, i32, i32, i32, i32, i32, i32, i32 -> i32, i32, i32, i32, i32, i32, i32, i32
+  // CHECK: oxide.wgmma_register_a bf16 n 8 [%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}, [%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] accumulate trans_b : f32, f32, f32, f32 -> f32, f32, f32, f32
+  %ra:4 = oxide.wgmma_register_a bf16 n 8 [%i, %i, %i, %i], %db, [%d#0, %d#1, %d#2, %d#3] accumulate trans_b : f32, f32, f32, f32 -> f32, f32, f32, f32
+  // CHECK: oxide.wgmma_register_a s8 n 16 [{{.*}}], %{{.*}}, [{{.*}}] : i32, i32, i32, i32, i32, i32, i32, i32 -> i32
+  %rs:8 = oxide.wgmma_register_a s8 n 16 [%i, %i, %i, %i], %db, [%i, %i, %i, %i, %i, %i, %i, %i] : i32, i32, i32, i32, i32, i32, i32, i32 -> i32, i32, i32, i32, i32, i32, i32, i32
   // CHECK: oxide.wgmma_commit_group
   oxide.wgmma_commit_group
   // CHECK: oxide.wgmma_wait_group 1

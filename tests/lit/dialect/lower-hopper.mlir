@@ -83,6 +83,14 @@ llvm.func @wgmma(%da: i64, %db: i64, %f: f32, %i: i32) -> i32 {
   %h:4 = oxide.wgmma e5m2 n 8 %da, %db, [%g#0, %g#1, %g#2, %g#3] accumulate : f32, f32, f32, f32 -> f32, f32, f32, f32
   // CHECK: wgmma.mma_async.sync.aligned.m64n16k32.s32.s8.s8 {{.*}}"=r,=r,=r,=r,=r,=r,=r,=r,0,1,2,3,4,5,6,7,l,l,n"
   %s:8 = oxide.wgmma s8 n 16 %da, %db, [%i, %i, %i, %i, %i, %i, %i, %i] : i32, i32, i32, i32, i32, i32, i32, i32 -> i32, i32, i32, i32, i32, i32, i32, i32
+  // A in registers: written out as PTX, A's four registers ("r") between the accumulators and
+  // B's descriptor; scale-d from the accumulate constant, imm-trans-b for bf16/f16 only.
+  // CHECK: llvm.inline_asm has_side_effects {{.*}}setp.ne.b32 p, 1, 0;{{.*}}wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {$0, $1, $2, $3}, {$4, $5, $6, $7}, $8, p, 1, 1, 1;{{.*}}"=f,=f,=f,=f,r,r,r,r,l,0,1,2,3" %[[RA:.*]], %[[RA]], %[[RA]], %[[RA]], %{{.*}}, %[[D0]],
+  %ra:4 = oxide.wgmma_register_a bf16 n 8 [%i, %i, %i, %i], %db, [%d#0, %d#1, %d#2, %d#3] accumulate trans_b : f32, f32, f32, f32 -> f32, f32, f32, f32
+  // CHECK: llvm.inline_asm has_side_effects {{.*}}setp.ne.b32 p, 0, 0;{{.*}}wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, $8, p, 1, 1;
+  %rt:4 = oxide.wgmma_register_a tf32 n 8 [%i, %i, %i, %i], %db, [%f, %f, %f, %f] : f32, f32, f32, f32 -> f32, f32, f32, f32
+  // CHECK: wgmma.mma_async.sync.aligned.m64n16k32.s32.s8.s8 {$0, $1, $2, $3, $4, $5, $6, $7}, {$8, $9, $10, $11}, $12, p;{{.*}}"=r,=r,=r,=r,=r,=r,=r,=r,r,r,r,r,l,0,1,2,3,4,5,6,7"
+  %rs:8 = oxide.wgmma_register_a s8 n 16 [%i, %i, %i, %i], %db, [%i, %i, %i, %i, %i, %i, %i, %i] : i32, i32, i32, i32, i32, i32, i32, i32 -> i32, i32, i32, i32, i32, i32, i32, i32
   // CHECK: nvvm.wgmma.commit.group.sync.aligned
   oxide.wgmma_commit_group
   // CHECK: nvvm.wgmma.wait.group.sync.aligned 1

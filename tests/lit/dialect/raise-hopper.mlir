@@ -13,6 +13,7 @@ llvm.func @__oxide_tma_load(!llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32, i32,
 llvm.func @__oxide_tma_load_multicast(!llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32, i32, i32, i32, i16)
 llvm.func @__oxide_tma_prefetch(!llvm.ptr)
 llvm.func @__oxide_wgmma(!llvm.ptr, i64, i64, i32, i32, i32, i32, i32)
+llvm.func @__oxide_wgmma_rs(!llvm.ptr, !llvm.ptr, i64, i32, i32, i32, i32)
 llvm.func @__oxide_wgmma_fence()
 llvm.func @__oxide_wgmma_commit_group()
 llvm.func @__oxide_wgmma_wait_group(i32)
@@ -93,6 +94,34 @@ llvm.func @wgmma(%acc: !llvm.ptr, %da: i64, %db: i64) {
   %c256 = llvm.mlir.constant(256 : i32) : i32
   llvm.call @__oxide_setmaxnreg(%c256, %c0) : (i32, i32) -> ()
   // CHECK-NOT: llvm.call
+  llvm.return
+}
+
+// The register-A form: A's 4 registers are loaded as the accumulator's are.
+// CHECK-LABEL: llvm.func @wgmma_register_a
+llvm.func @wgmma_register_a(%acc: !llvm.ptr, %a: !llvm.ptr, %db: i64) {
+  %c0 = llvm.mlir.constant(0 : i32) : i32
+  %c1 = llvm.mlir.constant(1 : i32) : i32
+  %c8 = llvm.mlir.constant(8 : i32) : i32
+  // CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
+  // CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> f32
+  // CHECK: %[[D:.*]]:4 = oxide.wgmma_register_a bf16 n 8 [{{.*}}], %{{.*}}, [{{.*}}] accumulate trans_b : f32, f32, f32, f32 -> f32, f32, f32, f32
+  // CHECK: llvm.store %[[D]]#0
+  llvm.call @__oxide_wgmma_rs(%acc, %a, %db, %c8, %c0, %c1, %c1) : (!llvm.ptr, !llvm.ptr, i64, i32, i32, i32, i32) -> ()
+  // CHECK-NOT: llvm.call
+  llvm.return
+}
+
+// -----
+
+llvm.func @__oxide_wgmma_rs(!llvm.ptr, !llvm.ptr, i64, i32, i32, i32, i32)
+
+llvm.func @wgmma_register_a_transposed_tf32(%acc: !llvm.ptr, %a: !llvm.ptr, %d: i64) {
+  %c1 = llvm.mlir.constant(1 : i32) : i32
+  %c2 = llvm.mlir.constant(2 : i32) : i32
+  %c8 = llvm.mlir.constant(8 : i32) : i32
+  // expected-error @+1 {{oxide intrinsic '__oxide_wgmma_rs' transposes only bf16 and f16 operands, not tf32}}
+  llvm.call @__oxide_wgmma_rs(%acc, %a, %d, %c8, %c2, %c1, %c1) : (!llvm.ptr, !llvm.ptr, i64, i32, i32, i32, i32) -> ()
   llvm.return
 }
 

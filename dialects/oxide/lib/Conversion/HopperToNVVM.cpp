@@ -251,6 +251,57 @@ struct WgmmaLowering : OpConversionPattern<oxide::WgmmaOp> {
   }
 };
 
+/// NVVM's wgmma op takes A only through a descriptor, so the register-A form is written out as
+/// PTX: outputs the accumulator registers (tied to their inputs), then A's four registers and
+/// B's descriptor. scale-d is a predicate made from the accumulate constant, as NVVM's does.
+struct WgmmaRegisterALowering : OpConversionPattern<oxide::WgmmaRegisterAOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(oxide::WgmmaRegisterAOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    const oxide::WgmmaType type = op.getType();
+    const bool integer = type == oxide::WgmmaType::s8,
+               sixteenBit = type == oxide::WgmmaType::bf16 || type == oxide::WgmmaType::f16;
+    const unsigned n = op.getN(), registers = n / 2;
+    const std::string multiplicand = oxide::stringifyWgmmaType(type).str();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "{\n.reg .pred p;\nsetp.ne.b32 p, " << (op.getAccumulate() ? 1 : 0)
+       << ", 0;\nwgmma.mma_async.sync.aligned.m64n" << n << "k" << oxide::WgmmaOp::shapeK(type) << "."
+       << (integer ? "s32" : "f32") << "." << multiplicand << "." << multiplicand << " {";
+    for (unsigned i = 0; i < registers; ++i)
+      os << (i ? ", $" : "$") << i;
+    os << "}, {$" << registers << ", $" << registers + 1 << ", $" << registers + 2 << ", $" << registers + 3
+       << "}, $" << registers + 4 << ", p";
+    if (!integer)
+      os << ", 1, 1";
+    if (sixteenBit)
+      os << ", " << (op.getTransB() ? 1 : 0);
+    os << ";\n}";
+    std::string constraints;
+    for (unsigned i = 0; i < registers; ++i)
+      constraints += integer ? "=r," : "=f,";
+    constraints += "r,r,r,r,l";
+    for (unsigned i = 0; i < registers; ++i)
+      constraints += "," + std::to_string(i);
+    SmallVector<Value> operands(adaptor.getA());
+    operands.push_back(adaptor.getDescB());
+    llvm::append_range(operands, adaptor.getC());
+    Type element = oxide::WgmmaOp::accumulatorType(getContext(), type);
+    auto structType = LLVM::LLVMStructType::getLiteral(getContext(), SmallVector<Type>(registers, element));
+    auto asmOp = LLVM::InlineAsmOp::create(rewriter, loc, TypeRange{structType}, operands, text, constraints,
+                                           /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                           LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+                                           ArrayAttr());
+    SmallVector<Value> results;
+    for (unsigned i = 0; i < registers; ++i)
+      results.push_back(
+          LLVM::ExtractValueOp::create(rewriter, loc, asmOp.getResult(0), ArrayRef<std::int64_t>{i}));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 struct WgmmaFenceLowering : OpConversionPattern<oxide::WgmmaFenceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(oxide::WgmmaFenceOp op, OpAdaptor,
@@ -296,8 +347,8 @@ void oxide::populateHopperToNVVMPatterns(RewritePatternSet &patterns) {
                MbarrierArriveExpectTxLowering, MbarrierArriveClusterLowering, MbarrierTryWaitParityLowering,
                MbarrierInvalLowering, FenceProxyAsyncSharedLowering, TmaLoadLowering, TmaPrefetchLowering,
                TmaStoreLowering, TmaStoreCommitLowering, TmaStoreWaitLowering, WgmmaLowering,
-               WgmmaFenceLowering, WgmmaCommitGroupLowering, WgmmaWaitGroupLowering, SetMaxNRegLowering>(
-      patterns.getContext());
+               WgmmaRegisterALowering, WgmmaFenceLowering, WgmmaCommitGroupLowering, WgmmaWaitGroupLowering,
+               SetMaxNRegLowering>(patterns.getContext());
 }
 
 LogicalResult oxide::lowerPtxBuilderOps(ModuleOp module) {

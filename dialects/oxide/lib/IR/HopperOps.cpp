@@ -95,30 +95,44 @@ Type WgmmaOp::accumulatorType(MLIRContext *context, WgmmaType type) {
   return Float32Type::get(context);
 }
 
-LogicalResult WgmmaOp::verify() {
-  const WgmmaType type = getType();
-  const std::uint32_t n = getN();
+namespace {
+
+/// What both wgmma forms check: N for the type, n/2 accumulator registers in and out of the
+/// accumulator type, transposes only of 16-bit operands.
+LogicalResult verifyWgmma(Operation *op, WgmmaType type, std::uint32_t n, ValueRange c, ValueRange d,
+                          bool transposed) {
   const std::uint32_t step = type == WgmmaType::s8 ? 16 : 8;
   if (n < step || n > 256 || n % step != 0)
-    return emitOpError() << "n of a " << stringifyWgmmaType(type) << " wgmma is " << step
-                         << "..256 in steps of " << step << ", not " << n;
-  if (getC().size() != n / 2 || getD().size() != n / 2)
-    return emitOpError() << "m64n" << n << " takes and gives n/2 = " << n / 2
-                         << " accumulator registers per thread, not " << getC().size() << " and "
-                         << getD().size();
-  Type accumulator = accumulatorType(getContext(), type);
-  for (Value v : getC())
+    return op->emitOpError() << "n of a " << stringifyWgmmaType(type) << " wgmma is " << step
+                             << "..256 in steps of " << step << ", not " << n;
+  if (c.size() != n / 2 || d.size() != n / 2)
+    return op->emitOpError() << "m64n" << n << " takes and gives n/2 = " << n / 2
+                             << " accumulator registers per thread, not " << c.size() << " and " << d.size();
+  Type accumulator = WgmmaOp::accumulatorType(op->getContext(), type);
+  for (Value v : c)
     if (v.getType() != accumulator)
-      return emitOpError() << "accumulates " << stringifyWgmmaType(type) << " products in " << accumulator
-                           << ", not " << v.getType();
-  for (Value v : getD())
+      return op->emitOpError() << "accumulates " << stringifyWgmmaType(type) << " products in " << accumulator
+                               << ", not " << v.getType();
+  for (Value v : d)
     if (v.getType() != accumulator)
-      return emitOpError() << "gives " << accumulator << " results for " << stringifyWgmmaType(type)
-                           << ", not " << v.getType();
-  if ((getTransA() || getTransB()) && type != WgmmaType::bf16 && type != WgmmaType::f16)
-    return emitOpError() << "transposes only bf16 and f16 operands (the others are K-major), not "
-                         << stringifyWgmmaType(type);
+      return op->emitOpError() << "gives " << accumulator << " results for " << stringifyWgmmaType(type)
+                               << ", not " << v.getType();
+  if (transposed && type != WgmmaType::bf16 && type != WgmmaType::f16)
+    return op->emitOpError() << "transposes only bf16 and f16 operands (the others are K-major), not "
+                             << stringifyWgmmaType(type);
   return success();
+}
+
+} // namespace
+
+LogicalResult WgmmaOp::verify() {
+  return verifyWgmma(*this, getType(), getN(), getC(), getD(), getTransA() || getTransB());
+}
+
+LogicalResult WgmmaRegisterAOp::verify() {
+  if (getA().size() != 4)
+    return emitOpError() << "takes A as 4 32-bit registers per thread, not " << getA().size();
+  return verifyWgmma(*this, getType(), getN(), getC(), getD(), getTransB());
 }
 
 LogicalResult WgmmaWaitGroupOp::verify() {

@@ -271,6 +271,28 @@ def Oxide_WgmmaOp : Oxide_Op<"wgmma", [Oxide_MemoryAccessOpInterface, Oxide_Requ
   let hasVerifier = 1;
 }
 
+def Oxide_WgmmaRegisterAOp : Oxide_Op<"wgmma_register_a", [Oxide_MemoryAccessOpInterface, AttrSizedOperandSegments, Oxide_RequiresSM<90, "uses warpgroup matrix multiply-accumulate (oxide::wgmma, wgmma.mma_async)", 1>]> {
+  let summary = "warpgroup matrix multiply-accumulate with A in registers (wgmma.mma_async)";
+  let description = [{
+    `d = A * B + (accumulate ? c : 0)` for one m64nNkK instruction, as `oxide.wgmma`, but A
+    (64 x K) is in the warpgroup's registers: `a` is the thread's four 32-bit registers of it
+    (warp w holds rows 16 w .. 16 w + 15 as mma.sync's m16nXkK A fragment). B is read from
+    shared memory through `desc_b`, MN-major with `trans_b` (bf16 and f16 only).
+
+    ```mlir
+    %d:4 = oxide.wgmma_register_a bf16 n 8 [%a0, %a1, %a2, %a3], %db, [%c0, %c1, %c2, %c3] accumulate : f32, f32, f32, f32 -> f32, f32, f32, f32
+    ```
+  }];
+  let arguments = (ins Oxide_WgmmaType:$type, I32Attr:$n, Variadic<I32>:$a, I64:$desc_b,
+                       Variadic<AnyTypeOf<[F32, I32]>>:$c, UnitAttr:$accumulate, UnitAttr:$trans_b);
+  let results = (outs Variadic<AnyTypeOf<[F32, I32]>>:$d);
+  let assemblyFormat = [{
+    $type `n` $n ` ` `[` $a `]` `,` $desc_b `,` `[` $c `]` (`accumulate` $accumulate^)? (`trans_b` $trans_b^)?
+    attr-dict `:` type($c) `->` type($d)
+  }];
+  let hasVerifier = 1;
+}
+
 def Oxide_WgmmaFenceOp : Oxide_Op<"wgmma_fence", [Oxide_MemoryAccessOpInterface, Oxide_RequiresSM<90, "uses warpgroup matrix multiply-accumulate (oxide::wgmma, wgmma.mma_async)", 1>]> {
   let summary = "order register and shared-memory accesses before the warpgroup's next wgmma";
   let description = [{

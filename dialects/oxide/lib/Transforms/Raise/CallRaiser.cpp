@@ -96,6 +96,7 @@ ArrayRef<CallRaiser::Intrinsic> CallRaiser::intrinsics() {
       OXIDE_INTRINSIC(tma_store_commit, tmaStoreCommit),
       OXIDE_INTRINSIC(tma_store_wait, tmaStoreWait),
       OXIDE_INTRINSIC(wgmma, wgmma),
+      OXIDE_INTRINSIC(wgmma_rs, wgmmaRegisterA),
       OXIDE_INTRINSIC(wgmma_fence, wgmmaFence),
       OXIDE_INTRINSIC(wgmma_commit_group, wgmmaCommitGroup),
       OXIDE_INTRINSIC(wgmma_wait_group, wgmmaWaitGroup),

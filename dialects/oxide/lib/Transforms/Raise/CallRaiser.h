@@ -241,9 +241,20 @@ private:
   Operation *tmaStoreCommit();
   Operation *tmaStoreWait();
 
+  /// The constant operands of a wgmma: n, type, accumulate and up to two transpose flags.
+  struct WgmmaForm {
+    std::uint32_t n;
+    oxide::WgmmaType type;
+    bool accumulate;
+    std::array<bool, 2> transpose;
+  };
+  std::optional<WgmmaForm> wgmmaForm(unsigned first, unsigned transposes);
   /// Operands: acc, desc_a, desc_b, n, type, accumulate, trans_a, trans_b. The accumulator's
   /// n / 2 registers are loaded before the op and stored after it, as mma.sync's are.
   Operation *wgmma();
+  /// Operands: acc, a (4 registers), desc_b, n, type, accumulate, trans_b: wgmma with A in
+  /// registers, which are loaded before the op as the accumulator's are.
+  Operation *wgmmaRegisterA();
   Operation *wgmmaFence();
   Operation *wgmmaCommitGroup();
   Operation *wgmmaWaitGroup();

@@ -95,33 +95,63 @@ Operation *CallRaiser::tmaStoreWait() {
   return oxide::TmaStoreWaitOp::create(rewriter, loc, *pending);
 }
 
-/// Operands: acc, desc_a, desc_b, n, type, accumulate, trans_a, trans_b. The accumulator's
-/// n / 2 registers are loaded before the op and stored after it, as mma.sync's are.
-Operation *CallRaiser::wgmma() {
-  auto n = constantOperand(3, kMaxWgmmaN);
-  auto type = n ? enumOperand<oxide::WgmmaType>(4, oxide::getMaxEnumValForWgmmaType()) : std::nullopt;
-  auto accumulate = type ? constantOperand(5, 1) : std::nullopt;
-  auto transA = accumulate ? constantOperand(6, 1) : std::nullopt;
-  auto transB = transA ? constantOperand(7, 1) : std::nullopt;
-  if (!transB)
-    return nullptr;
+/// The constant operands both wgmma forms share, from `first` on: n, type, accumulate, then
+/// `transposes` transpose flags; nullopt (with the error emitted) when one is not a constant in
+/// range or the combination is not an instruction.
+std::optional<CallRaiser::WgmmaForm> CallRaiser::wgmmaForm(unsigned first, unsigned transposes) {
+  auto n = constantOperand(first, kMaxWgmmaN);
+  auto type = n ? enumOperand<oxide::WgmmaType>(first + 1, oxide::getMaxEnumValForWgmmaType()) : std::nullopt;
+  auto accumulate = type ? constantOperand(first + 2, 1) : std::nullopt;
+  if (!accumulate)
+    return std::nullopt;
+  WgmmaForm form{*n, *type, *accumulate != 0, {}};
+  for (unsigned i = 0; i < transposes; ++i) {
+    auto transpose = constantOperand(first + 3 + i, 1);
+    if (!transpose)
+      return std::nullopt;
+    form.transpose[i] = *transpose != 0;
+  }
   const std::uint32_t step = *type == oxide::WgmmaType::s8 ? 16 : 8;
   if (*n < step || *n % step != 0) {
     call.emitError() << "oxide intrinsic '" << name << "': n of a " << oxide::stringifyWgmmaType(*type)
                      << " wgmma is " << step << ".." << kMaxWgmmaN << " in steps of " << step << ", not "
                      << *n;
-    return nullptr;
+    return std::nullopt;
   }
-  if ((*transA || *transB) && *type != oxide::WgmmaType::bf16 && *type != oxide::WgmmaType::f16) {
+  if ((form.transpose[0] || form.transpose[1]) && *type != oxide::WgmmaType::bf16 &&
+      *type != oxide::WgmmaType::f16) {
     call.emitError() << "oxide intrinsic '" << name << "' transposes only bf16 and f16 operands, not "
                      << oxide::stringifyWgmmaType(*type);
-    return nullptr;
+    return std::nullopt;
   }
-  Type accumulator = oxide::WgmmaOp::accumulatorType(rewriter.getContext(), *type);
-  SmallVector<Value> c = loadRegisters(call.getOperand(0), accumulator, *n / 2);
-  auto op = oxide::WgmmaOp::create(rewriter, loc, SmallVector<Type>(*n / 2, accumulator), *type, *n,
-                                   call.getOperand(1), call.getOperand(2), c, *accumulate != 0, *transA != 0,
-                                   *transB != 0);
+  return form;
+}
+
+/// Operands: acc, desc_a, desc_b, n, type, accumulate, trans_a, trans_b. The accumulator's
+/// n / 2 registers are loaded before the op and stored after it, as mma.sync's are.
+Operation *CallRaiser::wgmma() {
+  auto form = wgmmaForm(3, 2);
+  if (!form)
+    return nullptr;
+  Type accumulator = oxide::WgmmaOp::accumulatorType(rewriter.getContext(), form->type);
+  SmallVector<Value> c = loadRegisters(call.getOperand(0), accumulator, form->n / 2);
+  auto op = oxide::WgmmaOp::create(rewriter, loc, SmallVector<Type>(form->n / 2, accumulator), form->type,
+                                   form->n, call.getOperand(1), call.getOperand(2), c, form->accumulate,
+                                   form->transpose[0], form->transpose[1]);
+  return storeRegisters(call.getOperand(0), op.getD());
+}
+
+/// Operands: acc, a, desc_b, n, type, accumulate, trans_b.
+Operation *CallRaiser::wgmmaRegisterA() {
+  auto form = wgmmaForm(3, 1);
+  if (!form)
+    return nullptr;
+  Type accumulator = oxide::WgmmaOp::accumulatorType(rewriter.getContext(), form->type);
+  SmallVector<Value> a = loadRegisters(call.getOperand(1), rewriter.getI32Type(), 4);
+  SmallVector<Value> c = loadRegisters(call.getOperand(0), accumulator, form->n / 2);
+  auto op = oxide::WgmmaRegisterAOp::create(rewriter, loc, SmallVector<Type>(form->n / 2, accumulator),
+                                            form->type, form->n, a, call.getOperand(2), c, form->accumulate,
+                                            form->transpose[0]);
   return storeRegisters(call.getOperand(0), op.getD());
 }
 
