@@ -1,7 +1,8 @@
 // Matrix products on Hopper's warpgroup tensor cores, C = A * W^T as a linear layer computes it
 // (examples/wgmma_gemm.hpp: TMA, mbarriers, a producer warpgroup and two wgmma consumers, the
 // output written from the accumulators in the safe tier), with bf16, tf32 and FP8 (e4m3)
-// multiplicands, bf16 with a fused bias + GELU epilogue, and C = A * B for a row-major k x n B
+// multiplicands, bf16 with a fused bias + GELU epilogue, bf16 launched persistent (a block per
+// multiprocessor taking several tiles), and C = A * B for a row-major k x n B
 // that the tensor cores read as it is (MN-major, no transpose); each checked against a
 // double-precision product on the host. The sizes are not multiples of the tiles: the copy
 // engine's zero fill and the output's edges are part of the test.
@@ -35,7 +36,8 @@ struct Problem {
 };
 
 /// Which kernel: C = A W^T, GELU(A W^T + bias), or A B with B = W^T given row-major (k x n).
-enum class Kernel { plain, bias_gelu, row_major_b };
+/// persistent: C = A W^T with a block per multiprocessor, each taking several tiles.
+enum class Kernel { plain, bias_gelu, row_major_b, persistent };
 
 /// C = A W^T (or one of the other kernels) for random A and W of type T; true when every checked
 /// element is within the tolerance of the double-precision product.
@@ -72,6 +74,12 @@ bool run(const Problem &p, const char *name, Kernel kernel = Kernel::plain,
     case Kernel::bias_gelu:
       oxide::prepare(p.ctx, wgmma_gemm::gemm_bias_gelu<T>,
                      wgmma_gemm::config(m, n))(p.stream, a, w, b, c.view_2d(n, m), m, n, k);
+      break;
+    case Kernel::persistent:
+      oxide::prepare(
+          p.ctx, wgmma_gemm::gemm<T>,
+          wgmma_gemm::persistent_config(m, n, static_cast<std::uint32_t>(p.ctx.device().sm_count())))(
+          p.stream, a, w, c.view_2d(n, m), k);
       break;
     case Kernel::row_major_b:
       if constexpr (std::is_same_v<T, bf16>)
@@ -153,6 +161,7 @@ int main() try {
   ok &= run<oxide::tf32>(p, "tf32");
   ok &= run<oxide::float8_e4m3>(p, "e4m3");
   ok &= run<bf16>(p, "bf16+bias+gelu", Kernel::bias_gelu, bias);
+  ok &= run<bf16>(p, "bf16 persistent", Kernel::persistent);
   // A row-major B's rows are a multiple of 16 bytes apart (TMA's rule): n a multiple of 8.
   const Problem nn{ctx, stream, p.m, p.n / 8 * 8, p.k, small};
   ok &= run<bf16>(nn, "bf16 row-major B", Kernel::row_major_b);

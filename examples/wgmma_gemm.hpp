@@ -14,7 +14,9 @@
 //   by B's 256 columns with 4 wgmma m64n256 (the accumulator: 128 registers per thread), waits
 //   for them, and releases the stage through its `empty` mbarrier.
 // The blocks take the tiles 16 tile rows at a time, so that the blocks running together share
-// W's tiles in L2. The safe tier writes the result straight from the accumulators: the output is
+// W's tiles in L2; launched persistent (persistent_config: a block per multiprocessor), each
+// block takes every (blocks)-th tile in that order, its producer loading the next tile while the
+// consumers finish this one. The safe tier writes the result straight from the accumulators: the output is
 // a DisjointSpan2D and each thread writes the elements its accumulator holds
 // (warpgroup_tile_mut). Edges need no special case: the copy engine fills rows and columns past
 // A's and W's ends with zeros, and the tile's elements past C's edge are not written.
@@ -22,6 +24,7 @@
 
 #include <oxide/oxide.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -114,6 +117,11 @@ struct BiasGelu {
   }
 };
 
+/// The 128 x 256 tiles of an m x n C.
+[[nodiscard]] constexpr std::size_t tile_count(std::size_t m, std::size_t n) noexcept {
+  return ((m + kBM - 1) / kBM) * ((n + kBN - 1) / kBN);
+}
+
 /// C = epilogue(A B), k = A's columns (B's k): the body of the kernels below. Inlined into
 /// them: a wgmma kernel makes no calls (ptxas would serialise its wgmmas), which is also why
 /// their contracts give the minimum of dynamic shared memory (the kernel's own check then
@@ -125,10 +133,9 @@ template <class T, class BSource, class Epilogue>
   static_assert(kStages >= 2, "one stage multiplied while the next lands");
   constexpr std::uint32_t bk = kBK<T>;
   auto &sm = oxide::dynamic_shared_object<Shared<T, BSource>>();
-  const auto block = oxide::block::index();
   const std::uint32_t role = oxide::warpgroup::index(), rank = oxide::warpgroup::rank();
-  const auto origin = c.warpgroup_tile_origin<kBN, kConsumers, 1, kGroupM>(block);
   const std::uint32_t steps = (k + bk - 1) / bk;
+  const std::size_t tiles = tile_count(c.height(), c.width());
   if (role == 0 && rank == 0) {
     for (std::uint32_t s = 0; s < kStages; ++s) {
       sm.full[s].init(1);
@@ -137,20 +144,25 @@ template <class T, class BSource, class Epilogue>
     oxide::Mbarrier::fence_init();
   }
   oxide::sync_threads();
-  if (!origin.inside)
-    return;
 
+  // The block's tiles: tile b, then b + blocks, ... (one tile when a block is launched per tile).
+  // The ring's stages and phases run on from one tile to the next, so the producer loads the next
+  // tile's first stages while the consumers still multiply or store this one.
   if (role == 0) {
     oxide::warpgroup::decrease_registers<40>();
     if (rank == 0) {
       oxide::PipelineState<kStages> at;
-      for (std::uint32_t i = 0; i < steps; ++i, at.advance()) {
-        if (i >= kStages) // the consumers are done with this stage's previous tiles
-          sm.empty[at.stage].wait(at.phase ^ 1);
-        sm.full[at.stage].arrive_expect_tx(MapA<T>::box_bytes + BSource::tile_type::bytes);
-        const auto k0 = static_cast<std::int32_t>(i * bk);
-        oxide::tma::load(sm.a[at.stage], a, {static_cast<std::int32_t>(origin.row), k0}, sm.full[at.stage]);
-        BSource::load(sm.b[at.stage], b, static_cast<std::int32_t>(origin.column), k0, sm.full[at.stage]);
+      std::uint32_t issued = 0;
+      for (const auto &tile : oxide::block::block_stride(tiles)) {
+        const auto origin = c.warpgroup_tile_origin<kBN, kConsumers, 1, kGroupM>(tile);
+        for (std::uint32_t i = 0; i < steps; ++i, ++issued, at.advance()) {
+          if (issued >= kStages) // the consumers are done with this stage's previous tiles
+            sm.empty[at.stage].wait(at.phase ^ 1);
+          sm.full[at.stage].arrive_expect_tx(MapA<T>::box_bytes + BSource::tile_type::bytes);
+          const auto k0 = static_cast<std::int32_t>(i * bk);
+          oxide::tma::load(sm.a[at.stage], a, {static_cast<std::int32_t>(origin.row), k0}, sm.full[at.stage]);
+          BSource::load(sm.b[at.stage], b, static_cast<std::int32_t>(origin.column), k0, sm.full[at.stage]);
+        }
       }
     }
     return;
@@ -158,24 +170,27 @@ template <class T, class BSource, class Epilogue>
 
   oxide::warpgroup::increase_registers<232>();
   const std::uint32_t row0 = (role - 1) * 64; // this consumer's rows of the stage's A tile
-  oxide::wgmma::Accumulator<T, kBN> acc;
   oxide::PipelineState<kStages> at;
-  for (std::uint32_t i = 0; i < steps; ++i, at.advance()) {
-    sm.full[at.stage].wait(at.phase);
-    oxide::wgmma::fence();
-    oxide::wgmma::mma_async(acc, sm.a[at.stage], row0, sm.b[at.stage], 0); // 4 x m64n256kK
-    oxide::wgmma::commit_group();
-    oxide::wgmma::wait_group<0>();
-    if (rank == 0)
-      sm.empty[at.stage].arrive();
-  }
-  // Each accumulator pair is two adjacent columns of one row: one 8-byte store where the pair is
-  // inside C (store_pair), single elements at its edge.
-  const auto out = c.warpgroup_tile_mut<kBN, kConsumers, 1, kGroupM>(block);
+  for (const auto &tile : oxide::block::block_stride(tiles)) {
+    oxide::wgmma::Accumulator<T, kBN> acc;
+    for (std::uint32_t i = 0; i < steps; ++i, at.advance()) {
+      sm.full[at.stage].wait(at.phase);
+      oxide::wgmma::fence();
+      oxide::wgmma::mma_async(acc, sm.a[at.stage], row0, sm.b[at.stage], 0); // 4 x m64n256kK
+      oxide::wgmma::commit_group();
+      oxide::wgmma::wait_group<0>();
+      if (rank == 0)
+        sm.empty[at.stage].arrive();
+    }
+    // Each accumulator pair is two adjacent columns of one row: one 8-byte store where the pair
+    // is inside C (store_pair), single elements at its edge.
+    const auto origin = c.warpgroup_tile_origin<kBN, kConsumers, 1, kGroupM>(tile);
+    const auto out = c.warpgroup_tile_mut<kBN, kConsumers, 1, kGroupM>(tile);
 #pragma unroll
-  for (std::uint32_t j = 0; j < acc.size; j += 2) {
-    const auto column = static_cast<std::uint32_t>(origin.column) + decltype(acc)::coord(rank, j).col;
-    out.store_pair(j, epilogue(acc.x[j], column), epilogue(acc.x[j + 1], column + 1));
+    for (std::uint32_t j = 0; j < acc.size; j += 2) {
+      const auto column = static_cast<std::uint32_t>(origin.column) + decltype(acc)::coord(rank, j).col;
+      out.store_pair(j, epilogue(acc.x[j], column), epilogue(acc.x[j + 1], column + 1));
+    }
   }
 }
 
@@ -206,10 +221,13 @@ gemm_bias_gelu(MapA<T> a, MapW<T> w, oxide::Span<const float> bias, oxide::Disjo
   multiply<T, FromWeights<T>>(a, w, c, k, BiasGelu{bias});
 }
 
-/// The launch of the kernels for an m x n C: one block per tile.
+/// The launch of the kernels for an m x n C: one block per tile ...
 inline oxide::LaunchConfig1D config(std::uint32_t m, std::uint32_t n) {
-  const std::uint32_t tiles = ((m + kBM - 1) / kBM) * ((n + kBN - 1) / kBN);
-  return {tiles, kThreads, kSharedBytes};
+  return {static_cast<std::uint32_t>(tile_count(m, n)), kThreads, kSharedBytes};
+}
+/// ... or persistent: one block per multiprocessor (`sms`), each taking every sms-th tile.
+inline oxide::LaunchConfig1D persistent_config(std::uint32_t m, std::uint32_t n, std::uint32_t sms) {
+  return {static_cast<std::uint32_t>(std::min<std::size_t>(tile_count(m, n), sms)), kThreads, kSharedBytes};
 }
 
 } // namespace wgmma_gemm

@@ -4,7 +4,8 @@
 // tiles in a grouped order), safe: the output is a DisjointSpan2D written through
 // warpgroup_tile_mut. Rows: bf16 (wgmma_gemm), tf32, e4m3, and bf16 with the fused bias + GELU
 // epilogue (checked against GELU applied on the host to the plain product), and bf16 C = A * B
-// for a row-major B (wgmma_gemm_nn: B read MN-major, no transpose). Twin:
+// for a row-major B (wgmma_gemm_nn: B read MN-major, no transpose); the plain and row-major-B
+// kernels also launched persistent (*_persistent: a block per multiprocessor). Twin:
 // wgmma_gemm_cuda.cu, which also times cuBLAS on the same inputs in the same run.
 //
 //   wgmma_gemm_oxide [n...]    prints RESULT lines (bench_common.hpp)
@@ -56,12 +57,27 @@ void bench_type(oxide::Context &ctx, oxide::Stream &stream, bench::EventTimer &t
     for (std::size_t q = 0; q < nn; ++q)
       hb[q] = hw[q % n * n + q / n];
     auto bt = wgmma_gemm::HostMapB<T>::create(stream, oxide::DeviceBuffer<T>::from_host(stream, hb), {n, n});
-    auto nn_kernel = oxide::prepare(ctx, wgmma_gemm::gemm_nn<T>, wgmma_gemm::config(n, n));
-    bench::poison(timer, stream, c);
-    const float nn_ms = timer.median_ms(stream, [&](int) { nn_kernel(stream, a, bt, c.view_2d(n, n), n); });
-    const bool nn_ok =
-        bench::check_gemm_nt("wgmma_gemm_nn", c.to_host(stream), fa, fw, n, bench::kBf16GemmTolerance);
-    bench::report("wgmma_gemm_nn", bench::dims(n, n), "flops", flops, nn_ms, nn_ok, "safe");
+    // The same kernels launched persistent: a block per multiprocessor taking every sms-th tile.
+    const auto sms = static_cast<std::uint32_t>(ctx.device().sm_count());
+    for (const bool persistent : {false, true}) {
+      const auto launch = persistent ? wgmma_gemm::persistent_config(n, n, sms) : wgmma_gemm::config(n, n);
+      const char *nt_name = persistent ? "wgmma_gemm_persistent" : nullptr;
+      const char *nn_name = persistent ? "wgmma_gemm_nn_persistent" : "wgmma_gemm_nn";
+      if (nt_name) {
+        auto nt_kernel = oxide::prepare(ctx, wgmma_gemm::gemm<T>, launch);
+        bench::poison(timer, stream, c);
+        const float ms = timer.median_ms(stream, [&](int) { nt_kernel(stream, a, w, c.view_2d(n, n), n); });
+        const bool nt_ok =
+            bench::check_gemm_nt(nt_name, c.to_host(stream), fa, fw, n, bench::kBf16GemmTolerance);
+        bench::report(nt_name, bench::dims(n, n), "flops", flops, ms, nt_ok, "safe");
+      }
+      auto nn_kernel = oxide::prepare(ctx, wgmma_gemm::gemm_nn<T>, launch);
+      bench::poison(timer, stream, c);
+      const float nn_ms = timer.median_ms(stream, [&](int) { nn_kernel(stream, a, bt, c.view_2d(n, n), n); });
+      const bool nn_ok =
+          bench::check_gemm_nt(nn_name, c.to_host(stream), fa, fw, n, bench::kBf16GemmTolerance);
+      bench::report(nn_name, bench::dims(n, n), "flops", flops, nn_ms, nn_ok, "safe");
+    }
 
     std::vector<float> bias(n);
     for (std::uint32_t j = 0; j < n; ++j)
