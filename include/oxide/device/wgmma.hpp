@@ -296,7 +296,7 @@ template <bool Accumulate = true, Multiplicand T, std::uint32_t N, detail::Share
   // Instruction i reads k in [i K, i K + K): its descriptors' start-address fields move i steps
   // (the tiles end below the field's 2^18 bytes).
   constexpr std::uint64_t step_a = OA::template k_step<T>, step_b = OB::template k_step<T>;
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) __attribute__((always_inline)) {
     (__oxide_wgmma(acc.x, da + I * step_a, db + I * step_b, N, intrinsic::code(Traits<T>::type),
                    Accumulate || I > 0 ? 1 : 0, OA::mn_major ? 1 : 0, OB::mn_major ? 1 : 0),
      ...);
@@ -385,7 +385,7 @@ template <bool Accumulate = true, Multiplicand T, std::uint32_t N, std::uint32_t
     __oxide_trap("wgmma::mma_async: the B tile is not inside its shared matrix");
   const std::uint64_t db = OB::descriptor(b, b_n0);
   constexpr std::uint64_t step_b = OB::template k_step<T>;
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) __attribute__((always_inline)) {
     (__oxide_wgmma_rs(acc.x, a.reg[I], db + I * step_b, N, intrinsic::code(Traits<T>::type),
                       Accumulate || I > 0 ? 1 : 0, OB::mn_major ? 1 : 0),
      ...);

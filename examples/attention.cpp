@@ -1,0 +1,141 @@
+// Attention forward (examples/attention.hpp): O = softmax(Q K^T / sqrt(D)) V for bf16 tensors of
+// shape [batch, heads, seq_len, D], head dimensions 64 and 128, causal and not, on Hopper's
+// warpgroup tensor cores in the safe tier. Each result is checked against the same computation
+// in double precision on the host (every row of a sample of heads), and its speed printed on a
+// GPU.
+//
+//   oxcc run --arch=sm_90 examples/attention.cpp      (a GPU of compute capability 9.0, or the simulator)
+#include "attention.hpp"
+
+#include "problem_size.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+namespace {
+
+using attention::bf16;
+
+struct Problem {
+  oxide::Context &ctx;
+  oxide::Stream &stream;
+  std::uint32_t batch, heads, seq_len;
+  bool small;
+};
+
+/// O for one head, row `r`, in double from the bf16 inputs, with P rounded to bf16 as the kernel
+/// multiplies it (its rows' sums are taken before that rounding, as the kernel's are).
+std::vector<double> reference_row(const std::vector<float> &q, const std::vector<float> &k,
+                                  const std::vector<float> &v, std::size_t head_row0, std::uint32_t r,
+                                  std::uint32_t seq_len, std::uint32_t d, bool causal) {
+  const std::uint32_t keys = causal ? r + 1 : seq_len;
+  std::vector<double> score(keys);
+  double max = -INFINITY;
+  for (std::uint32_t c = 0; c < keys; ++c) {
+    double dot = 0;
+    for (std::uint32_t e = 0; e < d; ++e)
+      dot += double(q[(head_row0 + r) * d + e]) * k[(head_row0 + c) * d + e];
+    score[c] = dot / std::sqrt(double(d));
+    max = std::max(max, score[c]);
+  }
+  double sum = 0;
+  std::vector<double> out(d, 0.0);
+  for (std::uint32_t c = 0; c < keys; ++c) {
+    const double p = std::exp(score[c] - max);
+    sum += p;
+    const double rounded = oxide::to_float(oxide::to_bfloat16(float(p)));
+    for (std::uint32_t e = 0; e < d; ++e)
+      out[e] += rounded * v[(head_row0 + c) * d + e];
+  }
+  for (double &x : out)
+    x /= sum;
+  return out;
+}
+
+/// Runs one configuration; true when every checked element is within the tolerance.
+template <std::uint32_t D, bool Causal> bool run(const Problem &p) {
+  const std::uint32_t rows = p.batch * p.heads * p.seq_len;
+  const std::size_t n = std::size_t{rows} * D;
+  std::mt19937 rng(7 + D + Causal);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<bf16> hq(n), hk(n), hv(n);
+  std::vector<float> fq(n), fk(n), fv(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    fq[i] = oxide::to_float(hq[i] = oxide::to_bfloat16(dist(rng)));
+    fk[i] = oxide::to_float(hk[i] = oxide::to_bfloat16(dist(rng)));
+    fv[i] = oxide::to_float(hv[i] = oxide::to_bfloat16(dist(rng)));
+  }
+  auto map = [&](const std::vector<bf16> &host) {
+    return attention::HostMap::create(p.stream, oxide::DeviceBuffer<bf16>::from_host(p.stream, host),
+                                      {rows, D});
+  };
+  auto q = map(hq), k = map(hk), v = map(hv);
+  // Poisoned (bf16 NaN) so that an element the kernel never wrote cannot pass the check.
+  auto o = oxide::DeviceBuffer<bf16>::from_host(p.stream, std::vector<bf16>(n, oxide::to_bfloat16(NAN)));
+  const float scale = 1.0f / std::sqrt(float(D));
+  auto launch = oxide::prepare(p.ctx, attention::forward<D, Causal>, attention::config(rows, D));
+  auto once = [&] { launch(p.stream, q, k, v, o.view_2d(D, rows), p.seq_len, scale); };
+  once(); // a warm-up on a GPU, the run on the simulator
+  p.stream.synchronize();
+  const int reps = p.small ? 0 : 20;
+  const auto start = std::chrono::steady_clock::now();
+  for (int r = 0; r < reps; ++r)
+    once();
+  p.stream.synchronize();
+  const double seconds =
+      reps ? std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / reps : 0.0;
+  const std::vector<bf16> got = o.to_host(p.stream);
+
+  // bf16 P (2^-9 relative), bf16 O (2^-9) and the tensor cores' f32 sums: 1/64 of O's scale
+  // (|O| <= max |V| = 1) is far above them and far below a wrong key, row or scale.
+  constexpr double kTolerance = 1.0 / 64;
+  const std::uint32_t heads = p.batch * p.heads;
+  const std::uint32_t head_step = p.small ? 1 : std::max(1u, heads / 3);
+  std::size_t wrong = 0, checked = 0;
+  for (std::uint32_t h = 0; h < heads; h += head_step)
+    for (std::uint32_t r = 0; r < p.seq_len; r += p.small ? 1 : 37) {
+      const std::size_t row0 = std::size_t{h} * p.seq_len;
+      const std::vector<double> want = reference_row(fq, fk, fv, row0, r, p.seq_len, D, Causal);
+      for (std::uint32_t e = 0; e < D; ++e, ++checked) {
+        const double g = oxide::to_float(got[(row0 + r) * D + e]);
+        if (!(std::fabs(g - want[e]) <= kTolerance) && wrong++ < 5)
+          std::printf("attention D=%u%s: O[head %u][%u][%u]: got %.6f, expected %.6f\n", D,
+                      Causal ? " causal" : "", h, r, e, g, want[e]);
+      }
+    }
+  const double flops = 4.0 * heads * double(p.seq_len) * p.seq_len * D * (Causal ? 0.5 : 1.0);
+  std::printf("attention D=%u%s: B=%u H=%u S=%u, %zu elements checked", D, Causal ? " causal" : "", p.batch,
+              p.heads, p.seq_len, checked);
+  if (reps)
+    std::printf(", %.1f TFLOP/s", flops / seconds / 1e12);
+  std::printf(wrong ? ": %zu wrong\n" : "\n", wrong);
+  return wrong == 0;
+}
+
+} // namespace
+
+int main() try {
+  auto ctx = oxide::Context::create();
+  auto stream = ctx.default_stream();
+  if (!ctx.is_simulator() && ctx.device().compute_capability().as_int() != 90) {
+    std::printf("attention: skipped: %s is not a Hopper GPU (compute capability 9.0)\n",
+                ctx.device().name().c_str());
+    return 0;
+  }
+  const bool small = example::small_problem(ctx);
+  const Problem p{ctx, stream, small ? 1u : 4u, small ? 2u : 16u, small ? 256u : 2048u, small};
+  bool ok = run<64, false>(p);
+  ok &= run<64, true>(p);
+  ok &= run<128, false>(p);
+  ok &= run<128, true>(p);
+  std::printf("attention on %s\n%s\n", ctx.device().name().c_str(), ok ? "PASS" : "FAIL");
+  return ok ? 0 : 1;
+} catch (const oxide::Error &e) {
+  std::fprintf(stderr, "%s\n", e.what());
+  return 1;
+}
