@@ -74,8 +74,9 @@ int main(int argc, char **argv) try {
     for (std::uint32_t r = 0; r < kRounds; ++r)
       for (std::uint32_t t = 0; t < kStage; ++t) {
         const std::size_t base = (std::size_t{b} * kRounds + r) * kStage, e = base + t;
-        const float want = t < kHalf ? -host[base + t]
-                                     : 2.0f * host[base + 2 * (t - kHalf)] + 2.0f * host[base + 2 * (t - kHalf) + 1];
+        const float want =
+            t < kHalf ? -host[base + t]
+                      : 2.0f * host[base + 2 * (t - kHalf)] + 2.0f * host[base + 2 * (t - kHalf) + 1];
         wrong += got[e] != want;
       }
   std::printf("named_barrier_handoff %s: %s\n", arrive ? "arrive" : "sync", wrong ? "FAIL" : "PASS");
