@@ -28,35 +28,6 @@ struct Problem {
   bool small;
 };
 
-/// O for one head, row `r`, in double from the bf16 inputs, with P rounded to bf16 as the kernel
-/// multiplies it (its rows' sums are taken before that rounding, as the kernel's are).
-std::vector<double> reference_row(const std::vector<float> &q, const std::vector<float> &k,
-                                  const std::vector<float> &v, std::size_t head_row0, std::uint32_t r,
-                                  std::uint32_t seq_len, std::uint32_t d, bool causal) {
-  const std::uint32_t keys = causal ? r + 1 : seq_len;
-  std::vector<double> score(keys);
-  double max = -INFINITY;
-  for (std::uint32_t c = 0; c < keys; ++c) {
-    double dot = 0;
-    for (std::uint32_t e = 0; e < d; ++e)
-      dot += double(q[(head_row0 + r) * d + e]) * k[(head_row0 + c) * d + e];
-    score[c] = dot / std::sqrt(double(d));
-    max = std::max(max, score[c]);
-  }
-  double sum = 0;
-  std::vector<double> out(d, 0.0);
-  for (std::uint32_t c = 0; c < keys; ++c) {
-    const double p = std::exp(score[c] - max);
-    sum += p;
-    const double rounded = oxide::to_float(oxide::to_bfloat16(float(p)));
-    for (std::uint32_t e = 0; e < d; ++e)
-      out[e] += rounded * v[(head_row0 + c) * d + e];
-  }
-  for (double &x : out)
-    x /= sum;
-  return out;
-}
-
 /// Runs one configuration; true when every checked element is within the tolerance.
 template <std::uint32_t D, bool Causal> bool run(const Problem &p) {
   const std::uint32_t rows = p.batch * p.heads * p.seq_len;
@@ -100,7 +71,7 @@ template <std::uint32_t D, bool Causal> bool run(const Problem &p) {
   for (std::uint32_t h = 0; h < heads; h += head_step)
     for (std::uint32_t r = 0; r < p.seq_len; r += p.small ? 1 : 37) {
       const std::size_t row0 = std::size_t{h} * p.seq_len;
-      const std::vector<double> want = reference_row(fq, fk, fv, row0, r, p.seq_len, D, Causal);
+      const std::vector<double> want = attention::reference_row(fq, fk, fv, row0, r, p.seq_len, D, Causal);
       for (std::uint32_t e = 0; e < D; ++e, ++checked) {
         const double g = oxide::to_float(got[(row0 + r) * D + e]);
         if (!(std::fabs(g - want[e]) <= kTolerance) && wrong++ < 5)

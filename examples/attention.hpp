@@ -18,9 +18,12 @@
 
 #include <oxide/oxide.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 namespace attention {
 
@@ -182,6 +185,36 @@ forward(Map q, Map k, Map v, oxide::DisjointSpan2D<bf16> o, std::uint32_t seq_le
     mine.store_pair(j, oxide::to_bfloat16(out.x[j] * scale_row),
                     oxide::to_bfloat16(out.x[j + 1] * scale_row));
   }
+}
+
+/// The host's reference (examples/attention.cpp, the benchmark): O for one head's row `r`, in
+/// double from the bf16 inputs (as floats, rows of d from head_row0), with P rounded to bf16 as the kernel
+/// multiplies it (its rows' sums are taken before that rounding, as the kernel's are).
+inline std::vector<double> reference_row(const std::vector<float> &q, const std::vector<float> &k,
+                                         const std::vector<float> &v, std::size_t head_row0, std::uint32_t r,
+                                         std::uint32_t seq_len, std::uint32_t d, bool causal) {
+  const std::uint32_t keys = causal ? r + 1 : seq_len;
+  std::vector<double> score(keys);
+  double max = -std::numeric_limits<double>::infinity();
+  for (std::uint32_t c = 0; c < keys; ++c) {
+    double dot = 0;
+    for (std::uint32_t e = 0; e < d; ++e)
+      dot += double(q[(head_row0 + r) * d + e]) * k[(head_row0 + c) * d + e];
+    score[c] = dot / std::sqrt(double(d));
+    max = std::max(max, score[c]);
+  }
+  double sum = 0;
+  std::vector<double> out(d, 0.0);
+  for (std::uint32_t c = 0; c < keys; ++c) {
+    const double p = std::exp(score[c] - max);
+    sum += p;
+    const double rounded = oxide::to_float(oxide::to_bfloat16(static_cast<float>(p)));
+    for (std::uint32_t e = 0; e < d; ++e)
+      out[e] += rounded * v[(head_row0 + c) * d + e];
+  }
+  for (double &x : out)
+    x /= sum;
+  return out;
 }
 
 /// The launch for `rows` = batch * heads * seq_len query rows: a block per 128.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds every GPU benchmark pair here (<kernel>_oxide.cpp with oxcc, its twin <kernel>_cuda.cu
-# with nvcc -O3 -arch=sm_90) into .gpu/bench/, timing each compile into compile_times.csv, then
+# with nvcc -O3 -arch=sm_90, or <kernel>_cuda.py, a PyTorch script, copied) into .gpu/bench/, timing each compile into compile_times.csv, then
 # copies the runner; carry .gpu/bench to the GPU machine and run `bash .gpu/bench/run.sh` there.
 #
 #   bash benchmarks/gpu/build.sh                # all pairs
@@ -15,7 +15,7 @@ root="$(cd "$here/../.." && pwd)"
 out="$root/.gpu/bench"
 oxcc="${OXIDE_BUILD_DIR:-$root/build}/bin/oxcc"
 nvcc="${CUDA_PATH:-/usr/local/cuda}/bin/nvcc"
-read -r -a pairs <<<"${PAIRS:-stream reduce transpose histogram softmax layernorm stencil sgemm mma_gemm wgmma_gemm}"
+read -r -a pairs <<<"${PAIRS:-stream reduce transpose histogram softmax layernorm stencil sgemm mma_gemm wgmma_gemm attention}"
 mkdir -p "$out"
 
 seconds() { date +%s.%N; }
@@ -39,6 +39,12 @@ for p in "${pairs[@]}"; do
     echo "bench: oxcc failed on ${p}_oxide.cpp" >&2
     exit 1
   }
+  if [ -f "$here/${p}_cuda.py" ]; then
+    # The library side runs in PyTorch on the GPU machine (attention: SDPA's cuDNN and FA2).
+    install -m 755 "$here/${p}_cuda.py" "$out/${p}_cuda"
+    echo "bench: built ${p}_oxide (${ox}s); ${p}_cuda is PyTorch"
+    continue
+  fi
   libs=()
   arch=(-arch=sm_90)
   case "$p" in
