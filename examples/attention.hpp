@@ -54,9 +54,95 @@ template <std::uint32_t D> struct Shared {
 template <std::uint32_t D>
 inline constexpr std::uint32_t kSharedBytes = oxide::dynamic_shared_bytes_for<Shared<D>>;
 
+/// The online softmax of a consumer's rows. Each thread holds two rows of the 64 (its
+/// accumulator elements i with i / 2 % 2 = 0 and 1), each shared with the 3 other lanes of its
+/// quad; `row_max` is the rows' running maximum (whole rows), `row_sum` the thread's part of
+/// their running sums (the quad adds them up at the end: the factors applied to them are the
+/// same in the 4 lanes).
+struct OnlineSoftmax {
+  static constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  float row_max[2] = {kNegInf, kNegInf}, row_sum[2] = {0.0f, 0.0f};
+
+  /// Turns the scores `s` into exp2(s scale_log2 - the rows' new maxima), adds them to the sums,
+  /// and gives in `rescale` the factor of the rows' earlier output (0 on the first step).
+  template <std::uint32_t N>
+  [[gnu::always_inline]] void step(oxide::wgmma::Accumulator<bf16, N> &s, float scale_log2,
+                                   float (&rescale)[2]) noexcept {
+    float tile_max[2] = {kNegInf, kNegInf};
+#pragma unroll
+    for (std::uint32_t i = 0; i < s.size; ++i)
+      tile_max[i / 2 % 2] = std::fmax(tile_max[i / 2 % 2], s.x[i]);
+    float shift[2];
+#pragma unroll
+    for (std::uint32_t r = 0; r < 2; ++r) {
+      tile_max[r] = std::fmax(tile_max[r], oxide::warp::shuffle_xor(tile_max[r], 1));
+      tile_max[r] = std::fmax(tile_max[r], oxide::warp::shuffle_xor(tile_max[r], 2));
+      const float next = std::fmax(row_max[r], tile_max[r]);
+      rescale[r] = std::exp2((row_max[r] - next) * scale_log2);
+      shift[r] = next * scale_log2;
+      row_max[r] = next;
+      row_sum[r] *= rescale[r];
+    }
+#pragma unroll
+    for (std::uint32_t i = 0; i < s.size; ++i) {
+      const float p = std::exp2(s.x[i] * scale_log2 - shift[i / 2 % 2]);
+      s.x[i] = p;
+      row_sum[i / 2 % 2] += p;
+    }
+  }
+  /// 1 / each row's whole sum.
+  [[gnu::always_inline]] void inverse_sums(float (&inverse)[2]) const noexcept {
+#pragma unroll
+    for (std::uint32_t r = 0; r < 2; ++r) {
+      float sum = row_sum[r] + oxide::warp::shuffle_xor(row_sum[r], 1);
+      sum += oxide::warp::shuffle_xor(sum, 2);
+      inverse[r] = 1.0f / sum;
+    }
+  }
+};
+
+/// Multiplies each of the thread's two rows of `out` by its factor.
+template <std::uint32_t N>
+[[gnu::always_inline]] inline void scale_rows(oxide::wgmma::Accumulator<bf16, N> &out,
+                                              const float (&factor)[2]) noexcept {
+#pragma unroll
+  for (std::uint32_t i = 0; i < out.size; ++i)
+    out.x[i] *= factor[i / 2 % 2];
+}
+
+/// The diagonal tile of a causal product: key column c > query row r (within the tile) masked.
+[[gnu::always_inline]] inline void mask_diagonal(oxide::wgmma::Accumulator<bf16, kBN> &s, std::uint32_t rank,
+                                                 std::uint32_t consumer) noexcept {
+#pragma unroll
+  for (std::uint32_t i = 0; i < s.size; ++i) {
+    const oxide::mma::Coord at = oxide::wgmma::Accumulator<bf16, kBN>::coord(rank, i);
+    if (at.col > 64 * consumer + at.row)
+      s.x[i] = OnlineSoftmax::kNegInf;
+  }
+}
+
+/// Issues S = Q K^T for the consumer's 64 rows against a stage's 128 keys, as one group.
+template <std::uint32_t D>
+[[gnu::always_inline]] inline void issue_scores(oxide::wgmma::Accumulator<bf16, kBN> &s, Shared<D> &sm,
+                                                std::uint32_t stage, std::uint32_t consumer) noexcept {
+  oxide::wgmma::mma_async<false>(s, sm.q[0], 64 * consumer, sm.k[stage][0], 0);
+  if constexpr (D == 128)
+    oxide::wgmma::mma_async(s, sm.q[1], 64 * consumer, sm.k[stage][1], 0);
+  oxide::wgmma::commit_group();
+}
+
+/// Issues O += P V for a stage's V (a VTile), P in registers, as one group.
+template <std::uint32_t D, class V>
+[[gnu::always_inline]] inline void issue_output(oxide::wgmma::Accumulator<bf16, D> &out,
+                                                const oxide::wgmma::RegisterA<bf16, kBN> &p,
+                                                const V &v) noexcept {
+  oxide::wgmma::mma_async(out, p, v, 0);
+  oxide::wgmma::commit_group();
+}
+
 /// O = softmax(Q K^T scale) V, with keys after the query masked out when Causal. q, k, v and o
 /// hold batch * heads heads of seq_len rows of D (seq_len a multiple of 128); launch config().
-template <std::uint32_t D, bool Causal>
+template <std::uint32_t D, bool Causal, bool Overlap = true>
 [[kernel, oxide::launch_bounds(kThreads, 1),
   oxide::launch_contract("domain = 1, block = 384, dynamic_shared = kSharedBytes<D>..232448, "
                          "requires = (seq_len % 128 == 0, o.height() % seq_len == 0)")]] void
@@ -107,77 +193,70 @@ forward(Map q, Map k, Map v, oxide::DisjointSpan2D<bf16> o, std::uint32_t seq_le
 
   oxide::warpgroup::increase_registers<240>();
   const std::uint32_t consumer = role - 1;
-  // Scores in base 2: exp(x s) = exp2(x s log2(e)).
-  const float scale_log2 = scale * 1.44269504088896340736f;
-  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  const float scale_log2 = scale * 1.44269504088896340736f; // exp(x s) = exp2(x s log2(e))
   oxide::wgmma::Accumulator<bf16, kBN> s;
   oxide::wgmma::Accumulator<bf16, D> out;
-  // The thread's two rows (r0 = row 0 of its accumulator elements, r1 = r0 + 8): their running
-  // maximum and the thread's part of their running sums.
-  float row_max[2] = {kNegInf, kNegInf}, row_sum[2] = {0.0f, 0.0f};
+  OnlineSoftmax softmax;
+  float rescale[2];
   sm.q_full.wait(0);
   oxide::PipelineState<stages> at;
-  for (std::uint32_t j = 0; j < steps; ++j, at.advance()) {
+  if constexpr (!Overlap) {
+    for (std::uint32_t j = 0; j < steps; ++j, at.advance()) {
+      sm.full[at.stage].wait(at.phase);
+      oxide::wgmma::fence();
+      issue_scores(s, sm, at.stage, consumer);
+      oxide::wgmma::wait_group<0>();
+      if (Causal && j == tile)
+        mask_diagonal(s, rank, consumer);
+      softmax.step(s, scale_log2, rescale);
+      scale_rows(out, rescale);
+      const auto p = oxide::wgmma::to_register_a<bf16>(s); // P = bf16(S), in registers
+      oxide::wgmma::fence();
+      issue_output(out, p, sm.v[at.stage]);
+      oxide::wgmma::wait_group<0>();
+      if (rank == 0)
+        sm.empty[at.stage].arrive();
+    }
+  } else {
+    // FlashAttention-3's overlap inside the warpgroup: the softmax of step j runs while the
+    // tensor cores add step j - 1's P V. S_j and that product are issued together, S_j waited
+    // for alone (wait_group<1>); O is rescaled once the product has landed.
     sm.full[at.stage].wait(at.phase);
     oxide::wgmma::fence();
-    oxide::wgmma::mma_async<false>(s, sm.q[0], 64 * consumer, sm.k[at.stage][0], 0);
-    if constexpr (pieces == 2)
-      oxide::wgmma::mma_async(s, sm.q[1], 64 * consumer, sm.k[at.stage][1], 0);
-    oxide::wgmma::commit_group();
+    issue_scores(s, sm, at.stage, consumer);
     oxide::wgmma::wait_group<0>();
-
-    if (Causal && j == tile) { // the diagonal tile: key column c > query row r is masked
-#pragma unroll
-      for (std::uint32_t i = 0; i < s.size; ++i) {
-        const oxide::mma::Coord at_i = decltype(s)::coord(rank, i);
-        if (at_i.col > 64 * consumer + at_i.row)
-          s.x[i] = kNegInf;
-      }
+    if (Causal && tile == 0)
+      mask_diagonal(s, rank, consumer);
+    softmax.step(s, scale_log2, rescale); // O is still zero: nothing to rescale
+    auto p = oxide::wgmma::to_register_a<bf16>(s);
+    std::uint32_t previous = at.stage;
+    at.advance();
+    for (std::uint32_t j = 1; j < steps; ++j, at.advance()) {
+      sm.full[at.stage].wait(at.phase);
+      oxide::wgmma::fence();
+      issue_scores(s, sm, at.stage, consumer);
+      issue_output(out, p, sm.v[previous]);
+      oxide::wgmma::wait_group<1>(); // S_j has landed; the product may still run
+      if (Causal && j == tile)
+        mask_diagonal(s, rank, consumer);
+      softmax.step(s, scale_log2, rescale);
+      oxide::wgmma::wait_group<0>();
+      if (rank == 0)
+        sm.empty[previous].arrive();
+      scale_rows(out, rescale);
+      p = oxide::wgmma::to_register_a<bf16>(s);
+      previous = at.stage;
     }
-    // The rows' maxima over this tile: the thread's elements, then the 4 lanes that share them.
-    float tile_max[2] = {kNegInf, kNegInf};
-#pragma unroll
-    for (std::uint32_t i = 0; i < s.size; ++i)
-      tile_max[i / 2 % 2] = std::fmax(tile_max[i / 2 % 2], s.x[i]);
-    float rescale[2], shift[2];
-#pragma unroll
-    for (std::uint32_t r = 0; r < 2; ++r) {
-      tile_max[r] = std::fmax(tile_max[r], oxide::warp::shuffle_xor(tile_max[r], 1));
-      tile_max[r] = std::fmax(tile_max[r], oxide::warp::shuffle_xor(tile_max[r], 2));
-      const float next = std::fmax(row_max[r], tile_max[r]);
-      rescale[r] = std::exp2((row_max[r] - next) * scale_log2); // 0 on the first tile
-      shift[r] = next * scale_log2;
-      row_max[r] = next;
-      row_sum[r] *= rescale[r];
-    }
-#pragma unroll
-    for (std::uint32_t i = 0; i < s.size; ++i) {
-      const float p = std::exp2(s.x[i] * scale_log2 - shift[i / 2 % 2]);
-      s.x[i] = p;
-      row_sum[i / 2 % 2] += p;
-    }
-#pragma unroll
-    for (std::uint32_t i = 0; i < out.size; ++i)
-      out.x[i] *= rescale[i / 2 % 2];
-
-    // O += P V, P = bf16(S) straight from the registers.
-    const auto p = oxide::wgmma::to_register_a<bf16>(s);
     oxide::wgmma::fence();
-    oxide::wgmma::mma_async(out, p, sm.v[at.stage], 0);
-    oxide::wgmma::commit_group();
+    issue_output(out, p, sm.v[previous]);
     oxide::wgmma::wait_group<0>();
     if (rank == 0)
-      sm.empty[at.stage].arrive();
+      sm.empty[previous].arrive();
   }
 
-  // O / the rows' sums (the 4 lanes of a row hold parts of it), written two elements at a time.
+  // O / the rows' sums, written from the registers two elements at a time.
   float inverse[2];
-#pragma unroll
-  for (std::uint32_t r = 0; r < 2; ++r) {
-    float sum = row_sum[r] + oxide::warp::shuffle_xor(row_sum[r], 1);
-    sum += oxide::warp::shuffle_xor(sum, 2);
-    inverse[r] = 1.0f / sum;
-  }
+  softmax.inverse_sums(inverse);
   const auto mine = o.warpgroup_tile_mut<D, kConsumers, 1>(block);
 #pragma unroll
   for (std::uint32_t j = 0; j < out.size; j += 2) {
