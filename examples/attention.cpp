@@ -1,7 +1,8 @@
 // Attention forward (examples/attention.hpp): O = softmax(Q K^T / sqrt(D)) V for bf16 tensors of
 // shape [batch, heads, seq_len, D], head dimensions 64 and 128, causal and not, on Hopper's
-// warpgroup tensor cores in the safe tier, with the softmax overlapping the tensor cores and
-// without (serial). Each result is checked against the same computation
+// warpgroup tensor cores in the safe tier, with FlashAttention-3's schedule (the softmax
+// overlapping the tensor cores, the two consumer warpgroups taking turns at them) and without it
+// (serial, or without the turns). Each result is checked against the same computation
 // in double precision on the host (every row of a sample of heads), and its speed printed on a
 // GPU.
 //
@@ -30,7 +31,7 @@ struct Problem {
 };
 
 /// Runs one configuration; true when every checked element is within the tolerance.
-template <std::uint32_t D, bool Causal, bool Overlap> bool run(const Problem &p) {
+template <std::uint32_t D, bool Causal, bool Overlap, bool PingPong = Overlap> bool run(const Problem &p) {
   const std::uint32_t rows = p.batch * p.heads * p.seq_len;
   const std::size_t n = std::size_t{rows} * D;
   std::mt19937 rng(7 + D + Causal);
@@ -50,7 +51,8 @@ template <std::uint32_t D, bool Causal, bool Overlap> bool run(const Problem &p)
   // Poisoned (bf16 NaN) so that an element the kernel never wrote cannot pass the check.
   auto o = oxide::DeviceBuffer<bf16>::from_host(p.stream, std::vector<bf16>(n, oxide::to_bfloat16(NAN)));
   const float scale = 1.0f / std::sqrt(float(D));
-  auto launch = oxide::prepare(p.ctx, attention::forward<D, Causal, Overlap>, attention::config(rows, D));
+  auto launch =
+      oxide::prepare(p.ctx, attention::forward<D, Causal, Overlap, PingPong>, attention::config(rows, D));
   auto once = [&] { launch(p.stream, q, k, v, o.view_2d(D, rows), p.seq_len, scale); };
   once(); // a warm-up on a GPU, the run on the simulator
   p.stream.synchronize();
@@ -77,12 +79,19 @@ template <std::uint32_t D, bool Causal, bool Overlap> bool run(const Problem &p)
         const double g = oxide::to_float(got[(row0 + r) * D + e]);
         if (!(std::fabs(g - want[e]) <= kTolerance) && wrong++ < 5)
           std::printf("attention D=%u%s%s: O[head %u][%u][%u]: got %.6f, expected %.6f\n", D,
-                      Causal ? " causal" : "", Overlap ? "" : " serial", h, r, e, g, want[e]);
+                      Causal ? " causal" : "",
+                      !Overlap   ? " serial"
+                      : PingPong ? ""
+                                 : " no ping-pong",
+                      h, r, e, g, want[e]);
       }
     }
   const double flops = 4.0 * heads * double(p.seq_len) * p.seq_len * D * (Causal ? 0.5 : 1.0);
   std::printf("attention D=%u%s%s: B=%u H=%u S=%u, %zu elements checked", D, Causal ? " causal" : "",
-              Overlap ? "" : " serial", p.batch, p.heads, p.seq_len, checked);
+              !Overlap   ? " serial"
+              : PingPong ? ""
+                         : " no ping-pong",
+              p.batch, p.heads, p.seq_len, checked);
   if (reps)
     std::printf(", %.1f TFLOP/s", flops / seconds / 1e12);
   std::printf(wrong ? ": %zu wrong\n" : "\n", wrong);
@@ -101,13 +110,15 @@ int main() try {
   }
   const bool small = example::small_problem(ctx);
   const Problem p{ctx, stream, small ? 1u : 4u, small ? 2u : 16u, small ? 640u : 2048u, small};
-  // Each with the softmax overlapping the tensor cores (the default) and without.
+  // Each with the softmax overlapping the tensor cores and the consumers taking turns at them
+  // (the default), and without (serial), or without the turns.
   bool ok = run<64, false, true>(p);
   ok &= run<64, true, true>(p);
   ok &= run<128, false, true>(p);
   ok &= run<128, true, true>(p);
   ok &= run<64, true, false>(p);
   ok &= run<128, false, false>(p);
+  ok &= run<128, true, true, false>(p);
   std::printf("attention on %s\n%s\n", ctx.device().name().c_str(), ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;
 } catch (const oxide::Error &e) {

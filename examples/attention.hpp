@@ -13,7 +13,8 @@
 //   O += P V with wgmma (V read MN-major, as it is stored: SharedPanels), then the stage goes
 //   back to the producer.
 // The output is written from O's registers through DisjointSpan2D::warpgroup_tile_mut: each
-// thread writes the elements it holds, two at a time.
+// thread writes the elements it holds, two at a time. Causal blocks take their heads' q-tiles
+// longest-first (the last q-tile of every head first).
 #pragma once
 
 #include <oxide/oxide.hpp>
@@ -140,9 +141,22 @@ template <std::uint32_t D, class V>
   oxide::wgmma::commit_group();
 }
 
+/// Writes the thread's elements of O times its rows' factors, two at a time (store_pair).
+template <class Mine, std::uint32_t D>
+[[gnu::always_inline]] inline void store_rows(const Mine &mine, const oxide::wgmma::Accumulator<bf16, D> &out,
+                                              const float (&factor)[2]) noexcept {
+#pragma unroll
+  for (std::uint32_t j = 0; j < out.size; j += 2) {
+    const float f = factor[j / 2 % 2];
+    mine.store_pair(j, oxide::to_bfloat16(out.x[j] * f), oxide::to_bfloat16(out.x[j + 1] * f));
+  }
+}
+
 /// O = softmax(Q K^T scale) V, with keys after the query masked out when Causal. q, k, v and o
 /// hold batch * heads heads of seq_len rows of D (seq_len a multiple of 128); launch config().
-template <std::uint32_t D, bool Causal, bool Overlap = true>
+/// With Overlap, each consumer's softmax runs while its previous P V is on the tensor cores; with
+/// PingPong (and Overlap) the two consumers also take turns at the tensor cores.
+template <std::uint32_t D, bool Causal, bool Overlap = true, bool PingPong = Overlap>
 [[kernel, oxide::launch_bounds(kThreads, 1),
   oxide::launch_contract("domain = 1, block = 384, dynamic_shared = kSharedBytes<D>..232448, "
                          "requires = (seq_len % 128 == 0, o.height() % seq_len == 0)")]] void
@@ -151,7 +165,11 @@ forward(Map q, Map k, Map v, oxide::DisjointSpan2D<bf16> o, std::uint32_t seq_le
   auto &sm = oxide::dynamic_shared_object<Shared<D>>();
   const auto block = oxide::block::index();
   const std::uint32_t role = oxide::warpgroup::index(), rank = oxide::warpgroup::rank();
-  const auto origin = o.warpgroup_tile_origin<D, kConsumers, 1>(block);
+  // Causal: the q-tiles of a head do more work the later they are, so the blocks take every
+  // head's last q-tile first (LongestFirst: runs of seq_len / 128 tiles).
+  const oxide::LongestFirst order{seq_len / kBM};
+  const auto origin = Causal ? o.warpgroup_tile_origin<D, kConsumers, 1>(block, order)
+                             : o.warpgroup_tile_origin<D, kConsumers, 1>(block);
   if (role == 0 && rank == 0) {
     sm.q_full.init(1);
     for (std::uint32_t s = 0; s < stages; ++s) {
@@ -220,10 +238,20 @@ forward(Map q, Map k, Map v, oxide::DisjointSpan2D<bf16> o, std::uint32_t seq_le
   } else {
     // FlashAttention-3's overlap inside the warpgroup: the softmax of step j runs while the
     // tensor cores add step j - 1's P V. S_j and that product are issued together, S_j waited
-    // for alone (wait_group<1>); O is rescaled once the product has landed.
+    // for alone (wait_group<1>); O is rescaled once the product has landed. With PingPong, the
+    // two consumers also take turns at the tensor cores (named barriers 1 and 2: a consumer
+    // issues after the other has issued), so that one's softmax runs under the other's products.
+    const oxide::NamedBarrier my_turn(1 + consumer, 2 * oxide::warpgroup::kThreads),
+        their_turn(2 - consumer, 2 * oxide::warpgroup::kThreads);
+    if (PingPong && consumer == 1)
+      their_turn.arrive(); // consumer 0 goes first
     sm.full[at.stage].wait(at.phase);
+    if constexpr (PingPong)
+      my_turn.sync();
     oxide::wgmma::fence();
     issue_scores(s, sm, at.stage, consumer);
+    if constexpr (PingPong)
+      their_turn.arrive();
     oxide::wgmma::wait_group<0>();
     if (Causal && tile == 0)
       mask_diagonal(s, rank, consumer);
@@ -233,9 +261,13 @@ forward(Map q, Map k, Map v, oxide::DisjointSpan2D<bf16> o, std::uint32_t seq_le
     at.advance();
     for (std::uint32_t j = 1; j < steps; ++j, at.advance()) {
       sm.full[at.stage].wait(at.phase);
+      if constexpr (PingPong)
+        my_turn.sync();
       oxide::wgmma::fence();
       issue_scores(s, sm, at.stage, consumer);
       issue_output(out, p, sm.v[previous]);
+      if constexpr (PingPong)
+        their_turn.arrive();
       oxide::wgmma::wait_group<1>(); // S_j has landed; the product may still run
       if (Causal && j == tile)
         mask_diagonal(s, rank, consumer);
@@ -247,23 +279,26 @@ forward(Map q, Map k, Map v, oxide::DisjointSpan2D<bf16> o, std::uint32_t seq_le
       p = oxide::wgmma::to_register_a<bf16>(s);
       previous = at.stage;
     }
+    if constexpr (PingPong)
+      my_turn.sync();
     oxide::wgmma::fence();
     issue_output(out, p, sm.v[previous]);
+    if constexpr (PingPong)
+      their_turn.arrive();
     oxide::wgmma::wait_group<0>();
     if (rank == 0)
       sm.empty[previous].arrive();
+    if (PingPong && consumer == 0)
+      my_turn.sync(); // consumer 1's last arrival, so that no barrier is left half-way
   }
 
   // O / the rows' sums, written from the registers two elements at a time.
   float inverse[2];
   softmax.inverse_sums(inverse);
-  const auto mine = o.warpgroup_tile_mut<D, kConsumers, 1>(block);
-#pragma unroll
-  for (std::uint32_t j = 0; j < out.size; j += 2) {
-    const float scale_row = inverse[j / 2 % 2];
-    mine.store_pair(j, oxide::to_bfloat16(out.x[j] * scale_row),
-                    oxide::to_bfloat16(out.x[j + 1] * scale_row));
-  }
+  if constexpr (Causal)
+    store_rows(o.warpgroup_tile_mut<D, kConsumers, 1>(block, order), out, inverse);
+  else
+    store_rows(o.warpgroup_tile_mut<D, kConsumers, 1>(block), out, inverse);
 }
 
 /// The host's reference (examples/attention.cpp, the benchmark): O for one head's row `r`, in

@@ -1,7 +1,8 @@
 // Attention forward (examples/attention.hpp: TMA, a producer warpgroup, two wgmma consumers with
 // the online softmax and P V from registers), safe, on the shapes the FlashAttention-3 paper and
 // issue 38 compare: B=4 H=32 S=4096 D=128 and B=16 H=16 S=1024 D=64, causal and not, with the
-// softmax overlapping the tensor cores and without (attention_*_serial, diagnostic rows). The
+// softmax overlapping the tensor cores and the consumers taking turns at them, and without
+// (attention_*_serial, attention_*_no_pingpong: diagnostic rows). The
 // library side is PyTorch's SDPA with its cuDNN and FlashAttention backends
 // (attention_cuda.py, run on the same GPU in the same run). Each result is checked at sampled rows
 // against the double-precision reference.
@@ -21,7 +22,7 @@ namespace {
 
 using attention::bf16;
 
-template <std::uint32_t D, bool Causal, bool Overlap = true>
+template <std::uint32_t D, bool Causal, bool Overlap = true, bool PingPong = Overlap>
 void bench_shape(oxide::Context &ctx, oxide::Stream &stream, bench::EventTimer &timer, std::uint32_t batch,
                  std::uint32_t heads, std::uint32_t seq_len) {
   const std::uint32_t rows = batch * heads * seq_len;
@@ -39,7 +40,8 @@ void bench_shape(oxide::Context &ctx, oxide::Stream &stream, bench::EventTimer &
   auto q = map(hq), k = map(hk), v = map(hv);
   auto o = oxide::DeviceBuffer<bf16>::uninitialized(stream, n);
   const float scale = 1.0f / std::sqrt(float(D));
-  auto launch = oxide::prepare(ctx, attention::forward<D, Causal, Overlap>, attention::config(rows, D));
+  auto launch =
+      oxide::prepare(ctx, attention::forward<D, Causal, Overlap, PingPong>, attention::config(rows, D));
   bench::poison(timer, stream, o);
   const float ms =
       timer.median_ms(stream, [&](int) { launch(stream, q, k, v, o.view_2d(D, rows), seq_len, scale); });
@@ -59,8 +61,10 @@ void bench_shape(oxide::Context &ctx, oxide::Stream &stream, bench::EventTimer &
     }
   }
   const double flops = 4.0 * batch * heads * double(seq_len) * seq_len * D * (Causal ? 0.5 : 1.0);
-  const std::string name =
-      "attention_d" + std::to_string(D) + (Causal ? "_causal" : "") + (Overlap ? "" : "_serial");
+  const std::string name = "attention_d" + std::to_string(D) + (Causal ? "_causal" : "") +
+                           (!Overlap   ? "_serial"
+                            : PingPong ? ""
+                                       : "_no_pingpong");
   const std::string size = std::to_string(batch) + "x" + std::to_string(heads) + "x" +
                            std::to_string(seq_len) + "x" + std::to_string(D);
   bench::report(name.c_str(), size, "flops", flops, ms, ok, "safe");
@@ -81,6 +85,9 @@ int main() try {
   bench_shape<128, true, false>(ctx, stream, timer, 4, 32, 4096);
   bench_shape<64, false, false>(ctx, stream, timer, 16, 16, 1024);
   bench_shape<64, true, false>(ctx, stream, timer, 16, 16, 1024);
+  // Overlapped, without the consumers' turns: what the ping-pong is worth.
+  bench_shape<128, false, true, false>(ctx, stream, timer, 4, 32, 4096);
+  bench_shape<128, true, true, false>(ctx, stream, timer, 4, 32, 4096);
   return 0;
 } catch (const oxide::Error &e) {
   std::fprintf(stderr, "attention_oxide: %s\n", e.what());

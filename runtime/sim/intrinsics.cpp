@@ -359,7 +359,7 @@ void *__oxide_owned_elem(void *data, std::size_t width, std::size_t height, std:
     const auto tile = oxide::detail::WarpgroupTile::unpack(param);
     if (!tile.valid())
       bad_argument("__oxide_owned_elem", "warpgroup tile", static_cast<std::uint32_t>(param));
-    const auto origin = tile.origin(owner_x, width, height);
+    const auto origin = tile.origin(owner_x, width, height, owner_y);
     const std::size_t w = t.linear / 128;
     if (!origin.inside || w < tile.first || w >= tile.first + tile.consumers || j >= tile.n / 2)
       return nullptr;

@@ -215,20 +215,26 @@ constexpr std::uint64_t reserve_increment(std::uint64_t counter, std::uint64_t c
 /// tiles_m = ceil(height / (64 consumers)), tiles_n = ceil(width / n), per = group * tiles_n,
 /// first_m = b / per * group and rows = min(group, tiles_m - first_m),
 /// bm = first_m + b % per % rows and bn = b % per / rows (for b < tiles_m * tiles_n; that is a
-/// bijection). In it, thread t of the block (linear) in warpgroup w = t / 128, c = w - first <
+/// bijection). With `longest_first`, block b first becomes b' = (b % runs) period +
+/// (period - 1 - b / runs): the tiles come in runs of `period` (a run-time value the same for every
+/// thread, passed as the owner's y: an attention head's q-tiles, whose work grows along the run),
+/// runs = tiles / period, and the blocks take every run's last tile first (a bijection too; a
+/// period that is 0 or does not divide the tiles gives no block a tile). In the tile, thread t of
+/// the block (linear) in warpgroup w = t / 128, c = w - first <
 /// consumers, writes element j < n / 2 of its accumulator (oxide/device/wgmma.hpp): row
 /// 64 c + 16 (t % 128 / 32) + t % 32 / 4 + 8 (j / 2 % 2), column 8 (j / 4) + 2 (t % 4) + j % 2.
 struct WarpgroupTile {
-  std::uint32_t n = 0, consumers = 0, first = 0, group = 0;
+  std::uint32_t n = 0, consumers = 0, first = 0, group = 0, longest_first = 0;
 
   static constexpr std::uint32_t kMaxGroup = 0xffff;
   [[nodiscard]] constexpr std::uint64_t pack() const noexcept {
     return std::uint64_t{n} | std::uint64_t{consumers} << 16 | std::uint64_t{first} << 24 |
-           std::uint64_t{group} << 32;
+           std::uint64_t{group} << 32 | std::uint64_t{longest_first} << 48;
   }
   [[nodiscard]] static constexpr WarpgroupTile unpack(std::uint64_t param) noexcept {
     return {static_cast<std::uint32_t>(param & 0xffff), static_cast<std::uint32_t>((param >> 16) & 0xff),
-            static_cast<std::uint32_t>((param >> 24) & 0xff), static_cast<std::uint32_t>(param >> 32)};
+            static_cast<std::uint32_t>((param >> 24) & 0xff),
+            static_cast<std::uint32_t>((param >> 32) & 0xffff), static_cast<std::uint32_t>(param >> 48)};
   }
   /// Where block `b`'s tile starts in a width x height output; `inside` is false for a block past
   /// the last tile (it owns nothing). The arithmetic of the set's definition above.
@@ -236,11 +242,19 @@ struct WarpgroupTile {
     std::size_t row = 0, column = 0;
     bool inside = false;
   };
-  [[nodiscard]] constexpr Origin origin(std::size_t b, std::size_t width, std::size_t height) const noexcept {
+  [[nodiscard]] constexpr Origin origin(std::size_t b, std::size_t width, std::size_t height,
+                                        std::size_t period = 0) const noexcept {
     const std::size_t tile_rows = 64 * std::size_t{consumers};
     const std::size_t tiles_m = (height + tile_rows - 1) / tile_rows, tiles_n = (width + n - 1) / n;
-    if (b >= tiles_m * tiles_n)
+    const std::size_t tiles = tiles_m * tiles_n;
+    if (b >= tiles)
       return {};
+    if (longest_first) {
+      if (period == 0 || tiles % period != 0)
+        return {};
+      const std::size_t runs = tiles / period;
+      b = b % runs * period + (period - 1 - b / runs);
+    }
     const std::size_t per = group * tiles_n, first_m = b / per * group;
     const std::size_t rows = tiles_m - first_m < group ? tiles_m - first_m : group, local = b % per;
     return {(first_m + local % rows) * tile_rows, local / rows * n, true};
@@ -249,7 +263,7 @@ struct WarpgroupTile {
   /// after `first` (a block has at most 8 warpgroups), 1..kMaxGroup tile rows per group.
   [[nodiscard]] constexpr bool valid() const noexcept {
     return n >= 8 && n <= 256 && n % 8 == 0 && consumers >= 1 && consumers <= 4 && first + consumers <= 8 &&
-           group >= 1 && group <= kMaxGroup;
+           group >= 1 && group <= kMaxGroup && longest_first <= 1;
   }
 };
 

@@ -369,6 +369,12 @@ private:
 
 /// A row-major width x height output of a 2-D launch; thread (x, y) may write element
 /// [y][x] only, or the tile of elements tile_mut gives it.
+/// The order of DisjointSpan2D::warpgroup_tile_mut's tiles for work that grows along runs of
+/// `period` tiles (causal attention: a head's q-tiles): every run's longest tile first.
+struct LongestFirst {
+  std::size_t period;
+};
+
 template <class T> class DisjointSpan2D {
   static_assert(!std::is_const_v<T>, "a DisjointSpan2D is an output; use Span<const T> for inputs");
   static_assert(std::is_trivially_copyable_v<T>, "oxide::DisjointSpan2D elements must be trivially copyable");
@@ -449,6 +455,26 @@ public:
   [[nodiscard]] detail::WarpgroupTile::Origin
   warpgroup_tile_origin(const block::BlockIndex &b) const noexcept {
     return detail::WarpgroupTile{N, Consumers, First, Group}.origin(b.get(), width_, height_);
+  }
+  /// The same tiles taken longest-first: they come in runs of `order.period` tiles whose work
+  /// grows along the run (the q-tiles of one head in causal attention), and block b gets run
+  /// b % runs's tile period - 1 - b / runs (runs = tiles / period), so that the first blocks
+  /// launched take every run's longest tile. A bijection from blocks to tiles, as the other
+  /// order; the period must be the same for every thread (a constant, a kernel parameter or
+  /// arithmetic of them: checked) and divide the tiles (or no block gets a tile).
+  template <std::uint32_t N, std::uint32_t Consumers, std::uint32_t First = 0>
+  [[nodiscard, gnu::always_inline]] OwnedElements<T, intrinsic::Ownership::warpgroup_tile>
+  warpgroup_tile_mut(const block::BlockIndex &b, LongestFirst order) const noexcept {
+    constexpr detail::WarpgroupTile tile{N, Consumers, First, 1, 1};
+    static_assert(tile.valid(),
+                  "warpgroup_tile_mut: N is a multiple of 8 up to 256, 1 to 4 consumer warpgroups "
+                  "among a block's 8");
+    return {data_, width_, height_, 1, tile.pack(), b.get(), order.period, N / 2};
+  }
+  template <std::uint32_t N, std::uint32_t Consumers, std::uint32_t First = 0>
+  [[nodiscard]] detail::WarpgroupTile::Origin warpgroup_tile_origin(const block::BlockIndex &b,
+                                                                    LongestFirst order) const noexcept {
+    return detail::WarpgroupTile{N, Consumers, First, 1, 1}.origin(b.get(), width_, height_, order.period);
   }
 
 private:

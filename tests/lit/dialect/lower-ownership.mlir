@@ -152,3 +152,29 @@ llvm.func @warpgroup_tile_pair(%p: !llvm.ptr, %w: i64, %h: i64, %j: i64) -> !llv
   %e = oxide.owned_elem %p [%w, %h] owner [%b] at %j elem 4 shape warpgroup_tile tile [256, 2, 1, 16] lanes 2 : !llvm.ptr
   llvm.return %e : !llvm.ptr
 }
+
+// Longest-first (a fifth tile field, the period as 'uniform'): the period must be nonzero and
+// divide the tiles, then block b becomes (b % runs) period + period - 1 - b / runs before the
+// grouped order.
+// CHECK-LABEL: llvm.func @warpgroup_tile_longest_first
+// CHECK: %[[P0:.*]] = llvm.freeze %arg4 : i64
+// CHECK: %[[NZ:.*]] = llvm.icmp "ne" %[[P0]], %{{.*}} : i64
+// CHECK: %[[REM:.*]] = llvm.urem %[[TILES:[0-9]+]], %{{.*}} : i64
+// CHECK: %[[DIVIDES:.*]] = llvm.icmp "eq" %[[REM]], %{{.*}} : i64
+// CHECK: %[[POK:.*]] = llvm.and %[[NZ]], %[[DIVIDES]] : i1
+// CHECK: %[[INSIDE:.*]] = llvm.and %{{.*}}, %[[POK]] : i1
+// CHECK: %[[P:.*]] = llvm.select %[[POK]], %[[P0]], %{{.*}} : i1, i64
+// CHECK: %[[COUNT0:.*]] = llvm.udiv %[[TILES]], %[[P]] : i64
+// CHECK: %[[COUNT:.*]] = llvm.select %[[INSIDE]], %[[COUNT0]], %{{.*}} : i1, i64
+// CHECK: %[[SLOT:.*]] = llvm.urem %{{.*}}, %[[COUNT]] : i64
+// CHECK: %[[START:.*]] = llvm.mul %[[SLOT]], %[[P]]
+// CHECK: %[[LAST:.*]] = llvm.sub %[[P]], %{{.*}} : i64
+// CHECK: %[[STEP:.*]] = llvm.udiv %{{.*}}, %[[COUNT]] : i64
+// CHECK: %[[BACK:.*]] = llvm.sub %[[LAST]], %[[STEP]] : i64
+// CHECK: %[[REORDERED:.*]] = llvm.add %[[START]], %[[BACK]]
+// CHECK: llvm.select %[[INSIDE]], %[[REORDERED]], %{{.*}} : i1, i64
+llvm.func @warpgroup_tile_longest_first(%p: !llvm.ptr, %w: i64, %h: i64, %j: i64, %period: i64) -> !llvm.ptr {
+  %b = oxide.group_index block : i64
+  %e = oxide.owned_elem %p [%w, %h] owner [%b] at %j uniform %period elem 2 shape warpgroup_tile tile [64, 2, 1, 1, 1] : !llvm.ptr
+  llvm.return %e : !llvm.ptr
+}

@@ -139,3 +139,30 @@ llvm.func @pair_of_twelve_bytes(%p: !llvm.ptr, %n: i64, %j: i64) {
   %e = oxide.owned_elem %p [%n, %n] owner [%b] at %j elem 12 shape warpgroup_tile tile [256, 2, 1, 16] lanes 2 : !llvm.ptr
   llvm.return
 }
+
+// -----
+
+llvm.func @warpgroup_tile_longest_first_needs_period(%p: !llvm.ptr, %n: i64, %j: i64) {
+  %b = oxide.group_index block : i64
+  // expected-error @+1 {{a longest-first warpgroup_tile needs its period as 'uniform'}}
+  %e = oxide.owned_elem %p [%n, %n] owner [%b] at %j elem 4 shape warpgroup_tile tile [64, 2, 1, 1, 1] : !llvm.ptr
+  llvm.return
+}
+
+// -----
+
+llvm.func @warpgroup_tile_period_without_order(%p: !llvm.ptr, %n: i64, %j: i64) {
+  %b = oxide.group_index block : i64
+  // expected-error @+1 {{only shape pair takes a 'uniform' operand (and a longest-first warpgroup_tile, its period)}}
+  %e = oxide.owned_elem %p [%n, %n] owner [%b] at %j uniform %n elem 4 shape warpgroup_tile tile [64, 2, 1, 1] : !llvm.ptr
+  llvm.return
+}
+
+// -----
+
+llvm.func @warpgroup_tile_longest_first_flag(%p: !llvm.ptr, %n: i64, %j: i64) {
+  %b = oxide.group_index block : i64
+  // expected-error @+1 {{a fifth field, longest_first, is 0 or 1}}
+  %e = oxide.owned_elem %p [%n, %n] owner [%b] at %j uniform %n elem 4 shape warpgroup_tile tile [64, 2, 1, 1, 2] : !llvm.ptr
+  llvm.return
+}

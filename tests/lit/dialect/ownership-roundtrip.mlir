@@ -29,6 +29,7 @@ llvm.func @sets(%p: !llvm.ptr, %n: i64, %j: i64, %h: i64) {
   // CHECK: oxide.owned_elem %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] owner[%{{.*}}, %{{.*}}] at %{{.*}} elem 4 shape z_column : !llvm.ptr
   // CHECK: oxide.owned_elem %{{.*}}[%{{.*}}, %{{.*}}] owner[%{{.*}}] at %{{.*}} elem 4 shape warpgroup_tile tile [256, 2, 1, 16] : !llvm.ptr
   // CHECK: oxide.owned_elem %{{.*}}[%{{.*}}, %{{.*}}] owner[%{{.*}}] at %{{.*}} elem 4 shape warpgroup_tile tile [256, 2, 1, 16] lanes 2 : !llvm.ptr
+  // CHECK: oxide.owned_elem %{{.*}}[%{{.*}}, %{{.*}}] owner[%{{.*}}] at %{{.*}} uniform %{{.*}} elem 2 shape warpgroup_tile tile [64, 2, 1, 1, 1] lanes 2 : !llvm.ptr
   %a = oxide.owned_elem %p [%n] owner [%w] at %j elem 4 shape warp_leader : !llvm.ptr
   %b = oxide.owned_elem %p [%n, %n] owner [%w] at %j elem 4 shape warp_lanes : !llvm.ptr
   %c = oxide.owned_elem %p [%n, %n] owner [%x, %y] at %j elem 8 shape strided_rows count 4 : !llvm.ptr
@@ -37,6 +38,7 @@ llvm.func @sets(%p: !llvm.ptr, %n: i64, %j: i64, %h: i64) {
   %bi = oxide.group_index block : i64
   %f = oxide.owned_elem %p [%n, %n] owner [%bi] at %j elem 4 shape warpgroup_tile tile [256, 2, 1, 16] : !llvm.ptr
   %g = oxide.owned_elem %p [%n, %n] owner [%bi] at %j elem 4 shape warpgroup_tile tile [256, 2, 1, 16] lanes 2 : !llvm.ptr
+  %l = oxide.owned_elem %p [%n, %n] owner [%bi] at %j uniform %n elem 2 shape warpgroup_tile tile [64, 2, 1, 1, 1] lanes 2 : !llvm.ptr
   llvm.return
 }
 

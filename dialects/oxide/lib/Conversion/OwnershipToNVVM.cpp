@@ -140,7 +140,7 @@ struct GroupStrideNextLowering : OpConversionPattern<oxide::GroupStrideNextOp> {
 /// then the row's adjacent columns.
 std::pair<Value, Value> warpgroupTileElement(LaunchQuantities &q, OpBuilder &b, Location loc,
                                              const oxide::detail::WarpgroupTile &tile, Value block, Value j,
-                                             Value width, Value height, std::int64_t lanes) {
+                                             Value width, Value height, std::int64_t lanes, Value period) {
   auto div = [&](Value x, Value y) { return LLVM::UDivOp::create(b, loc, x, y).getResult(); };
   auto rem = [&](Value x, Value y) { return LLVM::URemOp::create(b, loc, x, y).getResult(); };
   auto sub = [&](Value x, Value y) { return LLVM::SubOp::create(b, loc, x, y).getResult(); };
@@ -148,9 +148,23 @@ std::pair<Value, Value> warpgroupTileElement(LaunchQuantities &q, OpBuilder &b, 
   const std::int64_t tileRows = 64 * std::int64_t{tile.consumers};
   Value tilesM = ceilDiv(height, tileRows), tilesN = ceilDiv(width, tile.n);
   Value group = q.constant(tile.group);
-  Value inside = q.ult(block, q.mul(tilesM, tilesN));
+  Value tiles = q.mul(tilesM, tilesN);
+  Value inside = q.ult(block, tiles);
   // Outside the tiles the divisors below may be 0: use 1 there (the element is not written).
   Value one = q.constant(1);
+  if (tile.longest_first) {
+    // b' = (b % runs) period + period - 1 - b / runs, runs = tiles / period: with b < tiles and
+    // period dividing tiles, b' < tiles and no step wraps.
+    Value zero = q.constant(0);
+    Value periodOk =
+        q.both(LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, period, zero),
+               q.eq(rem(tiles, LLVM::SelectOp::create(b, loc, q.eq(period, zero), one, period)), zero));
+    inside = q.both(inside, periodOk);
+    Value p = LLVM::SelectOp::create(b, loc, periodOk, period, one);
+    Value runs = LLVM::SelectOp::create(b, loc, inside, div(tiles, p), one);
+    Value reordered = q.add(q.mul(rem(block, runs), p), sub(sub(p, one), div(block, runs)));
+    block = LLVM::SelectOp::create(b, loc, inside, reordered, zero);
+  }
   Value per = LLVM::SelectOp::create(b, loc, inside, q.mul(group, tilesN), one);
   Value firstM = q.mul(div(block, per), group);
   Value left = LLVM::SelectOp::create(b, loc, inside, sub(tilesM, firstM), one);
@@ -275,7 +289,7 @@ struct OwnedElemLowering : OpConversionPattern<oxide::OwnedElemOp> {
       break;
     case oxide::Ownership::warpgroup_tile:
       std::tie(element, ok) = warpgroupTileElement(q, rewriter, loc, *op.warpgroupTile(), owner, j, width,
-                                                   extents[1], op.getLanes());
+                                                   extents[1], op.getLanes(), adaptor.getUniform());
       break;
     }
     if (op.getLanes() != 1) {

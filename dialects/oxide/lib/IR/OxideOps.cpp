@@ -67,13 +67,13 @@ std::optional<::oxide::detail::WarpgroupTile> OwnedElemOp::warpgroupTile() {
   if (!tile)
     return std::nullopt;
   // A tile of the wrong length or with out-of-range fields is the all-zero tile, which is invalid.
-  if (tile->size() != 4)
+  if (tile->size() != 4 && tile->size() != 5)
     return ::oxide::detail::WarpgroupTile{};
   for (std::int64_t v : *tile)
     if (v < 0 || v > std::int64_t{std::numeric_limits<std::uint32_t>::max()})
       return ::oxide::detail::WarpgroupTile{};
-  auto field = [&](unsigned i) { return static_cast<std::uint32_t>((*tile)[i]); };
-  return ::oxide::detail::WarpgroupTile{field(0), field(1), field(2), field(3)};
+  auto field = [&](unsigned i) { return i < tile->size() ? static_cast<std::uint32_t>((*tile)[i]) : 0u; };
+  return ::oxide::detail::WarpgroupTile{field(0), field(1), field(2), field(3), field(4)};
 }
 
 std::optional<Group> OwnedElemOp::owningGroup(Ownership shape) {
@@ -100,9 +100,14 @@ LogicalResult OwnedElemOp::verify() {
   if (getOwners().size() != ownerRank(shape))
     return emitOpError() << "shape " << stringifyOwnership(shape) << " takes " << ownerRank(shape)
                          << " owner coordinates, not " << getOwners().size();
-  if (static_cast<bool>(getUniform()) != (shape == Ownership::pair))
+  const auto shapeTile = shape == Ownership::warpgroup_tile ? warpgroupTile() : std::nullopt;
+  const bool longestFirst = shapeTile && shapeTile->longest_first;
+  if (static_cast<bool>(getUniform()) != (shape == Ownership::pair || longestFirst))
     return emitOpError() << (shape == Ownership::pair ? "shape pair needs its distance as 'uniform'"
-                                                      : "only shape pair takes a 'uniform' operand");
+                             : longestFirst
+                                 ? "a longest-first warpgroup_tile needs its period as 'uniform'"
+                                 : "only shape pair takes a 'uniform' operand (and a longest-first "
+                                   "warpgroup_tile, its period)");
   const bool counted = shape == Ownership::block_strided || shape == Ownership::strided_rows;
   if (!counted && getCount() != 1)
     return emitOpError() << "only shapes block_strided and strided_rows take a 'count'";
@@ -110,13 +115,16 @@ LogicalResult OwnedElemOp::verify() {
     return emitOpError() << "count " << getCount() << " is above " << detail::kMaxStridedCount
                          << ", past which the element index could wrap";
   if (getTile().has_value() != (shape == Ownership::warpgroup_tile))
-    return emitOpError() << (shape == Ownership::warpgroup_tile
-                                 ? "shape warpgroup_tile needs its 'tile' [n, consumers, first, group]"
-                                 : "only shape warpgroup_tile takes a 'tile'");
+    return emitOpError()
+           << (shape == Ownership::warpgroup_tile
+                   ? "shape warpgroup_tile needs its 'tile' [n, consumers, first, group] (a fifth "
+                     "field, longest_first, is optional)"
+                   : "only shape warpgroup_tile takes a 'tile'");
   if (auto tile = warpgroupTile(); tile && !tile->valid())
     return emitOpError() << "tile [n, consumers, first, group] must have n a multiple of 8 in 8..256, 1..4 "
                             "consumer warpgroups with first + consumers <= 8, and 1.."
-                         << ::oxide::detail::WarpgroupTile::kMaxGroup << " tile rows per group";
+                         << ::oxide::detail::WarpgroupTile::kMaxGroup
+                         << " tile rows per group; a fifth field, longest_first, is 0 or 1";
   if (getLanes() != 1 && (getLanes() != 2 || shape != Ownership::warpgroup_tile))
     return emitOpError() << "lanes " << getLanes()
                          << ": only shape warpgroup_tile names 2 adjacent elements at once (lanes 2)";

@@ -280,6 +280,14 @@ bool verifyOwners(oxide::OwnedElemOp owned, ProvenanceChecker &provenance) {
         << " [safety rule: witness]";
     return false;
   }
+  if (shape == oxide::Ownership::warpgroup_tile && owned.getUniform() &&
+      !ProvenanceChecker::isUniform(owned.getUniform())) {
+    emitError(oxide::userLocation(owned.getLoc()))
+        << "the period of this longest-first warpgroup tile is not the same for every thread: the blocks' "
+           "tiles are a bijection only when they all use one period; pass a constant or a kernel parameter "
+           "(or arithmetic of them, such as seq_len / 128) [safety rule: witness]";
+    return false;
+  }
   if (shape == oxide::Ownership::pair && !ProvenanceChecker::isUniform(owned.getUniform())) {
     emitError(oxide::userLocation(owned.getLoc()))
         << "the distance of this pair is not the same for every thread: pairs of different threads "

@@ -111,7 +111,12 @@ Operation *CallRaiser::ownedElements(std::int64_t lanes) {
                        << "' must be a constant oxide::detail::WarpgroupTile that is valid()";
       return nullptr;
     }
-    tile = rewriter.getDenseI64ArrayAttr({fields.n, fields.consumers, fields.first, fields.group});
+    if (fields.longest_first) {
+      tile = rewriter.getDenseI64ArrayAttr({fields.n, fields.consumers, fields.first, fields.group, 1});
+      uniform = call.getOperand(8); // the period, passed as the owner's y
+    } else {
+      tile = rewriter.getDenseI64ArrayAttr({fields.n, fields.consumers, fields.first, fields.group});
+    }
   }
   auto operands = call.getOperands();
   auto op = oxide::OwnedElemOp::create(rewriter, loc, ptr, operands[0], operands.slice(1, rank),
