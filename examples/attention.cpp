@@ -2,9 +2,9 @@
 // shape [batch, heads, seq_len, D], head dimensions 64 and 128, causal and not, on Hopper's
 // warpgroup tensor cores in the safe tier, with FlashAttention-3's schedule (the softmax
 // overlapping the tensor cores, the two consumer warpgroups taking turns at them) and without it
-// (serial, or without the turns). Each result is checked against the same computation
-// in double precision on the host (every row of a sample of heads), and its speed printed on a
-// GPU.
+// (serial, or without the turns), and for packed sequences of different lengths (varlen). Each
+// result is checked against the same computation in double precision on the host (every row of
+// a sample of heads), and its speed printed on a GPU.
 //
 //   oxcc run --arch=sm_90 examples/attention.cpp      (a GPU of compute capability 9.0, or the simulator)
 #include "attention.hpp"
@@ -98,6 +98,64 @@ template <std::uint32_t D, bool Causal, bool Overlap, bool PingPong = Overlap> b
   return wrong == 0;
 }
 
+/// Sequences of different lengths packed in each head (attention::forward_varlen): lengths off
+/// the tiles' multiples, so that q-tiles span sequences, and padding rows after the last, whose
+/// keys and values are huge (a query that saw one would be far off) and whose outputs must be 0.
+template <std::uint32_t D, bool Causal> bool run_varlen(const Problem &p) {
+  const std::vector<std::uint32_t> lengths = p.small ? std::vector<std::uint32_t>{100, 300, 37, 203}
+                                                     : std::vector<std::uint32_t>{1000, 3000, 517, 2203, 1};
+  std::vector<std::uint32_t> starts{0};
+  for (const std::uint32_t n : lengths)
+    starts.push_back(starts.back() + n);
+  const std::uint32_t rows =
+      (starts.back() + attention::kBM) / attention::kBM * attention::kBM; // >= 1 padding row
+  const std::uint32_t heads = p.heads, total = heads * rows;
+  const std::size_t n = std::size_t{total} * D;
+  std::mt19937 rng(11 + D + Causal);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<bf16> hq(n), hk(n), hv(n);
+  std::vector<float> fq(n), fk(n), fv(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool padding = i / D % rows >= starts.back();
+    fq[i] = oxide::to_float(hq[i] = oxide::to_bfloat16(dist(rng)));
+    fk[i] = oxide::to_float(hk[i] = oxide::to_bfloat16(padding ? 1000.0f : dist(rng)));
+    fv[i] = oxide::to_float(hv[i] = oxide::to_bfloat16(padding ? 1000.0f : dist(rng)));
+  }
+  auto map = [&](const std::vector<bf16> &host) {
+    return attention::HostMap::create(p.stream, oxide::DeviceBuffer<bf16>::from_host(p.stream, host),
+                                      {total, D});
+  };
+  auto q = map(hq), k = map(hk), v = map(hv);
+  auto o = oxide::DeviceBuffer<bf16>::from_host(p.stream, std::vector<bf16>(n, oxide::to_bfloat16(NAN)));
+  auto d_starts = oxide::DeviceBuffer<std::uint32_t>::from_host(p.stream, starts);
+  oxide::prepare(p.ctx, attention::forward_varlen<D, Causal>, attention::config(total, D))(
+      p.stream, q, k, v, o.view_2d(D, total), d_starts, rows, 1.0f / std::sqrt(float(D)));
+  const std::vector<bf16> got = o.to_host(p.stream);
+
+  std::size_t wrong = 0, checked = 0;
+  for (std::uint32_t h = 0; h < heads; ++h)
+    for (std::uint32_t r = 0; r < rows; r += p.small ? 1 : 29) {
+      std::vector<double> want(D, 0.0);
+      if (r < starts.back()) {
+        std::size_t i = 0;
+        while (starts[i + 1] <= r)
+          ++i;
+        want = attention::reference_row(fq, fk, fv, std::size_t{h} * rows + starts[i], r - starts[i],
+                                        lengths[i], D, Causal);
+      }
+      for (std::uint32_t e = 0; e < D; ++e, ++checked) {
+        const double g = oxide::to_float(got[(std::size_t{h} * rows + r) * D + e]);
+        if (!(std::fabs(g - want[e]) <= 1.0 / 64) && wrong++ < 5)
+          std::printf("attention varlen D=%u%s: O[head %u][%u][%u]: got %.6f, expected %.6f\n", D,
+                      Causal ? " causal" : "", h, r, e, g, want[e]);
+      }
+    }
+  std::printf("attention varlen D=%u%s: %zu sequences in %u rows per head, %zu elements checked", D,
+              Causal ? " causal" : "", lengths.size(), rows, checked);
+  std::printf(wrong ? ": %zu wrong\n" : "\n", wrong);
+  return wrong == 0;
+}
+
 } // namespace
 
 int main() try {
@@ -119,6 +177,8 @@ int main() try {
   ok &= run<64, true, false>(p);
   ok &= run<128, false, false>(p);
   ok &= run<128, true, true, false>(p);
+  ok &= run_varlen<64, false>(p);
+  ok &= run_varlen<128, true>(p);
   std::printf("attention on %s\n%s\n", ctx.device().name().c_str(), ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;
 } catch (const oxide::Error &e) {

@@ -1,7 +1,7 @@
 // Attention forward on Hopper's warpgroup tensor cores, in the safe tier: O = softmax(Q K^T s) V
 // for bf16 Q, K, V and O of shape [batch, heads, seq_len, D] (PyTorch's SDPA layout, viewed as
 // batch * heads * seq_len rows of D), head dimension D = 64 or 128, causal or not, s = 1/sqrt(D)
-// by default. The kernel of examples/attention.cpp (and of the benchmark against PyTorch's SDPA).
+// by default; and for sequences of different lengths packed in each head (forward_varlen). The kernel of examples/attention.cpp (and of the benchmark against PyTorch's SDPA).
 //
 // FlashAttention's algorithm with FlashAttention-3's data path. Each block of 3 warpgroups takes
 // 128 query rows of one head:
@@ -65,7 +65,8 @@ struct OnlineSoftmax {
   float row_max[2] = {kNegInf, kNegInf}, row_sum[2] = {0.0f, 0.0f};
 
   /// Turns the scores `s` into exp2(s scale_log2 - the rows' new maxima), adds them to the sums,
-  /// and gives in `rescale` the factor of the rows' earlier output (0 on the first step).
+  /// and gives in `rescale` the factor of the rows' earlier output (0 on the first step, 1 while a
+  /// row has had no key).
   template <std::uint32_t N>
   [[gnu::always_inline]] void step(oxide::wgmma::Accumulator<bf16, N> &s, float scale_log2,
                                    float (&rescale)[2]) noexcept {
@@ -79,8 +80,10 @@ struct OnlineSoftmax {
       tile_max[r] = std::fmax(tile_max[r], oxide::warp::shuffle_xor(tile_max[r], 1));
       tile_max[r] = std::fmax(tile_max[r], oxide::warp::shuffle_xor(tile_max[r], 2));
       const float next = std::fmax(row_max[r], tile_max[r]);
-      rescale[r] = std::exp2((row_max[r] - next) * scale_log2);
-      shift[r] = next * scale_log2;
+      // A row with no key yet (all masked) keeps nothing and adds zeros, not NaNs.
+      const bool none = next == kNegInf;
+      rescale[r] = none ? 1.0f : std::exp2((row_max[r] - next) * scale_log2);
+      shift[r] = none ? 0.0f : next * scale_log2;
       row_max[r] = next;
       row_sum[r] *= rescale[r];
     }
@@ -97,7 +100,7 @@ struct OnlineSoftmax {
     for (std::uint32_t r = 0; r < 2; ++r) {
       float sum = row_sum[r] + oxide::warp::shuffle_xor(row_sum[r], 1);
       sum += oxide::warp::shuffle_xor(sum, 2);
-      inverse[r] = 1.0f / sum;
+      inverse[r] = sum > 0.0f ? 1.0f / sum : 0.0f; // a row with no key at all (padding): zeros
     }
   }
 };
@@ -109,17 +112,6 @@ template <std::uint32_t N>
 #pragma unroll
   for (std::uint32_t i = 0; i < out.size; ++i)
     out.x[i] *= factor[i / 2 % 2];
-}
-
-/// The diagonal tile of a causal product: key column c > query row r (within the tile) masked.
-[[gnu::always_inline]] inline void mask_diagonal(oxide::wgmma::Accumulator<bf16, kBN> &s, std::uint32_t rank,
-                                                 std::uint32_t consumer) noexcept {
-#pragma unroll
-  for (std::uint32_t i = 0; i < s.size; ++i) {
-    const oxide::mma::Coord at = oxide::wgmma::Accumulator<bf16, kBN>::coord(rank, i);
-    if (at.col > 64 * consumer + at.row)
-      s.x[i] = OnlineSoftmax::kNegInf;
-  }
 }
 
 /// Issues S = Q K^T for the consumer's 64 rows against a stage's 128 keys, as one group.
@@ -152,24 +144,123 @@ template <class Mine, std::uint32_t D>
   }
 }
 
-/// O = softmax(Q K^T scale) V, with keys after the query masked out when Causal. q, k, v and o
-/// hold batch * heads heads of seq_len rows of D (seq_len a multiple of 128); launch config().
-/// With Overlap, each consumer's softmax runs while its previous P V is on the tensor cores; with
-/// PingPong (and Overlap) the two consumers also take turns at the tensor cores.
-template <std::uint32_t D, bool Causal, bool Overlap = true, bool PingPong = Overlap>
-[[kernel, oxide::launch_bounds(kThreads, 1),
-  oxide::launch_contract("domain = 1, block = 384, dynamic_shared = kSharedBytes<D>..232448, "
-                         "requires = (seq_len % 128 == 0, o.height() % seq_len == 0)")]] void
-forward(Map q, Map k, Map v, oxide::DisjointSpan2D<bf16> o, std::uint32_t seq_len, float scale) {
+/// The keys a query row attends to: [lo, hi) among its head's rows (hi already clamped to the row
+/// itself when causal).
+struct KeyRange {
+  std::uint32_t lo = 0, hi = 0;
+};
+
+/// Masks the scores of keys [key0, key0 + 128) outside each of the thread's two rows' ranges.
+[[gnu::always_inline]] inline void mask_keys(oxide::wgmma::Accumulator<bf16, kBN> &s, std::uint32_t rank,
+                                             std::uint32_t key0, const KeyRange (&rows)[2]) noexcept {
+#pragma unroll
+  for (std::uint32_t i = 0; i < s.size; ++i) {
+    const std::uint32_t key = key0 + oxide::wgmma::Accumulator<bf16, kBN>::coord(rank, i).col;
+    const KeyRange &range = rows[i / 2 % 2];
+    if (key < range.lo || key >= range.hi)
+      s.x[i] = OnlineSoftmax::kNegInf;
+  }
+}
+
+/// Heads of seq_len rows, every query attending to its head's keys (up to itself when causal).
+/// Causal blocks take every head's last q-tile first: it has the most keys.
+template <bool Causal> struct FixedLength {
+  std::uint32_t seq_len;
+
+  [[nodiscard]] std::uint32_t head_rows() const noexcept { return seq_len; }
+  [[nodiscard]] KeyRange row_keys(std::uint32_t row) const noexcept {
+    return {0, Causal ? row + 1 : seq_len};
+  }
+  [[nodiscard]] KeyRange block_keys(std::uint32_t row0) const noexcept {
+    return {0, Causal ? row0 + kBM : seq_len};
+  }
+  /// Whether the tile of keys from key0 reaches past a query of the block (from row0): only the
+  /// diagonal tile of a causal head.
+  [[nodiscard]] bool needs_mask(std::uint32_t key0, std::uint32_t row0) const noexcept {
+    return Causal && key0 + kBN > row0 + 1;
+  }
+  template <std::uint32_t D>
+  [[nodiscard]] auto origin(const oxide::DisjointSpan2D<bf16> &o,
+                            const oxide::block::BlockIndex &b) const noexcept {
+    if constexpr (Causal)
+      return o.warpgroup_tile_origin<D, kConsumers, 1>(b, oxide::LongestFirst{seq_len / kBM});
+    else
+      return o.warpgroup_tile_origin<D, kConsumers, 1>(b);
+  }
+  template <std::uint32_t D>
+  [[nodiscard, gnu::always_inline]] auto tile_mut(const oxide::DisjointSpan2D<bf16> &o,
+                                                  const oxide::block::BlockIndex &b) const noexcept {
+    if constexpr (Causal)
+      return o.warpgroup_tile_mut<D, kConsumers, 1>(b, oxide::LongestFirst{seq_len / kBM});
+    else
+      return o.warpgroup_tile_mut<D, kConsumers, 1>(b);
+  }
+};
+
+/// Sequences of different lengths packed one after the other in each head's `rows` rows
+/// (FlashAttention's varlen): sequence i is rows [starts[i], starts[i + 1]); the rows from the
+/// last start to `rows` are padding (they attend to nothing and read as zeros). A query attends
+/// to its own sequence's keys (up to itself when causal); a q-tile that spans sequences computes
+/// the keys of all of them and masks each row to its own.
+template <bool Causal> struct PackedSequences {
+  oxide::Span<const std::uint32_t> starts;
+  std::uint32_t rows;
+
+  /// Every tile: it may hold keys of another sequence.
+  [[nodiscard]] bool needs_mask(std::uint32_t, std::uint32_t) const noexcept { return true; }
+
+  [[nodiscard]] std::uint32_t head_rows() const noexcept { return rows; }
+  [[nodiscard]] KeyRange row_keys(std::uint32_t row) const noexcept {
+    // The last start at or before `row` (starts[0] is 0 and they never decrease).
+    const std::uint32_t *end = starts.get(starts.size() - 1);
+    if (end == nullptr || row >= *end)
+      return {};
+    std::size_t lo = 0, hi = starts.size() - 1;
+    while (hi - lo > 1) {
+      const std::size_t mid = (lo + hi) / 2;
+      const std::uint32_t *at = starts.get(mid);
+      if (at != nullptr && *at <= row)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    const std::uint32_t *first = starts.get(lo), *next = starts.get(lo + 1);
+    if (first == nullptr || next == nullptr)
+      return {};
+    return {*first, Causal && row + 1 < *next ? row + 1 : *next};
+  }
+  [[nodiscard]] KeyRange block_keys(std::uint32_t row0) const noexcept {
+    const KeyRange first = row_keys(row0);
+    const std::uint32_t *end = starts.get(starts.size() - 1);
+    if (first.lo >= first.hi || end == nullptr)
+      return {};
+    const std::uint32_t last = row0 + kBM - 1 < *end ? row0 + kBM - 1 : *end - 1;
+    return {first.lo, row_keys(last).hi};
+  }
+  template <std::uint32_t D>
+  [[nodiscard]] auto origin(const oxide::DisjointSpan2D<bf16> &o,
+                            const oxide::block::BlockIndex &b) const noexcept {
+    return o.warpgroup_tile_origin<D, kConsumers, 1>(b);
+  }
+  template <std::uint32_t D>
+  [[nodiscard, gnu::always_inline]] auto tile_mut(const oxide::DisjointSpan2D<bf16> &o,
+                                                  const oxide::block::BlockIndex &b) const noexcept {
+    return o.warpgroup_tile_mut<D, kConsumers, 1>(b);
+  }
+};
+
+/// The body of the attention kernels: O = softmax(Q K^T scale) V for the block's 128 queries
+/// against the keys `heads` gives them. With Overlap, each consumer's softmax runs while its
+/// previous P V is on the tensor cores; with PingPong (and Overlap) the two consumers also take
+/// turns at the tensor cores.
+template <std::uint32_t D, bool Overlap, bool PingPong, class Heads>
+[[gnu::always_inline]] inline void attend(const Map &q, const Map &k, const Map &v,
+                                          oxide::DisjointSpan2D<bf16> o, const Heads &heads, float scale) {
   constexpr std::uint32_t stages = kStages<D>, pieces = D / 64;
   auto &sm = oxide::dynamic_shared_object<Shared<D>>();
   const auto block = oxide::block::index();
   const std::uint32_t role = oxide::warpgroup::index(), rank = oxide::warpgroup::rank();
-  // Causal: the q-tiles of a head do more work the later they are, so the blocks take every
-  // head's last q-tile first (LongestFirst: runs of seq_len / 128 tiles).
-  const oxide::LongestFirst order{seq_len / kBM};
-  const auto origin = Causal ? o.warpgroup_tile_origin<D, kConsumers, 1>(block, order)
-                             : o.warpgroup_tile_origin<D, kConsumers, 1>(block);
+  const auto origin = heads.template origin<D>(o, block);
   if (role == 0 && rank == 0) {
     sm.q_full.init(1);
     for (std::uint32_t s = 0; s < stages; ++s) {
@@ -181,14 +272,17 @@ forward(Map q, Map k, Map v, oxide::DisjointSpan2D<bf16> o, std::uint32_t seq_le
   oxide::sync_threads();
   if (!origin.inside)
     return;
-  // The block's 128 queries are tile `tile` of their head, whose rows start at `head`.
-  const std::uint32_t head = static_cast<std::uint32_t>(origin.row / seq_len * seq_len);
-  const std::uint32_t tile = (static_cast<std::uint32_t>(origin.row) - head) / kBM;
-  const std::uint32_t steps = Causal ? tile + 1 : seq_len / kBN; // keys past the diagonal: none
+  // The block's 128 queries start at row `row0` of their head, whose rows start at `head`; the
+  // keys they need are [keys.lo, keys.hi) of the head, `steps` tiles of 128 from keys.lo.
+  const std::uint32_t rows = heads.head_rows();
+  const std::uint32_t head = static_cast<std::uint32_t>(origin.row / rows * rows);
+  const std::uint32_t row0 = static_cast<std::uint32_t>(origin.row) - head;
+  const KeyRange keys = heads.block_keys(row0);
+  const std::uint32_t steps = keys.hi > keys.lo ? (keys.hi - keys.lo + kBN - 1) / kBN : 0;
 
   if (role == 0) {
     oxide::warpgroup::decrease_registers<24>();
-    if (rank == 0) {
+    if (rank == 0 && steps > 0) {
       sm.q_full.arrive_expect_tx(pieces * Map::box_bytes);
       for (std::uint32_t p = 0; p < pieces; ++p)
         oxide::tma::load(sm.q[p], q,
@@ -200,7 +294,7 @@ forward(Map q, Map k, Map v, oxide::DisjointSpan2D<bf16> o, std::uint32_t seq_le
           sm.empty[at.stage].wait(at.phase ^ 1);
         auto &full = sm.full[at.stage];
         full.arrive_expect_tx(pieces * Map::box_bytes + VTile<D>::bytes);
-        const auto row = static_cast<std::int32_t>(head + j * kBN);
+        const auto row = static_cast<std::int32_t>(head + keys.lo + j * kBN);
         for (std::uint32_t p = 0; p < pieces; ++p)
           oxide::tma::load(sm.k[at.stage][p], k, {row, static_cast<std::int32_t>(64 * p)}, full);
         oxide::tma::load(sm.v[at.stage], v, {row, 0}, full);
@@ -212,20 +306,24 @@ forward(Map q, Map k, Map v, oxide::DisjointSpan2D<bf16> o, std::uint32_t seq_le
   oxide::warpgroup::increase_registers<240>();
   const std::uint32_t consumer = role - 1;
   const float scale_log2 = scale * 1.44269504088896340736f; // exp(x s) = exp2(x s log2(e))
+  // The keys of the thread's two rows, and whether step j's tile needs masking.
+  const std::uint32_t my_row = row0 + 64 * consumer + 16 * (rank / 32) + rank % 32 / 4;
+  const KeyRange row_keys[2] = {heads.row_keys(my_row), heads.row_keys(my_row + 8)};
   oxide::wgmma::Accumulator<bf16, kBN> s;
   oxide::wgmma::Accumulator<bf16, D> out;
   OnlineSoftmax softmax;
   float rescale[2];
-  sm.q_full.wait(0);
   oxide::PipelineState<stages> at;
+  if (steps > 0)
+    sm.q_full.wait(0);
   if constexpr (!Overlap) {
     for (std::uint32_t j = 0; j < steps; ++j, at.advance()) {
       sm.full[at.stage].wait(at.phase);
       oxide::wgmma::fence();
       issue_scores(s, sm, at.stage, consumer);
       oxide::wgmma::wait_group<0>();
-      if (Causal && j == tile)
-        mask_diagonal(s, rank, consumer);
+      if (heads.needs_mask(keys.lo + j * kBN, row0))
+        mask_keys(s, rank, keys.lo + j * kBN, row_keys);
       softmax.step(s, scale_log2, rescale);
       scale_rows(out, rescale);
       const auto p = oxide::wgmma::to_register_a<bf16>(s); // P = bf16(S), in registers
@@ -235,7 +333,7 @@ forward(Map q, Map k, Map v, oxide::DisjointSpan2D<bf16> o, std::uint32_t seq_le
       if (rank == 0)
         sm.empty[at.stage].arrive();
     }
-  } else {
+  } else if (steps > 0) {
     // FlashAttention-3's overlap inside the warpgroup: the softmax of step j runs while the
     // tensor cores add step j - 1's P V. S_j and that product are issued together, S_j waited
     // for alone (wait_group<1>); O is rescaled once the product has landed. With PingPong, the
@@ -253,8 +351,8 @@ forward(Map q, Map k, Map v, oxide::DisjointSpan2D<bf16> o, std::uint32_t seq_le
     if constexpr (PingPong)
       their_turn.arrive();
     oxide::wgmma::wait_group<0>();
-    if (Causal && tile == 0)
-      mask_diagonal(s, rank, consumer);
+    if (heads.needs_mask(keys.lo, row0))
+      mask_keys(s, rank, keys.lo, row_keys);
     softmax.step(s, scale_log2, rescale); // O is still zero: nothing to rescale
     auto p = oxide::wgmma::to_register_a<bf16>(s);
     std::uint32_t previous = at.stage;
@@ -269,8 +367,8 @@ forward(Map q, Map k, Map v, oxide::DisjointSpan2D<bf16> o, std::uint32_t seq_le
       if constexpr (PingPong)
         their_turn.arrive();
       oxide::wgmma::wait_group<1>(); // S_j has landed; the product may still run
-      if (Causal && j == tile)
-        mask_diagonal(s, rank, consumer);
+      if (heads.needs_mask(keys.lo + j * kBN, row0))
+        mask_keys(s, rank, keys.lo + j * kBN, row_keys);
       softmax.step(s, scale_log2, rescale);
       oxide::wgmma::wait_group<0>();
       if (rank == 0)
@@ -292,13 +390,34 @@ forward(Map q, Map k, Map v, oxide::DisjointSpan2D<bf16> o, std::uint32_t seq_le
       my_turn.sync(); // consumer 1's last arrival, so that no barrier is left half-way
   }
 
-  // O / the rows' sums, written from the registers two elements at a time.
+  // O / the rows' sums, written from the registers two elements at a time (rows that attend to
+  // nothing, padding, as zeros).
   float inverse[2];
   softmax.inverse_sums(inverse);
-  if constexpr (Causal)
-    store_rows(o.warpgroup_tile_mut<D, kConsumers, 1>(block, order), out, inverse);
-  else
-    store_rows(o.warpgroup_tile_mut<D, kConsumers, 1>(block), out, inverse);
+  store_rows(heads.template tile_mut<D>(o, block), out, inverse);
+}
+
+/// O = softmax(Q K^T scale) V, with keys after the query masked out when Causal. q, k, v and o
+/// hold batch * heads heads of seq_len rows of D (seq_len a multiple of 128); launch config().
+template <std::uint32_t D, bool Causal, bool Overlap = true, bool PingPong = Overlap>
+[[kernel, oxide::launch_bounds(kThreads, 1),
+  oxide::launch_contract("domain = 1, block = 384, dynamic_shared = kSharedBytes<D>..232448, "
+                         "requires = (seq_len % 128 == 0, o.height() % seq_len == 0)")]] void
+forward(Map q, Map k, Map v, oxide::DisjointSpan2D<bf16> o, std::uint32_t seq_len, float scale) {
+  attend<D, Overlap, PingPong>(q, k, v, o, FixedLength<Causal>{seq_len}, scale);
+}
+
+/// The same for sequences of different lengths (FlashAttention's varlen): each head's `rows`
+/// rows (a multiple of 128) hold the batch's sequences one after the other, sequence i at rows
+/// [starts[i], starts[i + 1]) (starts[0] = 0, non-decreasing, the last at most `rows`); the
+/// rows past the last are padding, written as zeros.
+template <std::uint32_t D, bool Causal>
+[[kernel, oxide::launch_bounds(kThreads, 1),
+  oxide::launch_contract("domain = 1, block = 384, dynamic_shared = kSharedBytes<D>..232448, "
+                         "requires = (rows % 128 == 0, o.height() % rows == 0, starts.size() >= 2)")]] void
+forward_varlen(Map q, Map k, Map v, oxide::DisjointSpan2D<bf16> o, oxide::Span<const std::uint32_t> starts,
+               std::uint32_t rows, float scale) {
+  attend<D, true, true>(q, k, v, o, PackedSequences<Causal>{starts, rows}, scale);
 }
 
 /// The host's reference (examples/attention.cpp, the benchmark): O for one head's row `r`, in
