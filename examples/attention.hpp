@@ -1,7 +1,8 @@
 // Attention forward on Hopper's warpgroup tensor cores, in the safe tier: O = softmax(Q K^T s) V
 // for bf16 Q, K, V and O of shape [batch, heads, seq_len, D] (PyTorch's SDPA layout, viewed as
 // batch * heads * seq_len rows of D), head dimension D = 64 or 128, causal or not, s = 1/sqrt(D)
-// by default; and for sequences of different lengths packed in each head (forward_varlen). The kernel of examples/attention.cpp (and of the benchmark against PyTorch's SDPA).
+// by default; and for sequences of different lengths packed in each head (forward_varlen). The kernel of
+// examples/attention.cpp (and of the benchmark against PyTorch's SDPA).
 //
 // FlashAttention's algorithm with FlashAttention-3's data path. Each block of 3 warpgroups takes
 // 128 query rows of one head:
