@@ -40,6 +40,9 @@ done
 # The maths comparison: the Oxide program and its nvcc twin (tests/gpu/math).
 "$build/bin/oxcc" build "${flags[@]}" "$root/tests/gpu/math/math_oxide.cpp" -o "$bundle/math_oxide"
 "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc" -O3 -arch=sm_90 -std=c++17 "$root/tests/gpu/math/math_nvcc.cu" -o "$bundle/math_nvcc"
+mkdir -p "$bundle/probes"
+"$build/bin/oxcc" build "${flags[@]}" "$root/benchmarks/gpu/probes/named_barrier_handoff.cpp" \
+  -o "$bundle/probes/named_barrier_handoff"
 cp "$build/bin/oxide_unit_tests" "$bundle/"
 cp "$root/tests/gpu/run.sh" "$bundle/run.sh"
 if [ -n "$kept" ]; then
@@ -49,4 +52,8 @@ elif [ "$differential" != 0 ] && [ "$differential" != keep ]; then
   OXCC="$build/bin/oxcc" bash "$root/tests/differential/build.sh" --programs "$differential" --kernels 100 \
     --out "$bundle/differential" --work "$build/differential"
 fi
+# The device tool carries at most 64 MiB: the programs' symbol tables go (their cubins stay).
+for exe in "$bundle"/examples/* "$bundle"/lang/* "$bundle"/probes/* "$bundle"/math_* "$bundle/oxide_unit_tests"; do
+  strip --strip-unneeded "$exe" 2>/dev/null || true
+done
 echo "build-suite: $(ls "$bundle/examples" | wc -l) examples and $(ls "$bundle/lang" | wc -l) language tests in $bundle; run 'bash .gpu/run.sh' on the GPU machine"

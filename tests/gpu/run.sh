@@ -94,6 +94,15 @@ elif [ "$diff_seconds" -gt 0 ]; then
 fi
 
 command -v compute-sanitizer >/dev/null || { record "compute-sanitizer" "not installed"; finish; }
+# Does racecheck model bar.arrive? The named-barrier handoff with arrive and with sync
+# (benchmarks/gpu/probes/named_barrier_handoff.cpp): informational, not counted as failures.
+if [ -x "$here/probes/named_barrier_handoff" ]; then
+  for mode in arrive sync; do
+    compute-sanitizer --tool racecheck "$here/probes/named_barrier_handoff" "$mode" > "$out/handoff-$mode.log" 2>&1
+    record "probe: handoff by $mode [racecheck]" \
+      "$(grep -E '^named_barrier_handoff|RACECHECK SUMMARY' "$out/handoff-$mode.log" | tr '\n' ' ')"
+  done
+fi
 # Every program under every tool, SANITIZER_JOBS at once (the tools are mostly CPU-bound and the
 # GPU machine has many cores), on the examples' small problems (OXIDE_EXAMPLE_SMALL, see
 # examples/problem_size.hpp). Each run gets at most 240 s and never more than the time left;
