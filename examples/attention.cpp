@@ -30,19 +30,31 @@ struct Problem {
   bool small;
 };
 
+/// Random bf16 Q, K and V of n elements (and their values as floats, for the reference); the
+/// elements for which `padding(i)` holds get huge keys and values instead.
+struct Inputs {
+  std::vector<bf16> q, k, v;
+  std::vector<float> fq, fk, fv;
+
+  template <class Padding>
+  Inputs(std::size_t n, unsigned seed, Padding padding) : q(n), k(n), v(n), fq(n), fk(n), fv(n) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    for (std::size_t i = 0; i < n; ++i) {
+      const bool pad = padding(i);
+      fq[i] = oxide::to_float(q[i] = oxide::to_bfloat16(dist(rng)));
+      fk[i] = oxide::to_float(k[i] = oxide::to_bfloat16(pad ? 1000.0f : dist(rng)));
+      fv[i] = oxide::to_float(v[i] = oxide::to_bfloat16(pad ? 1000.0f : dist(rng)));
+    }
+  }
+};
+
 /// Runs one configuration; true when every checked element is within the tolerance.
 template <std::uint32_t D, bool Causal, bool Overlap, bool PingPong = Overlap> bool run(const Problem &p) {
   const std::uint32_t rows = p.batch * p.heads * p.seq_len;
   const std::size_t n = std::size_t{rows} * D;
-  std::mt19937 rng(7 + D + Causal);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<bf16> hq(n), hk(n), hv(n);
-  std::vector<float> fq(n), fk(n), fv(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    fq[i] = oxide::to_float(hq[i] = oxide::to_bfloat16(dist(rng)));
-    fk[i] = oxide::to_float(hk[i] = oxide::to_bfloat16(dist(rng)));
-    fv[i] = oxide::to_float(hv[i] = oxide::to_bfloat16(dist(rng)));
-  }
+  const Inputs in(n, 7 + D + Causal, [](std::size_t) { return false; });
+  const auto &[hq, hk, hv, fq, fk, fv] = in;
   auto map = [&](const std::vector<bf16> &host) {
     return attention::HostMap::create(p.stream, oxide::DeviceBuffer<bf16>::from_host(p.stream, host),
                                       {rows, D});
@@ -111,16 +123,8 @@ template <std::uint32_t D, bool Causal> bool run_varlen(const Problem &p) {
       (starts.back() + attention::kBM) / attention::kBM * attention::kBM; // >= 1 padding row
   const std::uint32_t heads = p.heads, total = heads * rows;
   const std::size_t n = std::size_t{total} * D;
-  std::mt19937 rng(11 + D + Causal);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<bf16> hq(n), hk(n), hv(n);
-  std::vector<float> fq(n), fk(n), fv(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const bool padding = i / D % rows >= starts.back();
-    fq[i] = oxide::to_float(hq[i] = oxide::to_bfloat16(dist(rng)));
-    fk[i] = oxide::to_float(hk[i] = oxide::to_bfloat16(padding ? 1000.0f : dist(rng)));
-    fv[i] = oxide::to_float(hv[i] = oxide::to_bfloat16(padding ? 1000.0f : dist(rng)));
-  }
+  const Inputs in(n, 11 + D + Causal, [&](std::size_t i) { return i / D % rows >= starts.back(); });
+  const auto &[hq, hk, hv, fq, fk, fv] = in;
   auto map = [&](const std::vector<bf16> &host) {
     return attention::HostMap::create(p.stream, oxide::DeviceBuffer<bf16>::from_host(p.stream, host),
                                       {total, D});
