@@ -1,6 +1,7 @@
 // The warpgroup tensor cores' two operand layouts (oxide/device/wgmma.hpp): each of A and B
 // K-major (a SharedMatrix whose columns are k) or MN-major (a SharedPanels whose columns are m or
-// n, in 64-column panels), all four pairings, on the same A (64 x 64) and B (64 x 128). The
+// n, in panels of the swizzle's width), all four pairings, in the 128-, 64- and 32-byte swizzles
+// (K = 64, 32 and 16: MN-major A in 1, 2 and 4 panels), on A (64 x K) and B (K x 128). The
 // threads fill the tiles through their operator(), so the swizzled indexing and the descriptors
 // wgmma reads through must agree; the products (exact in f32: small multiples of 1/32) are
 // compared exactly with the host's. Then the register-A form, as attention's P V: S = A W^T
@@ -15,31 +16,39 @@
 #include <vector>
 
 using bf16 = oxide::bfloat16;
-constexpr std::uint32_t kM = 64, kN = 128, kK = 64;
+constexpr std::uint32_t kM = 64, kN = 128, kK = 64; // kK: the register-A chain's
 
-struct Tiles {
-  oxide::SharedMatrix<bf16, kM, kK, oxide::Swizzle::b128> a_k;  // (m, k)
-  oxide::SharedPanels<bf16, kK, kM, oxide::Swizzle::b128> a_mn; // (k, m)
-  oxide::SharedMatrix<bf16, kN, kK, oxide::Swizzle::b128> b_k;  // (n, k)
-  oxide::SharedPanels<bf16, kK, kN, oxide::Swizzle::b128> b_mn; // (k, n)
+/// The operands in swizzle S: K = the swizzle's width in bf16 (64, 32 or 16), so that a K-major
+/// row is one swizzle row and an MN-major operand is 64 / K or 128 / K panels.
+template <oxide::Swizzle S> inline constexpr std::uint32_t kSwizzleK = static_cast<std::uint32_t>(S) / 2;
+template <oxide::Swizzle S> struct Tiles {
+  static constexpr std::uint32_t k = kSwizzleK<S>;
+  oxide::SharedMatrix<bf16, kM, k, S> a_k;  // (m, k)
+  oxide::SharedPanels<bf16, k, kM, S> a_mn; // (k, m)
+  oxide::SharedMatrix<bf16, kN, k, S> b_k;  // (n, k)
+  oxide::SharedPanels<bf16, k, kN, S> b_mn; // (k, n)
 };
-constexpr std::uint32_t kSharedBytes = oxide::dynamic_shared_bytes_for<Tiles>;
+template <oxide::Swizzle S>
+inline constexpr std::uint32_t kSharedBytes = oxide::dynamic_shared_bytes_for<Tiles<S>>;
 
 /// Block p computes C = A B with A MN-major when p is odd and B MN-major when p >= 2, into rows
-/// [64 p, 64 p + 64) of `c` (256 x 128). a is A row-major (m x k), w is B^T row-major (n x k).
-[[kernel, oxide::launch_contract("domain = 1, block = 128, dynamic_shared = kSharedBytes, "
-                                 "requires = (a.size() == 64 * 64, w.size() == 128 * 64)")]] void
+/// [64 p, 64 p + 64) of `c` (256 x 128). a is A row-major (m x K), w is B^T row-major (n x K).
+template <oxide::Swizzle S>
+[[kernel,
+  oxide::launch_contract("domain = 1, block = 128, dynamic_shared = kSharedBytes<S>, "
+                         "requires = (a.size() == 64 * kSwizzleK<S>, w.size() == 128 * kSwizzleK<S>)")]] void
 layouts(oxide::DisjointSpan2D<float> c, oxide::Span<const bf16> a, oxide::Span<const bf16> w) {
-  auto &s = oxide::dynamic_shared_object<Tiles>();
+  constexpr std::uint32_t k_extent = kSwizzleK<S>;
+  auto &s = oxide::dynamic_shared_object<Tiles<S>>();
   const auto block = oxide::block::index();
   const std::uint32_t t = oxide::thread_idx().x, p = oxide::block_idx().x;
-  for (std::uint32_t e = t; e < kM * kK; e += 128) {
-    const std::uint32_t m = e / kK, k = e % kK;
+  for (std::uint32_t e = t; e < kM * k_extent; e += 128) {
+    const std::uint32_t m = e / k_extent, k = e % k_extent;
     s.a_k(m, k) = a[e];
     s.a_mn(k, m) = a[e];
   }
-  for (std::uint32_t e = t; e < kN * kK; e += 128) {
-    const std::uint32_t n = e / kK, k = e % kK;
+  for (std::uint32_t e = t; e < kN * k_extent; e += 128) {
+    const std::uint32_t n = e / k_extent, k = e % k_extent;
     s.b_k(n, k) = w[e];
     s.b_mn(k, n) = w[e];
   }
@@ -68,6 +77,37 @@ layouts(oxide::DisjointSpan2D<float> c, oxide::Span<const bf16> a, oxide::Span<c
 #pragma unroll
   for (std::uint32_t j = 0; j < acc.size; j += 2)
     mine.store_pair(j, acc.x[j], acc.x[j + 1]);
+}
+
+/// Runs layouts<S> and compares its four products with the host's; adds to checks and failures.
+template <oxide::Swizzle S>
+void check_layouts(oxide::Context &ctx, oxide::Stream &stream, std::size_t &checks, std::size_t &failures) {
+  constexpr std::uint32_t kK = kSwizzleK<S>;
+  std::vector<bf16> a(kM * kK), w(kN * kK);
+  std::vector<float> fa(a.size()), fw(w.size());
+  for (std::size_t e = 0; e < a.size(); ++e)
+    fa[e] = oxide::to_float(a[e] = oxide::to_bfloat16(float(int(e * 7 % 13) - 6) / 4));
+  for (std::size_t e = 0; e < w.size(); ++e)
+    fw[e] = oxide::to_float(w[e] = oxide::to_bfloat16(float(int(e * 5 % 11) - 5) / 8));
+  auto c = oxide::DeviceBuffer<float>::from_host(stream, std::vector<float>(4 * kM * kN, -1e30f));
+  auto da = oxide::DeviceBuffer<bf16>::from_host(stream, a);
+  auto dw = oxide::DeviceBuffer<bf16>::from_host(stream, w);
+  oxide::prepare(ctx, layouts<S>,
+                 oxide::LaunchConfig1D{4, 128, kSharedBytes<S>})(stream, c.view_2d(kN, 4 * kM), da, dw);
+  const std::vector<float> got = c.to_host(stream);
+  const char *names[] = {"A K-major, B K-major", "A MN-major, B K-major", "A K-major, B MN-major",
+                         "A MN-major, B MN-major"};
+  for (std::uint32_t p = 0; p < 4; ++p)
+    for (std::uint32_t m = 0; m < kM; ++m)
+      for (std::uint32_t n = 0; n < kN; ++n, ++checks) {
+        float want = 0;
+        for (std::uint32_t k = 0; k < kK; ++k)
+          want += fa[m * kK + k] * fw[n * kK + k];
+        const float g = got[(std::size_t{p} * kM + m) * kN + n];
+        if (g != want && failures++ < 8)
+          std::printf("wgmma_layouts: %s, %u-byte swizzle: mismatch at C[%u][%u]: got %g, want %g\n",
+                      names[p], static_cast<unsigned>(S), m, n, g, want);
+      }
 }
 
 struct Chain {
@@ -127,32 +167,10 @@ int main() try {
                 ctx.device().name().c_str());
     return 0;
   }
-  std::vector<bf16> a(kM * kK), w(kN * kK);
-  std::vector<float> fa(a.size()), fw(w.size());
-  for (std::size_t e = 0; e < a.size(); ++e)
-    fa[e] = oxide::to_float(a[e] = oxide::to_bfloat16(float(int(e * 7 % 13) - 6) / 4));
-  for (std::size_t e = 0; e < w.size(); ++e)
-    fw[e] = oxide::to_float(w[e] = oxide::to_bfloat16(float(int(e * 5 % 11) - 5) / 8));
-  const std::vector<float> poison(4 * kM * kN, -1e30f);
-  auto c = oxide::DeviceBuffer<float>::from_host(stream, poison);
-  auto da = oxide::DeviceBuffer<bf16>::from_host(stream, a);
-  auto dw = oxide::DeviceBuffer<bf16>::from_host(stream, w);
-  oxide::prepare(ctx, layouts, oxide::LaunchConfig1D{4, 128, kSharedBytes})(stream, c.view_2d(kN, 4 * kM), da,
-                                                                            dw);
-  const std::vector<float> got = c.to_host(stream);
-  const char *names[] = {"A K-major, B K-major", "A MN-major, B K-major", "A K-major, B MN-major",
-                         "A MN-major, B MN-major"};
   std::size_t checks = 0, failures = 0;
-  for (std::uint32_t p = 0; p < 4; ++p)
-    for (std::uint32_t m = 0; m < kM; ++m)
-      for (std::uint32_t n = 0; n < kN; ++n, ++checks) {
-        float want = 0;
-        for (std::uint32_t k = 0; k < kK; ++k)
-          want += fa[m * kK + k] * fw[n * kK + k];
-        const float g = got[(std::size_t{p} * kM + m) * kN + n];
-        if (g != want && failures++ < 8)
-          std::printf("wgmma_layouts: %s: mismatch at C[%u][%u]: got %g, want %g\n", names[p], m, n, g, want);
-      }
+  check_layouts<oxide::Swizzle::b128>(ctx, stream, checks, failures);
+  check_layouts<oxide::Swizzle::b64>(ctx, stream, checks, failures);
+  check_layouts<oxide::Swizzle::b32>(ctx, stream, checks, failures);
 
   // The register-A chain: integers in A, quarters in W, eighths in V, so that S, P = bf16(S) (a
   // multiple of 1/4: S's roundings only coarsen it) and O are exact in f32 whatever the order.
