@@ -748,10 +748,21 @@ void wgmma_outside(Span<const std::uint32_t> which) {
   float acc[4] = {};
   const std::uint64_t sbo = std::uint64_t{1024 >> 4} << 32 | std::uint64_t{1} << 62;
   const std::uint64_t inside = sbo | base >> 4, past = sbo | (base + 8192 - 512) >> 4;
-  if (which[0] == 0)
+  const std::uint32_t a[4] = {};
+  switch (which[0]) {
+  case 0:
     __oxide_wgmma(acc, inside, past, 8, 0, 0, 0, 0);
-  else
+    break;
+  case 1:
     __oxide_wgmma(acc, inside, inside, 8, static_cast<std::uint32_t>(WgmmaType::s8), 0, 1, 0);
+    break;
+  case 2: // A in registers, B past the tile
+    __oxide_wgmma_rs(acc, a, past, 8, 0, 0, 0);
+    break;
+  default: // A in registers, a tf32 B read MN-major
+    __oxide_wgmma_rs(acc, a, inside, 8, static_cast<std::uint32_t>(WgmmaType::tf32), 0, 1);
+    break;
+  }
 }
 
 TEST_F(SimHopper, WgmmaMisuseIsReported) {
@@ -770,6 +781,16 @@ TEST_F(SimHopper, WgmmaMisuseIsReported) {
   auto one = DeviceBuffer<std::uint32_t>::from_host(stream, std::vector<std::uint32_t>{1});
   EXPECT_NE(error_of([&] {
               oxide::unsafe_launch(stream, wgmma_outside, oxide::LaunchConfig1D{1, 128}, one);
+            }).find("only bf16 and f16 operands may be MN-major"),
+            std::string::npos);
+  // The register-A form checks B the same way.
+  auto two = DeviceBuffer<std::uint32_t>::from_host(stream, std::vector<std::uint32_t>{2});
+  const std::string register_outside =
+      error_of([&] { oxide::unsafe_launch(stream, wgmma_outside, oxide::LaunchConfig1D{1, 128}, two); });
+  EXPECT_NE(register_outside.find("of B is at shared address 0x"), std::string::npos) << register_outside;
+  auto three = DeviceBuffer<std::uint32_t>::from_host(stream, std::vector<std::uint32_t>{3});
+  EXPECT_NE(error_of([&] {
+              oxide::unsafe_launch(stream, wgmma_outside, oxide::LaunchConfig1D{1, 128}, three);
             }).find("only bf16 and f16 operands may be MN-major"),
             std::string::npos);
 }
