@@ -70,11 +70,20 @@ __device__ inline std::uint64_t descriptor(const void *tile) {
   return ((address & 0x3ffff) >> 4) | (std::uint64_t{1} << 16) | (std::uint64_t{1024 >> 4} << 32) |
          (std::uint64_t{1} << 62);
 }
+/// The descriptor of an MN-major bf16 tile (a row-major k x n B): 64-column panels of 64 rows of
+/// 128 bytes, 8192 bytes apart (leading byte offset), 8 rows 1024 bytes apart (stride).
+__device__ inline std::uint64_t descriptor_mn(const void *tile) {
+  const std::uint64_t address = smem(tile);
+  return ((address & 0x3ffff) >> 4) | (std::uint64_t{8192 >> 4} << 16) | (std::uint64_t{1024 >> 4} << 32) |
+         (std::uint64_t{1} << 62);
+}
 __device__ inline void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ inline void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 template <int N> __device__ inline void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
 }
+/// B K-major (TransB 0) or MN-major (1).
+template <int TransB>
 __device__ inline void wgmma_m64n256k16(float (&d)[128], std::uint64_t da, std::uint64_t db, int accumulate) {
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
@@ -85,7 +94,7 @@ __device__ inline void wgmma_m64n256k16(float (&d)[128], std::uint64_t da, std::
       "%71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, "
       "%91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, "
       "%109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, "
-      "%126, %127}, %128, %129, p, 1, 1, 0, 0;\n}"
+      "%126, %127}, %128, %129, p, 1, 1, 0, %131;\n}"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
         "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
         "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]),
@@ -104,9 +113,12 @@ __device__ inline void wgmma_m64n256k16(float (&d)[128], std::uint64_t da, std::
         "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]),
         "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]),
         "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-      : "l"(da), "l"(db), "r"(accumulate));
+      : "l"(da), "l"(db), "r"(accumulate), "n"(TransB));
 }
 
+/// C = A W^T (B = W^T K-major), or with RowMajorB C = A B for a row-major k x n B, loaded as four
+/// 64-column panels per stage and read MN-major.
+template <bool RowMajorB>
 __global__ void __launch_bounds__(kThreads, 1)
     wgmma_gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, float *c,
                unsigned m, unsigned n, unsigned k) {
@@ -138,7 +150,11 @@ __global__ void __launch_bounds__(kThreads, 1)
           mbar_wait(&sm.empty[s], (i / kStages - 1) & 1);
         mbar_expect_tx(&sm.full[s], (kBM + kBN) * kBK * sizeof(__nv_bfloat16));
         tma_load_2d(sm.a[s], &map_a, &sm.full[s], int(i * kBK), int(row0));
-        tma_load_2d(sm.b[s], &map_b, &sm.full[s], int(i * kBK), int(col0));
+        if (RowMajorB)
+          for (unsigned p = 0; p < kBN / 64; ++p)
+            tma_load_2d(&sm.b[s][p * 64 * kBK], &map_b, &sm.full[s], int(col0 + 64 * p), int(i * kBK));
+        else
+          tma_load_2d(sm.b[s], &map_b, &sm.full[s], int(i * kBK), int(col0));
       }
     }
   } else {
@@ -151,11 +167,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (unsigned i = 0; i < steps; ++i) {
       const unsigned s = i % kStages;
       mbar_wait(&sm.full[s], (i / kStages) & 1);
-      const std::uint64_t da = descriptor(&sm.a[s][half * 64 * kBK]), db = descriptor(sm.b[s]);
+      const std::uint64_t da = descriptor(&sm.a[s][half * 64 * kBK]),
+                          db = RowMajorB ? descriptor_mn(sm.b[s]) : descriptor(sm.b[s]);
       wgmma_fence();
+      // k step kk: 32 bytes along a K-major row, or 16 rows (2048 bytes) down an MN-major panel.
 #pragma unroll
       for (unsigned kk = 0; kk < kBK / 16; ++kk)
-        wgmma_m64n256k16(d, da + 2 * kk, db + 2 * kk, 1);
+        wgmma_m64n256k16<RowMajorB ? 1 : 0>(d, da + 2 * kk, db + (RowMajorB ? 128 : 2) * kk, 1);
       wgmma_commit();
       wgmma_wait<0>();
       if (t % 128 == 0)
@@ -294,11 +312,12 @@ int main(int argc, char **argv) {
     {
       const CUtensorMap map_a = tensor_map(encode, a.ptr, n, n, kBM),
                         map_b = tensor_map(encode, w.ptr, n, n, kBN);
-      CHECK(cudaFuncSetAttribute(wgmma_gemm, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSharedBytes)));
+      CHECK(cudaFuncSetAttribute(wgmma_gemm<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 int(kSharedBytes)));
       c.poison();
       const unsigned blocks = (n / kBM) * (n / kBN);
       const float ms = timer.median_ms(
-          [&](int) { wgmma_gemm<<<blocks, kThreads, kSharedBytes>>>(map_a, map_b, c.ptr, n, n, n); });
+          [&](int) { wgmma_gemm<false><<<blocks, kThreads, kSharedBytes>>>(map_a, map_b, c.ptr, n, n, n); });
       const bool ok = bench::check_gemm_nt("wgmma_gemm", c.download(), fa, fw, n, bench::kBf16GemmTolerance);
       bench::report("wgmma_gemm", bench::dims(n, n), "flops", flops, ms, ok, "cuda");
     }
@@ -332,6 +351,18 @@ int main(int argc, char **argv) {
       const bool ok =
           bench::check_gemm_nt("cublas_bf16_nn", c.download(), fa, fw, n, bench::kBf16GemmTolerance);
       bench::report("cublas_bf16_nn", bench::dims(n, n), "flops", flops, ms, ok, "cuda");
+      // The twin of wgmma_gemm_nn: the same kernel with B's panels read MN-major.
+      const CUtensorMap map_a = tensor_map(encode, a.ptr, n, n, kBM),
+                        map_bt = tensor_map(encode, b.ptr, n, n, 64);
+      CHECK(cudaFuncSetAttribute(wgmma_gemm<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 int(kSharedBytes)));
+      c.poison();
+      const unsigned blocks = (n / kBM) * (n / kBN);
+      const float nn_ms = timer.median_ms(
+          [&](int) { wgmma_gemm<true><<<blocks, kThreads, kSharedBytes>>>(map_a, map_bt, c.ptr, n, n, n); });
+      const bool nn_ok =
+          bench::check_gemm_nt("wgmma_gemm_nn", c.download(), fa, fw, n, bench::kBf16GemmTolerance);
+      bench::report("wgmma_gemm_nn", bench::dims(n, n), "flops", flops, nn_ms, nn_ok, "cuda");
     }
     {
       // tf32: the Oxide side's inputs (the same floats rounded to tf32, to nearest with ties away
