@@ -1,8 +1,8 @@
 // Attention forward on Hopper's warpgroup tensor cores, in the safe tier: O = softmax(Q K^T s) V
 // for bf16 Q, K, V and O of shape [batch, heads, seq_len, D] (PyTorch's SDPA layout, viewed as
 // batch * heads * seq_len rows of D), head dimension D = 64 or 128, causal or not, s = 1/sqrt(D)
-// by default; and for sequences of different lengths packed in each head (forward_varlen). The kernel of
-// examples/attention.cpp (and of the benchmark against PyTorch's SDPA).
+// by default (forward); and for sequences of different lengths packed in each head
+// (forward_varlen). The kernels of examples/attention.cpp and of the benchmark against SDPA.
 //
 // FlashAttention's algorithm with FlashAttention-3's data path. Each block of 3 warpgroups takes
 // 128 query rows of one head:
@@ -12,7 +12,9 @@
 //   K-major, as it is stored), the online softmax on S's registers, P = bf16(S) converted in
 //   registers to the A operand of the next product (wgmma::to_register_a: no shared memory), and
 //   O += P V with wgmma (V read MN-major, as it is stored: SharedPanels), then the stage goes
-//   back to the producer.
+//   back to the producer. By default with FlashAttention-3's schedule: a consumer's softmax of
+//   one key tile runs while its P V of the previous tile is on the tensor cores, and the two
+//   consumers take turns at the tensor cores (named barriers).
 // The output is written from O's registers through DisjointSpan2D::warpgroup_tile_mut: each
 // thread writes the elements it holds, two at a time. Causal blocks take their heads' q-tiles
 // longest-first (the last q-tile of every head first).
