@@ -367,14 +367,14 @@ private:
   size_type width_, height_, x_, y_;
 };
 
-/// A row-major width x height output of a 2-D launch; thread (x, y) may write element
-/// [y][x] only, or the tile of elements tile_mut gives it.
 /// The order of DisjointSpan2D::warpgroup_tile_mut's tiles for work that grows along runs of
 /// `period` tiles (causal attention: a head's q-tiles): every run's longest tile first.
 struct LongestFirst {
   std::size_t period;
 };
 
+/// A row-major width x height output of a 2-D launch; thread (x, y) may write element
+/// [y][x] only, or the tile of elements tile_mut gives it.
 template <class T> class DisjointSpan2D {
   static_assert(!std::is_const_v<T>, "a DisjointSpan2D is an output; use Span<const T> for inputs");
   static_assert(std::is_trivially_copyable_v<T>, "oxide::DisjointSpan2D elements must be trivially copyable");
