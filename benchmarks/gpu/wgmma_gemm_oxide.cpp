@@ -57,27 +57,22 @@ void bench_type(oxide::Context &ctx, oxide::Stream &stream, bench::EventTimer &t
     for (std::size_t q = 0; q < nn; ++q)
       hb[q] = hw[q % n * n + q / n];
     auto bt = wgmma_gemm::HostMapB<T>::create(stream, oxide::DeviceBuffer<T>::from_host(stream, hb), {n, n});
-    // The same kernels launched persistent: a block per multiprocessor taking every sms-th tile.
-    const auto sms = static_cast<std::uint32_t>(ctx.device().sm_count());
-    for (const bool persistent : {false, true}) {
-      const auto launch = persistent ? wgmma_gemm::persistent_config(n, n, sms) : wgmma_gemm::config(n, n);
-      const char *nt_name = persistent ? "wgmma_gemm_persistent" : nullptr;
-      const char *nn_name = persistent ? "wgmma_gemm_nn_persistent" : "wgmma_gemm_nn";
-      if (nt_name) {
-        auto nt_kernel = oxide::prepare(ctx, wgmma_gemm::gemm<T>, launch);
-        bench::poison(timer, stream, c);
-        const float ms = timer.median_ms(stream, [&](int) { nt_kernel(stream, a, w, c.view_2d(n, n), n); });
-        const bool nt_ok =
-            bench::check_gemm_nt(nt_name, c.to_host(stream), fa, fw, n, bench::kBf16GemmTolerance);
-        bench::report(nt_name, bench::dims(n, n), "flops", flops, ms, nt_ok, "safe");
-      }
-      auto nn_kernel = oxide::prepare(ctx, wgmma_gemm::gemm_nn<T>, launch);
+    // One product: timed, checked against the reference, reported.
+    auto time_product = [&](const char *name, auto kernel, const oxide::LaunchConfig1D &launch,
+                            const auto &b) {
+      auto prepared = oxide::prepare(ctx, kernel, launch);
       bench::poison(timer, stream, c);
-      const float nn_ms = timer.median_ms(stream, [&](int) { nn_kernel(stream, a, bt, c.view_2d(n, n), n); });
-      const bool nn_ok =
-          bench::check_gemm_nt(nn_name, c.to_host(stream), fa, fw, n, bench::kBf16GemmTolerance);
-      bench::report(nn_name, bench::dims(n, n), "flops", flops, nn_ms, nn_ok, "safe");
-    }
+      const float ms = timer.median_ms(stream, [&](int) { prepared(stream, a, b, c.view_2d(n, n), n); });
+      const bool checked =
+          bench::check_gemm_nt(name, c.to_host(stream), fa, fw, n, bench::kBf16GemmTolerance);
+      bench::report(name, bench::dims(n, n), "flops", flops, ms, checked, "safe");
+    };
+    time_product("wgmma_gemm_nn", wgmma_gemm::gemm_nn<T>, wgmma_gemm::config(n, n), bt);
+    // The same kernels launched persistent: a block per multiprocessor taking every sms-th tile.
+    const auto persistent =
+        wgmma_gemm::persistent_config(n, n, static_cast<std::uint32_t>(ctx.device().sm_count()));
+    time_product("wgmma_gemm_persistent", wgmma_gemm::gemm<T>, persistent, w);
+    time_product("wgmma_gemm_nn_persistent", wgmma_gemm::gemm_nn<T>, persistent, bt);
 
     std::vector<float> bias(n);
     for (std::uint32_t j = 0; j < n; ++j)
