@@ -94,7 +94,8 @@ MLIR_VOCABULARY = [
     "oxide.thread_index", "oxide.grid_stride_next", "oxide.disjoint_get", "oxide.span_elem", "oxide.barrier",
     "oxide.bounds_fail", "llvm.func", "llvm.call", "llvm.store", "llvm.load", "llvm.getelementptr", "!llvm.ptr",
     "i32", "i64", "i1", "%0", "%arg0", "^bb1", "{", "}", "(", ")", ",", ":", "=", "attributes", "oxide.kernel",
-    "oxide.contract", '"domain = 1"', "llvm.return", "llvm.br", "llvm.cond_br", "dense<0>", "#llvm.noalias",
+    "#oxide.kernel", "#oxide.kernel<", "params = [", "contract = ", "launch_bounds = [", "element_sizes = [", "output",
+    "input", "oxide.contract", '"domain = 1"', "llvm.return", "llvm.br", "llvm.cond_br", "dense<0>", "#llvm.noalias",
 ]
 
 # Statements C++ kernels cannot or should not contain, and type swaps that break a contract.

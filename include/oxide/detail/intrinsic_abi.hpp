@@ -141,6 +141,57 @@ enum class Ownership : std::uint32_t {
   warpgroup_tile = 10, // 2-D, block b: its tile of warpgroup-MMA accumulators (detail::WarpgroupTile)
 };
 
+/// What __oxide_owned_elem's `param` is for a shape.
+enum class OwnedParam : std::uint8_t {
+  none,     // unused (0)
+  count,    // the elements per thread, K: a constant from 1 to detail::kMaxStridedCount
+  distance, // the pair distance h: a run-time value the same for every thread
+  tile,     // a packed detail::WarpgroupTile
+};
+
+/// Everything about a shape of Ownership but its element formula (the dialect's lowering and
+/// the simulator): the op's verifier and oxide-raise read the ranks and the param, and
+/// oxide-verify-safety the witnesses. Row s describes Ownership s.
+struct OwnershipShape {
+  Ownership shape;
+  std::uint32_t output_rank; // extents of the output it writes
+  std::uint32_t owner_rank;  // owner coordinates (x, then y)
+  bool grouped;              // owned by a group (`group`, by its group index), else by a thread
+  Group group;
+  std::uint32_t witness_rank; // a thread's owner: its thread index of this rank, one per dimension
+  bool steps_x, steps_y;      // whether the x / y owner may be a grid-stride step of that index
+  OwnedParam param;
+};
+
+inline constexpr OwnershipShape kOwnershipShapes[] = {
+    {Ownership::warp_leader, 1, 1, true, Group::warp, 0, false, false, OwnedParam::none},
+    {Ownership::warp_lanes, 2, 1, true, Group::warp, 0, false, false, OwnedParam::none},
+    {Ownership::block_leader, 1, 1, true, Group::block, 0, false, false, OwnedParam::none},
+    {Ownership::block_threads, 2, 1, true, Group::block, 0, false, false, OwnedParam::none},
+    {Ownership::cluster_leader, 1, 1, true, Group::cluster, 0, false, false, OwnedParam::none},
+    {Ownership::launch_strided, 1, 1, false, Group::warp, 1, true, false, OwnedParam::none},
+    // The block's place comes from the launch registers: the thread's own index, not a step of it.
+    {Ownership::block_strided, 1, 1, false, Group::warp, 1, false, false, OwnedParam::count},
+    {Ownership::strided_rows, 2, 2, false, Group::warp, 2, true, false, OwnedParam::count},
+    {Ownership::pair, 1, 1, false, Group::warp, 1, true, false, OwnedParam::distance},
+    {Ownership::z_column, 3, 2, false, Group::warp, 2, true, true, OwnedParam::none},
+    {Ownership::warpgroup_tile, 2, 1, true, Group::block, 0, false, false, OwnedParam::tile},
+};
+
+/// The row of `shape`.
+[[nodiscard]] constexpr const OwnershipShape &ownership_shape(Ownership shape) noexcept {
+  return kOwnershipShapes[static_cast<std::uint32_t>(shape)];
+}
+
+static_assert(
+    [] {
+      for (std::uint32_t i = 0; i < sizeof(kOwnershipShapes) / sizeof(kOwnershipShapes[0]); ++i)
+        if (static_cast<std::uint32_t>(kOwnershipShapes[i].shape) != i)
+          return false;
+      return true;
+    }(),
+    "kOwnershipShapes: row s describes Ownership s");
+
 /// The multiplicands of a warpgroup MMA (__oxide_wgmma): the accumulator is f32, s32 for s8.
 /// K of one instruction is 32 bytes of the multiplicand: 16 for bf16/f16, 8 for tf32, 32 for
 /// the 8-bit types.

@@ -1,11 +1,13 @@
 // What the compiler records about each kernel parameter: one letter per parameter, in the
 // oxide.params annotation and the device image's KernelInfo::param_kinds ("a=i,b=o,n=u"), and in
-// the simulator's write-check descriptions ("a=i4,p=c4"). This is the one definition of the
-// letters: the frontend encodes them (compiler/ast/ContractAttributes.cpp), the dialect
-// (Oxide/IR/KernelContract.h), the runtime and the simulator decode them here.
+// the simulator's write-check descriptions ("a=i4,p=c4"); by name in the dialect's #oxide.kernel
+// attribute. This is the one definition of the letters and the names: the frontend encodes them
+// (compiler/ast/ContractAttributes.cpp), the dialect (Oxide/IR/KernelContract.h), the runtime and
+// the simulator decode them here.
 #pragma once
 
 #include <optional>
+#include <string_view>
 
 namespace oxide::detail {
 
@@ -28,23 +30,28 @@ enum class ParamKind : char {
   pointer = 'p',             ///< T *, likewise
 };
 
-inline constexpr ParamKind kParamKinds[] = {
-    ParamKind::input,
-    ParamKind::mutable_span,
-    ParamKind::output,
-    ParamKind::output_2d,
-    ParamKind::output_3d,
-    ParamKind::atomic,
-    ParamKind::append,
-    ParamKind::permutation,
-    ParamKind::claims,
-    ParamKind::tensor_map,
-    ParamKind::writable_tensor_map,
-    ParamKind::unsigned_integer,
-    ParamKind::signed_integer,
-    ParamKind::other,
-    ParamKind::const_pointer,
-    ParamKind::pointer,
+/// Every kind with the name the dialect's `#oxide.kernel` attribute spells it with.
+struct ParamKindName {
+  ParamKind kind;
+  std::string_view name;
+};
+inline constexpr ParamKindName kParamKinds[] = {
+    {ParamKind::input, "input"},
+    {ParamKind::mutable_span, "mutable_span"},
+    {ParamKind::output, "output"},
+    {ParamKind::output_2d, "output_2d"},
+    {ParamKind::output_3d, "output_3d"},
+    {ParamKind::atomic, "atomic"},
+    {ParamKind::append, "append"},
+    {ParamKind::permutation, "permutation"},
+    {ParamKind::claims, "claims"},
+    {ParamKind::tensor_map, "tensor_map"},
+    {ParamKind::writable_tensor_map, "writable_tensor_map"},
+    {ParamKind::unsigned_integer, "unsigned_integer"},
+    {ParamKind::signed_integer, "signed_integer"},
+    {ParamKind::other, "other"},
+    {ParamKind::const_pointer, "const_pointer"},
+    {ParamKind::pointer, "pointer"},
 };
 
 /// The letter that encodes `kind`.
@@ -52,9 +59,25 @@ inline constexpr ParamKind kParamKinds[] = {
 
 /// The kind `letter` encodes; std::nullopt for a letter that encodes none.
 [[nodiscard]] constexpr std::optional<ParamKind> param_kind(char letter) noexcept {
-  for (ParamKind kind : kParamKinds)
-    if (param_kind_letter(kind) == letter)
-      return kind;
+  for (const ParamKindName &entry : kParamKinds)
+    if (param_kind_letter(entry.kind) == letter)
+      return entry.kind;
+  return std::nullopt;
+}
+
+/// The name of `kind` in the dialect's attribute.
+[[nodiscard]] constexpr std::string_view param_kind_name(ParamKind kind) noexcept {
+  for (const ParamKindName &entry : kParamKinds)
+    if (entry.kind == kind)
+      return entry.name;
+  return {};
+}
+
+/// The kind named `name`; std::nullopt for a name that names none.
+[[nodiscard]] constexpr std::optional<ParamKind> param_kind_named(std::string_view name) noexcept {
+  for (const ParamKindName &entry : kParamKinds)
+    if (entry.name == name)
+      return entry.kind;
   return std::nullopt;
 }
 

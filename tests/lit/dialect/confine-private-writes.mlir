@@ -8,7 +8,7 @@
 // oxide-confine-private-writes changes only the writes at offsets the proof cannot bound; it
 // records nothing.
 // CONFINE-LABEL: llvm.func @accepted
-// CONFINE-NOT: oxide.elem_sizes
+// CONFINE-NOT: element_sizes
 // CONFINE: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr
 // CONFINE: %[[L:.*]] = llvm.addrspacecast %{{.*}} : !llvm.ptr to !llvm.ptr<5>
 // CONFINE: llvm.store %{{.*}}, %[[L]] : f32, !llvm.ptr<5>
@@ -18,10 +18,10 @@
 // oxide-record-element-sizes records the element size of each span parameter (0: none) and
 // changes no write.
 // SIZES-LABEL: llvm.func @accepted
-// SIZES-SAME: ["oxide.elem_sizes", "4,0"]
+// SIZES-SAME: element_sizes = [4, 0]
 // SIZES-NOT: llvm.addrspacecast
 llvm.func @accepted(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>}, %j: i64)
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o,j=u"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [out: output, j: unsigned_integer], contract = "domain = 1, dynamic_shared = 0..0">} {
   %one = llvm.mlir.constant(1 : i32) : i32
   %eight = llvm.mlir.constant(8 : i64) : i64
   %v = llvm.mlir.constant(1.0 : f32) : f32
@@ -45,7 +45,7 @@ llvm.func @accepted(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Dis
 
 // A write the proof refuses: the pass fails with the proof's error, and changes nothing.
 llvm.func @refused(%in: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Span", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "in=i"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [in: input], contract = "domain = 1, dynamic_shared = 0..0">} {
   %v = llvm.mlir.constant(1.0 : f32) : f32
   %data = llvm.load %in : !llvm.ptr -> !llvm.ptr
   // expected-error @+1 {{this write targets input 'in'}}

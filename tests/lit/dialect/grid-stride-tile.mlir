@@ -3,7 +3,7 @@
 // A grid-stride loop's indices are witnesses: the loop passes provenance and lowers to
 // index + nctaid * ntid.
 // CHECK-LABEL: llvm.func ptx_kernelcc @loop
-llvm.func @loop(%p: !llvm.ptr, %n: i64) attributes {oxide.kernel} {
+llvm.func @loop(%p: !llvm.ptr, %n: i64) attributes {oxide.kernel = #oxide.kernel} {
   %i0 = oxide.thread_index rank 1 dim x : i64
   llvm.br ^head(%i0 : i64)
 ^head(%i: i64):

@@ -25,7 +25,7 @@ llvm.func @wrong_type() {
 // -----
 
 // expected-error @+1 {{kernel 'returns_value' must return void}}
-llvm.func @returns_value() -> i32 attributes {oxide.kernel} {
+llvm.func @returns_value() -> i32 attributes {oxide.kernel = #oxide.kernel} {
   %c = llvm.mlir.constant(0 : i32) : i32
   llvm.return %c : i32
 }
@@ -33,11 +33,11 @@ llvm.func @returns_value() -> i32 attributes {oxide.kernel} {
 // -----
 
 // expected-error @+1 {{kernel 'no_body' has no body}}
-llvm.func @no_body() attributes {oxide.kernel}
+llvm.func @no_body() attributes {oxide.kernel = #oxide.kernel}
 
 // -----
 
-// expected-error @+1 {{'oxide.kernel' must be a unit attribute}}
+// expected-error @+1 {{'oxide.kernel' must be a #oxide.kernel attribute}}
 llvm.func @not_unit() attributes {oxide.kernel = 1 : i32} {
   llvm.return
 }
@@ -45,7 +45,7 @@ llvm.func @not_unit() attributes {oxide.kernel = 1 : i32} {
 // -----
 
 // expected-error @+1 {{'oxide.kernel' may only mark an llvm.func}}
-llvm.mlir.global external @g() {oxide.kernel} : i32
+llvm.mlir.global external @g() {oxide.kernel = #oxide.kernel} : i32
 
 // -----
 
@@ -97,15 +97,80 @@ llvm.func @disjoint_mismatch(%p: !llvm.ptr, %n: i64) {
 
 // -----
 
-// expected-error @+1 {{malformed 'oxide.params'}}
-llvm.func @bad_params() attributes {oxide.kernel, oxide.params = "a"} {
+// expected-error @+1 {{unknown parameter kind 'span' (the kinds are those of include/oxide/detail/param_kind.hpp)}}
+llvm.func @bad_param_kind(%a: i64) attributes {oxide.kernel = #oxide.kernel<params = [a: span]>} {
   llvm.return
 }
 
 // -----
 
-// expected-error @+1 {{malformed contract on kernel 'bad_contract': domain must be 1, 2 or 3}}
-llvm.func @bad_contract() attributes {oxide.kernel, oxide.params = "", oxide.contract = "domain = 5"} {
+// expected-error @+1 {{parameter 'a' is a pointer, which kernels declare as 'other'}}
+llvm.func @pointer_param(%a: !llvm.ptr) attributes {oxide.kernel = #oxide.kernel<params = [a: pointer]>} {
+  llvm.return
+}
+
+// -----
+
+// expected-error @+1 {{malformed contract: domain must be 1, 2 or 3}}
+llvm.func @bad_contract() attributes {oxide.kernel = #oxide.kernel<contract = "domain = 5">} {
+  llvm.return
+}
+
+// -----
+
+// The contract names its parameters by kind: $0 is no span here.
+// expected-error @+1 {{malformed contract:}}
+llvm.func @contract_on_scalar(%n: i64) attributes {oxide.kernel = #oxide.kernel<params = [n: unsigned_integer], contract = "domain = 1, requires = ($0.size() > 4)">} {
+  llvm.return
+}
+
+// -----
+
+// expected-error @+1 {{unknown key 'block' (expected params, contract, launch_bounds or element_sizes)}}
+llvm.func @unknown_key() attributes {oxide.kernel = #oxide.kernel<block = [128]>} {
+  llvm.return
+}
+
+// -----
+
+// expected-error @+1 {{'contract' is given twice}}
+llvm.func @twice() attributes {oxide.kernel = #oxide.kernel<contract = "domain = 1", contract = "domain = 2">} {
+  llvm.return
+}
+
+// -----
+
+// expected-error @+1 {{two parameters are named 'a'}}
+llvm.func @same_names(%a: i64, %b: i64) attributes {oxide.kernel = #oxide.kernel<params = [a: input, a: output]>} {
+  llvm.return
+}
+
+// -----
+
+// expected-error @+1 {{expected an unsigned 32-bit integer}}
+llvm.func @negative_bounds() attributes {oxide.kernel = #oxide.kernel<launch_bounds = [-1, 2]>} {
+  llvm.return
+}
+
+// -----
+
+// expected-error @+1 {{launch_bounds is [max threads per block, min blocks per SM]}}
+llvm.func @bad_bounds() attributes {oxide.kernel = #oxide.kernel<launch_bounds = [128]>} {
+  llvm.return
+}
+
+// -----
+
+// expected-error @+1 {{'oxide.kernel' must be a #oxide.kernel attribute}}
+llvm.func @unit_kernel() attributes {oxide.kernel} {
+  llvm.return
+}
+
+// -----
+
+// The frontend's strings are the dialect's no more: they arrive in passthrough.
+// expected-error @+1 {{unknown oxide attribute 'oxide.contract'}}
+llvm.func @string_contract() attributes {oxide.kernel = #oxide.kernel, oxide.contract = "domain = 1"} {
   llvm.return
 }
 

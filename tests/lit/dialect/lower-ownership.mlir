@@ -17,7 +17,7 @@
 // CHECK: %[[IN:.*]] = llvm.icmp "ult" %[[W]], %arg1 : i64
 // CHECK: %[[OK:.*]] = llvm.and %[[LEAD]], %[[IN]] : i1
 // CHECK: llvm.select %[[OK]], %{{.*}}, %{{.*}} : i1, !llvm.ptr
-llvm.func @warp_leader(%p: !llvm.ptr, %n: i64, %v: f32) attributes {oxide.kernel, oxide.contract = "domain = 1, block = (64), dynamic_shared = 0..0", oxide.params = "p=x,n=u,v=x"} {
+llvm.func @warp_leader(%p: !llvm.ptr, %n: i64, %v: f32) attributes {oxide.kernel = #oxide.kernel<params = [p: other, n: unsigned_integer, v: other], contract = "domain = 1, block = (64), dynamic_shared = 0..0">} {
   %j = llvm.mlir.constant(0 : i64) : i64
   %w = oxide.group_index warp : i64
   %e = oxide.owned_elem %p [%n] owner [%w] at %j elem 4 shape warp_leader : !llvm.ptr

@@ -140,7 +140,7 @@ llvm.func @clusters(%rank: i32) {
 // CHECK: %[[HI:.*]] = llvm.mlir.constant(8192 : i32) : i32
 // CHECK: %[[LE:.*]] = llvm.icmp "ule" %[[SIZE]], %[[HI]] : i32
 // CHECK: llvm.intr.assume %[[LE]]
-llvm.func @dynamic_shared_range(%out: !llvm.ptr) attributes {oxide.kernel, oxide.contract = "domain = 1, block = (64), dynamic_shared = 4096..8192", oxide.params = "out=x"} {
+llvm.func @dynamic_shared_range(%out: !llvm.ptr) attributes {oxide.kernel = #oxide.kernel<params = [out: other], contract = "domain = 1, block = (64), dynamic_shared = 4096..8192">} {
   %ds = oxide.dynamic_shared_size : i32
   llvm.store %ds, %out : i32, !llvm.ptr
   llvm.return

@@ -8,7 +8,7 @@
 
 // CHECK-LABEL: llvm.func ptx_kernelcc @kernel
 // CHECK-NOT: oxide.kernel
-llvm.func @kernel(%n: i64) attributes {oxide.kernel} {
+llvm.func @kernel(%n: i64) attributes {oxide.kernel = #oxide.kernel} {
   // CHECK-DAG: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
   // CHECK-DAG: %[[CTAID:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
   // CHECK-DAG: %[[NTID:.*]] = nvvm.read.ptx.sreg.ntid.x : i32
@@ -44,7 +44,7 @@ llvm.func @kernel(%n: i64) attributes {oxide.kernel} {
 // CHECK-NOT: @__oxide_grid_barrier()
 
 // CHECK-LABEL: llvm.func ptx_kernelcc @cooperative
-llvm.func @cooperative() attributes {oxide.kernel} {
+llvm.func @cooperative() attributes {oxide.kernel = #oxide.kernel} {
   // CHECK: llvm.call @__oxide_grid_barrier() {convergent} : () -> ()
   // CHECK-NEXT: llvm.call @__oxide_grid_barrier() {convergent} : () -> ()
   oxide.grid_sync

@@ -89,7 +89,7 @@ llvm.mlir.global internal constant @table() : !llvm.ptr {
 llvm.func @kernel(%in: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Span", (ptr, i64)>},
                   %out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>},
                   %scratch: !llvm.ptr)
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "in=i,out=o,scratch=x"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [in: input, out: output, scratch: other], contract = "domain = 1, dynamic_shared = 0..0">} {
   %i = oxide.thread_index rank 1 dim x : i64
   %a = llvm.call @by_value(%in, %i) : (!llvm.ptr, i64) -> f32
   %b = llvm.call @by_ref(%in, %i) : (!llvm.ptr, i64) -> f32
@@ -104,7 +104,7 @@ llvm.func @kernel(%in: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Span",
 
 // CHECK-LABEL: llvm.func @other_kernel
 llvm.func @other_kernel(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [out: output], contract = "domain = 1, dynamic_shared = 0..0">} {
   %d = llvm.load %out : !llvm.ptr -> !llvm.ptr
   %m = llvm.call @mixed(%d) : (!llvm.ptr) -> f32
   llvm.return
@@ -112,7 +112,7 @@ llvm.func @other_kernel(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide:
 
 // CHECK-LABEL: llvm.func @unchecked
 llvm.func @unchecked(%in: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Span", (ptr, i64)>})
-    attributes {oxide.kernel} {
+    attributes {oxide.kernel = #oxide.kernel} {
   %d = llvm.load %in : !llvm.ptr -> !llvm.ptr
   %u = llvm.call @shared_with_unchecked(%d) : (!llvm.ptr) -> f32
   llvm.return

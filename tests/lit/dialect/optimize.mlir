@@ -7,9 +7,7 @@
 // CHECK-SAME: nvvm.reqntid = array<i32: 256, 1, 1>
 llvm.func @vecadd(%a: !llvm.ptr {llvm.byval = !llvm.struct<(ptr, i64)>}, %b: !llvm.ptr {llvm.byval = !llvm.struct<(ptr, i64)>},
                   %c: !llvm.ptr {llvm.byval = !llvm.struct<(ptr, i64)>}, %n: i32)
-    attributes {oxide.kernel, oxide.params = "a=i,b=i,c=o,n=u",
-                oxide.contract = "domain = 1, block = (256, 1, 1), requires = ($0.size() == $2.size(), ($3 * 2) <= $1.size())",
-                oxide.launch_bounds = "512,2"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [a: input, b: input, c: output, n: unsigned_integer], contract = "domain = 1, block = (256, 1, 1), requires = ($0.size() == $2.size(), ($3 * 2) <= $1.size())", launch_bounds = [512, 2]>} {
   // CHECK: %[[AS:.*]] = llvm.getelementptr %arg0[8] : (!llvm.ptr) -> !llvm.ptr, i8
   // CHECK: %[[ASIZE:.*]] = llvm.load %[[AS]] : !llvm.ptr -> i64
   // CHECK: %[[CS:.*]] = llvm.getelementptr %arg2[8] : (!llvm.ptr) -> !llvm.ptr, i8
@@ -49,7 +47,7 @@ llvm.func @vecadd(%a: !llvm.ptr {llvm.byval = !llvm.struct<(ptr, i64)>}, %b: !ll
 // CHECK-NOT: nvvm.reqntid
 // CHECK-NOT: llvm.intr.assume
 // CHECK-NOT: invariant
-llvm.func @unchecked(%a: !llvm.ptr {llvm.byval = !llvm.struct<(ptr, i64)>}) attributes {oxide.kernel} {
+llvm.func @unchecked(%a: !llvm.ptr {llvm.byval = !llvm.struct<(ptr, i64)>}) attributes {oxide.kernel = #oxide.kernel} {
   %ad = llvm.load %a : !llvm.ptr -> !llvm.ptr
   %av = llvm.load %ad : !llvm.ptr -> f32
   llvm.return
@@ -69,13 +67,11 @@ llvm.func @unchecked(%a: !llvm.ptr {llvm.byval = !llvm.struct<(ptr, i64)>}) attr
 // CHECK-NOT: "sge"
 // CHECK: llvm.zext %arg0 : i32 to i64
 llvm.func @signed_bound(%n: i32, %out: !llvm.ptr {llvm.byval = !llvm.struct<(ptr, i64)>})
-    attributes {oxide.kernel, oxide.params = "n=s,out=o",
-                oxide.contract = "domain = 1, requires = ($0 <= $1.size())"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [n: signed_integer, out: output], contract = "domain = 1, requires = ($0 <= $1.size())">} {
   llvm.return
 }
 llvm.func @unsigned_bound(%n: i32, %out: !llvm.ptr {llvm.byval = !llvm.struct<(ptr, i64)>})
-    attributes {oxide.kernel, oxide.params = "n=u,out=o",
-                oxide.contract = "domain = 1, requires = ($0 <= $1.size())"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [n: unsigned_integer, out: output], contract = "domain = 1, requires = ($0 <= $1.size())">} {
   llvm.return
 }
 
@@ -95,7 +91,7 @@ llvm.func @unsigned_bound(%n: i32, %out: !llvm.ptr {llvm.byval = !llvm.struct<(p
 // CHECK-NOT: memcpy
 llvm.func @select_inputs(%a: !llvm.ptr {llvm.byval = !llvm.struct<(ptr, i64)>}, %b: !llvm.ptr {llvm.byval = !llvm.struct<(ptr, i64)>},
                          %c: !llvm.ptr {llvm.byval = !llvm.struct<(ptr, i64)>}, %pick: i1)
-    attributes {oxide.kernel, oxide.params = "a=i,b=i,c=o", oxide.contract = "domain = 1"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [a: input, b: input, c: output], contract = "domain = 1">} {
   %len = llvm.mlir.constant(16 : i64) : i64
   %false = llvm.mlir.constant(false) : i1
   %i = oxide.thread_index rank 1 dim x : i64

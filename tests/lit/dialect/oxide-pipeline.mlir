@@ -10,9 +10,11 @@ llvm.func @__oxide_disjoint_get(!llvm.ptr, i64, i64, i64) -> !llvm.ptr
 // CHECK-NOT: llvm.func @__oxide_index_1d
 // CHECK-NOT: llvm.func @__oxide_disjoint_get
 // CHECK-LABEL: llvm.func ptx_kernelcc @fill(
-// The contract's exact block, from oxide-optimize; the kernel marker is gone after the lowering
-// (passthrough keeps the contract strings for the kernel table).
+// The contract's exact block, from oxide-optimize; the kernel attribute is gone after the
+// lowering, back in passthrough as the strings the kernel table reads, with the element size the
+// write proof found.
 // CHECK-SAME: nvvm.reqntid = array<i32: 128, 1, 1>
+// CHECK-SAME: passthrough = {{\[}}["oxide.params", "out=o"], ["oxide.contract", "domain = 1, block = (128, 1, 1)"], ["oxide.elem_sizes", "4"]]
 // CHECK-NOT: oxide.kernel
 // The span's data pointer is not null.
 // CHECK: %[[DATA:.*]] = llvm.load %arg0 : !llvm.ptr -> !llvm.ptr

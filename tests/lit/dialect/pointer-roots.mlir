@@ -4,7 +4,7 @@
 // of a contracted kernel may point into, and its constant offset from there.
 
 llvm.func @kernel(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>}, %j: i64)
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o,j=u"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [out: output, j: unsigned_integer], contract = "domain = 1, dynamic_shared = 0..0">} {
   %one = llvm.mlir.constant(1 : i32) : i32
   %i = oxide.thread_index rank 1 dim x : i64
   // The span's data pointer, loaded from the kernel's copy of the parameter: its memory.

@@ -3,7 +3,7 @@
 
 // CHECK-LABEL: llvm.func @kernel
 // CHECK-SAME: oxide.kernel
-llvm.func @kernel(%size: i64) attributes {oxide.kernel} {
+llvm.func @kernel(%size: i64) attributes {oxide.kernel = #oxide.kernel} {
   // CHECK: %[[I:.*]] = oxide.thread_index rank 1 dim x : i64
   %i = oxide.thread_index rank 1 dim x : i64
   // CHECK: oxide.bounds_fail %[[I]], %{{.*}} : i64

@@ -5,7 +5,7 @@ llvm.func @helper(%p: !llvm.ptr, %n: i64, %i: i64) -> !llvm.ptr {
   %e = oxide.disjoint_get %p [%n] at [%i] elem 4 : !llvm.ptr
   llvm.return %e : !llvm.ptr
 }
-llvm.func @ok(%p: !llvm.ptr, %n: i64, %c: i1) attributes {oxide.kernel} {
+llvm.func @ok(%p: !llvm.ptr, %n: i64, %c: i1) attributes {oxide.kernel = #oxide.kernel} {
   %i = oxide.thread_index rank 1 dim x : i64
   llvm.cond_br %c, ^a(%i : i64), ^a(%i : i64)
 ^a(%j: i64):
@@ -15,7 +15,7 @@ llvm.func @ok(%p: !llvm.ptr, %n: i64, %c: i1) attributes {oxide.kernel} {
 
 // -----
 
-llvm.func @computed(%p: !llvm.ptr, %n: i64) attributes {oxide.kernel} {
+llvm.func @computed(%p: !llvm.ptr, %n: i64) attributes {oxide.kernel = #oxide.kernel} {
   %i = oxide.thread_index rank 1 dim x : i64
   %one = llvm.mlir.constant(1 : i64) : i64
   %j = llvm.add %i, %one : i64
@@ -26,7 +26,7 @@ llvm.func @computed(%p: !llvm.ptr, %n: i64) attributes {oxide.kernel} {
 
 // -----
 
-llvm.func @loaded(%p: !llvm.ptr, %n: i64, %forged: !llvm.ptr) attributes {oxide.kernel} {
+llvm.func @loaded(%p: !llvm.ptr, %n: i64, %forged: !llvm.ptr) attributes {oxide.kernel = #oxide.kernel} {
   %j = llvm.load %forged : !llvm.ptr -> i64
   // expected-error @+1 {{not the calling thread's witness; pass the witness from oxide::thread::index_1d() itself}}
   %e = oxide.disjoint_get %p [%n] at [%j] elem 4 : !llvm.ptr
@@ -41,7 +41,7 @@ llvm.func @helper(%p: !llvm.ptr, %n: i64, %i: i64) {
   %e = oxide.disjoint_get %p [%n] at [%i] elem 4 : !llvm.ptr
   llvm.return
 }
-llvm.func @mixed(%p: !llvm.ptr, %n: i64) attributes {oxide.kernel} {
+llvm.func @mixed(%p: !llvm.ptr, %n: i64) attributes {oxide.kernel = #oxide.kernel} {
   %i = oxide.thread_index rank 1 dim x : i64
   %zero = llvm.mlir.constant(0 : i64) : i64
   llvm.call @helper(%p, %n, %i) : (!llvm.ptr, i64, i64) -> ()
@@ -52,7 +52,7 @@ llvm.func @mixed(%p: !llvm.ptr, %n: i64) attributes {oxide.kernel} {
 // -----
 
 // Swapped coordinates of a 2-D witness are not the thread's own element.
-llvm.func @swapped(%p: !llvm.ptr, %w: i64, %h: i64) attributes {oxide.kernel} {
+llvm.func @swapped(%p: !llvm.ptr, %w: i64, %h: i64) attributes {oxide.kernel = #oxide.kernel} {
   %x = oxide.thread_index rank 2 dim x : i64
   %y = oxide.thread_index rank 2 dim y : i64
   // expected-error @+1 {{not the calling thread's witness; pass the witness from oxide::thread::index_2d()}}
@@ -67,7 +67,7 @@ llvm.func @helper() -> i64 {
   %y = oxide.thread_index rank 2 dim y : i64
   llvm.return %y : i64
 }
-llvm.func @wrong_domain() attributes {oxide.kernel, oxide.params = "", oxide.contract = "domain = 1"} {
+llvm.func @wrong_domain() attributes {oxide.kernel = #oxide.kernel<contract = "domain = 1">} {
   %y = llvm.call @helper() : () -> i64
   llvm.return
 }
@@ -75,7 +75,7 @@ llvm.func @wrong_domain() attributes {oxide.kernel, oxide.params = "", oxide.con
 // -----
 
 // A grid-stride step of another dimension is not this thread's sequence.
-llvm.func @stride_wrong_dim(%p: !llvm.ptr, %w: i64, %h: i64) attributes {oxide.kernel} {
+llvm.func @stride_wrong_dim(%p: !llvm.ptr, %w: i64, %h: i64) attributes {oxide.kernel = #oxide.kernel} {
   %x = oxide.thread_index rank 2 dim x : i64
   %y = oxide.thread_index rank 2 dim y : i64
   %x2 = oxide.grid_stride_next %x rank 2 dim y : i64
@@ -92,14 +92,14 @@ llvm.func @sync_helper() {
   oxide.grid_sync
   llvm.return
 }
-llvm.func @not_cooperative() attributes {oxide.kernel} {
+llvm.func @not_cooperative() attributes {oxide.kernel = #oxide.kernel} {
   llvm.call @sync_helper() : () -> ()
   llvm.return
 }
 
 // -----
 
-llvm.func @cooperative() attributes {oxide.kernel, oxide.params = "", oxide.contract = "domain = 1, cooperative = true"} {
+llvm.func @cooperative() attributes {oxide.kernel = #oxide.kernel<contract = "domain = 1, cooperative = true">} {
   oxide.grid_sync
   llvm.return
 }
@@ -107,7 +107,7 @@ llvm.func @cooperative() attributes {oxide.kernel, oxide.params = "", oxide.cont
 // -----
 
 // The cluster barrier and distributed shared memory need a kernel launched in clusters.
-llvm.func @not_clustered(%rank: i32) attributes {oxide.kernel, oxide.params = "", oxide.contract = "domain = 1"} {
+llvm.func @not_clustered(%rank: i32) attributes {oxide.kernel = #oxide.kernel<contract = "domain = 1">} {
   // expected-error @+1 {{kernel 'not_clustered' uses thread-block cluster operations but is not launched in clusters; add 'cluster = (x, y, z)' to its launch contract}}
   oxide.cluster_sync
   %s = oxide.shared_alloc @tile size 64 align 4 : !llvm.ptr
@@ -120,7 +120,7 @@ llvm.func @not_clustered(%rank: i32) attributes {oxide.kernel, oxide.params = ""
 
 // -----
 
-llvm.func @clustered(%rank: i32) attributes {oxide.kernel, oxide.params = "r=u", oxide.contract = "domain = 1, cluster = (2, 1, 1)"} {
+llvm.func @clustered(%rank: i32) attributes {oxide.kernel = #oxide.kernel<params = [r: unsigned_integer], contract = "domain = 1, cluster = (2, 1, 1)">} {
   oxide.cluster_sync
   %s = oxide.shared_alloc @tile size 64 align 4 : !llvm.ptr
   %remote = oxide.map_shared %s, %rank : !llvm.ptr

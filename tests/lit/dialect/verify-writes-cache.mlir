@@ -8,7 +8,7 @@
 // The accepted form: a hinted store to the thread's own element, a hinted load of an input.
 llvm.func @own_element(%in: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Span", (ptr, i64)>},
                        %out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "in=i,out=o"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [in: input, out: output], contract = "domain = 1, dynamic_shared = 0..0">} {
   %eight = llvm.mlir.constant(8 : i64) : i64
   %i = oxide.thread_index rank 1 dim x : i64
   %src = llvm.load %in : !llvm.ptr -> !llvm.ptr
@@ -25,7 +25,7 @@ llvm.func @own_element(%in: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::S
 // -----
 
 llvm.func @neighbour(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [out: output], contract = "domain = 1, dynamic_shared = 0..0">} {
   %eight = llvm.mlir.constant(8 : i64) : i64
   %v = llvm.mlir.constant(1 : i32) : i32
   %i = oxide.thread_index rank 1 dim x : i64
@@ -43,7 +43,7 @@ llvm.func @neighbour(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Di
 
 // Wider than the element: 8 bytes into a 4-byte element.
 llvm.func @too_wide(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [out: output], contract = "domain = 1, dynamic_shared = 0..0">} {
   %eight = llvm.mlir.constant(8 : i64) : i64
   %v = llvm.mlir.constant(dense<1> : vector<2xi32>) : vector<2xi32>
   %i = oxide.thread_index rank 1 dim x : i64
@@ -59,7 +59,7 @@ llvm.func @too_wide(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Dis
 // -----
 
 llvm.func @input(%in: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Span", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "in=i"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [in: input], contract = "domain = 1, dynamic_shared = 0..0">} {
   %v = llvm.mlir.constant(1 : i32) : i32
   %data = llvm.load %in : !llvm.ptr -> !llvm.ptr
   // expected-error @+1 {{this write targets input 'in', a read-only oxide::Span<const T>}}
@@ -71,7 +71,7 @@ llvm.func @input(%in: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Span", 
 
 // An output element the thread was not given: the output's data pointer itself.
 llvm.func @not_owned(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [out: output], contract = "domain = 1, dynamic_shared = 0..0">} {
   %v = llvm.mlir.constant(1 : i32) : i32
   %data = llvm.load %out : !llvm.ptr -> !llvm.ptr
   // expected-error @+1 {{this write targets output 'out' at an element that was not obtained through its get_mut(witness)}}
@@ -81,7 +81,7 @@ llvm.func @not_owned(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Di
 
 // -----
 
-llvm.func @local() attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = ""} {
+llvm.func @local() attributes {oxide.kernel = #oxide.kernel<contract = "domain = 1, dynamic_shared = 0..0">} {
   %one = llvm.mlir.constant(1 : i64) : i64
   %v = llvm.mlir.constant(1 : i32) : i32
   %x = llvm.alloca %one x i32 : (i64) -> !llvm.ptr
@@ -92,7 +92,7 @@ llvm.func @local() attributes {oxide.kernel, oxide.contract = "domain = 1, dynam
 
 // -----
 
-llvm.func @shared() attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = ""} {
+llvm.func @shared() attributes {oxide.kernel = #oxide.kernel<contract = "domain = 1, dynamic_shared = 0..0">} {
   %tile = oxide.shared_alloc @tile size 64 align 4 : !llvm.ptr
   // expected-error @+1 {{this cache-hinted load (ld.global.nc) may read a local variable or shared memory, which ld.global cannot reach}}
   %v = oxide.cached_load nc %tile : !llvm.ptr -> i32
@@ -109,7 +109,7 @@ llvm.func internal @helper(%p: !llvm.ptr, %v: i32) {
   llvm.return
 }
 llvm.func @through_helper(%in: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Span", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "in=i"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [in: input], contract = "domain = 1, dynamic_shared = 0..0">} {
   %v = llvm.mlir.constant(1 : i32) : i32
   %data = llvm.load %in : !llvm.ptr -> !llvm.ptr
   llvm.call @helper(%data, %v) : (!llvm.ptr, i32) -> ()

@@ -10,14 +10,14 @@
 // The own element at offset 0, a local array at a computed offset (confined to local memory)
 // and shared memory at a computed offset (confined to shared memory) are all accepted.
 // CHECK-LABEL: llvm.func @accepted
-// CHECK-SAME: ["oxide.elem_sizes", "4,0"]
+// CHECK-SAME: element_sizes = [4, 0]
 // CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr
 // CHECK: %[[L:.*]] = llvm.addrspacecast %{{.*}} : !llvm.ptr to !llvm.ptr<5>
 // CHECK: llvm.store %{{.*}}, %[[L]] : f32, !llvm.ptr<5>
 // CHECK: %[[S:.*]] = llvm.addrspacecast %{{.*}} : !llvm.ptr to !llvm.ptr<3>
 // CHECK: llvm.store %{{.*}}, %[[S]] : f32, !llvm.ptr<3>
 llvm.func @accepted(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>}, %j: i64)
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o,j=u"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [out: output, j: unsigned_integer], contract = "domain = 1, dynamic_shared = 0..0">} {
   %one = llvm.mlir.constant(1 : i32) : i32
   %eight = llvm.mlir.constant(8 : i64) : i64
   %v = llvm.mlir.constant(1.0 : f32) : f32

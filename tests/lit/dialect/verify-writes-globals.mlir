@@ -6,7 +6,7 @@
 llvm.mlir.global external @count() {addr_space = 1 : i32, alignment = 4 : i64} : !llvm.struct<"class.oxide::device_global", (i32)>
 
 llvm.func @counts(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [out: output], contract = "domain = 1, dynamic_shared = 0..0">} {
   %one = llvm.mlir.constant(1 : i32) : i32
   %g1 = llvm.mlir.addressof @count : !llvm.ptr<1>
   %g = llvm.addrspacecast %g1 : !llvm.ptr<1> to !llvm.ptr
@@ -25,7 +25,7 @@ llvm.func @counts(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Disjo
 llvm.mlir.global external @count() {addr_space = 1 : i32, alignment = 4 : i64} : !llvm.struct<"class.oxide::device_global", (i32)>
 
 llvm.func @updater(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [out: output], contract = "domain = 1, dynamic_shared = 0..0">} {
   %one = llvm.mlir.constant(1 : i32) : i32
   %g = llvm.mlir.addressof @count : !llvm.ptr<1>
   llvm.store %one, %g atomic release {alignment = 4 : i64} : i32, !llvm.ptr<1>
@@ -34,7 +34,7 @@ llvm.func @updater(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Disj
 }
 
 llvm.func @reader(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [out: output], contract = "domain = 1, dynamic_shared = 0..0">} {
   %g = llvm.mlir.addressof @count : !llvm.ptr<1>
   %v = llvm.load %g {alignment = 4 : i64} : !llvm.ptr<1> -> i32
   %w = oxide.cached_load nc %g : !llvm.ptr<1> -> i32
@@ -62,7 +62,7 @@ llvm.func @misses(%p: !llvm.ptr) -> i32 {
 }
 
 llvm.func @tally(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [out: output], contract = "domain = 1, dynamic_shared = 0..0">} {
   %g1 = llvm.mlir.addressof @stats : !llvm.ptr<1>
   %g = llvm.addrspacecast %g1 : !llvm.ptr<1> to !llvm.ptr
   llvm.call @bump(%g) : (!llvm.ptr) -> ()
@@ -77,7 +77,7 @@ llvm.func @tally(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Disjoi
 llvm.mlir.global external @bins() {addr_space = 1 : i32, alignment = 4 : i64} : !llvm.struct<"class.oxide::device_global", (struct<"struct.std::array", (array<4 x i32>)>)>
 
 llvm.func @copies(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [out: output], contract = "domain = 1, dynamic_shared = 0..0">} {
   %one = llvm.mlir.constant(1 : i32) : i32
   %sixteen = llvm.mlir.constant(16 : i64) : i64
   %g = llvm.mlir.addressof @bins : !llvm.ptr<1>
@@ -101,7 +101,7 @@ llvm.func @copies(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Disjo
 llvm.mlir.global external @count() {addr_space = 1 : i32, alignment = 4 : i64} : !llvm.struct<"class.oxide::device_global", (i32)>
 
 llvm.func @hides(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [out: output], contract = "domain = 1, dynamic_shared = 0..0">} {
   %one = llvm.mlir.constant(1 : i32) : i32
   %g1 = llvm.mlir.addressof @count : !llvm.ptr<1>
   %g = llvm.addrspacecast %g1 : !llvm.ptr<1> to !llvm.ptr
@@ -122,7 +122,7 @@ llvm.func @hides(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Disjoi
 llvm.mlir.global external @stats() {addr_space = 1 : i32, alignment = 8 : i64} : !llvm.struct<"class.oxide::device_global", (struct<"struct.Stats", (i32, i32, i64)>)>
 
 llvm.func @shapes(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [out: output], contract = "domain = 1, dynamic_shared = 0..0">} {
   %one = llvm.mlir.constant(1 : i32) : i32
   %wide = llvm.mlir.constant(1 : i64) : i64
   %g = llvm.mlir.addressof @stats : !llvm.ptr<1>
@@ -149,7 +149,7 @@ llvm.func @shapes(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Disjo
 llvm.mlir.global external @bins() {addr_space = 1 : i32, alignment = 4 : i64} : !llvm.struct<"class.oxide::device_global", (struct<"struct.std::array", (array<16 x i32>)>)>
 
 llvm.func @histogram(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>}, %v: i32)
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o,v=s"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [out: output, v: signed_integer], contract = "domain = 1, dynamic_shared = 0..0">} {
   %one = llvm.mlir.constant(1 : i32) : i32
   %fifteen = llvm.mlir.constant(15 : i32) : i32
   %sixteen = llvm.mlir.constant(16 : i64) : i64
@@ -181,7 +181,7 @@ llvm.mlir.global external @alias() {addr_space = 1 : i32, alignment = 8 : i64} :
 }
 
 llvm.func @aliased(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [out: output], contract = "domain = 1, dynamic_shared = 0..0">} {
   %one = llvm.mlir.constant(1 : i32) : i32
   %g = llvm.mlir.addressof @count : !llvm.ptr<1>
   // expected-note @+1 {{kernel 'aliased' updates it atomically here}}

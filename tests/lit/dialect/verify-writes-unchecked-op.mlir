@@ -6,7 +6,7 @@
 // unregistered operation stands for it here: it declares no memory effects, so it may write.
 
 llvm.func @future_store(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [out: output], contract = "domain = 1, dynamic_shared = 0..0">} {
   %v = llvm.mlir.constant(1.0 : f32) : f32
   %data = llvm.load %out : !llvm.ptr -> !llvm.ptr
   // expected-error @+1 {{operation 'test.store_everywhere' may write memory and no write rule covers it; this is a defect of Oxide's compiler}}
@@ -18,7 +18,7 @@ llvm.func @future_store(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide:
 
 // An operation that declares that it has no memory effects is accepted.
 llvm.func @pure_helper(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [out: output], contract = "domain = 1, dynamic_shared = 0..0">} {
   %i = oxide.thread_index rank 1 dim x : i64
   %lane = oxide.lane_id : i32
   llvm.return

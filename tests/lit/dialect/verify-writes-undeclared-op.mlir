@@ -10,7 +10,7 @@
 
 // It writes the thread's own element, which a store may: still refused.
 llvm.func @own_element(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [out: output], contract = "domain = 1, dynamic_shared = 0..0">} {
   %eight = llvm.mlir.constant(8 : i64) : i64
   %i = oxide.thread_index rank 1 dim x : i64
   %data = llvm.load %out : !llvm.ptr -> !llvm.ptr
@@ -26,7 +26,7 @@ llvm.func @own_element(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::
 
 // It writes a local variable: still refused.
 llvm.func @local(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [out: output], contract = "domain = 1, dynamic_shared = 0..0">} {
   %one = llvm.mlir.constant(1 : i64) : i64
   %local = llvm.alloca %one x i32 : (i64) -> !llvm.ptr
   // expected-error @+1 {{operation 'oxide.test_unchecked_write' may write memory and no write rule covers it}}
@@ -37,7 +37,7 @@ llvm.func @local(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Disjoi
 // -----
 
 // In a kernel without a contract the write proof does not run: the op is not checked there.
-llvm.func @uncontracted(%p: !llvm.ptr) attributes {oxide.kernel} {
+llvm.func @uncontracted(%p: !llvm.ptr) attributes {oxide.kernel = #oxide.kernel} {
   "oxide.test_unchecked_write"(%p) : (!llvm.ptr) -> ()
   llvm.return
 }

@@ -4,7 +4,7 @@
 // their contract and parameter kinds as the frontend writes them; spans arrive as byval structs.
 
 llvm.func @neighbour(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [out: output], contract = "domain = 1, dynamic_shared = 0..0">} {
   %eight = llvm.mlir.constant(8 : i64) : i64
   %v = llvm.mlir.constant(1.0 : f32) : f32
   %i = oxide.thread_index rank 1 dim x : i64
@@ -21,7 +21,7 @@ llvm.func @neighbour(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Di
 // -----
 
 llvm.func @input(%in: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Span", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "in=i"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [in: input], contract = "domain = 1, dynamic_shared = 0..0">} {
   %v = llvm.mlir.constant(1.0 : f32) : f32
   %data = llvm.load %in : !llvm.ptr -> !llvm.ptr
   // expected-error @+1 {{this write targets input 'in', a read-only oxide::Span<const T>}}
@@ -31,20 +31,8 @@ llvm.func @input(%in: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Span", 
 
 // -----
 
-// A template kernel's kinds are 'x' before instantiation; the parameter's class names them.
-llvm.func @template_input(%in: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Span.3", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "in=x"} {
-  %v = llvm.mlir.constant(1.0 : f32) : f32
-  %data = llvm.load %in : !llvm.ptr -> !llvm.ptr
-  // expected-error @+1 {{this write targets input 'in'}}
-  llvm.store %v, %data : f32, !llvm.ptr
-  llvm.return
-}
-
-// -----
-
 llvm.func @escape(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [out: output], contract = "domain = 1, dynamic_shared = 0..0">} {
   %eight = llvm.mlir.constant(8 : i64) : i64
   %i = oxide.thread_index rank 1 dim x : i64
   %data = llvm.load %out : !llvm.ptr -> !llvm.ptr
@@ -60,7 +48,7 @@ llvm.func @escape(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Disjo
 // -----
 
 llvm.func @loaded(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [out: output], contract = "domain = 1, dynamic_shared = 0..0">} {
   %v = llvm.mlir.constant(1.0 : f32) : f32
   %mailbox = oxide.shared_alloc @mailbox size 8 align 8 : !llvm.ptr
   %p = llvm.load %mailbox : !llvm.ptr -> !llvm.ptr
@@ -71,7 +59,7 @@ llvm.func @loaded(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Disjo
 
 // -----
 
-llvm.func @assembly() attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = ""} {
+llvm.func @assembly() attributes {oxide.kernel = #oxide.kernel<contract = "domain = 1, dynamic_shared = 0..0">} {
   // expected-error @+1 {{inline assembly in code reached from contracted kernel 'assembly' cannot be checked}}
   llvm.inline_asm has_side_effects "membar.gl;", ""  : () -> ()
   llvm.return
@@ -82,7 +70,7 @@ llvm.func @assembly() attributes {oxide.kernel, oxide.contract = "domain = 1, dy
 // The data of one output with the size of another.
 llvm.func @origin(%a: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>},
                   %b: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>})
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "a=o,b=o"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [a: output, b: output], contract = "domain = 1, dynamic_shared = 0..0">} {
   %eight = llvm.mlir.constant(8 : i64) : i64
   %i = oxide.thread_index rank 1 dim x : i64
   %data = llvm.load %a : !llvm.ptr -> !llvm.ptr
@@ -96,7 +84,7 @@ llvm.func @origin(%a: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::Disjoin
 // -----
 
 llvm.func @plain_atomic(%bins: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::AtomicSpan", (ptr, i64)>}, %k: i64)
-    attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "bins=a,k=u"} {
+    attributes {oxide.kernel = #oxide.kernel<params = [bins: atomic, k: unsigned_integer], contract = "domain = 1, dynamic_shared = 0..0">} {
   %eight = llvm.mlir.constant(8 : i64) : i64
   %one = llvm.mlir.constant(1 : i32) : i32
   %data = llvm.load %bins : !llvm.ptr -> !llvm.ptr
@@ -112,7 +100,7 @@ llvm.func @plain_atomic(%bins: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide
 // -----
 
 // Uncontracted kernels are the unsafe tier: nothing is checked.
-llvm.func @unsafe(%p: !llvm.ptr) attributes {oxide.kernel} {
+llvm.func @unsafe(%p: !llvm.ptr) attributes {oxide.kernel = #oxide.kernel} {
   %v = llvm.mlir.constant(1.0 : f32) : f32
   %q = llvm.getelementptr %p[7] : (!llvm.ptr) -> !llvm.ptr, f32
   llvm.store %v, %q : f32, !llvm.ptr

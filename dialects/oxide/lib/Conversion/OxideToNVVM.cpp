@@ -49,12 +49,20 @@ struct OxideToNVVMPass : oxide::impl::OxideToNVVMBase<OxideToNVVMPass> {
     if (failed(oxide::lowerPtxBuilderOps(module)))
       return signalPassFailure();
 
-    // Entry points keep the ptx_kernel calling convention; the marker has served its purpose.
+    // Entry points keep the ptx_kernel calling convention; what the kernel attribute says goes
+    // back to the frontend's strings, in passthrough, for the kernel table.
     for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
-      if (func->removeAttr(oxide::OxideDialect::getKernelAttrName()))
-        func.setCConv(LLVM::CConv::PTX_Kernel);
-      for (llvm::StringRef name : {oxide::kContractAttr, oxide::kParamsAttr, oxide::kLaunchBoundsAttr})
-        func->removeAttr(name);
+      oxide::KernelAttr kernel = oxide::getKernelAttr(func);
+      if (!kernel)
+        continue;
+      func->removeAttr(oxide::OxideDialect::getKernelAttrName());
+      func.setCConv(LLVM::CConv::PTX_Kernel);
+      SmallVector<Attribute> passthrough;
+      if (ArrayAttr existing = func.getPassthroughAttr())
+        llvm::append_range(passthrough, existing);
+      llvm::append_range(passthrough, oxide::kernelStrings(kernel));
+      if (!passthrough.empty())
+        func.setPassthroughAttr(ArrayAttr::get(func.getContext(), passthrough));
     }
   }
 };

@@ -83,19 +83,15 @@ struct DynamicSharedSizeLowering : OpConversionPattern<oxide::DynamicSharedSizeO
                      rewriter, loc, rewriter.getI32Type(),
                      rewriter.getStringAttr("llvm.nvvm.read.ptx.sreg.dynamic_smem_size"), ValueRange{})
                      .getResult(0);
-    auto func = op->getParentOfType<LLVM::LLVMFuncOp>();
-    if (func && func->hasAttr(oxide::OxideDialect::getKernelAttrName())) {
-      auto contract = oxide::getKernelContract(func);
-      if (succeeded(contract) && *contract) {
-        const auto &c = (*contract)->contract;
-        auto assume = [&](LLVM::ICmpPredicate predicate, std::uint32_t bound) {
-          Value limit = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI32Type(), bound);
-          LLVM::AssumeOp::create(rewriter, loc, LLVM::ICmpOp::create(rewriter, loc, predicate, size, limit));
-        };
-        if (c.dynamic_shared_min > 0)
-          assume(LLVM::ICmpPredicate::uge, c.dynamic_shared_min);
-        assume(LLVM::ICmpPredicate::ule, c.dynamic_shared_max);
-      }
+    if (const oxide::detail::Contract *c =
+            oxide::getKernelContract(op->getParentOfType<LLVM::LLVMFuncOp>())) {
+      auto assume = [&](LLVM::ICmpPredicate predicate, std::uint32_t bound) {
+        Value limit = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI32Type(), bound);
+        LLVM::AssumeOp::create(rewriter, loc, LLVM::ICmpOp::create(rewriter, loc, predicate, size, limit));
+      };
+      if (c->dynamic_shared_min > 0)
+        assume(LLVM::ICmpPredicate::uge, c->dynamic_shared_min);
+      assume(LLVM::ICmpPredicate::ule, c->dynamic_shared_max);
     }
     rewriter.replaceOp(op, size);
     return success();

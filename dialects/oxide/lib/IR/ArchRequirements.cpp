@@ -57,9 +57,8 @@ SmallVector<oxide::ArchRequirement> oxide::collectArchRequirements(ModuleOp modu
       });
     // What the launch contract asks for: the runtime launches in clusters what it says, and
     // min_compute_capability is the user's own statement.
-    auto contract = getKernelContract(kernel);
-    if (succeeded(contract) && *contract) {
-      const detail::Contract &c = (*contract)->contract;
+    if (const detail::Contract *contract = getKernelContract(kernel)) {
+      const detail::Contract &c = *contract;
       if (c.has_cluster())
         consider(90,
                  "is launched in thread-block clusters (its launch contract's 'cluster = (" +

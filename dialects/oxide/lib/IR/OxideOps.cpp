@@ -44,24 +44,6 @@ LogicalResult DisjointGetOp::verify() {
   return success();
 }
 
-unsigned OwnedElemOp::outputRank(Ownership shape) {
-  switch (shape) {
-  case Ownership::warp_lanes:
-  case Ownership::block_threads:
-  case Ownership::strided_rows:
-  case Ownership::warpgroup_tile:
-    return 2;
-  case Ownership::z_column:
-    return 3;
-  default:
-    return 1;
-  }
-}
-
-unsigned OwnedElemOp::ownerRank(Ownership shape) {
-  return shape == Ownership::strided_rows || shape == Ownership::z_column ? 2 : 1;
-}
-
 std::optional<::oxide::detail::WarpgroupTile> OwnedElemOp::warpgroupTile() {
   auto tile = getTile();
   if (!tile)
@@ -76,45 +58,30 @@ std::optional<::oxide::detail::WarpgroupTile> OwnedElemOp::warpgroupTile() {
   return ::oxide::detail::WarpgroupTile{field(0), field(1), field(2), field(3), field(4)};
 }
 
-std::optional<Group> OwnedElemOp::owningGroup(Ownership shape) {
-  switch (shape) {
-  case Ownership::warp_leader:
-  case Ownership::warp_lanes:
-    return Group::warp;
-  case Ownership::block_leader:
-  case Ownership::block_threads:
-  case Ownership::warpgroup_tile:
-    return Group::block;
-  case Ownership::cluster_leader:
-    return Group::cluster;
-  default:
-    return std::nullopt;
-  }
-}
-
 LogicalResult OwnedElemOp::verify() {
   const Ownership shape = getShape();
-  if (getExtents().size() != outputRank(shape))
-    return emitOpError() << "shape " << stringifyOwnership(shape) << " writes a rank-" << outputRank(shape)
+  const intrinsic::OwnershipShape &info = shapeInfo(shape);
+  if (getExtents().size() != info.output_rank)
+    return emitOpError() << "shape " << stringifyOwnership(shape) << " writes a rank-" << info.output_rank
                          << " output but has " << getExtents().size() << " extents";
-  if (getOwners().size() != ownerRank(shape))
-    return emitOpError() << "shape " << stringifyOwnership(shape) << " takes " << ownerRank(shape)
+  if (getOwners().size() != info.owner_rank)
+    return emitOpError() << "shape " << stringifyOwnership(shape) << " takes " << info.owner_rank
                          << " owner coordinates, not " << getOwners().size();
   const auto shapeTile = shape == Ownership::warpgroup_tile ? warpgroupTile() : std::nullopt;
   const bool longestFirst = shapeTile && shapeTile->longest_first;
-  if (static_cast<bool>(getUniform()) != (shape == Ownership::pair || longestFirst))
-    return emitOpError() << (shape == Ownership::pair ? "shape pair needs its distance as 'uniform'"
+  const bool distance = info.param == intrinsic::OwnedParam::distance;
+  if (static_cast<bool>(getUniform()) != (distance || longestFirst))
+    return emitOpError() << (distance ? "shape pair needs its distance as 'uniform'"
                              : longestFirst
                                  ? "a longest-first warpgroup_tile needs its period as 'uniform'"
                                  : "only shape pair takes a 'uniform' operand (and a longest-first "
                                    "warpgroup_tile, its period)");
-  const bool counted = shape == Ownership::block_strided || shape == Ownership::strided_rows;
-  if (!counted && getCount() != 1)
+  if (info.param != intrinsic::OwnedParam::count && getCount() != 1)
     return emitOpError() << "only shapes block_strided and strided_rows take a 'count'";
   if (getCount() > static_cast<std::int64_t>(detail::kMaxStridedCount))
     return emitOpError() << "count " << getCount() << " is above " << detail::kMaxStridedCount
                          << ", past which the element index could wrap";
-  if (getTile().has_value() != (shape == Ownership::warpgroup_tile))
+  if (getTile().has_value() != (info.param == intrinsic::OwnedParam::tile))
     return emitOpError()
            << (shape == Ownership::warpgroup_tile
                    ? "shape warpgroup_tile needs its 'tile' [n, consumers, first, group] (a fifth "

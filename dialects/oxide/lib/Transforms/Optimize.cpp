@@ -23,13 +23,14 @@ namespace {
 
 class RequiresLowering {
 public:
-  RequiresLowering(LLVM::LLVMFuncOp func, const oxide::KernelContract &kc, OpBuilder &b)
-      : func(func), kc(kc), b(b), loc(func.getLoc()) {}
+  RequiresLowering(LLVM::LLVMFuncOp func, oxide::KernelAttr kernel, OpBuilder &b)
+      : func(func), contract(*kernel.getParsedContract()), kinds(kernel.getParamKinds()), b(b),
+        loc(func.getLoc()) {}
 
   /// Emits `llvm.intr.assume(relation)` for each `requires` relation; returns false when a
   /// parameter does not have the layout the contract expects (then nothing is assumed).
   bool emitAssumes() {
-    for (const auto &relation : kc.contract.requires_) {
+    for (const auto &relation : contract.requires_) {
       Value lhs = expression(relation.lhs), rhs = expression(relation.rhs);
       if (!lhs || !rhs)
         return false;
@@ -63,9 +64,8 @@ private:
   }
 
   Value spanSize(unsigned index) {
-    const oxide::KernelParam &param = kc.params[index];
     // The layout of include/oxide/device/span.hpp, which static_asserts these offsets.
-    const unsigned extents = oxide::detail::span_extents(param.kind);
+    const unsigned extents = oxide::detail::span_extents(kinds[index]);
     Value size;
     for (unsigned e = 0; e < extents; ++e) {
       Value extent = loadField(index, static_cast<int64_t>(oxide::detail::kSpanExtentOffset +
@@ -80,7 +80,7 @@ private:
 
   /// Extent `axis` (width, height, depth) of a 2-D or 3-D span parameter.
   Value spanExtent(unsigned index, unsigned axis) {
-    if (axis >= oxide::detail::span_extents(kc.params[index].kind))
+    if (axis >= oxide::detail::span_extents(kinds[index]))
       return {};
     return loadField(index, static_cast<int64_t>(oxide::detail::kSpanExtentOffset +
                                                  axis * oxide::detail::kSpanExtentStride));
@@ -93,7 +93,7 @@ private:
       return {};
     // The runtime rejects a negative signed scalar that `requires` reads (NegativeArgument), so
     // it is known to be >= 0, and its zero extension is its value; the relations compare unsigned.
-    if (index < kc.params.size() && kc.params[index].kind == oxide::detail::ParamKind::signed_integer) {
+    if (index < kinds.size() && kinds[index] == oxide::detail::ParamKind::signed_integer) {
       Value zero = LLVM::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, 0));
       LLVM::AssumeOp::create(b, loc, LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::sge, arg, zero));
     }
@@ -102,7 +102,7 @@ private:
 
   Value expression(uint32_t node) {
     using Kind = oxide::detail::ContractNode::Kind;
-    const auto &n = kc.contract.nodes[node];
+    const auto &n = contract.nodes[node];
     if (n.kind != Kind::Literal && n.value >= func.getNumArguments())
       return {};
     switch (n.kind) {
@@ -135,7 +135,8 @@ private:
   }
 
   LLVM::LLVMFuncOp func;
-  const oxide::KernelContract &kc;
+  const oxide::detail::Contract &contract;
+  ArrayRef<oxide::detail::ParamKind> kinds;
   OpBuilder &b;
   Location loc;
 };
@@ -420,58 +421,48 @@ void assumeDataNonNull(LLVM::LLVMFuncOp func, unsigned index, OpBuilder &b) {
 struct OxideOptimizePass : oxide::impl::OxideOptimizeBase<OxideOptimizePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    bool failed = false;
     // Each contracted kernel's read-only span parameters.
     llvm::MapVector<Operation *, SmallVector<unsigned>> kernelInputs;
     for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
-      if (!func->hasAttr(oxide::OxideDialect::getKernelAttrName()) || func.isExternal())
+      oxide::KernelAttr kernel = oxide::getKernelAttr(func);
+      if (!kernel || func.isExternal())
         continue;
-      auto kc = oxide::getKernelContract(func);
-      if (mlir::failed(kc)) {
-        failed = true;
-        continue;
-      }
+      const oxide::detail::Contract *contract = kernel.getParsedContract();
       MLIRContext *ctx = &getContext();
       // Launch bounds apply with or without a contract: they bound the registers ptxas may use.
-      auto bounds = oxide::getLaunchBounds(func);
-      if (mlir::failed(bounds)) {
-        failed = true;
-        continue;
-      }
-      const bool exactBlock = *kc && (**kc).contract.block;
+      const bool exactBlock = contract && contract->block;
       // PTX forbids .maxntid beside .reqntid; an exact block is the tighter bound anyway.
-      if (bounds->first && !exactBlock)
+      if (kernel.getMaxThreads() && !exactBlock)
         func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
-                      DenseI32ArrayAttr::get(ctx, {int32_t(bounds->first), 1, 1}));
-      if (bounds->second)
+                      DenseI32ArrayAttr::get(ctx, {int32_t(kernel.getMaxThreads()), 1, 1}));
+      if (kernel.getMinBlocks())
         func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
-                      IntegerAttr::get(IntegerType::get(ctx, 32), bounds->second));
-      if (!*kc)
+                      IntegerAttr::get(IntegerType::get(ctx, 32), kernel.getMinBlocks()));
+      if (!contract)
         continue;
-      const oxide::KernelContract &contract = **kc;
-      if (contract.contract.block) {
-        auto [x, y, z] = *contract.contract.block;
+      if (contract->block) {
+        auto [x, y, z] = *contract->block;
         func->setAttr(NVVM::NVVMDialect::getReqntidAttrName(),
                       DenseI32ArrayAttr::get(ctx, {int32_t(x), int32_t(y), int32_t(z)}));
       }
 
       OpBuilder b(ctx);
       b.setInsertionPointToStart(&func.getBody().front());
-      RequiresLowering(func, contract, b).emitAssumes();
+      RequiresLowering(func, kernel, b).emitAssumes();
 
       SmallVector<unsigned> inputs;
-      for (unsigned i = 0; i < contract.params.size() && i < func.getNumArguments(); ++i) {
-        if (contract.params[i].isSpan())
+      for (auto [i, kind] : llvm::enumerate(kernel.getParamKinds())) {
+        if (i >= func.getNumArguments())
+          break;
+        if (oxide::detail::is_span(kind))
           assumeDataNonNull(func, i, b);
-        if (contract.params[i].kind == oxide::detail::ParamKind::input)
+        if (kind == oxide::detail::ParamKind::input)
           inputs.push_back(i);
       }
       kernelInputs[func] = std::move(inputs);
     }
     markInputLoadsInvariant(module, kernelInputs);
     copiesAsVectorAccesses(module);
-    if (failed)
-      signalPassFailure();
   }
 };
 

@@ -25,24 +25,34 @@ namespace {
 
 constexpr llvm::StringLiteral kIntrinsicPrefix = "__oxide_";
 
-/// The frontend's "oxide.contract"/"oxide.params"/"oxide.launch_bounds" string function
-/// attributes arrive in `passthrough`; the dialect's passes read them as discardable
-/// attributes. Passthrough keeps its copy, which carries them on to the kernel table.
-void copyContractAttributes(LLVM::LLVMFuncOp func) {
-  auto passthrough = func.getPassthroughAttr();
-  if (!passthrough)
-    return;
-  for (Attribute entry : passthrough) {
-    auto pair = dyn_cast<ArrayAttr>(entry);
-    if (!pair || pair.size() != 2)
-      continue;
-    auto key = dyn_cast<StringAttr>(pair[0]);
-    auto value = dyn_cast<StringAttr>(pair[1]);
-    if (key && value &&
-        llvm::is_contained({oxide::kContractAttr, oxide::kParamsAttr, oxide::kLaunchBoundsAttr},
-                           key.getValue()))
-      func->setAttr(key, value);
-  }
+/// Marks `func` a kernel: its #oxide.kernel holds what the frontend's "oxide.contract",
+/// "oxide.params" and "oxide.launch_bounds" strings say, which arrive in `passthrough` and leave
+/// it here (oxide-to-nvvm writes them back for the kernel table).
+LogicalResult markKernel(LLVM::LLVMFuncOp func) {
+  StringAttr strings[3];
+  const llvm::StringLiteral keys[3] = {oxide::kContractAttr, oxide::kParamsAttr, oxide::kLaunchBoundsAttr};
+  SmallVector<Attribute> rest;
+  if (auto passthrough = func.getPassthroughAttr())
+    for (Attribute entry : passthrough) {
+      auto pair = dyn_cast<ArrayAttr>(entry);
+      auto key = pair && pair.size() == 2 ? dyn_cast<StringAttr>(pair[0]) : nullptr;
+      auto value = pair && pair.size() == 2 ? dyn_cast<StringAttr>(pair[1]) : nullptr;
+      auto *known = key && value ? llvm::find(keys, key.getValue()) : std::end(keys);
+      if (known == std::end(keys))
+        rest.push_back(entry);
+      else
+        strings[known - std::begin(keys)] = value;
+    }
+  FailureOr<oxide::KernelAttr> kernel =
+      oxide::kernelAttrFromStrings(func, strings[0], strings[1], strings[2]);
+  if (failed(kernel))
+    return failure();
+  func->setAttr(oxide::OxideDialect::getKernelAttrName(), *kernel);
+  if (rest.empty())
+    func->removeAttr(func.getPassthroughAttrName());
+  else
+    func.setPassthroughAttr(ArrayAttr::get(func.getContext(), rest));
+  return success();
 }
 
 struct OxideRaisePass : oxide::impl::OxideRaiseBase<OxideRaisePass> {
@@ -61,15 +71,15 @@ struct OxideRaisePass : oxide::impl::OxideRaiseBase<OxideRaisePass> {
     if (failed)
       return signalPassFailure();
 
-    auto kernelAttr = StringAttr::get(&getContext(), oxide::OxideDialect::getKernelAttrName());
     for (auto func : llvm::make_early_inc_range(module.getOps<LLVM::LLVMFuncOp>())) {
-      if (func.getCConv() == LLVM::CConv::PTX_Kernel) {
-        func->setAttr(kernelAttr, UnitAttr::get(&getContext()));
-        copyContractAttributes(func);
-      } else if (func.isExternal() && func.getSymName().starts_with(kIntrinsicPrefix) &&
-                 SymbolTable::symbolKnownUseEmpty(func, module))
+      if (func.getCConv() == LLVM::CConv::PTX_Kernel)
+        failed |= mlir::failed(markKernel(func));
+      else if (func.isExternal() && func.getSymName().starts_with(kIntrinsicPrefix) &&
+               SymbolTable::symbolKnownUseEmpty(func, module))
         func.erase();
     }
+    if (failed)
+      signalPassFailure();
   }
 };
 

@@ -1,11 +1,13 @@
 //===- RecordElementSizes.cpp - element sizes for the kernel table --------===//
 //
 // Records on each contracted kernel the element size its code uses for each span parameter
-// (0: none), as `["oxide.elem_sizes", "S0,S1,..."]` in its passthrough, which
-// compiler/host/KernelTable.cpp reads into the device image.
+// (0: none), in its #oxide.kernel attribute; oxide-to-nvvm writes them out for
+// compiler/host/KernelTable.cpp, which reads them into the device image.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Oxide/IR/KernelContract.h"
+#include "Oxide/IR/OxideDialect.h"
 #include "Oxide/Transforms/Passes.h"
 #include "Oxide/Transforms/WriteProof.h"
 
@@ -18,17 +20,11 @@ using namespace mlir;
 
 void oxide::recordElementSizes(const WriteProof &proof) {
   for (const WriteProof::ElementSizes &record : proof.elementSizes()) {
-    std::string sizes;
-    for (auto [i, size] : llvm::enumerate(record.sizes))
-      sizes += (i ? "," : "") + std::to_string(size);
     LLVM::LLVMFuncOp kernel = record.kernel;
-    MLIRContext *ctx = kernel.getContext();
-    SmallVector<Attribute> passthrough;
-    if (auto existing = kernel.getPassthroughAttr())
-      passthrough.append(existing.begin(), existing.end());
-    passthrough.push_back(
-        ArrayAttr::get(ctx, {StringAttr::get(ctx, "oxide.elem_sizes"), StringAttr::get(ctx, sizes)}));
-    kernel.setPassthroughAttr(ArrayAttr::get(ctx, passthrough));
+    SmallVector<uint32_t> sizes;
+    for (int64_t size : record.sizes)
+      sizes.push_back(static_cast<uint32_t>(size));
+    kernel->setAttr(OxideDialect::getKernelAttrName(), getKernelAttr(kernel).withElementSizes(sizes));
   }
 }
 

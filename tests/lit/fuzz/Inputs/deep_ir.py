@@ -3,13 +3,13 @@ import sys
 
 kind, n = sys.argv[1], int(sys.argv[2])
 if kind == "chain":
-    lines = ["llvm.func @k(%p: !llvm.ptr, %n: i64) attributes {oxide.kernel} {",
+    lines = ["llvm.func @k(%p: !llvm.ptr, %n: i64) attributes {oxide.kernel = #oxide.kernel} {",
              "  %i0 = oxide.thread_index rank 1 dim x : i64"]
     lines += [f"  %i{k + 1} = oxide.grid_stride_next %i{k} rank 1 dim x : i64" for k in range(n)]
     lines += [f"  %e = oxide.disjoint_get %p [%n] at [%i{n}] elem 4 : !llvm.ptr", "  llvm.return", "}"]
 else:
     lines = ['llvm.func @k(%out: !llvm.ptr {llvm.byval = !llvm.struct<"class.oxide::DisjointSpan", (ptr, i64)>})'
-             ' attributes {oxide.kernel, oxide.contract = "domain = 1, dynamic_shared = 0..0", oxide.params = "out=o"} {',
+             ' attributes {oxide.kernel = #oxide.kernel<params = [out: output], contract = "domain = 1, dynamic_shared = 0..0">} {',
              "  %eight = llvm.mlir.constant(8 : i64) : i64",
              "  %one = llvm.mlir.constant(1 : i64) : i64",
              "  %v = llvm.mlir.constant(1.0 : f32) : f32",

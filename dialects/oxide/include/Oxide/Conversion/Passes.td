@@ -32,8 +32,9 @@ def OxideToNVVM : Pass<"oxide-to-nvvm", "::mlir::ModuleOp"> {
       (from the inlined call-site locations), then `llvm.trap`. `oxide.bounds_fail`: a call of
       `__oxide_bounds_failure`, built once per module as a cold, noinline function that prints
       the index and size with `vprintf` and calls `__assertfail`, then `llvm.trap`.
-    * `oxide.kernel` entry points get the `ptx_kernel` calling convention; the marker and the
-      `oxide.contract`/`oxide.params`/`oxide.launch_bounds` attributes are removed.
+    * `oxide.kernel` entry points get the `ptx_kernel` calling convention; their
+      `#oxide.kernel` goes back to the strings the kernel table reads (`oxide.contract`,
+      `oxide.params`, `oxide.launch_bounds`, `oxide.elem_sizes`, in `passthrough`).
   }];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect"];
 }

@@ -16,15 +16,23 @@ def Oxide_Dialect : Dialect {
   let description = [{
     The `oxide` dialect captures what a kernel does at the SIMT level: which thread-index
     witnesses it obtains, where bounds checks fail, and which functions are kernel entry points
-    (the `oxide.kernel` unit attribute on an `llvm.func`). `oxide-raise` creates it from the
+    (`oxide.kernel = #oxide.kernel<...>` on an `llvm.func`, with the kernel's parameters and
+    launch contract). `oxide-raise` creates it from the
     `__oxide_*` intrinsic calls that the C++ headers emit; `oxide-to-nvvm` lowers it to NVVM.
   }];
   let cppNamespace = "::oxide";
   let hasOperationAttrVerify = 1;
+  let useDefaultAttributePrinterParser = 1;
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
   let extraClassDeclaration = [{
-    /// Name of the unit attribute that marks an llvm.func as a kernel entry point.
+    /// Name of the attribute (a KernelAttr) that marks an llvm.func as a kernel entry point.
     static constexpr ::llvm::StringLiteral getKernelAttrName() { return "oxide.kernel"; }
+
+  private:
+    /// Adds the attributes of OxideAttrs.td (in KernelAttr.cpp, beside their storage).
+    void registerAttributes();
+
+  public:
   }];
 }
 

@@ -175,12 +175,16 @@ def Oxide_OwnedElemOp : Oxide_Op<"owned_elem", [Pure, AttrSizedOperandSegments, 
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// The rank of the output this shape writes (its number of extents).
-    static unsigned outputRank(::oxide::Ownership shape);
-    /// The number of owner coordinates this shape takes.
-    static unsigned ownerRank(::oxide::Ownership shape);
+    /// The catalog's row of `shape` (include/oxide/detail/intrinsic_abi.hpp): the ranks of its
+    /// output and owner, who owns it, what `param` is.
+    static const ::oxide::intrinsic::OwnershipShape &shapeInfo(::oxide::Ownership shape) {
+      return ::oxide::intrinsic::ownership_shape(static_cast<::oxide::intrinsic::Ownership>(shape));
+    }
     /// The group that owns the set, or std::nullopt when a thread owns it.
-    static std::optional<::oxide::Group> owningGroup(::oxide::Ownership shape);
+    static std::optional<::oxide::Group> owningGroup(::oxide::Ownership shape) {
+      const auto &info = shapeInfo(shape);
+      return info.grouped ? std::optional(static_cast<::oxide::Group>(info.group)) : std::nullopt;
+    }
     /// warpgroup_tile's `tile` (an invalid one when it is malformed), std::nullopt without one.
     std::optional<::oxide::detail::WarpgroupTile> warpgroupTile();
     /// The bytes a write through the result may cover: `lanes` elements.

@@ -9,10 +9,11 @@ def OxideRaise : Pass<"oxide-raise", "::mlir::ModuleOp"> {
   let summary = "Raise __oxide_* intrinsic calls and kernel entry points into the oxide dialect";
   let description = [{
     Replaces each `llvm.call @__oxide_*` emitted by the C++ headers with the matching oxide
-    op, marks every `ptx_kernel` function with `oxide.kernel`, copies its `oxide.contract`,
-    `oxide.params` and `oxide.launch_bounds` strings from `passthrough` into discardable
-    attributes (passthrough keeps them for the kernel table), and erases the now-unused
-    intrinsic declarations. Errors, at the call: an unknown `__oxide_*` function; operand or
+    op, marks every `ptx_kernel` function with `oxide.kernel = #oxide.kernel<...>` (its
+    parameters, parsed contract and launch bounds, read out of the frontend's
+    `oxide.contract`, `oxide.params` and `oxide.launch_bounds` strings in `passthrough`), and
+    erases the now-unused intrinsic declarations. Errors, at the kernel: a malformed string.
+    At the call: an unknown `__oxide_*` function; operand or
     result types other than the intrinsic's; a kind, dimension, rank, element size, tile
     extent or shared-memory size that is not a constant in range; a shared-memory site that is
     not the address of a global.
@@ -33,7 +34,7 @@ def OxideVerifySafety : Pass<"oxide-verify-safety", "::mlir::ModuleOp"> {
       (witness). In every function a kernel reaches, `oxide.grid_sync` needs
       `cooperative = true` and `oxide.cluster_sync` and `oxide.map_shared` need
       `cluster = (...)` in the kernel's contract.
-    * In a kernel with a launch contract (`oxide.contract`): every thread index reachable
+    * In a kernel with a launch contract (its `#oxide.kernel`'s): every thread index reachable
       from it has the contract's rank (`domain`).
     * Then, if all of that holds, for the contracted kernels and every function they reach
       (the analysis `oxide::WriteProof`, lib/Transforms/WriteProof/), a points-to analysis
@@ -65,8 +66,8 @@ def OxideVerifySafety : Pass<"oxide-verify-safety", "::mlir::ModuleOp"> {
 def OxideRecordElementSizes : Pass<"oxide-record-element-sizes", "::mlir::ModuleOp"> {
   let summary = "Record for the kernel table the element size each contracted kernel gives its spans";
   let description = [{
-    Adds `["oxide.elem_sizes", "S0,S1,..."]` to the `passthrough` of each contracted kernel:
-    per parameter, the element size in bytes its code names that span parameter's elements
+    Adds `element_sizes = [S0, S1, ...]` to the `#oxide.kernel` of each contracted kernel
+    (`oxide-to-nvvm` writes them out as `oxide.elem_sizes`): per parameter, the element size in bytes its code names that span parameter's elements
     with (0: none), which the device image carries (compiler/host/KernelTable.cpp) and the
     runtime compares with the span's `sizeof(T)` before each launch. The sizes come from the
     write proof (`oxide::WriteProof`, Oxide/Transforms/WriteProof.h), which
@@ -103,7 +104,7 @@ def OxideTestPrintPointerRoots : Pass<"oxide-test-print-pointer-roots", "::mlir:
 def OxideOptimize : Pass<"oxide-optimize", "::mlir::ModuleOp"> {
   let summary = "Turn launch-contract facts into code-generation facts";
   let description = [{
-    For every kernel, its launch bounds (`oxide.launch_bounds`) become `nvvm.maxntid` and
+    For every kernel, its launch bounds (`#oxide.kernel`'s `launch_bounds`) become `nvvm.maxntid` and
     `nvvm.minctasm`. For kernels with a launch contract, in addition:
     * an exact block becomes `nvvm.reqntid` (and replaces `nvvm.maxntid`, which PTX forbids
       beside it); oxide-to-nvvm then makes blockDim a constant and gives threadIdx its range;

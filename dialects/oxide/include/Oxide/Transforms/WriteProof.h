@@ -64,7 +64,8 @@ private:
   std::vector<ElementSizes> sizes;
 };
 
-/// Adds `["oxide.elem_sizes", "S0,S1,..."]` to each contracted kernel's passthrough: what
+/// Records in each contracted kernel's #oxide.kernel the element size its code uses for each
+/// parameter: what
 /// oxide-record-element-sizes does (RecordElementSizes.cpp).
 void recordElementSizes(const WriteProof &proof);
 

@@ -85,13 +85,14 @@ Operation *CallRaiser::ownedElements(std::int64_t lanes) {
   auto shape = enumOperand<oxide::Ownership>(5, oxide::getMaxEnumValForOwnership());
   if (!shape)
     return nullptr;
-  const unsigned rank = oxide::OwnedElemOp::outputRank(*shape);
-  const unsigned owners = oxide::OwnedElemOp::ownerRank(*shape);
+  const oxide::intrinsic::OwnershipShape &info = oxide::OwnedElemOp::shapeInfo(*shape);
+  const unsigned rank = info.output_rank;
+  const unsigned owners = info.owner_rank;
   Value param = call.getOperand(6), uniform;
   std::int64_t count = 1;
-  if (*shape == oxide::Ownership::pair) {
+  if (info.param == oxide::intrinsic::OwnedParam::distance) {
     uniform = param;
-  } else if (*shape == oxide::Ownership::block_strided || *shape == oxide::Ownership::strided_rows) {
+  } else if (info.param == oxide::intrinsic::OwnedParam::count) {
     APInt k;
     if (!matchPattern(param, m_ConstantInt(&k)) || k.isZero() || k.ugt(kMaxStridedCount)) {
       call.emitError() << "the element count of oxide intrinsic '" << name
@@ -101,7 +102,7 @@ Operation *CallRaiser::ownedElements(std::int64_t lanes) {
     count = k.getZExtValue();
   }
   DenseI64ArrayAttr tile;
-  if (*shape == oxide::Ownership::warpgroup_tile) {
+  if (info.param == oxide::intrinsic::OwnedParam::tile) {
     APInt packed;
     const auto fields = matchPattern(param, m_ConstantInt(&packed))
                             ? oxide::detail::WarpgroupTile::unpack(packed.getZExtValue())

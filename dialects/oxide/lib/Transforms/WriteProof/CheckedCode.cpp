@@ -2,7 +2,7 @@
 //
 // The contracted kernels, every function they reach (through direct calls, and through
 // pointers to any function whose address the module takes), who calls each, and what each
-// kernel parameter is (oxide.params).
+// kernel parameter is (#oxide.kernel).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,7 +12,6 @@
 #include "Oxide/IR/KernelContract.h"
 
 #include "mlir/IR/Matchers.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Demangle/Demangle.h"
 
 using namespace mlir;
@@ -49,43 +48,12 @@ std::optional<int64_t> oxide::writeproof::constantLength(Value length) {
 
 namespace {
 
-/// The kind of a span parameter whose instantiated type is `byval` ("class.oxide::X.N").
-ParamKind spanClassKind(TypeAttr byval) {
-  auto type = byval ? dyn_cast<LLVM::LLVMStructType>(byval.getValue()) : nullptr;
-  if (!type || !type.isIdentified())
-    return ParamKind::other;
-  llvm::StringRef cls = type.getName().split('.').second.split('.').first;
-  return llvm::StringSwitch<ParamKind>(cls)
-      .Case("oxide::DisjointSpan", ParamKind::output)
-      .Case("oxide::DisjointSpan2D", ParamKind::output_2d)
-      .Case("oxide::DisjointSpan3D", ParamKind::output_3d)
-      .Case("oxide::AtomicSpan", ParamKind::atomic)
-      .Case("oxide::AppendSpan", ParamKind::append)
-      .Case("oxide::PermutationSpan", ParamKind::permutation)
-      .Case("oxide::ClaimSet", ParamKind::claims)
-      .Case("oxide::TensorMap", ParamKind::tensor_map)
-      .Case("oxide::Span", ParamKind::input)
-      .Default(ParamKind::other);
-}
-
-/// The parameters of `kernel`, from its oxide.params.
+/// The parameters of `kernel`, from its #oxide.kernel.
 std::vector<ParamInfo> kernelParams(LLVMFuncOp kernel) {
   std::vector<ParamInfo> params;
-  auto attr = kernel->getAttrOfType<StringAttr>(oxide::kParamsAttr);
-  if (!attr)
-    return params;
-  llvm::SmallVector<llvm::StringRef> entries;
-  attr.getValue().split(entries, ',', -1, /*KeepEmpty=*/false);
-  for (llvm::StringRef entry : entries) {
-    auto [name, letter] = entry.rsplit('=');
-    std::optional<ParamKind> kind = letter.empty() ? std::nullopt : oxide::detail::param_kind(letter.front());
-    params.push_back({name.str(), kind.value_or(ParamKind::other)});
-  }
-  // The frontend writes a template's parameter kinds before instantiation, when a dependent
-  // span type is still 'x'; the instantiated parameter's type names its class.
-  for (auto [i, param] : llvm::enumerate(params))
-    if (param.kind == ParamKind::other && i < kernel.getNumArguments())
-      param.kind = spanClassKind(kernel.getArgAttrOfType<TypeAttr>(i, LLVM::LLVMDialect::getByValAttrName()));
+  if (oxide::KernelAttr attr = oxide::getKernelAttr(kernel))
+    for (auto [name, kind] : llvm::zip_equal(attr.getParamNames(), attr.getParamKinds()))
+      params.push_back({name.str(), kind});
   return params;
 }
 
@@ -94,7 +62,7 @@ std::vector<ParamInfo> kernelParams(LLVMFuncOp kernel) {
 SmallVector<LLVMFuncOp> oxide::writeproof::contractedKernels(ModuleOp module) {
   SmallVector<LLVMFuncOp> kernels;
   for (LLVMFuncOp kernel : module.getOps<LLVMFuncOp>())
-    if (kernel->hasAttr(OxideDialect::getKernelAttrName()) && kernel->hasAttr(kContractAttr))
+    if (oxide::getKernelContract(kernel))
       kernels.push_back(kernel);
   return kernels;
 }

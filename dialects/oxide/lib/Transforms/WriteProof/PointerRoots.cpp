@@ -1,13 +1,19 @@
 //===- PointerRoots.cpp - what each pointer may point into ----------------===//
 //
 // A points-to analysis over the LLVM dialect: each pointer value gets the set of places it may
-// point into (its roots), computed as a fixpoint over the functions the contracted kernels
-// reach, through phis, selects, calls and returns.
+// point into (its roots). A sparse forward analysis on MLIR's dataflow framework: the solver
+// joins the roots of a block's incoming values, the transfer functions here say what each
+// operation makes of its operands' roots, and two overrides keep the flow between functions to
+// the checked code: a helper's arguments take the roots of its checked call sites, a call the
+// roots its callee returns.
 //
 //===----------------------------------------------------------------------===//
 
 #include "WriteProofImpl.h"
 
+#include "../Provenance/EveryBlockLive.h"
+
+#include "mlir/Analysis/DataFlow/SparseAnalysis.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -65,170 +71,222 @@ bool overwritesUndefinedPointers(LLVM::InsertValueOp insert) {
   return coversPointers(insert.getType(), path, written);
 }
 
+/// A pointer's roots as a lattice value: a set that only grows, the union over what reaches it.
+struct RootSetValue {
+  RootSet roots;
+
+  static RootSetValue join(const RootSetValue &lhs, const RootSetValue &rhs) {
+    RootSetValue result = lhs;
+    for (const Root &root : rhs.roots)
+      if (!llvm::is_contained(result.roots, root))
+        result.roots.push_back(root);
+    return result;
+  }
+  bool operator==(const RootSetValue &other) const { return roots == other.roots; }
+  void print(raw_ostream &os) const { os << roots.size() << " roots"; }
+};
+
+class RootsLattice : public dataflow::Lattice<RootSetValue> {
+public:
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(RootsLattice)
+  using Lattice::Lattice;
+};
+
+class PointerRootsAnalysis : public dataflow::SparseForwardDataFlowAnalysis<RootsLattice> {
+public:
+  PointerRootsAnalysis(DataFlowSolver &solver, CheckedCode &code)
+      : SparseForwardDataFlowAnalysis(solver), code(code) {}
+
+  LogicalResult visitOperation(Operation *op, ArrayRef<const RootsLattice *>,
+                               ArrayRef<RootsLattice *> results) override {
+    if (!isChecked(op) || op->getNumResults() != 1 || !holdsPointers(op->getResult(0).getType()))
+      return success();
+    transfer(op, results.front());
+    return success();
+  }
+
+  LogicalResult visitCallOperation(CallOpInterface call, ArrayRef<const dataflow::AbstractSparseLattice *>,
+                                   ArrayRef<dataflow::AbstractSparseLattice *> results) override {
+    Operation *op = call.getOperation();
+    auto llvmCall = dyn_cast<LLVM::CallOp>(op);
+    if (!llvmCall || !isChecked(op) || op->getNumResults() != 1 || !holdsPointers(op->getResult(0).getType()))
+      return success();
+    transferCall(llvmCall, static_cast<RootsLattice *>(results.front()));
+    return success();
+  }
+
+  /// A checked function's arguments: a byval copy is the function's own; a kernel's (called by
+  /// the host) or an uncalled helper's pointer is unknown; a helper's, what its checked call
+  /// sites pass.
+  void visitCallableOperation(CallableOpInterface callable,
+                              ArrayRef<dataflow::AbstractSparseLattice *> argLattices) override {
+    auto fn = dyn_cast<LLVMFuncOp>(callable.getOperation());
+    if (!fn || !code.checked.contains(fn) || fn.isExternal())
+      return;
+    auto callers = code.callers.find(fn);
+    const bool unknownCallers = code.kernels.contains(fn) || callers == code.callers.end();
+    for (auto [arg, lattice] : llvm::zip_equal(fn.getArguments(), argLattices)) {
+      auto *roots = static_cast<RootsLattice *>(lattice);
+      if (!holdsPointers(arg.getType()))
+        continue;
+      if (isByval(arg)) {
+        add(roots, {RootKind::Private, arg});
+      } else if (unknownCallers) {
+        add(roots, {RootKind::Unknown, arg});
+      } else {
+        ProgramPoint *entry = getProgramPointBefore(&fn.getBody().front());
+        for (LLVM::CallOp call : callers->second)
+          if (arg.getArgNumber() < call.getArgOperands().size())
+            join(roots, *getLatticeElementFor(entry, call.getArgOperands()[arg.getArgNumber()]));
+      }
+    }
+  }
+
+  /// What the solver gives a value it cannot follow (a successor operand the branch makes itself).
+  void setToEntryState(RootsLattice *lattice) override {
+    add(lattice, {RootKind::Unknown, cast<Value>(lattice->getAnchor())});
+  }
+
+private:
+  bool isChecked(Operation *op) const {
+    auto fn = op->getParentOfType<LLVMFuncOp>();
+    return fn && code.checked.contains(fn);
+  }
+
+  void add(RootsLattice *lattice, Root root) {
+    propagateIfChanged(lattice, lattice->join(RootSetValue{{root}}));
+  }
+
+  /// The roots of `value` where `op` uses them (so `op` is visited again when they grow).
+  const RootSet &rootsAt(Operation *op, Value value) {
+    return getLatticeElementFor(getProgramPointAfter(op), value)->getValue().roots;
+  }
+
+  void addAll(Operation *op, RootsLattice *result, Value from) {
+    if (from != result->getAnchor())
+      join(result, *getLatticeElementFor(getProgramPointAfter(op), from));
+  }
+
+  RootKind globalKind(LLVM::AddressOfOp address) {
+    auto global = code.symbols.lookup<LLVM::GlobalOp>(address.getGlobalName());
+    return !global                              ? RootKind::Unknown
+           : global.getAddrSpace() == kShared   ? RootKind::Shared
+           : global.getAddrSpace() == kConstant ? RootKind::Constant
+           : global.getConstant()               ? RootKind::Constant
+                                                : RootKind::Global;
+  }
+
+  void transferCall(LLVM::CallOp call, RootsLattice *result) {
+    Value value = call.getResult();
+    auto returnsOf = [&](LLVMFuncOp fn) {
+      fn.walk([&](LLVM::ReturnOp ret) {
+        if (ret.getArg())
+          addAll(call, result, ret.getArg());
+      });
+    };
+    auto callee = call.getCalleeAttr();
+    if (!callee) { // through a pointer: any function whose address is taken
+      for (LLVMFuncOp fn : code.addressTaken)
+        if (fn.isExternal())
+          add(result, {RootKind::Unknown, value});
+        else if (code.checked.contains(fn))
+          returnsOf(fn);
+      return;
+    }
+    auto fn = code.symbols.lookup<LLVMFuncOp>(callee.getValue());
+    if (fn && fn.isExternal() && fn.getSymName() == "malloc") {
+      add(result, {RootKind::Heap, value});
+      return;
+    }
+    if (!fn || fn.isExternal() || !code.checked.contains(fn)) {
+      add(result, {RootKind::Unknown, value});
+      return;
+    }
+    returnsOf(fn);
+  }
+
+  void transfer(Operation *op, RootsLattice *result) {
+    Value value = op->getResult(0);
+    auto fromBase = [&](Value base) {
+      addAll(op, result, base);
+      if (llvm::is_contained(rootsAt(op, base), Root{RootKind::Null, Value()}) && !isa<LLVM::BitcastOp>(op))
+        add(result, {RootKind::Unknown, value}); // arithmetic on null makes an address from an integer
+    };
+    llvm::TypeSwitch<Operation *, void>(op)
+        .Case<LLVM::AllocaOp>([&](auto) { add(result, {RootKind::Private, value}); })
+        .Case<LLVM::GEPOp>([&](LLVM::GEPOp gep) { fromBase(gep.getBase()); })
+        .Case<LLVM::BitcastOp, LLVM::AddrSpaceCastOp>([&](Operation *cast) { fromBase(cast->getOperand(0)); })
+        .Case<LLVM::PtrMaskOp>([&](LLVM::PtrMaskOp mask) { fromBase(mask.getPtr()); })
+        .Case<LLVM::SelectOp>([&](LLVM::SelectOp select) {
+          addAll(op, result, select.getTrueValue());
+          addAll(op, result, select.getFalseValue());
+        })
+        .Case<LLVM::InsertValueOp>([&](LLVM::InsertValueOp insert) {
+          // An aggregate built field by field over poison or undef (how SROA writes a struct
+          // returned by value) holds no pointer of that base once the inserts cover every part
+          // that holds pointers: only the inserted ones.
+          if (overwritesUndefinedPointers(insert)) {
+            for (auto in = insert; in; in = in.getContainer().getDefiningOp<LLVM::InsertValueOp>())
+              addAll(op, result, in.getValue());
+            return;
+          }
+          addAll(op, result, insert.getContainer());
+          addAll(op, result, insert.getValue());
+        })
+        .Case<LLVM::ExtractValueOp>(
+            [&](LLVM::ExtractValueOp extract) { addAll(op, result, extract.getContainer()); })
+        .Case<LLVM::InsertElementOp>([&](LLVM::InsertElementOp insert) {
+          addAll(op, result, insert.getVector());
+          addAll(op, result, insert.getValue());
+        })
+        .Case<LLVM::ExtractElementOp>([&](LLVM::ExtractElementOp e) { addAll(op, result, e.getVector()); })
+        .Case<LLVM::ShuffleVectorOp>([&](LLVM::ShuffleVectorOp s) {
+          addAll(op, result, s.getV1());
+          addAll(op, result, s.getV2());
+        })
+        .Case<LLVM::ZeroOp>([&](auto) { add(result, {RootKind::Null, Value()}); })
+        .Case<LLVM::AddressOfOp>(
+            [&](LLVM::AddressOfOp address) { add(result, {globalKind(address), value}); })
+        .Case<oxide::DisjointGetOp, oxide::OwnedElemOp, oxide::ReservedElemOp, oxide::PermutedElemOp,
+              oxide::ClaimedElemOp, oxide::SpanElemOp>([&](auto) { add(result, {RootKind::Element, value}); })
+        .Case<oxide::SharedAllocOp, oxide::DynamicSharedOp, oxide::MapSharedOp>(
+            [&](auto) { add(result, {RootKind::Shared, value}); })
+        .Case<LLVM::LoadOp>([&](LLVM::LoadOp load) {
+          // A pointer loaded from a kernel's own parameter is the span's memory; any other
+          // loaded pointer has lost where it came from. Not before the address has roots: the
+          // solver visits the load again when they come, and "unknown" would stay.
+          const RootSet &address = rootsAt(op, load.getAddr());
+          if (address.empty())
+            return;
+          Value param = paramArgumentOf(address, code);
+          add(result, param ? Root{RootKind::Param, param} : Root{RootKind::Unknown, value});
+        })
+        .Default([&](Operation *) { add(result, {RootKind::Unknown, value}); });
+  }
+
+  CheckedCode &code;
+};
+
 } // namespace
 
-PointerRoots::PointerRoots(CheckedCode &code) : code(code) {
-  do {
-    changed = false;
-    for (LLVMFuncOp fn : code.checked) {
-      for (BlockArgument arg : fn.getArguments())
-        transferArgument(fn, arg);
-      fn.walk([&](Operation *op) { transfer(op); });
-    }
-  } while (changed);
+PointerRoots::PointerRoots(CheckedCode &code) : code(code), solver(std::make_unique<DataFlowSolver>()) {
+  solver->load<oxide::EveryBlockLive>();
+  solver->load<PointerRootsAnalysis>(code);
+  (void)solver->initializeAndRun(code.module);
 }
+
+PointerRoots::~PointerRoots() = default;
 
 const RootSet &PointerRoots::rootsOf(Value value) const {
   static const RootSet none;
-  auto it = roots.find(value);
-  return it == roots.end() ? none : it->second;
+  const auto *lattice = solver->lookupState<RootsLattice>(value);
+  return lattice ? lattice->getValue().roots : none;
 }
 
-Value PointerRoots::paramArgument(Value address) const {
-  const RootSet &set = rootsOf(address);
+Value oxide::writeproof::paramArgumentOf(const RootSet &set, const CheckedCode &code) {
   if (set.size() != 1 || set.front().kind != RootKind::Private || !code.isKernelArgument(set.front().source))
     return Value();
   return set.front().source;
 }
 
-void PointerRoots::add(Value value, Root root) {
-  RootSet &set = roots[value];
-  if (!llvm::is_contained(set, root)) {
-    set.push_back(root);
-    changed = true;
-  }
-}
-
-void PointerRoots::addAll(Value to, Value from) {
-  if (to == from)
-    return;
-  RootSet copy = rootsOf(from);
-  for (const Root &root : copy)
-    add(to, root);
-}
-
-void PointerRoots::transferArgument(LLVMFuncOp fn, BlockArgument arg) {
-  if (!holdsPointers(arg.getType()))
-    return;
-  if (isByval(arg)) {
-    add(arg, {RootKind::Private, arg});
-    return;
-  }
-  auto it = code.callers.find(fn);
-  if (code.kernels.contains(fn) || it == code.callers.end()) {
-    add(arg, {RootKind::Unknown, arg});
-    return;
-  }
-  for (LLVM::CallOp call : it->second)
-    if (arg.getArgNumber() < call.getArgOperands().size())
-      addAll(arg, call.getArgOperands()[arg.getArgNumber()]);
-}
-
-void PointerRoots::transferSuccessors(BranchOpInterface branch) {
-  Operation *op = branch.getOperation();
-  for (unsigned s = 0; s < op->getNumSuccessors(); ++s) {
-    SuccessorOperands operands = branch.getSuccessorOperands(s);
-    Block *succ = op->getSuccessor(s);
-    for (unsigned k = 0; k < operands.size() && k < succ->getNumArguments(); ++k)
-      if (Value incoming = operands[k])
-        addAll(succ->getArgument(k), incoming);
-  }
-}
-
-RootKind PointerRoots::globalKind(LLVM::AddressOfOp address) {
-  auto global = code.symbols.lookup<LLVM::GlobalOp>(address.getGlobalName());
-  return !global                              ? RootKind::Unknown
-         : global.getAddrSpace() == kShared   ? RootKind::Shared
-         : global.getAddrSpace() == kConstant ? RootKind::Constant
-         : global.getConstant()               ? RootKind::Constant
-                                              : RootKind::Global;
-}
-
-void PointerRoots::transferCall(LLVM::CallOp call, Value result) {
-  auto returnsOf = [&](LLVMFuncOp fn) {
-    fn.walk([&](LLVM::ReturnOp ret) {
-      if (ret.getArg())
-        addAll(result, ret.getArg());
-    });
-  };
-  auto callee = call.getCalleeAttr();
-  if (!callee) { // through a pointer: any function whose address is taken
-    for (LLVMFuncOp fn : code.addressTaken)
-      if (fn.isExternal())
-        add(result, {RootKind::Unknown, result});
-      else if (code.checked.contains(fn))
-        returnsOf(fn);
-    return;
-  }
-  auto fn = code.symbols.lookup<LLVMFuncOp>(callee.getValue());
-  if (fn && fn.isExternal() && fn.getSymName() == "malloc") {
-    add(result, {RootKind::Heap, result});
-    return;
-  }
-  if (!fn || fn.isExternal() || !code.checked.contains(fn)) {
-    add(result, {RootKind::Unknown, result});
-    return;
-  }
-  returnsOf(fn);
-}
-
-void PointerRoots::transfer(Operation *op) {
-  if (auto branch = dyn_cast<BranchOpInterface>(op)) {
-    transferSuccessors(branch);
-    return;
-  }
-  if (op->getNumResults() != 1 || !holdsPointers(op->getResult(0).getType()))
-    return;
-  Value result = op->getResult(0);
-  auto fromBase = [&](Value base) {
-    addAll(result, base);
-    if (llvm::is_contained(rootsOf(base), Root{RootKind::Null, Value()}) && !isa<LLVM::BitcastOp>(op))
-      add(result, {RootKind::Unknown, result}); // arithmetic on null makes an address from an integer
-  };
-  llvm::TypeSwitch<Operation *, void>(op)
-      .Case<LLVM::AllocaOp>([&](auto) { add(result, {RootKind::Private, result}); })
-      .Case<LLVM::GEPOp>([&](LLVM::GEPOp gep) { fromBase(gep.getBase()); })
-      .Case<LLVM::BitcastOp, LLVM::AddrSpaceCastOp>([&](Operation *cast) { fromBase(cast->getOperand(0)); })
-      .Case<LLVM::PtrMaskOp>([&](LLVM::PtrMaskOp mask) { fromBase(mask.getPtr()); })
-      .Case<LLVM::SelectOp>([&](LLVM::SelectOp select) {
-        addAll(result, select.getTrueValue());
-        addAll(result, select.getFalseValue());
-      })
-      .Case<LLVM::InsertValueOp>([&](LLVM::InsertValueOp insert) {
-        // An aggregate built field by field over poison or undef (how SROA writes a struct
-        // returned by value) holds no pointer of that base once the inserts cover every part
-        // that holds pointers: only the inserted ones.
-        if (overwritesUndefinedPointers(insert)) {
-          for (auto in = insert; in; in = in.getContainer().getDefiningOp<LLVM::InsertValueOp>())
-            addAll(result, in.getValue());
-          return;
-        }
-        addAll(result, insert.getContainer());
-        addAll(result, insert.getValue());
-      })
-      .Case<LLVM::ExtractValueOp>(
-          [&](LLVM::ExtractValueOp extract) { addAll(result, extract.getContainer()); })
-      .Case<LLVM::InsertElementOp>([&](LLVM::InsertElementOp insert) {
-        addAll(result, insert.getVector());
-        addAll(result, insert.getValue());
-      })
-      .Case<LLVM::ExtractElementOp>([&](LLVM::ExtractElementOp e) { addAll(result, e.getVector()); })
-      .Case<LLVM::ShuffleVectorOp>([&](LLVM::ShuffleVectorOp s) {
-        addAll(result, s.getV1());
-        addAll(result, s.getV2());
-      })
-      .Case<LLVM::ZeroOp>([&](auto) { add(result, {RootKind::Null, Value()}); })
-      .Case<LLVM::AddressOfOp>([&](LLVM::AddressOfOp address) { add(result, {globalKind(address), result}); })
-      .Case<oxide::DisjointGetOp, oxide::OwnedElemOp, oxide::ReservedElemOp, oxide::PermutedElemOp,
-            oxide::ClaimedElemOp, oxide::SpanElemOp>([&](auto) { add(result, {RootKind::Element, result}); })
-      .Case<oxide::SharedAllocOp, oxide::DynamicSharedOp, oxide::MapSharedOp>(
-          [&](auto) { add(result, {RootKind::Shared, result}); })
-      .Case<LLVM::LoadOp>([&](LLVM::LoadOp load) {
-        // A pointer loaded from a kernel's own parameter is the span's memory; any other
-        // loaded pointer has lost where it came from.
-        Value param = paramArgument(load.getAddr());
-        add(result, param ? Root{RootKind::Param, param} : Root{RootKind::Unknown, result});
-      })
-      .Case<LLVM::CallOp>([&](LLVM::CallOp call) { transferCall(call, result); })
-      .Default([&](Operation *) { add(result, {RootKind::Unknown, result}); });
-}
+Value PointerRoots::paramArgument(Value address) const { return paramArgumentOf(rootsOf(address), code); }

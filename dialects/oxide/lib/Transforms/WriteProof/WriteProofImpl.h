@@ -21,6 +21,7 @@
 
 #include "oxide/detail/param_kind.hpp"
 
+#include "mlir/Analysis/DataFlowFramework.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/SymbolTable.h"
@@ -29,6 +30,7 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -61,7 +63,7 @@ std::optional<int64_t> constantLength(Value length);
 // The code under proof
 //===----------------------------------------------------------------------===//
 
-/// One parameter of a kernel: its name and kind (from oxide.params).
+/// One parameter of a kernel: its name and kind (from #oxide.kernel).
 struct ParamInfo {
   std::string name;
   ParamKind kind = ParamKind::other;
@@ -131,11 +133,13 @@ struct Root {
 using RootSet = llvm::SmallVector<Root, 2>;
 
 /// A points-to analysis over the LLVM dialect: each pointer value gets the set of places it may
-/// point into, computed as a fixpoint over the checked functions, through phis, selects, calls,
-/// returns and indirect calls (to any address-taken function).
+/// point into, a sparse forward analysis on MLIR's dataflow framework (PointerRoots.cpp) over
+/// the checked functions, through phis, selects, calls, returns and indirect calls (to any
+/// address-taken function).
 class PointerRoots {
 public:
   explicit PointerRoots(CheckedCode &code);
+  ~PointerRoots();
 
   /// The roots of `value`; empty for a value that holds no pointer.
   const RootSet &rootsOf(Value value) const;
@@ -143,18 +147,12 @@ public:
   Value paramArgument(Value address) const;
 
 private:
-  void add(Value value, Root root);
-  void addAll(Value to, Value from);
-  void transferArgument(LLVMFuncOp fn, mlir::BlockArgument arg);
-  void transfer(Operation *op);
-  void transferSuccessors(mlir::BranchOpInterface branch);
-  void transferCall(mlir::LLVM::CallOp call, Value result);
-  RootKind globalKind(mlir::LLVM::AddressOfOp address);
-
   CheckedCode &code;
-  llvm::DenseMap<Value, RootSet> roots;
-  bool changed = false;
+  std::unique_ptr<mlir::DataFlowSolver> solver;
 };
+
+/// The kernel argument whose byval copy a pointer of roots `roots` points into, or null.
+Value paramArgumentOf(const RootSet &roots, const CheckedCode &code);
 
 //===----------------------------------------------------------------------===//
 // Offsets: where a pointer points inside its root
