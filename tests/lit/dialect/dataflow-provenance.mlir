@@ -1,9 +1,8 @@
 // RUN: oxide-opt %s -oxide-verify-safety -split-input-file -verify-diagnostics
 
-// The witness provenance and the pointer roots are sparse analyses on MLIR's dataflow framework
+// The witness provenance and the pointer roots are forward analyses on MLIR's DataFlowSolver
 // (Provenance/WitnessProvenance.cpp, WriteProof/PointerRoots.cpp) in which every block and every
-// edge counts (Provenance/EveryBlockLive.h): the checks never rest on a proof that some code
-// cannot run.
+// edge counts: the checks never rest on a proof that some code cannot run.
 
 // A phi of the witness and a constant: both edges count, even on a constant condition.
 llvm.func @both_edges(%p: !llvm.ptr, %n: i64) attributes {oxide.kernel = #oxide.kernel} {
@@ -43,6 +42,37 @@ llvm.func @merged(%p: !llvm.ptr, %n: i64, %c: i1) attributes {oxide.kernel = #ox
   llvm.cond_br %c, ^a(%m : i64), ^a(%i : i64)
 ^a(%j: i64):
   %e = oxide.disjoint_get %p [%n] at [%j] elem 4 : !llvm.ptr
+  llvm.return
+}
+
+// -----
+
+// The helper comes before its caller and passes its argument through a freeze and a select: the
+// analysis waits for the call's operand instead of deciding early that the freeze is no witness.
+llvm.func @frozen_helper(%p: !llvm.ptr, %n: i64, %i: i64, %c: i1) {
+  %f = llvm.freeze %i : i64
+  %s = llvm.select %c, %f, %i : i1, i64
+  %e = oxide.disjoint_get %p [%n] at [%s] elem 4 : !llvm.ptr
+  llvm.return
+}
+llvm.func @calls_frozen(%p: !llvm.ptr, %n: i64, %c: i1) attributes {oxide.kernel = #oxide.kernel} {
+  %i = oxide.thread_index rank 1 dim x : i64
+  llvm.call @frozen_helper(%p, %n, %i, %c) : (!llvm.ptr, i64, i64, i1) -> ()
+  llvm.return
+}
+
+// -----
+
+// A loop over grid-stride steps: the phi is a witness where steps are allowed (disjoint_get).
+llvm.func @stride_loop(%p: !llvm.ptr, %n: i64) attributes {oxide.kernel = #oxide.kernel} {
+  %i = oxide.thread_index rank 1 dim x : i64
+  llvm.br ^loop(%i : i64)
+^loop(%j: i64):
+  %e = oxide.disjoint_get %p [%n] at [%j] elem 4 : !llvm.ptr
+  %next = oxide.grid_stride_next %j rank 1 dim x : i64
+  %more = llvm.icmp "ult" %next, %n : i64
+  llvm.cond_br %more, ^loop(%next : i64), ^done
+^done:
   llvm.return
 }
 

@@ -1,24 +1,24 @@
 //===- WitnessProvenance.cpp - which values are the thread's witnesses ----===//
 //
-// Each value gets the set of witness kinds it is on every path that reaches it: a bit per
-// (rank, dimension, stride steps allowed) for thread indices and one per group for group
-// indices. The solver meets the sets of a block's incoming values (intersection: a phi is a
-// witness only if every incoming value is); the transfer functions here say what an operation
-// makes of its operands' sets, and two overrides decide the flow between functions: a helper's
-// argument is what every call site passes (a kernel's, called by the host, is no witness), and a
-// call's result is none.
+// Each value that may be a witness gets the set of witness kinds it is on every path that
+// reaches it: a bit per (rank, dimension, stride steps allowed) for thread indices and one per
+// group for group indices. A block argument meets the sets of its incoming values (intersection:
+// a phi is a witness only if every incoming value is), a helper's argument those of every call
+// (a kernel's, called by the host, is no witness), an index op gives its own, a step, freeze or
+// select what its operands allow; a call's result, or any other value, is none. The analysis
+// runs on MLIR's DataFlowSolver, which re-visits a value's users when its set shrinks.
 //
 //===----------------------------------------------------------------------===//
 
 #include "WitnessProvenance.h"
+#include "ValueFlowAnalysis.h"
 
 #include "Oxide/IR/OxideDialect.h"
-
-#include "EveryBlockLive.h"
 
 #include "mlir/Analysis/DataFlow/SparseAnalysis.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "llvm/Support/Format.h"
 
 using namespace mlir;
@@ -61,9 +61,21 @@ public:
   using Lattice::Lattice;
 };
 
-class WitnessAnalysis : public dataflow::SparseForwardDataFlowAnalysis<WitnessLattice> {
+/// The values that may be witnesses: what the index ops and their steps give, and what freezes,
+/// selects and integer block arguments pass on. Every other value is none, and gets no state.
+bool mayBeWitness(Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return isa<IntegerType>(arg.getType());
+  return isa<oxide::ThreadIndexOp, oxide::GridStrideNextOp, oxide::GroupIndexOp, oxide::GroupStrideNextOp,
+             LLVM::FreezeOp, LLVM::SelectOp>(value.getDefiningOp());
+}
+
+/// A forward must-analysis on the solver, with states only for the values that may be witnesses.
+/// It starts optimistic (a value no path has reached yet is every witness), so a transfer waits
+/// for its operands: an operand not reached yet would otherwise make the result none for good.
+class WitnessAnalysis : public oxide::ValueFlowAnalysis {
 public:
-  WitnessAnalysis(DataFlowSolver &solver, ModuleOp module) : SparseForwardDataFlowAnalysis(solver) {
+  WitnessAnalysis(DataFlowSolver &solver, ModuleOp module) : ValueFlowAnalysis(solver) {
     module.walk([&](LLVM::CallOp call) {
       if (auto callee = call.getCalleeAttr())
         callers[callee.getAttr()].push_back(call);
@@ -73,24 +85,49 @@ public:
         [&](LLVM::AddressOfOp address) { addressTaken.insert(address.getGlobalNameAttr().getAttr()); });
   }
 
-  LogicalResult visitOperation(Operation *op, ArrayRef<const WitnessLattice *>,
-                               ArrayRef<WitnessLattice *> results) override {
-    if (results.size() != 1)
-      return success();
-    std::uint64_t bits = 0;
-    auto of = [&](Value operand) {
-      return getLatticeElementFor(getProgramPointAfter(op), operand)->getValue().bits.value_or(0);
+  LogicalResult initialize(Operation *top) override {
+    top->walk([&](Block *block) {
+      if (llvm::any_of(block->getArguments(), mayBeWitness))
+        visitBlock(block);
+    });
+    top->walk([&](Operation *op) {
+      if (op->getNumResults() == 1 && mayBeWitness(op->getResult(0)))
+        visitOperation(op);
+    });
+    return success();
+  }
+
+private:
+  /// The witness kinds of `value` where `dependent` reads them (it is visited again when they
+  /// change); std::nullopt while no path has reached it.
+  std::optional<std::uint64_t> kindsOf(Value value, ProgramPoint *dependent) {
+    if (!mayBeWitness(value))
+      return 0;
+    return getOrCreateFor<WitnessLattice>(dependent, value)->getValue().bits;
+  }
+
+  void meet(Value value, std::uint64_t bits) {
+    auto *state = getOrCreate<WitnessLattice>(value);
+    propagateIfChanged(state, state->join(WitnessKinds{bits}));
+  }
+
+  void visitOperation(Operation *op) override {
+    ProgramPoint *after = getProgramPointAfter(op);
+    auto of = [&](Value operand) { return kindsOf(operand, after); };
+    auto masked = [](std::optional<std::uint64_t> kinds, std::uint64_t mask) {
+      return kinds ? std::optional(*kinds & mask) : std::nullopt;
     };
+    std::optional<std::uint64_t> bits;
     if (auto index = dyn_cast<oxide::ThreadIndexOp>(op))
       bits = threadBit(index.getRank(), index.getDim(), false) |
              threadBit(index.getRank(), index.getDim(), true);
     // A grid-stride step keeps a thread inside its own residue class of indices.
     else if (auto next = dyn_cast<oxide::GridStrideNextOp>(op))
-      bits = of(next.getIndex()) & threadBit(next.getRank(), next.getDim(), true);
+      bits = masked(of(next.getIndex()), threadBit(next.getRank(), next.getDim(), true));
     else if (auto index = dyn_cast<oxide::GroupIndexOp>(op))
       bits = groupBit(index.getGroup());
     else if (auto next = dyn_cast<oxide::GroupStrideNextOp>(op))
-      bits = of(next.getIndex()) & groupBit(next.getGroup());
+      bits = masked(of(next.getIndex()), groupBit(next.getGroup()));
     // `freeze x` is x unless x is poison or undef, and no witness is: the index ops are defined
     // values (registers). LLVM freezes a value before it lets a branch on it or a division by it
     // execute unconditionally (speculation, select formation, loop unswitching) and then may
@@ -99,46 +136,50 @@ public:
       bits = of(freeze.getVal());
     // A select is a phi without the branch (SimplifyCFG turns one into the other): it is a
     // witness when both of its values are, whichever the condition picks.
-    else if (auto select = dyn_cast<LLVM::SelectOp>(op))
-      bits = of(select.getTrueValue()) & of(select.getFalseValue());
-    propagateIfChanged(results.front(), results.front()->join(WitnessKinds{bits}));
-    return success();
-  }
-
-  /// A call's result is no witness, whatever the callee returns.
-  LogicalResult visitCallOperation(CallOpInterface, ArrayRef<const dataflow::AbstractSparseLattice *>,
-                                   ArrayRef<dataflow::AbstractSparseLattice *> results) override {
-    AbstractSparseForwardDataFlowAnalysis::setAllToEntryStates(results);
-    return success();
-  }
-
-  /// A function argument: every call must pass a witness. Kernels are called by the host, and a
-  /// function whose address is taken by anything.
-  void visitCallableOperation(CallableOpInterface callable,
-                              ArrayRef<dataflow::AbstractSparseLattice *> argLattices) override {
-    auto fn = dyn_cast<LLVM::LLVMFuncOp>(callable.getOperation());
-    auto it = fn ? callers.find(fn.getSymNameAttr()) : callers.end();
-    if (!fn || fn.isExternal() || fn->hasAttr(oxide::OxideDialect::getKernelAttrName()) ||
-        it == callers.end() || addressTaken.contains(fn.getSymNameAttr())) {
-      AbstractSparseForwardDataFlowAnalysis::setAllToEntryStates(argLattices);
-      return;
+    else if (auto select = dyn_cast<LLVM::SelectOp>(op)) {
+      auto onTrue = of(select.getTrueValue()), onFalse = of(select.getFalseValue());
+      if (onTrue && onFalse)
+        bits = *onTrue & *onFalse;
     }
-    ProgramPoint *entry = getProgramPointBefore(&fn.getBody().front());
-    for (auto [number, lattice] : llvm::enumerate(argLattices))
-      for (LLVM::CallOp call : it->second) {
-        if (number >= call.getArgOperands().size()) {
-          setToEntryState(static_cast<WitnessLattice *>(lattice));
-          break;
+    if (bits)
+      meet(op->getResult(0), *bits);
+  }
+
+  /// A block's arguments: a function's, what every call passes (kernels are called by the host,
+  /// and a function whose address is taken by anything); a phi's, what every edge brings.
+  void visitBlock(Block *block) override {
+    ProgramPoint *before = getProgramPointBefore(block);
+    auto incoming = [&](BlockArgument arg, Value value) {
+      if (!value)
+        return meet(arg, 0);
+      if (std::optional<std::uint64_t> bits = kindsOf(value, before))
+        meet(arg, *bits);
+    };
+    for (BlockArgument arg : block->getArguments()) {
+      if (!mayBeWitness(arg))
+        continue;
+      if (block->isEntryBlock()) {
+        auto fn = dyn_cast<LLVM::LLVMFuncOp>(block->getParentOp());
+        auto it = fn ? callers.find(fn.getSymNameAttr()) : callers.end();
+        if (!fn || fn->hasAttr(oxide::OxideDialect::getKernelAttrName()) || it == callers.end() ||
+            addressTaken.contains(fn.getSymNameAttr())) {
+          meet(arg, 0);
+          continue;
         }
-        join(lattice, *getLatticeElementFor(entry, call.getArgOperands()[number]));
+        for (LLVM::CallOp call : it->second)
+          incoming(arg, arg.getArgNumber() < call.getArgOperands().size()
+                            ? call.getArgOperands()[arg.getArgNumber()]
+                            : Value());
+        continue;
       }
+      for (auto pred = block->pred_begin(); pred != block->pred_end(); ++pred) {
+        auto branch = dyn_cast<BranchOpInterface>((*pred)->getTerminator());
+        incoming(arg, branch ? branch.getSuccessorOperands(pred.getSuccessorIndex())[arg.getArgNumber()]
+                             : Value());
+      }
+    }
   }
 
-  void setToEntryState(WitnessLattice *lattice) override {
-    propagateIfChanged(lattice, lattice->join(WitnessKinds{0}));
-  }
-
-private:
   llvm::DenseMap<StringAttr, SmallVector<LLVM::CallOp>> callers;
   llvm::DenseSet<StringAttr> addressTaken;
 };
@@ -146,7 +187,6 @@ private:
 } // namespace
 
 WitnessProvenance::WitnessProvenance(ModuleOp module) : solver(std::make_unique<DataFlowSolver>()) {
-  solver->load<EveryBlockLive>();
   solver->load<WitnessAnalysis>(module);
   (void)solver->initializeAndRun(module);
 }

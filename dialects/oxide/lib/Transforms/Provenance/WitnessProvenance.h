@@ -2,7 +2,7 @@
 //
 // oxide-verify-safety's question about an index: is it, on every path, the calling thread's
 // witness (its oxide.thread_index of a rank and dimension, or its group's oxide.group_index, or a
-// stride step of one)? A sparse forward must-analysis on MLIR's dataflow framework answers it
+// stride step of one)? A forward must-analysis on MLIR's DataFlowSolver answers it
 // for every value at once.
 //
 //===----------------------------------------------------------------------===//

@@ -1,17 +1,17 @@
 //===- PointerRoots.cpp - what each pointer may point into ----------------===//
 //
 // A points-to analysis over the LLVM dialect: each pointer value gets the set of places it may
-// point into (its roots). A sparse forward analysis on MLIR's dataflow framework: the solver
-// joins the roots of a block's incoming values, the transfer functions here say what each
-// operation makes of its operands' roots, and two overrides keep the flow between functions to
-// the checked code: a helper's arguments take the roots of its checked call sites, a call the
-// roots its callee returns.
+// point into (its roots). A forward analysis on MLIR's DataFlowSolver over the functions the
+// proof covers: a block argument joins the roots of what every edge brings (a helper's, what
+// its checked call sites pass), an operation's transfer function says what it makes of its
+// operands' roots (a call, what its callee returns), and the solver visits a user again when the
+// roots it read grow. Only values that hold pointers get a state.
 //
 //===----------------------------------------------------------------------===//
 
 #include "WriteProofImpl.h"
 
-#include "../Provenance/EveryBlockLive.h"
+#include "../Provenance/ValueFlowAnalysis.h"
 
 #include "mlir/Analysis/DataFlow/SparseAnalysis.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
@@ -92,65 +92,63 @@ public:
   using Lattice::Lattice;
 };
 
-class PointerRootsAnalysis : public dataflow::SparseForwardDataFlowAnalysis<RootsLattice> {
+/// A forward analysis on the solver over the checked functions, with a state for each value that
+/// holds pointers; the solver visits an operation or a block again when the roots it read grow.
+class PointerRootsAnalysis : public oxide::ValueFlowAnalysis {
 public:
-  PointerRootsAnalysis(DataFlowSolver &solver, CheckedCode &code)
-      : SparseForwardDataFlowAnalysis(solver), code(code) {}
+  PointerRootsAnalysis(DataFlowSolver &solver, CheckedCode &code) : ValueFlowAnalysis(solver), code(code) {}
 
-  LogicalResult visitOperation(Operation *op, ArrayRef<const RootsLattice *>,
-                               ArrayRef<RootsLattice *> results) override {
-    if (!isChecked(op) || op->getNumResults() != 1 || !holdsPointers(op->getResult(0).getType()))
-      return success();
-    transfer(op, results.front());
+  LogicalResult initialize(Operation *) override {
+    for (LLVMFuncOp fn : code.checked)
+      fn.walk([&](Block *block) {
+        visitBlock(block);
+        for (Operation &op : *block)
+          visitOperation(&op);
+      });
     return success();
   }
 
-  LogicalResult visitCallOperation(CallOpInterface call, ArrayRef<const dataflow::AbstractSparseLattice *>,
-                                   ArrayRef<dataflow::AbstractSparseLattice *> results) override {
-    Operation *op = call.getOperation();
-    auto llvmCall = dyn_cast<LLVM::CallOp>(op);
-    if (!llvmCall || !isChecked(op) || op->getNumResults() != 1 || !holdsPointers(op->getResult(0).getType()))
-      return success();
-    transferCall(llvmCall, static_cast<RootsLattice *>(results.front()));
-    return success();
-  }
-
-  /// A checked function's arguments: a byval copy is the function's own; a kernel's (called by
-  /// the host) or an uncalled helper's pointer is unknown; a helper's, what its checked call
-  /// sites pass.
-  void visitCallableOperation(CallableOpInterface callable,
-                              ArrayRef<dataflow::AbstractSparseLattice *> argLattices) override {
-    auto fn = dyn_cast<LLVMFuncOp>(callable.getOperation());
-    if (!fn || !code.checked.contains(fn) || fn.isExternal())
+private:
+  void visitOperation(Operation *op) override {
+    if (op->getNumResults() != 1 || !holdsPointers(op->getResult(0).getType()))
       return;
-    auto callers = code.callers.find(fn);
-    const bool unknownCallers = code.kernels.contains(fn) || callers == code.callers.end();
-    for (auto [arg, lattice] : llvm::zip_equal(fn.getArguments(), argLattices)) {
-      auto *roots = static_cast<RootsLattice *>(lattice);
+    auto *result = getOrCreate<RootsLattice>(op->getResult(0));
+    if (auto call = dyn_cast<LLVM::CallOp>(op))
+      transferCall(call, result);
+    else
+      transfer(op, result);
+  }
+
+  /// A block's pointer arguments. A checked function's: a byval copy is the function's own; a
+  /// kernel's (called by the host) or an uncalled helper's pointer is unknown; a helper's, what
+  /// its checked call sites pass. A phi's: what every edge brings.
+  void visitBlock(Block *block) override {
+    ProgramPoint *before = getProgramPointBefore(block);
+    auto fn = dyn_cast<LLVMFuncOp>(block->getParentOp());
+    auto callers = fn ? code.callers.find(fn) : code.callers.end();
+    const bool unknownCallers = !fn || code.kernels.contains(fn) || callers == code.callers.end();
+    for (BlockArgument arg : block->getArguments()) {
       if (!holdsPointers(arg.getType()))
         continue;
-      if (isByval(arg)) {
+      auto *roots = getOrCreate<RootsLattice>(arg);
+      auto from = [&](Value incoming) {
+        if (incoming)
+          propagateIfChanged(roots, roots->join(*getOrCreateFor<RootsLattice>(before, incoming)));
+      };
+      if (!block->isEntryBlock()) {
+        for (auto pred = block->pred_begin(); pred != block->pred_end(); ++pred)
+          if (auto branch = dyn_cast<BranchOpInterface>((*pred)->getTerminator()))
+            from(branch.getSuccessorOperands(pred.getSuccessorIndex())[arg.getArgNumber()]);
+      } else if (isByval(arg)) {
         add(roots, {RootKind::Private, arg});
       } else if (unknownCallers) {
         add(roots, {RootKind::Unknown, arg});
       } else {
-        ProgramPoint *entry = getProgramPointBefore(&fn.getBody().front());
         for (LLVM::CallOp call : callers->second)
           if (arg.getArgNumber() < call.getArgOperands().size())
-            join(roots, *getLatticeElementFor(entry, call.getArgOperands()[arg.getArgNumber()]));
+            from(call.getArgOperands()[arg.getArgNumber()]);
       }
     }
-  }
-
-  /// What the solver gives a value it cannot follow (a successor operand the branch makes itself).
-  void setToEntryState(RootsLattice *lattice) override {
-    add(lattice, {RootKind::Unknown, cast<Value>(lattice->getAnchor())});
-  }
-
-private:
-  bool isChecked(Operation *op) const {
-    auto fn = op->getParentOfType<LLVMFuncOp>();
-    return fn && code.checked.contains(fn);
   }
 
   void add(RootsLattice *lattice, Root root) {
@@ -159,12 +157,12 @@ private:
 
   /// The roots of `value` where `op` uses them (so `op` is visited again when they grow).
   const RootSet &rootsAt(Operation *op, Value value) {
-    return getLatticeElementFor(getProgramPointAfter(op), value)->getValue().roots;
+    return getOrCreateFor<RootsLattice>(getProgramPointAfter(op), value)->getValue().roots;
   }
 
   void addAll(Operation *op, RootsLattice *result, Value from) {
     if (from != result->getAnchor())
-      join(result, *getLatticeElementFor(getProgramPointAfter(op), from));
+      propagateIfChanged(result, result->join(*getOrCreateFor<RootsLattice>(getProgramPointAfter(op), from)));
   }
 
   RootKind globalKind(LLVM::AddressOfOp address) {
@@ -270,7 +268,6 @@ private:
 } // namespace
 
 PointerRoots::PointerRoots(CheckedCode &code) : code(code), solver(std::make_unique<DataFlowSolver>()) {
-  solver->load<oxide::EveryBlockLive>();
   solver->load<PointerRootsAnalysis>(code);
   (void)solver->initializeAndRun(code.module);
 }

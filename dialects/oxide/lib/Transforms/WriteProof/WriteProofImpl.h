@@ -133,7 +133,7 @@ struct Root {
 using RootSet = llvm::SmallVector<Root, 2>;
 
 /// A points-to analysis over the LLVM dialect: each pointer value gets the set of places it may
-/// point into, a sparse forward analysis on MLIR's dataflow framework (PointerRoots.cpp) over
+/// point into, a forward analysis on MLIR's DataFlowSolver (PointerRoots.cpp) over
 /// the checked functions, through phis, selects, calls, returns and indirect calls (to any
 /// address-taken function).
 class PointerRoots {
