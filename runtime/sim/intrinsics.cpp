@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "oxide/detail/owned_element.hpp"
 #include "oxide/device/intrinsics.hpp"
 #include "sim/block_runner.hpp"
 #include "sim/sim_thread.hpp"
@@ -101,8 +102,6 @@ bool known(intrinsic::ClockKind kind) noexcept {
 }
 
 } // namespace
-
-namespace {} // namespace
 
 extern "C" {
 
@@ -284,94 +283,74 @@ std::size_t __oxide_group_stride_next(std::size_t index, std::uint32_t group) no
   return index;
 }
 
-// The sets of intrinsic::Ownership, as OxideToNVVM.cpp computes them; each comparison is made
-// before the arithmetic it guards could wrap.
+namespace {
+
+/// oxide::detail::owned_element's arithmetic on the simulator: the thread's integers, conditions
+/// as 0 or 1, and the launch quantities of its block.
+struct SimArithmetic : oxide::detail::IntegerArithmetic {
+  const SimThread &t;
+  const BlockGeometry &g;
+
+  SimArithmetic(const SimThread &t, const BlockGeometry &g) : t(t), g(g) {}
+  Value lane() const { return t.linear % oxide::detail::kWarpSize; }
+  Value thread_in_block() const { return t.linear; }
+  Value block_threads() const { return ::block_threads(g); }
+  Value cluster_rank() const { return rank_in_cluster(g); }
+  Value read(intrinsic::GeometryKind kind, intrinsic::Dim dim) const {
+    const auto d = static_cast<std::size_t>(dim);
+    switch (kind) {
+    case intrinsic::GeometryKind::thread_idx:
+      return t.thread_idx[d];
+    case intrinsic::GeometryKind::block_idx:
+      return g.block_idx[d];
+    case intrinsic::GeometryKind::block_dim:
+      return g.block_dim[d];
+    case intrinsic::GeometryKind::grid_dim:
+      return g.grid_dim[d];
+    }
+    return 0;
+  }
+};
+
+} // namespace
+
+// The sets of intrinsic::Ownership by the one formula the GPU's lowering uses too
+// (oxide/detail/owned_element.hpp).
 void *__oxide_owned_elem(void *data, std::size_t width, std::size_t height, std::size_t depth,
                          std::size_t elem_size, std::uint32_t shape, std::size_t param, std::size_t owner_x,
                          std::size_t owner_y, std::size_t j) noexcept {
   SimThread &t = thread();
-  const BlockGeometry &g = *t.geometry;
-  constexpr std::size_t kWarp = oxide::detail::kWarpSize;
   using intrinsic::Ownership;
-  // Row `row`, column `first + step * j` of a 2-D output.
-  auto row_column = [&](std::size_t row, std::size_t first, std::size_t step) -> void * {
-    if (row >= height || j >= width)
-      return nullptr;
-    const std::size_t column = first + step * j;
-    if (column >= width)
-      return nullptr;
-    return owned(t, data, row * width + column, elem_size, column, row, 0, 2);
-  };
-  switch (static_cast<Ownership>(shape)) {
-  case Ownership::warp_leader:
-    if (t.linear % kWarp != 0 || owner_x >= width)
-      return nullptr;
-    return owned(t, data, owner_x, elem_size, owner_x, 0, 0, 1);
-  case Ownership::warp_lanes:
-    return row_column(owner_x, t.linear % kWarp, kWarp);
-  case Ownership::block_leader:
-    if (t.linear != 0 || owner_x >= width)
-      return nullptr;
-    return owned(t, data, owner_x, elem_size, owner_x, 0, 0, 1);
-  case Ownership::block_threads:
-    return row_column(owner_x, t.linear, block_threads(g));
-  case Ownership::cluster_leader:
-    if (t.linear != 0 || rank_in_cluster(g) != 0 || owner_x >= width)
-      return nullptr;
-    return owned(t, data, owner_x, elem_size, owner_x, 0, 0, 1);
-  case Ownership::launch_strided: {
-    const std::size_t threads = std::size_t{g.grid_dim[0]} * g.block_dim[0];
-    std::size_t offset = 0;
-    if (__builtin_mul_overflow(threads, j, &offset) || offset >= width || owner_x >= width - offset)
-      return nullptr;
-    return owned(t, data, owner_x + offset, elem_size, owner_x + offset, 0, 0, 1);
-  }
-  case Ownership::block_strided: {
-    if (param == 0 || j >= param)
-      return nullptr;
-    const std::size_t element = (std::size_t{g.block_idx[0]} * param + j) * g.block_dim[0] + t.thread_idx[0];
-    if (element >= width)
-      return nullptr;
-    return owned(t, data, element, elem_size, element, 0, 0, 1);
-  }
-  case Ownership::strided_rows: {
-    if (param == 0 || j >= param || owner_x >= width)
-      return nullptr;
-    const std::size_t row = (std::size_t{g.block_idx[1]} * param + j) * g.block_dim[1] + t.thread_idx[1];
-    if (row >= height)
-      return nullptr;
-    return owned(t, data, row * width + owner_x, elem_size, owner_x, row, 0, 2);
-  }
-  case Ownership::pair: {
-    const std::size_t h = param;
-    if (h == 0 || h >= width || j >= 2)
-      return nullptr;
-    const std::size_t lo = owner_x / h * h + owner_x; // (i / h) 2h + i % h
-    if (lo >= width || lo + h * j >= width)
-      return nullptr;
-    return owned(t, data, lo + h * j, elem_size, lo + h * j, 0, 0, 1);
-  }
-  case Ownership::z_column:
-    if (owner_x >= width || owner_y >= height || j >= depth)
-      return nullptr;
-    return owned(t, data, (j * height + owner_y) * width + owner_x, elem_size, owner_x, owner_y, j, 3);
-  case Ownership::warpgroup_tile: {
-    const auto tile = oxide::detail::WarpgroupTile::unpack(param);
-    if (!tile.valid())
+  if (shape > static_cast<std::uint32_t>(Ownership::warpgroup_tile))
+    bad_argument("__oxide_owned_elem", "shape", shape);
+  const auto ownership = static_cast<Ownership>(shape);
+  const intrinsic::OwnershipShape &info = intrinsic::ownership_shape(ownership);
+  oxide::detail::OwnedElementOperands<std::uint64_t> in{owner_x, owner_y, j, width, height, depth, 0};
+  switch (info.param) {
+  case intrinsic::OwnedParam::none:
+    break;
+  case intrinsic::OwnedParam::count:
+    in.count = param;
+    break;
+  case intrinsic::OwnedParam::distance:
+    in.uniform = param;
+    break;
+  case intrinsic::OwnedParam::tile:
+    in.tile = oxide::detail::WarpgroupTile::unpack(param);
+    if (!in.tile.valid())
       bad_argument("__oxide_owned_elem", "warpgroup tile", static_cast<std::uint32_t>(param));
-    const auto origin = tile.origin(owner_x, width, height, owner_y);
-    const std::size_t w = t.linear / 128;
-    if (!origin.inside || w < tile.first || w >= tile.first + tile.consumers || j >= tile.n / 2)
-      return nullptr;
-    const std::size_t warp = t.linear % 128 / 32, lane = t.linear % 32;
-    const std::size_t row = origin.row + 64 * (w - tile.first) + 16 * warp + lane / 4 + 8 * (j / 2 % 2);
-    const std::size_t column = origin.column + 8 * (j / 4) + 2 * (lane % 4) + j % 2;
-    if (row >= height || column >= width)
-      return nullptr;
-    return owned(t, data, row * width + column, elem_size, column, row, 0, 2);
+    in.uniform = owner_y; // a longest-first tile's period
+    break;
   }
-  }
-  bad_argument("__oxide_owned_elem", "shape", shape);
+  SimArithmetic arithmetic{t, *t.geometry};
+  const auto [element, ok] = oxide::detail::owned_element(arithmetic, ownership, in);
+  if (!ok)
+    return nullptr;
+  // The element's coordinates, for the checking mode's reports.
+  const std::size_t x = info.output_rank == 1 ? element : element % width;
+  const std::size_t y = info.output_rank == 1 ? 0 : element / width % height;
+  const std::size_t z = info.output_rank == 3 ? element / width / height : 0;
+  return owned(t, data, element, elem_size, x, y, z, info.output_rank);
 }
 
 // As OwnershipToNVVM.cpp's lanes 2: both elements the caller's, adjacent, the pair aligned.

@@ -11,6 +11,7 @@
 #include "Oxide/IR/KernelContract.h"
 #include "Oxide/IR/OxideOps.h"
 #include "mlir/IR/Matchers.h"
+#include "oxide/detail/owned_element.hpp"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -100,11 +101,9 @@ private:
   /// Whether the kernel that contains `op` has a 1-D contract: the runtime then launches it only
   /// with 1-D configurations (check_domain), so y and z are 0 and their extents 1.
   static bool isOneDimensional(Operation *op) {
-    auto func = op->getParentOfType<LLVM::LLVMFuncOp>();
-    if (!func || !func->hasAttr(oxide::OxideDialect::getKernelAttrName()))
-      return false;
-    auto contract = oxide::getKernelContract(func);
-    return succeeded(contract) && *contract && (*contract)->contract.domain == 1;
+    const oxide::detail::Contract *contract =
+        oxide::getKernelContract(op->getParentOfType<LLVM::LLVMFuncOp>());
+    return contract && contract->domain == 1;
   }
 
   OpBuilder &b;
@@ -132,172 +131,77 @@ struct GroupStrideNextLowering : OpConversionPattern<oxide::GroupStrideNextOp> {
   }
 };
 
-/// The element and the condition of Ownership::warpgroup_tile (oxide::detail::WarpgroupTile):
-/// block b's tile in the grouped order, then the consumer warpgroup's rows and the accumulator
-/// layout. Every quantity is below 2^40 (tiles below the output's extents, threads below 2^10),
-/// so nothing wraps; blocks past the last tile, and threads outside the consumers, write nothing.
-/// With `lanes` 2, j must be even and column + 1 inside the output too: elements j and j + 1 are
-/// then the row's adjacent columns.
-std::pair<Value, Value> warpgroupTileElement(LaunchQuantities &q, OpBuilder &b, Location loc,
-                                             const oxide::detail::WarpgroupTile &tile, Value block, Value j,
-                                             Value width, Value height, std::int64_t lanes, Value period) {
-  auto div = [&](Value x, Value y) { return LLVM::UDivOp::create(b, loc, x, y).getResult(); };
-  auto rem = [&](Value x, Value y) { return LLVM::URemOp::create(b, loc, x, y).getResult(); };
-  auto sub = [&](Value x, Value y) { return LLVM::SubOp::create(b, loc, x, y).getResult(); };
-  auto ceilDiv = [&](Value x, std::int64_t y) { return div(q.add(x, q.constant(y - 1)), q.constant(y)); };
-  const std::int64_t tileRows = 64 * std::int64_t{tile.consumers};
-  Value tilesM = ceilDiv(height, tileRows), tilesN = ceilDiv(width, tile.n);
-  Value group = q.constant(tile.group);
-  Value tiles = q.mul(tilesM, tilesN);
-  Value inside = q.ult(block, tiles);
-  // Outside the tiles the divisors below may be 0: use 1 there (the element is not written).
-  Value one = q.constant(1);
-  if (tile.longest_first) {
-    // b' = (b % runs) period + period - 1 - b / runs, runs = tiles / period: with b < tiles and
-    // period dividing tiles, b' < tiles and no step wraps.
-    Value zero = q.constant(0);
-    Value periodOk =
-        q.both(LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, period, zero),
-               q.eq(rem(tiles, LLVM::SelectOp::create(b, loc, q.eq(period, zero), one, period)), zero));
-    inside = q.both(inside, periodOk);
-    Value p = LLVM::SelectOp::create(b, loc, periodOk, period, one);
-    Value runs = LLVM::SelectOp::create(b, loc, inside, div(tiles, p), one);
-    Value reordered = q.add(q.mul(rem(block, runs), p), sub(sub(p, one), div(block, runs)));
-    block = LLVM::SelectOp::create(b, loc, inside, reordered, zero);
+/// oxide::detail::owned_element's arithmetic in the lowering: i64 values of the LLVM dialect (i1
+/// for conditions), the launch quantities of the kernel, and `nuw` on the adds and multiplies the
+/// formula says cannot wrap.
+struct IRArithmetic {
+  using Value = mlir::Value;
+  LaunchQuantities &q;
+  OpBuilder &b;
+  Location loc;
+
+  Value constant(std::uint64_t v) { return q.constant(static_cast<std::int64_t>(v)); }
+  Value add(Value x, Value y) { return q.add(x, y); }
+  Value mul(Value x, Value y) { return q.mul(x, y); }
+  Value add_wrapping(Value x, Value y) { return LLVM::AddOp::create(b, loc, x, y); }
+  Value mul_wrapping(Value x, Value y) { return LLVM::MulOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return LLVM::SubOp::create(b, loc, x, y); }
+  Value udiv(Value x, Value y) { return LLVM::UDivOp::create(b, loc, x, y); }
+  Value urem(Value x, Value y) { return LLVM::URemOp::create(b, loc, x, y); }
+  Value ult(Value x, Value y) { return q.ult(x, y); }
+  Value uge(Value x, Value y) { return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::uge, x, y); }
+  Value eq(Value x, Value y) { return q.eq(x, y); }
+  Value ne(Value x, Value y) { return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, x, y); }
+  Value both(Value x, Value y) { return q.both(x, y); }
+  Value negate(Value x) {
+    return LLVM::XOrOp::create(b, loc, x,
+                               LLVM::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true)));
   }
-  Value per = LLVM::SelectOp::create(b, loc, inside, q.mul(group, tilesN), one);
-  Value firstM = q.mul(div(block, per), group);
-  Value left = LLVM::SelectOp::create(b, loc, inside, sub(tilesM, firstM), one);
-  Value rows = LLVM::SelectOp::create(b, loc, q.ult(left, group), left, group);
-  Value local = rem(block, per);
-  Value bm = q.add(firstM, rem(local, rows)), bn = div(local, rows);
-  Value t = q.threadInBlock();
-  Value w = div(t, q.constant(128)), first = q.constant(tile.first);
-  Value consumer = q.both(q.ult(w, q.constant(tile.first + tile.consumers)),
-                          LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::uge, w, first));
-  Value c = LLVM::SelectOp::create(b, loc, consumer, sub(w, first), q.constant(0));
-  Value warp = div(rem(t, q.constant(128)), q.constant(32)), lane = rem(t, q.constant(32));
-  Value half = rem(div(j, q.constant(2)), q.constant(2));
-  Value row =
-      q.add(q.add(q.mul(bm, q.constant(tileRows)), q.mul(c, q.constant(64))),
-            q.add(q.add(q.mul(warp, q.constant(16)), div(lane, q.constant(4))), q.mul(half, q.constant(8))));
-  Value column = q.add(q.add(q.mul(bn, q.constant(tile.n)), q.mul(div(j, q.constant(4)), q.constant(8))),
-                       q.add(q.mul(rem(lane, q.constant(4)), q.constant(2)), rem(j, q.constant(2))));
-  Value last = lanes == 1 ? column : q.add(column, q.constant(lanes - 1));
-  Value ok = q.both(q.both(inside, consumer),
-                    q.both(q.ult(j, q.constant(tile.n / 2)), q.both(q.ult(row, height), q.ult(last, width))));
-  if (lanes != 1)
-    ok = q.both(ok, q.eq(rem(j, q.constant(lanes)), q.constant(0)));
-  return {q.add(q.mul(row, width), column), ok};
-}
+  Value select(Value c, Value x, Value y) { return LLVM::SelectOp::create(b, loc, c, x, y); }
+  std::pair<Value, Value> mul_overflow(Value x, Value y) {
+    auto pair = LLVM::LLVMStructType::getLiteral(b.getContext(), {b.getI64Type(), b.getI1Type()});
+    Value product = LLVM::UMulWithOverflowOp::create(b, loc, pair, x, y);
+    return {LLVM::ExtractValueOp::create(b, loc, product, 0),
+            LLVM::ExtractValueOp::create(b, loc, product, 1)};
+  }
+  Value lane() { return widen(b, loc, NVVM::LaneIdOp::create(b, loc, b.getI32Type())); }
+  Value thread_in_block() { return q.threadInBlock(); }
+  Value block_threads() { return q.blockThreads(); }
+  Value cluster_rank() { return q.sreg("cluster.ctarank"); }
+  Value read(oxide::intrinsic::GeometryKind kind, oxide::intrinsic::Dim dim) {
+    return q.read(static_cast<oxide::GeometryKind>(kind), static_cast<oxide::Dim>(dim));
+  }
+};
 
 struct OwnedElemLowering : OpConversionPattern<oxide::OwnedElemOp> {
   using OpConversionPattern::OpConversionPattern;
-  /// Each shape's element and the condition that the caller writes it, as in the Ownership enum.
-  /// Every comparison is made before the arithmetic it guards could wrap: a wrapped index could
-  /// name another owner's element.
+  /// Each shape's element and the condition that the caller writes it: the formula of
+  /// oxide/detail/owned_element.hpp, which the simulator runs too.
   LogicalResult matchAndRewrite(oxide::OwnedElemOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     LaunchQuantities q(op, rewriter);
     Location loc = op.getLoc();
     auto extents = adaptor.getExtents();
     auto owners = adaptor.getOwners();
-    Value j = adaptor.getJ(), width = extents[0], owner = owners[0];
-    Value zero = q.constant(0), element, ok;
-    auto lane = [&] {
-      return widen(rewriter, loc, NVVM::LaneIdOp::create(rewriter, loc, rewriter.getI32Type()));
-    };
-    // Row `row` of a 2-D output, column `first + step * j`, with j < width so that it cannot wrap.
-    auto rowColumn = [&](Value row, Value first, Value step) {
-      Value column = q.add(first, q.mul(step, j));
-      ok = q.both(q.both(q.ult(row, extents[1]), q.ult(j, width)), q.ult(column, width));
-      element = q.add(q.mul(row, width), column);
-    };
-    switch (op.getShape()) {
-    case oxide::Ownership::warp_leader:
-      ok = q.both(q.eq(lane(), zero), q.ult(owner, width));
-      element = owner;
-      break;
-    case oxide::Ownership::warp_lanes:
-      rowColumn(owner, lane(), q.constant(kWarpSize));
-      break;
-    case oxide::Ownership::block_leader:
-      ok = q.both(q.eq(q.threadInBlock(), zero), q.ult(owner, width));
-      element = owner;
-      break;
-    case oxide::Ownership::block_threads:
-      rowColumn(owner, q.threadInBlock(), q.blockThreads());
-      break;
-    case oxide::Ownership::cluster_leader:
-      ok = q.both(q.both(q.eq(q.sreg("cluster.ctarank"), zero), q.eq(q.threadInBlock(), zero)),
-                  q.ult(owner, width));
-      element = owner;
-      break;
-    case oxide::Ownership::launch_strided: {
-      // owner + T * j, in bounds only if the product does not wrap and the sum stays below width.
-      Value threads = LLVM::MulOp::create(rewriter, loc, q.read(oxide::GeometryKind::grid_dim, oxide::Dim::x),
-                                          q.read(oxide::GeometryKind::block_dim, oxide::Dim::x),
-                                          LLVM::IntegerOverflowFlags::nuw);
-      auto i1 = rewriter.getI1Type(), i64 = rewriter.getI64Type();
-      auto pair = LLVM::LLVMStructType::getLiteral(rewriter.getContext(), {i64, i1});
-      Value mul = LLVM::UMulWithOverflowOp::create(rewriter, loc, pair, threads, j);
-      Value offset = LLVM::ExtractValueOp::create(rewriter, loc, mul, 0);
-      Value wrapped = LLVM::ExtractValueOp::create(rewriter, loc, mul, 1);
-      Value fits = LLVM::XOrOp::create(
-          rewriter, loc, wrapped, LLVM::ConstantOp::create(rewriter, loc, i1, rewriter.getBoolAttr(true)));
-      Value room = LLVM::SubOp::create(rewriter, loc, width, offset); // used only when offset < width
-      ok = q.both(q.both(fits, q.ult(offset, width)), q.ult(owner, room));
-      element = LLVM::AddOp::create(rewriter, loc, owner, offset);
-      break;
-    }
-    case oxide::Ownership::block_strided: {
-      // (b K + j) B + t; K <= 2^16 (the verifier), so with j < K nothing wraps.
-      Value k = q.constant(op.getCount());
-      Value chunk = q.add(q.mul(q.read(oxide::GeometryKind::block_idx, oxide::Dim::x), k), j);
-      element = q.add(q.mul(chunk, q.read(oxide::GeometryKind::block_dim, oxide::Dim::x)),
-                      q.read(oxide::GeometryKind::thread_idx, oxide::Dim::x));
-      ok = q.both(q.ult(j, k), q.ult(element, width));
-      break;
-    }
-    case oxide::Ownership::strided_rows: {
-      Value k = q.constant(op.getCount());
-      Value chunk = q.add(q.mul(q.read(oxide::GeometryKind::block_idx, oxide::Dim::y), k), j);
-      Value row = q.add(q.mul(chunk, q.read(oxide::GeometryKind::block_dim, oxide::Dim::y)),
-                        q.read(oxide::GeometryKind::thread_idx, oxide::Dim::y));
-      ok = q.both(q.both(q.ult(j, k), q.ult(owner, width)), q.ult(row, extents[1]));
-      element = q.add(q.mul(row, width), owner);
-      break;
-    }
-    case oxide::Ownership::pair: {
-      // element lo + h j with lo = (i / h) 2h + i % h; h < width and lo < width keep the sum from wrapping.
-      Value h = adaptor.getUniform();
-      Value one = q.constant(1);
-      Value safeH = LLVM::SelectOp::create(rewriter, loc, q.eq(h, zero), one, h); // no division by zero
-      Value quotient = LLVM::UDivOp::create(rewriter, loc, owner, safeH);
-      // (i / h) 2h + i % h == (i / h) h + i.
-      Value lo =
-          LLVM::AddOp::create(rewriter, loc, LLVM::MulOp::create(rewriter, loc, quotient, safeH), owner);
-      Value valid =
-          q.both(q.both(q.ult(zero, h), q.ult(h, width)), q.both(q.ult(j, q.constant(2)), q.ult(lo, width)));
-      element = LLVM::AddOp::create(rewriter, loc, lo, LLVM::MulOp::create(rewriter, loc, h, j));
-      ok = q.both(valid, q.ult(element, width));
-      break;
-    }
-    case oxide::Ownership::z_column:
-      ok = q.both(q.both(q.ult(owner, width), q.ult(owners[1], extents[1])), q.ult(j, extents[2]));
-      element = q.add(q.mul(q.add(q.mul(j, extents[1]), owners[1]), width), owner);
-      break;
-    case oxide::Ownership::warpgroup_tile:
-      std::tie(element, ok) = warpgroupTileElement(q, rewriter, loc, *op.warpgroupTile(), owner, j, width,
-                                                   extents[1], op.getLanes(), adaptor.getUniform());
-      break;
-    }
+    oxide::detail::OwnedElementOperands<Value> in{owners[0],
+                                                  owners.size() > 1 ? owners[1] : Value(),
+                                                  adaptor.getJ(),
+                                                  extents[0],
+                                                  extents.size() > 1 ? extents[1] : Value(),
+                                                  extents.size() > 2 ? extents[2] : Value(),
+                                                  adaptor.getUniform(),
+                                                  static_cast<std::uint64_t>(op.getCount()),
+                                                  op.warpgroupTile().value_or(oxide::detail::WarpgroupTile{}),
+                                                  static_cast<std::int64_t>(op.getLanes())};
+    IRArithmetic arithmetic{q, rewriter, loc};
+    auto [element, ok] =
+        oxide::detail::owned_element(arithmetic, static_cast<oxide::intrinsic::Ownership>(op.getShape()), in);
     if (op.getLanes() != 1) {
       // The lanes are one access: their first byte aligned to all of them (a power of two).
       Value address = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), adaptor.getData());
       address = LLVM::AddOp::create(rewriter, loc, address, q.mul(element, q.constant(op.getElemSize())));
       Value misaligned = LLVM::AndOp::create(rewriter, loc, address, q.constant(op.coveredBytes() - 1));
-      ok = q.both(ok, q.eq(misaligned, zero));
+      ok = q.both(ok, q.eq(misaligned, q.constant(0)));
     }
     replaceWithCheckedElement(rewriter, op, adaptor.getData(), element, op.getElemSize(), ok);
     return success();
