@@ -24,6 +24,15 @@ using namespace mlir;
 
 namespace {
 
+/// Whether `value` is computed from a phi (a loop counter, most often): for messages.
+bool fromPhi(Value value, unsigned depth = 0) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return !arg.getOwner()->isEntryBlock();
+  Operation *def = value.getDefiningOp();
+  return def && depth < 16 &&
+         llvm::any_of(def->getOperands(), [&](Value v) { return fromPhi(v, depth + 1); });
+}
+
 /// The C++ call that makes an owner's witness, for messages.
 std::string witnessSpelling(const oxide::intrinsic::OwnershipShape &info) {
   if (!info.grouped)
@@ -81,10 +90,16 @@ bool verifyOwners(oxide::OwnedElemOp owned, oxide::WitnessProvenance &provenance
   }
   if (info.param == oxide::intrinsic::OwnedParam::distance &&
       !oxide::WitnessProvenance::isUniform(owned.getUniform())) {
-    emitError(oxide::userLocation(owned.getLoc()))
-        << "the distance of this pair is not the same for every thread: pairs of different threads "
-           "are disjoint only when they all use one distance; pass a constant or a kernel parameter "
-           "(not a value computed from the thread's index or loaded from memory) [safety rule: witness]";
+    InFlightDiagnostic error = emitError(oxide::userLocation(owned.getLoc()))
+                               << "the distance of this pair is not the same for every thread: pairs of "
+                                  "different threads are disjoint only when they all use one distance; ";
+    if (fromPhi(owned.getUniform()))
+      error << "this one changes from one loop iteration to the next, and threads in different "
+               "iterations would write overlapping pairs at once: launch the kernel once per distance, "
+               "passing it as a parameter (as a bitonic sort launches once per step) [safety rule: witness]";
+    else
+      error << "pass a constant or a kernel parameter (not a value computed from the thread's index or "
+               "loaded from memory) [safety rule: witness]";
     return false;
   }
   return true;
@@ -113,9 +128,14 @@ struct OxideVerifySafetyPass : oxide::impl::OxideVerifySafetyBase<OxideVerifySaf
       }
     });
 
+    // Once per line: LLVM may have copied the op (a peeled or unrolled loop).
+    llvm::DenseSet<Location> refused;
     module.walk([&](oxide::OwnedElemOp owned) {
-      if (!verifyOwners(owned, provenance))
+      const Location at = oxide::userLocation(owned.getLoc());
+      if (!refused.contains(at) && !verifyOwners(owned, provenance)) {
+        refused.insert(at);
         failed = true;
+      }
     });
 
     // A scatter through a permutation is disjoint because the indices are: the thread's witness.
