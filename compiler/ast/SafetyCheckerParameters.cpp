@@ -99,6 +99,11 @@ private:
         return pointerLike("an " + spanName + " (which holds a pointer)", path, member, mode);
       if (oxide::isMutableSpan(type))
         return spanError(HeldSpan::MutableSpan, path, member);
+      if (path != paramName()) { // inside a struct, an array or a closure
+        oxide::report(diags, param->getLocation(), Diag::ParameterNestedSpan)
+            << paramName() << kernel->getName() << spanName << at(path, member);
+        return noteDeclaration(member);
+      }
       if (oxide::isOxideSpan(type) || oxide::isAppendSpan(type))
         walkElements(type, path,
                      oxide::isDisjointSpan(type) || oxide::isAppendSpan(type) ? Mode::Output : Mode::Input);

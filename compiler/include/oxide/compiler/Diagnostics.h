@@ -44,6 +44,7 @@ enum class Diag : unsigned {
   ParameterUnsafe,
   ParameterHoldsPointer,
   ParameterHoldsSpan,
+  ParameterNestedSpan,
   ParameterMutableMember,
   NoteMemberDeclared,
   DetailDeclared,
@@ -164,6 +165,12 @@ inline constexpr DiagInfo kDiagnostics[] = {
      "std::span}2 %3%select{, which every thread may write|, which every thread may write|, whose memory the "
      "runtime cannot check against the kernel's outputs}2; use oxide::DisjointSpan<T> for outputs or "
      "oxide::Span<const T> for inputs (or drop the contract and launch with oxide::unsafe_launch) [safety "
+     "rule: parameter-type]"},
+    {Diag::ParameterNestedSpan, clang::DiagnosticIDs::Error,
+     "parameter '%0' of contracted kernel '%1' holds an %2 %3; the runtime binds, checks and keeps apart "
+     "only "
+     "the spans that are parameters of their own, and no host code can make one inside a struct: take each "
+     "span as a kernel parameter (and build the struct inside the kernel if the code wants one) [safety "
      "rule: parameter-type]"},
     {Diag::ParameterMutableMember, clang::DiagnosticIDs::Error,
      "parameter '%0' of contracted kernel '%1' has a mutable member %2%3; %select{a contracted kernel's "
