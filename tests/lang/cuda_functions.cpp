@@ -145,6 +145,7 @@ doubles(oxide::DisjointSpan<DoubleRow> out) {
 
 [[kernel, oxide::launch_contract("domain = 1, block = 64")]] void integers(oxide::DisjointSpan<IntRow> out) {
   const auto idx = oxide::thread::index_1d();
+  __nanosleep(static_cast<unsigned>(idx.get() % 4) * 100); // a pause changes no value, on either side
   if (IntRow *o = out.get_mut(idx))
     *o = int_row(static_cast<std::int64_t>(idx.get()));
 }

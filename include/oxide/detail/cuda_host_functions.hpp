@@ -13,6 +13,8 @@
 
 #if !defined(__CUDA__)
 
+#include <sched.h>
+
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -641,6 +643,15 @@ template <class = void> unsigned __vabsss4(unsigned a) noexcept {
   return oxide::detail::cuda_host::simd::map<4, true>(a, 0u, [](long long x, long long) {
     return oxide::detail::cuda_host::simd::saturate<4, true>(x < 0 ? -x : x);
   });
+}
+
+/// A thread's pause of about `ns` nanoseconds (PTX's nanosleep waits anywhere in [0, 2 ns]). The
+/// simulator gives up the host thread instead, so that the blocks another thread's spin waits for
+/// get to run (a decoupled look-back's back-off); the simulated threads of one block share a host
+/// thread, so a wait on a thread of the same block still needs a barrier, as on the GPU.
+template <class = void> void __nanosleep(unsigned ns) noexcept {
+  (void)ns;
+  sched_yield();
 }
 
 #endif // !__CUDA__
