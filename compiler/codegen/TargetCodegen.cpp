@@ -1,6 +1,7 @@
 //===- TargetCodegen.cpp --------------------------------------------------===//
 
 #include "oxide/compiler/TargetCodegen.h"
+#include "oxide/compiler/DebugKernelParameters.h"
 #include "oxide/compiler/FenceOrderedAtomics.h"
 #include "oxide/compiler/HoistBoundsChecks.h"
 #include "oxide/compiler/KernelGeometryFacts.h"
@@ -132,6 +133,12 @@ void oxide::optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, unsign
           fpm.addPass(FenceOrderedAtomicsPass());
           mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
         });
+    // -G: kernel parameters described where cuda-gdb can read them.
+    if (optLevel == 0)
+      pb.registerOptimizerLastEPCallback(
+          [](llvm::ModulePassManager &mpm, llvm::OptimizationLevel, llvm::ThinOrFullLTOPhase) {
+            mpm.addPass(llvm::createModuleToFunctionPassAdaptor(DebugKernelParametersPass()));
+          });
   }
   runDefaultPipeline(module, pb, optLevel == 0 ? llvm::OptimizationLevel::O0 : toLevel(optLevel));
 }

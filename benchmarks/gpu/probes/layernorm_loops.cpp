@@ -166,6 +166,73 @@ void rows_E(std::uint32_t rows, std::uint32_t cols, oxide::Span<const float> inp
   }
 }
 
+// The suite's kernel with its write loop left rolled for ptxas (`ln_F`: LLVM's runtime unrolling
+// by two, with its remainder loop, off) or counted in 32 bits (`ln_G`).
+template <std::uint32_t kBlock, bool kRolled, class Counter>
+void rows_FG(std::uint32_t rows, std::uint32_t cols, oxide::Span<const float> inp,
+             oxide::Span<const float> weight, oxide::Span<const float> bias, oxide::DisjointSpan2D<float> out,
+             oxide::DisjointSpan<float> mean, oxide::DisjointSpan<float> rstd) {
+  const std::uint32_t t = oxide::thread_idx().x;
+  for (const auto &b : oxide::block::block_stride(rows)) {
+    const std::size_t row = b.get() * cols;
+    float sum = 0.0f;
+    for (std::uint32_t c = t; c < cols; c += kBlock)
+      sum += inp[row + c];
+    const float m =
+        bench::block_all_reduce<kBlock>(sum, [](float x, float y) { return x + y; }, 0.0f) / float(cols);
+    float squares = 0.0f;
+    for (std::uint32_t c = t; c < cols; c += kBlock) {
+      const float d = inp[row + c] - m;
+      squares += d * d;
+    }
+    const float var =
+        bench::block_all_reduce<kBlock>(squares, [](float x, float y) { return x + y; }, 0.0f) / float(cols);
+    const float s = 1.0f / std::sqrt(var + kEps);
+    if (float *o = mean.get_mut(b))
+      *o = m;
+    if (float *o = rstd.get_mut(b))
+      *o = s;
+    const auto mine = out.row_mut(b);
+    if constexpr (kRolled) {
+#pragma clang loop unroll(disable)
+      for (Counter j = 0; j < mine.size(); ++j) {
+        const std::size_t c = t + std::size_t{kBlock} * j;
+        if (float *o = mine.get_mut(j))
+          *o = (inp[row + c] - m) * s * weight[c] + bias[c];
+      }
+    } else {
+      for (Counter j = 0; j < mine.size(); ++j) {
+        const std::size_t c = t + std::size_t{kBlock} * j;
+        if (float *o = mine.get_mut(j))
+          *o = (inp[row + c] - m) * s * weight[c] + bias[c];
+      }
+    }
+  }
+}
+
+#define LN_CONTRACT                                                                                          \
+  oxide::launch_contract("domain = 1, block = 1024, requires = (inp.size() == rows * cols, "                 \
+                         "out.size() == rows * cols, weight.size() == cols, bias.size() == cols, "           \
+                         "mean.size() == rows, rstd.size() == rows)")
+[[kernel, LN_CONTRACT]] void ln_F(std::uint32_t rows, std::uint32_t cols, oxide::Span<const float> inp,
+                                  oxide::Span<const float> weight, oxide::Span<const float> bias,
+                                  oxide::DisjointSpan2D<float> out, oxide::DisjointSpan<float> mean,
+                                  oxide::DisjointSpan<float> rstd) {
+  rows_FG<1024, true, std::size_t>(rows, cols, inp, weight, bias, out, mean, rstd);
+}
+[[kernel, LN_CONTRACT]] void ln_G(std::uint32_t rows, std::uint32_t cols, oxide::Span<const float> inp,
+                                  oxide::Span<const float> weight, oxide::Span<const float> bias,
+                                  oxide::DisjointSpan2D<float> out, oxide::DisjointSpan<float> mean,
+                                  oxide::DisjointSpan<float> rstd) {
+  rows_FG<1024, false, std::uint32_t>(rows, cols, inp, weight, bias, out, mean, rstd);
+}
+[[kernel, LN_CONTRACT]] void ln_H(std::uint32_t rows, std::uint32_t cols, oxide::Span<const float> inp,
+                                  oxide::Span<const float> weight, oxide::Span<const float> bias,
+                                  oxide::DisjointSpan2D<float> out, oxide::DisjointSpan<float> mean,
+                                  oxide::DisjointSpan<float> rstd) {
+  rows_FG<1024, true, std::uint32_t>(rows, cols, inp, weight, bias, out, mean, rstd);
+}
+
 [[kernel, oxide::launch_contract("domain = 1, block = 1024, requires = (inp.size() == rows * cols, "
                                  "out.size() == rows * cols, weight.size() == cols, bias.size() == cols, "
                                  "mean.size() == rows, rstd.size() == rows)")]] void
@@ -278,6 +345,9 @@ int main(int argc, char **argv) try {
   run("layernorm_warp", launch_with(layernorm_warp, oxide::LaunchConfig1D{rows / 8, 256}));
   run("layernorm_B_cloop", launch_with(ln_B, oxide::LaunchConfig1D{rows, 1024}));
   run("layernorm_E_unroll", launch_with(ln_E, oxide::LaunchConfig1D{rows, 1024}));
+  run("layernorm_F_rolled", launch_with(ln_F, oxide::LaunchConfig1D{rows, 1024}));
+  run("layernorm_G_j32", launch_with(ln_G, oxide::LaunchConfig1D{rows, 1024}));
+  run("layernorm_H_j32_rolled", launch_with(ln_H, oxide::LaunchConfig1D{rows, 1024}));
   run("layernorm_raw1024", [&] {
     oxide::unsafe_launch(stream, raw1024, oxide::LaunchConfig1D{rows, 1024}, rows, kCols, d_inp, d_weight,
                          d_bias, d_out, d_mean, d_rstd);

@@ -1,0 +1,34 @@
+//===- DebugKernelParameters.cpp - kernel parameters a debugger can read --===//
+
+#include "oxide/compiler/DebugKernelParameters.h"
+
+#include "llvm/IR/DataLayout.h"
+#include "llvm/IR/DebugInfo.h"
+#include "llvm/IR/DebugProgramInstruction.h"
+#include "llvm/IR/IRBuilder.h"
+
+using namespace llvm;
+
+PreservedAnalyses oxide::DebugKernelParametersPass::run(Function &function, FunctionAnalysisManager &) {
+  if (function.getCallingConv() != CallingConv::PTX_Kernel || function.isDeclaration())
+    return PreservedAnalyses::all();
+  const DataLayout &layout = function.getDataLayout();
+  bool changed = false;
+  for (Argument &arg : function.args()) {
+    Type *byval = arg.getParamByValType();
+    if (!byval)
+      continue;
+    const TinyPtrVector<DbgVariableRecord *> declares = findDVRDeclares(&arg);
+    if (declares.empty())
+      continue;
+    IRBuilder<> builder(&*function.getEntryBlock().getFirstInsertionPt());
+    AllocaInst *copy = builder.CreateAlloca(byval, nullptr, arg.getName() + ".debug");
+    copy->setAlignment(layout.getPrefTypeAlign(byval));
+    builder.CreateMemCpy(copy, copy->getAlign(), &arg, arg.getParamAlign().valueOrOne(),
+                         layout.getTypeAllocSize(byval));
+    for (DbgVariableRecord *declare : declares)
+      declare->replaceVariableLocationOp(&arg, copy);
+    changed = true;
+  }
+  return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+}
