@@ -39,6 +39,11 @@ inline constexpr std::uint32_t kThreads = oxide::warpgroup::kThreads * (1 + kCon
 /// K and V stages in flight: as many as fit in shared memory with Q.
 template <std::uint32_t D> inline constexpr std::uint32_t kStages = D == 64 ? 4 : 2;
 
+/// Whether the kernels overlap the softmax with the tensor cores (FlashAttention-3) by default:
+/// on the H200 it pays at D = 64 (331 TFLOP/s against 306 serial, B=16 H=16 S=1024) and costs at
+/// D = 128 (453 against 582, B=4 H=32 S=4096; docs/performance.md, session 25).
+template <std::uint32_t D> inline constexpr bool kOverlap = D == 64;
+
 /// Q's, K's and V's maps: boxes of 128 rows by 64 columns (128 bytes, the swizzle's width), one
 /// per 64 columns of D. A K tile is D / 64 of them (K-major SharedMatrix pieces), a V tile one
 /// SharedPanels of D / 64 panels.
@@ -402,7 +407,7 @@ template <std::uint32_t D, bool Overlap, bool PingPong, class Heads>
 
 /// O = softmax(Q K^T scale) V, with keys after the query masked out when Causal. q, k, v and o
 /// hold batch * heads heads of seq_len rows of D (seq_len a multiple of 128); launch config().
-template <std::uint32_t D, bool Causal, bool Overlap = true, bool PingPong = Overlap>
+template <std::uint32_t D, bool Causal, bool Overlap = kOverlap<D>, bool PingPong = Overlap>
 [[kernel, oxide::launch_bounds(kThreads, 1),
   oxide::launch_contract("domain = 1, block = 384, dynamic_shared = kSharedBytes<D>..232448, "
                          "requires = (seq_len % 128 == 0, o.height() % seq_len == 0)")]] void
@@ -420,7 +425,7 @@ template <std::uint32_t D, bool Causal>
                          "requires = (rows % 128 == 0, o.height() % rows == 0, starts.size() >= 2)")]] void
 forward_varlen(Map q, Map k, Map v, oxide::DisjointSpan2D<bf16> o, oxide::Span<const std::uint32_t> starts,
                std::uint32_t rows, float scale) {
-  attend<D, true, true>(q, k, v, o, PackedSequences<Causal>{starts, rows}, scale);
+  attend<D, kOverlap<D>, kOverlap<D>>(q, k, v, o, PackedSequences<Causal>{starts, rows}, scale);
 }
 
 /// The host's reference (examples/attention.cpp, the benchmark): O for one head's row `r`, in

@@ -4,7 +4,9 @@
 // as Float4 stores. n must be a multiple of 128. Twin: sgemm_cuda.cu.
 //
 // `sgemm` is safe: a 2-D launch contract with blocks of 16 x 16 threads, each thread writing its
-// 8 x 8 tile of C through DisjointSpan2D::tile_mut (8 rows of 2 Float4s).
+// 8 x 8 tile of C through DisjointSpan2D::tile_mut (8 rows of 2 Float4s). `sgemm_128x8` is the
+// classic double-buffered form (two shared stages, fragments read as 16-byte shared loads, the
+// next k-tile prefetched into registers), safe in the same way.
 //
 //   sgemm_oxide [n...]    prints RESULT lines (bench_common.hpp)
 #include "bench_oxide.hpp"
@@ -96,6 +98,73 @@ sgemm(std::uint32_t n, oxide::Span<const Float4> a, oxide::Span<const Float4> b,
   });
 }
 
+// sgemm_128x8: the classic "SGEMM 128 x 128 x 8" form of the same product (the well-known CUDA
+// SGEMM tutorials' vectorised, double-buffered kernel; issue 41). Two stages of shared memory, A's
+// slice transposed (as[stage][k][m], 8 x 128) and B's as stored (bs[stage][k][n], 8 x 128), both
+// in 16-byte units (Quad, Float4), so each k step reads a thread's a[8] and b[8] fragments with
+// four 16-byte shared loads. A k step stores the k-tile held in registers into its stage, waits
+// at the barrier, loads the next k-tile's Float4s of A and B into registers and runs its 512 FMAs
+// meanwhile: one barrier per k-tile (the stage written was last read two k-tiles before). Thread
+// (x, y) of the 16 x 16 block computes rows y * 8.. and columns x * 8.. of the block's 128 x 128
+// tile, and writes them through its DisjointSpan2D::tile_mut<8, 2> of Float4s.
+constexpr std::uint32_t kBM4 = kBM / 4, kBN4 = kBN / 4; // Float4s per row of as and bs
+
+/// Four consecutive floats of a row of as, read as one 16-byte load: the transposed store of A
+/// writes them one at a time, at a column (0..3) that depends on the thread.
+struct alignas(16) Quad {
+  float v[4];
+};
+
+[[kernel, oxide::launch_contract("domain = 2, block = (16, 16), requires = (a.size() == b.size())")]] void
+sgemm_128x8(std::uint32_t n, oxide::Span<const Float4> a, oxide::Span<const Float4> b,
+            oxide::DisjointSpan2D<Float4> c) {
+  auto as = oxide::shared_array<Quad, 2 * kBK * kBM4>();   // as[stage][k][m / 4]: A's slice transposed
+  auto bs = oxide::shared_array<Float4, 2 * kBK * kBN4>(); // bs[stage][k][n / 4]
+  const oxide::Dim3 t = oxide::thread_idx();
+  const std::uint32_t tid = t.y * 16 + t.x;
+  const std::uint32_t row0 = oxide::block_idx().y * kBM, col0 = oxide::block_idx().x * kBN;
+  const std::uint32_t a_row = tid / 2, a_col = (tid % 2) * 4; // A's slice: 128 rows of 8, a Float4 each
+  const std::uint32_t b_row = tid / 32, b_col = tid % 32;     // B's slice: 8 rows of 32 Float4s
+  const std::size_t n4 = n / 4;                               // Float4s per row of A and B
+  const std::size_t a_at = (std::size_t{row0} + a_row) * n4 + a_col / 4,
+                    b_at = std::size_t{b_row} * n4 + col0 / 4 + b_col;
+  const std::uint32_t m4 = a_row / 4, lane = a_row % 4; // a_row's Quad in a row of as, and its float
+  Float4 av = a[a_at], bv = b[b_at];                    // the first k-tile's Float4s
+  float acc[kTM][kTN] = {};
+  for (std::uint32_t k0 = 0, stage = 0; k0 < n; k0 += kBK, stage ^= 1) {
+    // This k-tile into its stage, last read two k-tiles ago (before the previous barrier).
+    as[(stage * kBK + a_col + 0) * kBM4 + m4].v[lane] = av.x;
+    as[(stage * kBK + a_col + 1) * kBM4 + m4].v[lane] = av.y;
+    as[(stage * kBK + a_col + 2) * kBM4 + m4].v[lane] = av.z;
+    as[(stage * kBK + a_col + 3) * kBM4 + m4].v[lane] = av.w;
+    bs[(stage * kBK + b_row) * kBN4 + b_col] = bv;
+    oxide::sync_threads();
+    if (k0 + kBK < n) { // the next k-tile, into registers during this one's FMAs
+      av = a[a_at + (k0 + kBK) / 4];
+      bv = b[b_at + std::size_t{k0 + kBK} * n4];
+    }
+#pragma unroll
+    for (std::uint32_t k = 0; k < kBK; ++k) {
+      const Quad a0 = as[(stage * kBK + k) * kBM4 + t.y * 2], a1 = as[(stage * kBK + k) * kBM4 + t.y * 2 + 1];
+      const Float4 b0 = bs[(stage * kBK + k) * kBN4 + t.x * 2],
+                   b1 = bs[(stage * kBK + k) * kBN4 + t.x * 2 + 1];
+      const float fa[kTM] = {a0.v[0], a0.v[1], a0.v[2], a0.v[3], a1.v[0], a1.v[1], a1.v[2], a1.v[3]};
+      const float fb[kTN] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+#pragma unroll
+      for (std::uint32_t i = 0; i < kTM; ++i)
+#pragma unroll
+        for (std::uint32_t j = 0; j < kTN; ++j)
+          acc[i][j] += fa[i] * fb[j];
+    }
+  }
+  const auto tile = c.tile_mut<kTM, kTN / 4>(oxide::thread::index_2d());
+#pragma unroll
+  for (std::uint32_t i = 0; i < kTM; ++i)
+#pragma unroll
+    for (std::uint32_t j = 0; j < kTN; j += 4)
+      tile(i, j / 4) = Float4{acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]};
+}
+
 int main(int argc, char **argv) try {
   std::vector<std::uint32_t> sizes;
   for (int arg = 1; arg < argc; ++arg)
@@ -127,6 +196,13 @@ int main(int argc, char **argv) try {
       bench::poison(timer, stream, c);
       const float ms = timer.median_ms(stream, [&](int) { launch(stream, n, a, b, c.view_2d(n / 4, n)); });
       bench::report("sgemm", bench::dims(n, n), "flops", flops, ms, check("sgemm"), "safe");
+    }
+    {
+      const oxide::LaunchConfig2D config{{n / kBN, n / kBM, 1}, {16, 16, 1}};
+      auto launch = oxide::prepare(ctx, sgemm_128x8, config);
+      bench::poison(timer, stream, c);
+      const float ms = timer.median_ms(stream, [&](int) { launch(stream, n, a, b, c.view_2d(n / 4, n)); });
+      bench::report("sgemm_128x8", bench::dims(n, n), "flops", flops, ms, check("sgemm_128x8"), "safe");
     }
     // sgemm_1blk: the unsafe kernel with unused dynamic shared memory, more than half an SM's,
     // so one block per SM on both sides: the ratio at equal occupancy.

@@ -1,5 +1,6 @@
 // The CUDA C++ twin of transpose_oxide.cpp: 32 x 33 shared tiles, blocks of 32 x 32 threads, one
-// output element per thread; and the 32 x 8 blocks of transposeCoalesced, four per thread.
+// output element per thread; and the 32 x 8 blocks of transposeCoalesced, four per thread (rows
+// strided by 8, or 4 consecutive rows: transpose_32x8_tile).
 #include "bench_cuda.cuh"
 
 #include <cstdint>
@@ -46,6 +47,28 @@ __global__ void transpose_32x8(unsigned width, unsigned height, const float *__r
   }
 }
 
+// transpose_32x8 with each thread writing 4 consecutive rows of the output tile, 4 ty .. 4 ty + 3
+// (transpose_oxide.cpp's tile_mut<4, 1>); a warp still stores 32 consecutive floats of a row and
+// reads 32 banks of the tile.
+__global__ void transpose_32x8_tile(unsigned width, unsigned height, const float *__restrict__ in,
+                                    float *__restrict__ out) {
+  constexpr unsigned kOwn = kTile / kRows; // rows per thread
+  __shared__ float tile[kTile * kPitch];
+  const unsigned in_col = blockIdx.y * kTile + threadIdx.x;
+  for (unsigned k = 0; k < kTile; k += kRows) {
+    const unsigned in_row = blockIdx.x * kTile + threadIdx.y + k;
+    if (in_row < height && in_col < width)
+      tile[(threadIdx.y + k) * kPitch + threadIdx.x] = in[size_t(in_row) * width + in_col];
+  }
+  __syncthreads();
+  const size_t x = size_t(blockIdx.x) * kTile + threadIdx.x;
+  for (unsigned r = 0; r < kOwn; ++r) {
+    const size_t y = size_t(blockIdx.y) * kTile + kOwn * threadIdx.y + r;
+    if (x < height && y < width)
+      out[y * height + x] = tile[threadIdx.x * kPitch + kOwn * threadIdx.y + r];
+  }
+}
+
 int main(int argc, char **argv) {
   const unsigned width = argc > 2 ? std::atoi(argv[1]) : 16384,
                  height = argc > 2 ? std::atoi(argv[2]) : 12288;
@@ -73,5 +96,7 @@ int main(int argc, char **argv) {
   // twin is the same textbook kernel.
   for (const char *name : {"transpose_32x8", "transpose_32x8_checked"})
     run(name, [&](int) { transpose_32x8<<<grid, block_32x8>>>(width, height, in.ptr, out.ptr); });
+  run("transpose_32x8_tile",
+      [&](int) { transpose_32x8_tile<<<grid, block_32x8>>>(width, height, in.ptr, out.ptr); });
   return 0;
 }

@@ -1,7 +1,8 @@
 // Matrix transpose through 32 x 33 tiles of shared memory (the padding column keeps the
 // column-wise reads off a single bank): a 2-D launch contract, blocks of 32 x 32 threads, one
 // output element per thread written through its witness; and transpose_32x8, blocks of 32 x 8
-// threads writing 4 rows of the tile each (DisjointSpan2D::strided_rows_mut). The input is 12288 rows of
+// threads writing 4 rows of the tile each (DisjointSpan2D::strided_rows_mut), or 4 consecutive
+// rows each (transpose_32x8_tile: DisjointSpan2D::tile_mut<4, 1>). The input is 12288 rows of
 // 16384 floats (768 MiB; non-square, so swapped extents cannot pass the check). Twin: transpose_cuda.cu.
 //
 //   transpose_oxide [width height]    prints RESULT lines (bench_common.hpp)
@@ -97,6 +98,36 @@ transpose_32x8_checked(std::uint32_t width, std::uint32_t height, oxide::Span<co
       *element = tile[t.x * kPitch + t.y + kRows * j];
 }
 
+// transposeCoalesced with each thread owning 4 consecutive rows of the output tile (issue 41's
+// held-out form): tile_mut<4, 1> gives thread (x, y) column x, rows 4 y .. 4 y + 3, so thread
+// (tx, ty) of block (bx, by) writes column bx * 32 + tx, rows by * 32 + 4 ty + r: the same 32 x 32
+// output tile per block as transpose_32x8, its 8 rows of threads now in runs of 4 rows instead of
+// strided by 8. A warp (one ty, tx = 0..31) still stores 32 consecutive floats of one row, and
+// reads tile[tx * 33 + 4 ty + r], 32 different banks. Loads as the docs present safe reads:
+// Span's checked subscript, no `if` (the extents must be multiples of 32, as for
+// transpose_32x8_checked).
+[[kernel, oxide::launch_contract("domain = 2, block = (32, 8), "
+                                 "requires = (width * height == in.size(), in.size() == out.size())")]] void
+transpose_32x8_tile(std::uint32_t width, std::uint32_t height, oxide::Span<const float> in,
+                    oxide::DisjointSpan2D<float> out) {
+  constexpr std::uint32_t kOwn = kTile / kRows; // rows per thread
+  auto tile = oxide::shared_array<float, std::size_t{kTile} * kPitch>();
+  const oxide::Dim3 t = oxide::thread_idx(), b = oxide::block_idx();
+  const std::uint32_t in_col = b.y * kTile + t.x;
+  for (std::uint32_t k = 0; k < kTile; k += kRows)
+    tile[(t.y + k) * kPitch + t.x] = in[std::size_t{b.x * kTile + t.y + k} * width + in_col];
+  oxide::sync_threads();
+  const auto mine = out.tile_mut<kOwn, 1>(oxide::thread::index_2d());
+  // A full tile stores its 4 rows unrolled; only a tile cut by the output's edges loops.
+  if (mine.full()) {
+    for (std::uint32_t r = 0; r < kOwn; ++r)
+      mine(r, 0) = tile[t.x * kPitch + kOwn * t.y + r];
+  } else if (!mine.empty()) {
+    for (std::size_t r = 0; r < mine.rows(); ++r)
+      mine(r, 0) = tile[t.x * kPitch + kOwn * t.y + r];
+  }
+}
+
 int main(int argc, char **argv) try {
   const std::uint32_t width = argc > 2 ? std::atoi(argv[1]) : 16384,
                       height = argc > 2 ? std::atoi(argv[2]) : 12288;
@@ -128,6 +159,8 @@ int main(int argc, char **argv) try {
       height, (std::size_t{width} + kTile / kRows - 1) / (kTile / kRows), {kTile, kRows, 1});
   run("transpose_32x8", oxide::prepare(ctx, transpose_32x8, config_32x8));
   run("transpose_32x8_checked", oxide::prepare(ctx, transpose_32x8_checked, config_32x8));
+  // The same grid: tile_mut<4, 1> covers the output with ceil(width / 4) rows of threads too.
+  run("transpose_32x8_tile", oxide::prepare(ctx, transpose_32x8_tile, config_32x8));
   return 0;
 } catch (const oxide::Error &e) {
   std::fprintf(stderr, "transpose_oxide: %s\n", e.what());
