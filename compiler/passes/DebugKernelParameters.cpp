@@ -21,7 +21,12 @@ PreservedAnalyses oxide::DebugKernelParametersPass::run(Function &function, Func
     const TinyPtrVector<DbgVariableRecord *> declares = findDVRDeclares(&arg);
     if (declares.empty())
       continue;
-    IRBuilder<> builder(&*function.getEntryBlock().getFirstInsertionPt());
+    // At the head of the entry block, ahead of its debug records too: the declarations that
+    // will name the copy may be attached to its first instruction.
+    BasicBlock &entry = function.getEntryBlock();
+    BasicBlock::iterator at = entry.getFirstInsertionPt();
+    at.setHeadBit(true);
+    IRBuilder<> builder(&entry, at);
     AllocaInst *copy = builder.CreateAlloca(byval, nullptr, arg.getName() + ".debug");
     copy->setAlignment(layout.getPrefTypeAlign(byval));
     builder.CreateMemCpy(copy, copy->getAlign(), &arg, arg.getParamAlign().valueOrOne(),
