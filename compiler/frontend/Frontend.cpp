@@ -319,12 +319,26 @@ private:
   UnsafeSurface *unsafeSurface;
 };
 
+/// Marks every helper of the device module always-inline (but those the user marked noinline or
+/// optnone). The write checks follow each ownership witness and span from the kernel's own
+/// parameters through SSA values, so they need the kernel's helpers inlined; clang's cost model
+/// declines a large helper that several kernels call (layernorm's row function, shared by two
+/// kernels, was refused: its spans reached it through a pointer, not as parameters).
+void inlineHelpersIntoKernels(llvm::Module &module) {
+  for (llvm::Function &function : module)
+    if (!function.isDeclaration() && function.getCallingConv() != llvm::CallingConv::PTX_Kernel &&
+        !function.hasFnAttribute(llvm::Attribute::NoInline) &&
+        !function.hasFnAttribute(llvm::Attribute::OptimizeNone))
+      function.addFnAttr(llvm::Attribute::AlwaysInline);
+}
+
 /// Clang's optimisation pipeline at `codeGen`'s level and settings, without a target machine:
 /// the target-independent cost model. The device module is optimised twice, here for the MLIR
 /// stage (inlined, in SSA form) and after it by the NVPTX back end with NVPTX's cost model;
 /// target-specific choices made here (unrolling, vectorising, address forms for NVPTX) would
 /// constrain the back end's and, measured on SGEMM, cost 3 % on the H200.
 void optimizeTargetIndependent(llvm::Module &module, const clang::CodeGenOptions &codeGen) {
+  inlineHelpersIntoKernels(module);
   llvm::PipelineTuningOptions tuning;
   tuning.LoopUnrolling = codeGen.UnrollLoops;
   tuning.LoopInterleaving = codeGen.UnrollLoops;

@@ -105,10 +105,16 @@ inline void expect_attr(bool condition) { [[assume(condition)]]; }
 }
 
 // CHECK-LABEL: .entry _Z14tile_full_attrN5oxide12DisjointSpanIfEE(
+// The guard of element 3: the thread's tile exists (index < ceil(size / 4)) and holds more than
+// 3 elements (size - 4 index > 3).
 // CHECK: ld.param.b64 [[SIZE:%rd[0-9]+]], [{{(_Z14tile_full_attrN5oxide12DisjointSpanIfEE_param_0|%rd[0-9]+)}}+8];
-// CHECK: shr.u64 [[TILES:%rd[0-9]+]], [[SIZE]], 2;
-// CHECK: setp.{{[a-z]+}}.u64 [[FULL:%p[0-9]+]], {{.*}}[[TILES]]{{[,;]}}
-// CHECK: @%p{{[0-9]+}} bra
+// CHECK: shr.u64 [[WHOLE:%rd[0-9]+]], [[SIZE]], 2;
+// CHECK: add.s64 [[TILES:%rd[0-9]+]], [[WHOLE]], %rd{{[0-9]+}};
+// CHECK: setp.lt.u64 [[EXISTS:%p[0-9]+]], %rd{{[0-9]+}}, [[TILES]];
+// CHECK: sub.s64 [[LEFT:%rd[0-9]+]], [[SIZE]], %rd{{[0-9]+}};
+// CHECK: setp.gt.u64 [[ROOM:%p[0-9]+]], [[LEFT]], 3;
+// CHECK: and.pred [[IN:%p[0-9]+]], [[EXISTS]], [[ROOM]];
+// CHECK: @[[IN]] bra
 // CHECK: st.global.b32 [%rd{{[0-9]+}}+12]
 // CHECK: __oxide_bounds_failure
 [[kernel, oxide::launch_contract("domain = 1")]] void tile_full_attr(oxide::DisjointSpan<float> out) {
@@ -118,10 +124,16 @@ inline void expect_attr(bool condition) { [[assume(condition)]]; }
 }
 
 // CHECK-LABEL: .entry _Z16tile_full_helperN5oxide12DisjointSpanIfEE(
+// The guard of element 3: the thread's tile exists (index < ceil(size / 4)) and holds more than
+// 3 elements (size - 4 index > 3).
 // CHECK: ld.param.b64 [[SIZE:%rd[0-9]+]], [{{(_Z16tile_full_helperN5oxide12DisjointSpanIfEE_param_0|%rd[0-9]+)}}+8];
-// CHECK: shr.u64 [[TILES:%rd[0-9]+]], [[SIZE]], 2;
-// CHECK: setp.{{[a-z]+}}.u64 [[FULL:%p[0-9]+]], {{.*}}[[TILES]]{{[,;]}}
-// CHECK: @%p{{[0-9]+}} bra
+// CHECK: shr.u64 [[WHOLE:%rd[0-9]+]], [[SIZE]], 2;
+// CHECK: add.s64 [[TILES:%rd[0-9]+]], [[WHOLE]], %rd{{[0-9]+}};
+// CHECK: setp.lt.u64 [[EXISTS:%p[0-9]+]], %rd{{[0-9]+}}, [[TILES]];
+// CHECK: sub.s64 [[LEFT:%rd[0-9]+]], [[SIZE]], %rd{{[0-9]+}};
+// CHECK: setp.gt.u64 [[ROOM:%p[0-9]+]], [[LEFT]], 3;
+// CHECK: and.pred [[IN:%p[0-9]+]], [[EXISTS]], [[ROOM]];
+// CHECK: @[[IN]] bra
 // CHECK: st.global.b32 [%rd{{[0-9]+}}+12]
 // CHECK: __oxide_bounds_failure
 [[kernel, oxide::launch_contract("domain = 1")]] void tile_full_helper(oxide::DisjointSpan<float> out) {
@@ -132,10 +144,13 @@ inline void expect_attr(bool condition) { [[assume(condition)]]; }
 
 // OLD: the test j < 4 went: with j >= 4 a thread wrote into the next threads' tiles.
 // CHECK-LABEL: .entry _Z17tile_index_helperN5oxide12DisjointSpanIfEEj(
-// CHECK: ld.param.b32 [[J:%rd[0-9]+]], [_Z17tile_index_helperN5oxide12DisjointSpanIfEEj_param_1];
-// CHECK: setp.{{(lt|ge)}}.u64 [[IN_TILE:%p[0-9]+]], [[J]], 4;
-// CHECK: and.pred [[OK:%p[0-9]+]], [[IN_TILE]],
-// CHECK: @%p{{[0-9]+}} bra
+// The guard: j below the tile's extent, min(size - 4 index, 4), itself at most 4.
+// CHECK: ld.param.b32 [[J32:%r[0-9]+]], [_Z17tile_index_helperN5oxide12DisjointSpanIfEEj_param_1];
+// CHECK: cvt.u64.u32 [[J:%rd[0-9]+]], [[J32]];
+// CHECK: min.u64 [[EXTENT:%rd[0-9]+]], %rd{{[0-9]+}}, 4;
+// CHECK: setp.gt.u64 [[IN_TILE:%p[0-9]+]], [[EXTENT]], [[J]];
+// CHECK: and.pred [[OK:%p[0-9]+]], %p{{[0-9]+}}, [[IN_TILE]];
+// CHECK: @[[OK]] bra
 // CHECK: st.global.b32
 // CHECK: __oxide_bounds_failure
 [[kernel, oxide::launch_contract("domain = 1")]] void tile_index_helper(oxide::DisjointSpan<float> out,

@@ -126,11 +126,14 @@ uninitialised_on_one_path(oxide::AtomicSpan<unsigned> bins, oxide::Span<const in
 }
 
 // CHECK-LABEL: .entry _Z24uninitialised_tile_indexN5oxide12DisjointSpanIfEE(
+// The frozen index (LLVM picks 0) tested against the tile: it exists (index < ceil(size / 4))
+// and holds an element (size != 4 index).
 // CHECK: ld.param.b64 [[SIZE:%rd[0-9]+]], [{{(_Z24uninitialised_tile_indexN5oxide12DisjointSpanIfEE_param_0|%rd[0-9]+)}}+8];
-// CHECK: add.s64 [[ROUND:%rd[0-9]+]], [[SIZE]], 3;
-// CHECK: shr.u64 [[TILES:%rd[0-9]+]], [[ROUND]], 2;
-// CHECK: setp.{{[a-z]+}}.u64 [[IN:%p[0-9]+]], {{.*}}[[TILES]]{{[,;]}}
-// CHECK: @%p{{[0-9]+}} bra
+// CHECK: shr.u64 [[WHOLE:%rd[0-9]+]], [[SIZE]], 2;
+// CHECK: add.s64 [[TILES:%rd[0-9]+]], [[WHOLE]], %rd{{[0-9]+}};
+// CHECK: setp.lt.u64 [[EXISTS:%p[0-9]+]], %rd{{[0-9]+}}, [[TILES]];
+// CHECK: and.pred [[IN:%p[0-9]+]], [[EXISTS]], %p{{[0-9]+}};
+// CHECK: @[[IN]] bra
 // CHECK: st.global.b32
 // CHECK: __oxide_bounds_failure
 [[kernel, oxide::launch_contract("domain = 1")]] void
@@ -141,10 +144,13 @@ uninitialised_tile_index(oxide::DisjointSpan<float> out) {
 }
 
 // CHECK-LABEL: .entry _Z19overflow_tile_indexN5oxide12DisjointSpanIfEENS_4SpanIKiEE(
-// CHECK: add.s32 [[J:%r[0-9]+]], %r{{[0-9]+}}, 2147483647;
-// CHECK: setp.{{(lt|ge)}}.u32 [[IN_TILE:%p[0-9]+]], [[J]], 4;
-// CHECK: and.pred {{%p[0-9]+}}, [[IN_TILE]],
-// CHECK: @%p{{[0-9]+}} bra
+// The wrapped index, sign-extended, below the tile's extent min(size - 4 index, 4):
+// CHECK: add.s32 [[J32:%r[0-9]+]], %r{{[0-9]+}}, 2147483647;
+// CHECK: cvt.s64.s32 [[J:%rd[0-9]+]], [[J32]];
+// CHECK: min.u64 [[EXTENT:%rd[0-9]+]], %rd{{[0-9]+}}, 4;
+// CHECK: setp.gt.u64 [[IN_TILE:%p[0-9]+]], [[EXTENT]], [[J]];
+// CHECK: and.pred [[IN:%p[0-9]+]], %p{{[0-9]+}}, [[IN_TILE]];
+// CHECK: @[[IN]] bra
 // CHECK: st.global.b32
 // CHECK: __oxide_bounds_failure
 [[kernel, oxide::launch_contract("domain = 1")]] void overflow_tile_index(oxide::DisjointSpan<float> out,
