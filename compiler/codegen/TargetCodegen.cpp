@@ -6,6 +6,7 @@
 #include "oxide/compiler/HoistBoundsChecks.h"
 #include "oxide/compiler/KernelGeometryFacts.h"
 #include "oxide/compiler/LoopBoundsChecks.h"
+#include "oxide/compiler/NarrowLoopCounters.h"
 #include "oxide/compiler/ProveIndexBounds.h"
 
 #include "clang/Basic/ParsedAttrInfo.h"
@@ -116,13 +117,15 @@ void oxide::optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, unsign
   // Block-shape facts for kernels, after their helpers are inlined into them; then the bounds
   // checks of row-major indices that the contracts' sizes prove (before SLP vectorisation
   // turns the guarding comparisons into vectors); the checks of indices that step through a
-  // loop once per loop, before unrolling; the remaining checks go ahead of the work around them.
+  // loop once per loop, before unrolling; the remaining checks go ahead of the work around them;
+  // then, the proofs done, 64-bit loop counters that fit 32 bits are counted in 32.
   if (module.getTargetTriple().isNVPTX()) {
     pb.registerScalarOptimizerLateEPCallback([](llvm::FunctionPassManager &fpm, llvm::OptimizationLevel) {
       fpm.addPass(KernelGeometryFactsPass());
       fpm.addPass(ProveIndexBoundsPass());
       fpm.addPass(LoopBoundsChecksPass());
       fpm.addPass(HoistBoundsChecksPass());
+      fpm.addPass(NarrowLoopCountersPass());
     });
     // Last: the checks that survive every optimisation join (JoinBoundsChecksPass), and no
     // optimisation sees the fences instead of the orderings they stand for.

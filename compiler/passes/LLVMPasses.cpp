@@ -6,6 +6,7 @@
 #include "oxide/compiler/HoistBoundsChecks.h"
 #include "oxide/compiler/KernelGeometryFacts.h"
 #include "oxide/compiler/LoopBoundsChecks.h"
+#include "oxide/compiler/NarrowLoopCounters.h"
 #include "oxide/compiler/ProveIndexBounds.h"
 #include "oxide/compiler/UndefinedBehaviour.h"
 
