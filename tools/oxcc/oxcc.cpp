@@ -56,7 +56,9 @@ COMPILE OPTIONS:
   --arch=LIST         GPU architectures, comma-separated or repeated: sm_XX embeds PTX and
                       a cubin, compute_XX PTX only (the driver compiles it on newer GPUs
                       too), XX-real a cubin only; XX = 70 72 75 80 86 87 89 90 100 101 103
-                      120 121. Default: cubins for sm_80, sm_86, sm_89 and sm_90 and sm_90
+                      120 121, with an 'a' for a GPU's own instructions (sm_90a, sm_100a);
+                      native (this machine's GPU 0), all, all-major (as nvcc's). Default:
+                      cubins for sm_80, sm_86, sm_89, sm_90, sm_100 and sm_120 and sm_90
                       PTX, leaving out those a file's kernels cannot run on (see -v). The
                       runtime loads the GPU's cubin (or an older one of its major version),
                       else the newest PTX not newer than it
@@ -65,10 +67,17 @@ COMPILE OPTIONS:
   --fast-math         approximate sqrt/division, flush denormals (nvcc --use_fast_math)
   --no-fmad           do not contract a * b + c into fused multiply-adds
   -g                  debug information for host code (kernels run on the CPU simulator
-                      under gdb); device code always carries line tables
+                      under gdb)
   -G                  debuggable device code (cuda-gdb): device variables and lines in the
                       PTX and cubin, device back end and ptxas at -O0, and -g
-  --lineinfo          source lines in the cubin (Nsight Compute, compute-sanitizer)
+  --lineinfo          source lines in the cubin (Nsight Compute, compute-sanitizer); without
+                      it or -G, device code carries no lines and no paths, as nvcc's
+  -Xptxas OPTS        options for ptxas (comma-separated, repeatable), e.g. -Xptxas -v for
+                      registers, shared memory and spills per kernel and architecture
+  --resource-usage    one line per kernel and architecture: registers, shared memory, stack,
+                      spills
+  -fdiagnostics-color[=always|never|auto]
+                      colour diagnostics (default auto: on a terminal)
   -fsanitize=LIST     sanitize the host code (address, undefined...), for the simulator
   --save-temps[=DIR]  keep every intermediate file (device .ll, .mlir, .opt.ll, .ptx, .cubin,
                       host .ll and .o) next to the output, or in DIR
