@@ -6,12 +6,16 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/CFG.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/PatternMatch.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/Local.h"
 
 using namespace llvm;
+using namespace llvm::PatternMatch;
 
 namespace {
 
@@ -191,6 +195,82 @@ bool leadsToDataMoves(BasicBlock *block) {
   return false;
 }
 
+/// A test read as "fails when index >=u size": `condition` says the test fails (a joined check's
+/// `not (index <u size)`, as failsWhen builds it), or, with `passes`, that it passes.
+std::optional<std::pair<Value *, Value *>> failsAt(Value *condition, bool passes = false) {
+  Value *compare = condition;
+  const bool negated = match(condition, m_Not(m_Value(compare))) != passes;
+  CmpPredicate predicate;
+  Value *lhs, *rhs;
+  if (!match(compare, m_ICmp(predicate, m_Value(lhs), m_Value(rhs))))
+    return std::nullopt;
+  const CmpInst::Predicate fails =
+      negated ? CmpInst::getInversePredicate(predicate) : static_cast<CmpInst::Predicate>(predicate);
+  if (fails == CmpInst::ICMP_UGE)
+    return std::pair{lhs, rhs};
+  if (fails == CmpInst::ICMP_ULE)
+    return std::pair{rhs, lhs};
+  return std::nullopt;
+}
+
+/// An index as a sum of values and a constant (through `add` and `or disjoint`), exact modulo
+/// 2^n: indices that differ only in the constant differ by exactly its difference.
+struct IndexSum {
+  SmallVector<Value *, 4> terms; ///< sorted, so that equal sums compare equal
+  APInt constant;
+};
+
+void addTerms(Value *v, IndexSum &sum, unsigned depth) {
+  Value *lhs, *rhs;
+  if (auto *c = dyn_cast<ConstantInt>(v))
+    sum.constant += c->getValue();
+  else if (depth < 8 && match(v, m_AddLike(m_Value(lhs), m_Value(rhs)))) {
+    addTerms(lhs, sum, depth + 1);
+    addTerms(rhs, sum, depth + 1);
+  } else
+    sum.terms.push_back(v);
+}
+
+IndexSum indexSum(Value *index) {
+  IndexSum sum{{}, APInt(index->getType()->getIntegerBitWidth(), 0)};
+  addTerms(index, sum, 0);
+  llvm::sort(sum.terms);
+  return sum;
+}
+
+/// The tests of a (joined) check's failing condition, its `or` operands.
+SmallVector<Value *, 16> testsOf(Value *fails) {
+  SmallVector<Value *, 16> tests, work{fails};
+  while (!work.empty()) {
+    Value *v = work.pop_back_val();
+    Value *lhs, *rhs;
+    if (match(v, m_Or(m_Value(lhs), m_Value(rhs)))) {
+      work.push_back(rhs);
+      work.push_back(lhs);
+    } else
+      tests.push_back(v);
+  }
+  return tests;
+}
+
+/// Whether `second`'s test is of an index that differs from one `first` tests only by a constant,
+/// against the same size: the two join into a test of a range (foldJoinedChecks) that costs less
+/// than two checks wherever they are.
+bool testsSameRange(const Check &first, const Check &second) {
+  auto secondTest = failsAt(second.branch->getCondition(), second.failing == 1);
+  if (!secondTest)
+    return false;
+  const IndexSum secondSum = indexSum(secondTest->first);
+  Value *firstCondition = first.branch->getCondition();
+  // A joined check fails on any of its tests; a single one may be in either form.
+  const SmallVector<Value *, 16> firstTests =
+      first.failing == 0 ? testsOf(firstCondition) : SmallVector<Value *, 16>{firstCondition};
+  return llvm::any_of(firstTests, [&](Value *test) {
+    auto fails = failsAt(test, first.failing == 1);
+    return fails && fails->second == secondTest->second && indexSum(fails->first).terms == secondSum.terms;
+  });
+}
+
 /// Joins the check that ends `block` with the check of its successor `next` when `next` holds
 /// nothing else and has no other predecessor: one branch on "either fails" to one failure report
 /// (of the first check that fails, as before), so that the work after them is one block.
@@ -201,7 +281,7 @@ bool joinNextCheck(BasicBlock *block) {
   BasicBlock *next = first->success;
   auto second = checkOf(next);
   if (!second || second->success == block || second->success == next || !onlySpeculatable(next) ||
-      !leadsToDataMoves(second->success))
+      !(leadsToDataMoves(second->success) || testsSameRange(*first, *second)))
     return false;
   CallInst *firstReport = boundsFailureReport(first->failure),
            *secondReport = boundsFailureReport(second->failure);
@@ -272,6 +352,79 @@ bool pullNextCheck(BasicBlock *block) {
   return true;
 }
 
+/// Folds a joined check's tests of indices x + c1 .. x + ck against one size (an unrolled loop of
+/// reads, k >= 3) into two: the largest index against the size, and the smallest against the
+/// last value from which the largest does not wrap. If both pass, every x + ci lies between them
+/// in exact arithmetic, so every test passed; if a test would have failed, the largest index
+/// fails too (or the smallest is past the wrap bound). A span's size is far below 2^64 - (ck - c1),
+/// so no index that passed before fails now. The failure report still names the first index that
+/// fails, from the tests themselves, which stay for it (LLVM sinks them into the report's block).
+bool foldJoinedChecks(BasicBlock *block) {
+  auto check = checkOf(block);
+  if (!check || check->failing != 0)
+    return false;
+  const SmallVector<Value *, 16> leaves = testsOf(check->branch->getCondition());
+  struct Group {
+    Value *size;
+    IndexSum sum;
+    Value *smallest, *largest;
+    APInt low, high;
+    SmallVector<Value *, 8> leaves;
+    /// Whether the group's tests become two: three or more, within 2^32 of each other.
+    bool folds() const { return leaves.size() >= 3 && (high - low).ult(APInt(64, 1) << 32); }
+  };
+  SmallVector<Group, 4> groups;
+  SmallVector<Value *, 16> others;
+  for (Value *leaf : leaves) {
+    auto fails = failsAt(leaf);
+    if (!fails || !fails->first->getType()->isIntegerTy(64)) {
+      others.push_back(leaf);
+      continue;
+    }
+    auto [index, size] = *fails;
+    IndexSum sum = indexSum(index);
+    auto group =
+        llvm::find_if(groups, [&](const Group &g) { return g.size == size && g.sum.terms == sum.terms; });
+    if (group == groups.end()) {
+      groups.push_back({size, sum, index, index, sum.constant, sum.constant, {leaf}});
+      continue;
+    }
+    group->leaves.push_back(leaf);
+    if (sum.constant.slt(group->low)) {
+      group->low = sum.constant;
+      group->smallest = index;
+    }
+    if (sum.constant.sgt(group->high)) {
+      group->high = sum.constant;
+      group->largest = index;
+    }
+  }
+  if (llvm::none_of(groups, [](const Group &g) { return g.folds(); }))
+    return false;
+  auto *branch = check->branch;
+  Value *old = branch->getCondition();
+  IRBuilder<> builder(branch);
+  Value *condition = nullptr;
+  auto either = [&](Value *fails) {
+    condition = condition ? builder.CreateOr(condition, fails, "checks.fail") : fails;
+  };
+  for (Value *other : others)
+    either(other);
+  for (const Group &g : groups) {
+    if (!g.folds()) {
+      llvm::for_each(g.leaves, either);
+      continue;
+    }
+    either(builder.CreateICmpUGE(g.largest, g.size, "range.last.fails"));
+    either(builder.CreateICmpUGT(
+        g.smallest, ConstantInt::get(g.smallest->getType(), APInt::getMaxValue(64) - (g.high - g.low)),
+        "range.wraps"));
+  }
+  branch->setCondition(condition);
+  RecursivelyDeleteTriviallyDeadInstructions(old);
+  return true;
+}
+
 } // namespace
 
 PreservedAnalyses oxide::HoistBoundsChecksPass::run(Function &function, FunctionAnalysisManager &) {
@@ -307,5 +460,7 @@ PreservedAnalyses oxide::JoinBoundsChecksPass::run(Function &function, FunctionA
   if (changed)
     for (BasicBlock &block : make_early_inc_range(function))
       MergeBlockIntoPredecessor(&block);
+  for (BasicBlock &block : function)
+    changed |= foldJoinedChecks(&block);
   return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }

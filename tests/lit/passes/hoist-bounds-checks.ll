@@ -207,3 +207,71 @@ fail:
   call void @__oxide_bounds_failure(i64 %index, i64 %size, ptr null, i32 5, ptr null)
   unreachable
 }
+
+; Eight joined checks of one base plus 0, 128, ... 896 against one size (histogram_packed's batch
+; of loads) become two tests: the largest index against the size, and the smallest against the
+; last value from which the largest does not wrap (2^64 - 1 - 896). The failure report still
+; picks the first index that fails from the original tests. A test of another size stays as it is.
+; CHECK-LABEL: define ptx_kernel void @batch_of_reads(
+; CHECK-NOT: %ok7 =
+; CHECK: %range.last.fails = icmp uge i64 %i7, %size
+; CHECK-NEXT: %range.wraps = icmp ugt i64 %i0, -897
+; CHECK-NEXT: %[[RANGE:.*]] = or i1 %range.last.fails, %range.wraps
+; CHECK-NEXT: %[[ALL:.*]] = or i1 %[[RANGE]], %ok.other.fails
+; CHECK-NEXT: br i1 %[[ALL]], label %fail, label %[[WORK:.*]]
+; CHECK: [[WORK]]:
+; CHECK-NOT: icmp
+; CHECK: ret void
+; CHECK: fail:
+; CHECK-NEXT: %index = phi i64 [ %report.arg{{[0-9]*}}, %entry ]
+define ptx_kernel void @batch_of_reads(ptr readonly byval(%span) %in, ptr addrspace(3) %tile, i64 %base, i64 %t, i64 %j, i64 %other, i64 %othersize) {
+entry:
+  %size.addr = getelementptr inbounds i8, ptr %in, i64 8
+  %size = load i64, ptr %size.addr
+  %data = load ptr, ptr %in
+  %jj = shl i64 %j, 10
+  %x = add i64 %base, %t
+  %i0 = add i64 %jj, %x
+  %ok0 = icmp ult i64 %i0, %size
+  br i1 %ok0, label %l0, label %fail
+l0:
+  %p0 = getelementptr inbounds i32, ptr %data, i64 %i0
+  %v0 = load i32, ptr %p0
+  store i32 %v0, ptr addrspace(3) %tile
+  %o1 = or disjoint i64 %jj, 128
+  %i1 = add i64 %o1, %x
+  %ok1 = icmp ult i64 %i1, %size
+  br i1 %ok1, label %l1, label %fail
+l1:
+  %p1 = getelementptr inbounds i32, ptr %data, i64 %i1
+  %v1 = load i32, ptr %p1
+  %t1 = getelementptr inbounds i32, ptr addrspace(3) %tile, i64 1
+  store i32 %v1, ptr addrspace(3) %t1
+  %ok.other = icmp ult i64 %other, %othersize
+  br i1 %ok.other, label %l2, label %fail
+l2:
+  %i2 = add i64 %i0, 256
+  %ok2 = icmp ult i64 %i2, %size
+  br i1 %ok2, label %l3, label %fail
+l3:
+  %p2 = getelementptr inbounds i32, ptr %data, i64 %i2
+  %v2 = load i32, ptr %p2
+  %t2 = getelementptr inbounds i32, ptr addrspace(3) %tile, i64 2
+  store i32 %v2, ptr addrspace(3) %t2
+  %o7 = or disjoint i64 %jj, 896
+  %i7 = add i64 %x, %o7
+  %ok7 = icmp ult i64 %i7, %size
+  br i1 %ok7, label %l7, label %fail
+l7:
+  %p7 = getelementptr inbounds i32, ptr %data, i64 %i7
+  %v7 = load i32, ptr %p7
+  %t7 = getelementptr inbounds i32, ptr addrspace(3) %tile, i64 7
+  store i32 %v7, ptr addrspace(3) %t7
+  ret void
+
+fail:
+  %index = phi i64 [ %i0, %entry ], [ %i1, %l0 ], [ %other, %l1 ], [ %i2, %l2 ], [ %i7, %l3 ]
+  %sz = phi i64 [ %size, %entry ], [ %size, %l0 ], [ %othersize, %l1 ], [ %size, %l2 ], [ %size, %l3 ]
+  call void @__oxide_bounds_failure(i64 %index, i64 %sz, ptr null, i32 6, ptr null)
+  unreachable
+}

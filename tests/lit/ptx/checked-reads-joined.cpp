@@ -41,4 +41,25 @@ transpose_plain(std::uint32_t width, std::uint32_t height, oxide::Span<const flo
       *element = tile[t.x * kPitch + t.y + kRows * j];
 }
 
+// Eight checked reads of one row at offsets 0, 128, ... 896 (histogram_packed's batch of loads,
+// which go on to be summed, not only moved): two tests, not eight. The last index against the
+// size, and the first against 2^64 - 1 - 896, so that none between them wraps.
+// CHECK-LABEL: .entry _Z11batch_readsN5oxide4SpanIKjEENS_12DisjointSpanIjEEm(
+// CHECK: add.s64 [[LAST:%rd[0-9]+]], [[FIRST:%rd[0-9]+]], 896;
+// CHECK-NEXT: setp.lt.u64 {{%p[0-9]+}}, [[LAST]], {{%rd[0-9]+}};
+// CHECK-NEXT: setp.lt.u64 {{%p[0-9]+}}, [[FIRST]], -896;
+// CHECK-NOT: {{add.s64 .*, (128|256|384|512|640|768);}}
+// CHECK: ld.global.nc.b32
+// CHECK: __oxide_bounds_failure
+[[kernel, oxide::launch_contract("domain = 1, block = 128")]] void
+batch_reads(oxide::Span<const std::uint32_t> words, oxide::DisjointSpan<std::uint32_t> out, std::uint64_t start) {
+  const std::uint32_t t = oxide::thread_idx().x;
+  std::uint32_t sum = 0;
+#pragma unroll
+  for (std::uint32_t k = 0; k < 8; ++k)
+    sum += words[start + k * 128 + t] * (k + 1);
+  if (std::uint32_t *o = out.get_mut(oxide::thread::index_1d()))
+    *o = sum;
+}
+
 int main() {}
