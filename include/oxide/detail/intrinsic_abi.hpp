@@ -238,6 +238,11 @@ inline constexpr std::size_t kSpanExtentStride = 8;
 /// An AppendSpan (oxide/device/append.hpp) is a span followed by the pointer to its counter.
 inline constexpr std::size_t kAppendCounterOffset = 16;
 
+/// The device function a failed bounds check calls (index, size, file, line, function): the
+/// lowering (oxide-to-nvvm) builds it, and the LLVM passes that move, join or prove checks find
+/// checks by the blocks that call it.
+inline constexpr char kBoundsFailureFunction[] = "__oxide_bounds_failure";
+
 /// Threads per warp: the lanes of the warp shapes of intrinsic::Ownership.
 inline constexpr std::uint32_t kWarpSize = 32;
 

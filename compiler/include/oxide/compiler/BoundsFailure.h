@@ -8,13 +8,15 @@
 #ifndef OXIDE_COMPILER_BOUNDSFAILURE_H
 #define OXIDE_COMPILER_BOUNDSFAILURE_H
 
+#include "oxide/detail/intrinsic_abi.hpp"
+
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/BasicBlock.h"
 #include "llvm/IR/Instructions.h"
 
 namespace oxide {
 
-inline constexpr llvm::StringLiteral kBoundsFailureName = "__oxide_bounds_failure";
+inline constexpr llvm::StringLiteral kBoundsFailureName = detail::kBoundsFailureFunction;
 
 /// Whether `block` only reports a failed bounds check: a call to __oxide_bounds_failure, then
 /// unreachable (phis of the report's arguments may precede it).

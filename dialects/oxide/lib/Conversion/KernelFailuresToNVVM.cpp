@@ -8,6 +8,7 @@
 #include "LoweringHelpers.h"
 #include "Oxide/Conversion/LoweringPatterns.h"
 #include "Oxide/IR/OxideOps.h"
+#include "oxide/detail/intrinsic_abi.hpp"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -32,7 +33,7 @@ struct TrapLowering : OpConversionPattern<oxide::TrapOp> {
 /// that prints the index and the size with vprintf and then fails like an assert. Inlined at
 /// every check, the printf buffer took a stack frame and registers in the hot path of kernels
 /// such as SGEMM; out of line, each check costs a compare and a call on its cold path.
-constexpr llvm::StringLiteral kBoundsFailureName = "__oxide_bounds_failure";
+constexpr llvm::StringLiteral kBoundsFailureName = oxide::detail::kBoundsFailureFunction;
 
 } // namespace
 
