@@ -3,6 +3,8 @@
 #include "Oxide/IR/KernelContract.h"
 #include "Oxide/IR/OxideOps.h"
 #include "Oxide/Transforms/Passes.h"
+#include "Provenance/InputPointers.h"
+#include "SmallCopy.h"
 #include "oxide/detail/intrinsic_abi.hpp"
 
 #include "mlir/IR/Matchers.h"
@@ -18,6 +20,7 @@ namespace oxide {
 } // namespace oxide
 
 using namespace mlir;
+using oxide::SmallCopy;
 
 namespace {
 
@@ -141,47 +144,6 @@ private:
   Location loc;
 };
 
-/// A constant-length, non-volatile memcpy: the LLVM dialect op, or the intrinsic call that the
-/// LLVM IR import produces.
-struct SmallCopy {
-  Operation *op;
-  Value dst, src;
-  std::uint64_t bytes;
-  ArrayAttr argAttrs;
-
-  static std::optional<SmallCopy> match(Operation *op) {
-    Value dst, src, len;
-    ArrayAttr attrs;
-    if (auto copy = dyn_cast<LLVM::MemcpyOp>(op)) {
-      if (copy.getIsVolatile())
-        return std::nullopt;
-      dst = copy.getDst(), src = copy.getSrc(), len = copy.getLen(), attrs = copy.getArgAttrsAttr();
-    } else if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op);
-               call && call.getIntrin().starts_with("llvm.memcpy.") && call.getArgs().size() == 4) {
-      APInt isVolatileValue;
-      if (!matchPattern(call.getArgs()[3], m_ConstantInt(&isVolatileValue)) || !isVolatileValue.isZero())
-        return std::nullopt;
-      dst = call.getArgs()[0], src = call.getArgs()[1], len = call.getArgs()[2],
-      attrs = call.getArgAttrsAttr();
-    } else {
-      return std::nullopt;
-    }
-    APInt length;
-    if (!matchPattern(len, m_ConstantInt(&length)))
-      return std::nullopt;
-    return SmallCopy{op, dst, src, length.getZExtValue(), attrs};
-  }
-
-  /// The alignment operand `operand` (0 = dst, 1 = src) is known to have.
-  std::uint64_t alignment(unsigned operand) const {
-    if (argAttrs && operand < argAttrs.size())
-      if (auto dict = dyn_cast<DictionaryAttr>(argAttrs[operand]))
-        if (auto align = dict.getAs<IntegerAttr>(LLVM::LLVMDialect::getAlignAttrName()))
-          return align.getInt();
-    return 1;
-  }
-};
-
 /// A 4-, 8- or 16-byte copy (a struct assignment such as `*o = in[i]` for a float4-like
 /// element) as one vector load and store: clang leaves it a memcpy, which NVPTX splits into plain
 /// 64-bit loads, losing the 128-bit access (and, out of an input span, the read-only cache).
@@ -199,68 +161,19 @@ LLVM::LoadOp copyAsVectorLoad(const SmallCopy &copy) {
   return load;
 }
 
-/// The values block argument `arg` receives from its predecessors; empty when one is unknown.
-SmallVector<Value> incomingValues(BlockArgument arg) {
-  Block *block = arg.getOwner();
-  SmallVector<Value> values;
-  if (block->isEntryBlock())
-    return values;
-  for (auto it = block->pred_begin(); it != block->pred_end(); ++it) {
-    auto branch = dyn_cast<BranchOpInterface>((*it)->getTerminator());
-    Value value = branch ? branch.getSuccessorOperands(it.getSuccessorIndex())[arg.getArgNumber()] : Value();
-    if (!value)
-      return {};
-    values.push_back(value);
-  }
-  return values;
-}
-
-/// The pointers of one function into read-only input memory (`data`), and to spans over it
-/// (`spans`: loading a span's first field gives its data pointer), also where a select or branch
-/// merges two of them (`*o = c ? a[i] : b[i]`).
-struct InputPointers {
-  llvm::DenseSet<Value> spans, data;
-
-  /// Grows both sets from what they hold to a fixed point; a pointer joins only when every value
-  /// it may be is in.
-  void grow(LLVM::LLVMFuncOp func) {
-    auto merges = [](const llvm::DenseSet<Value> &set, ValueRange values) {
-      return !values.empty() && llvm::all_of(values, [&](Value v) { return set.contains(v); });
-    };
-    for (bool changed = true; changed;) {
-      changed = false;
-      func.walk([&](Block *block) {
-        for (BlockArgument arg : block->getArguments()) {
-          if (!isa<LLVM::LLVMPointerType>(arg.getType()) || spans.contains(arg) || data.contains(arg))
-            continue;
-          SmallVector<Value> incoming = incomingValues(arg);
-          if (merges(spans, incoming))
-            changed |= spans.insert(arg).second;
-          else if (merges(data, incoming))
-            changed |= data.insert(arg).second;
-        }
-        for (Operation &op : *block) {
-          if (auto load = dyn_cast<LLVM::LoadOp>(op);
-              load && spans.contains(load.getAddr()) && isa<LLVM::LLVMPointerType>(load.getType()))
-            changed |= data.insert(load.getResult()).second;
-          else if (auto gep = dyn_cast<LLVM::GEPOp>(op); gep && data.contains(gep.getBase()))
-            changed |= data.insert(gep.getResult()).second;
-          else if (auto select = dyn_cast<LLVM::SelectOp>(op)) {
-            const std::array<Value, 2> both = {select.getTrueValue(), select.getFalseValue()};
-            if (merges(spans, both))
-              changed |= spans.insert(select.getResult()).second;
-            else if (merges(data, both))
-              changed |= data.insert(select.getResult()).second;
-          }
-        }
-      });
-    }
-  }
-
-  /// Marks the loads (and small copies, made vector loads) through `data` invariant. In a
-  /// helper, the address also becomes a global one (address space 1): NVPTX emits ld.global.nc
-  /// only for those, and knows by itself only that a kernel's span parameters point there.
-  void markInvariant(LLVM::LLVMFuncOp func, bool kernel) const {
+/// Marks the loads through the data pointers of the read-only span parameters of contracted
+/// kernels (`kernelInputs`: each kernel's parameter numbers) invariant (ld.global.nc), and the small
+/// copies out of them, made vector loads, in the kernels and in the helpers they call that the
+/// compiler did not inline (oxide::InputPointers says which pointers those are). In a helper the
+/// address also becomes a global one (address space 1): NVPTX emits ld.global.nc only for those,
+/// and knows by itself only that a kernel's span parameters point there.
+void markInputLoadsInvariant(ModuleOp module,
+                             const llvm::MapVector<Operation *, SmallVector<unsigned>> &kernelInputs) {
+  constexpr unsigned kGlobalAddressSpace = 1;
+  const oxide::InputPointers pointers(module, kernelInputs);
+  auto isData = [&](Value pointer) { return pointers.kindOf(pointer) == oxide::InputPointers::Kind::data; };
+  for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
+    const bool kernel = kernelInputs.contains(func);
     auto mark = [&](LLVM::LoadOp load) {
       load.setInvariant(true);
       auto type = cast<LLVM::LLVMPointerType>(load.getAddr().getType());
@@ -273,122 +186,13 @@ struct InputPointers {
     SmallVector<Operation *> users;
     func.walk([&](Operation *op) { users.push_back(op); });
     for (Operation *user : users) {
-      if (auto load = dyn_cast<LLVM::LoadOp>(user); load && data.contains(load.getAddr()))
+      if (auto load = dyn_cast<LLVM::LoadOp>(user); load && isData(load.getAddr()))
         mark(load);
-      else if (auto copy = SmallCopy::match(user);
-               copy && data.contains(copy->src) && !data.contains(copy->dst))
+      else if (auto copy = SmallCopy::match(user); copy && isData(copy->src) && !isData(copy->dst))
         if (LLVM::LoadOp load = copyAsVectorLoad(*copy))
           mark(load);
     }
   }
-
-  static constexpr unsigned kGlobalAddressSpace = 1;
-};
-
-/// Whether nothing writes the memory `pointer` points to where it is passed: it is only loaded
-/// from, offset, copied from, or passed on to a function that copies it (byval) or, in turn,
-/// never writes it. A helper's span is then its caller's, which stays an input span.
-bool neverWritten(Value pointer, SymbolTableCollection &symbols, unsigned depth = 0) {
-  if (depth > 8)
-    return false;
-  for (OpOperand &use : pointer.getUses()) {
-    Operation *user = use.getOwner();
-    if (isa<LLVM::LoadOp>(user))
-      continue; // its one operand is the address
-    if (auto gep = dyn_cast<LLVM::GEPOp>(user); gep && gep.getBase() == pointer) {
-      if (!neverWritten(gep.getResult(), symbols, depth + 1))
-        return false;
-      continue;
-    }
-    if (auto copy = SmallCopy::match(user); copy && copy->src == pointer && copy->dst != pointer)
-      continue;
-    auto call = dyn_cast<LLVM::CallOp>(user);
-    auto callee = call && call.getCalleeAttr()
-                      ? symbols.lookupNearestSymbolFrom<LLVM::LLVMFuncOp>(call, call.getCalleeAttr())
-                      : LLVM::LLVMFuncOp();
-    if (!callee || callee.isExternal())
-      return false;
-    const unsigned first = call.getArgOperands().getBeginOperandIndex();
-    const unsigned k = use.getOperandNumber() - first;
-    if (use.getOperandNumber() < first || k >= callee.getNumArguments())
-      return false;
-    if (callee.getArgAttr(k, LLVM::LLVMDialect::getByValAttrName()))
-      continue; // the callee gets a copy
-    if (!neverWritten(callee.getArgument(k), symbols, depth + 1))
-      return false;
-  }
-  return true;
-}
-
-/// Marks loads through the data pointers of the read-only span parameters of contracted kernels
-/// (`kernelInputs`: each kernel's parameter numbers) invariant (ld.global.nc), in the kernels and
-/// in the helpers they call that the compiler did not inline. A helper's argument counts as an
-/// input span (or input data) only when every call of the helper in the module passes one, and a
-/// span only when the helper never writes it; a helper that some caller passes other memory, or
-/// whose address is taken, keeps plain loads.
-void markInputLoadsInvariant(ModuleOp module,
-                             const llvm::MapVector<Operation *, SmallVector<unsigned>> &kernelInputs) {
-  llvm::MapVector<Operation *, InputPointers> found;
-  for (const auto &[op, inputs] : kernelInputs) {
-    auto kernel = cast<LLVM::LLVMFuncOp>(op);
-    InputPointers &pointers = found[op];
-    for (unsigned index : inputs)
-      pointers.spans.insert(kernel.getArgument(index));
-    pointers.grow(kernel);
-  }
-  // The helpers whose every use is a direct call, with those calls.
-  SmallVector<std::pair<LLVM::LLVMFuncOp, SmallVector<LLVM::CallOp>>> helpers;
-  for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
-    if (fn.isExternal() || fn->hasAttr(oxide::OxideDialect::getKernelAttrName()))
-      continue;
-    auto uses = SymbolTable::getSymbolUses(fn, module);
-    if (!uses)
-      continue;
-    SmallVector<LLVM::CallOp> calls;
-    bool onlyCalls = true;
-    for (const SymbolTable::SymbolUse &use : *uses) {
-      auto call = dyn_cast<LLVM::CallOp>(use.getUser());
-      onlyCalls &= call && call.getCalleeAttr() && call.getCalleeAttr().getAttr() == fn.getSymNameAttr();
-      if (call)
-        calls.push_back(call);
-    }
-    if (onlyCalls && !calls.empty()) {
-      helpers.push_back({fn, calls});
-      found.insert({fn, InputPointers{}}); // made here: the loop below only looks entries up
-    }
-  }
-  SymbolTableCollection symbols;
-  auto everyCallPasses = [&](ArrayRef<LLVM::CallOp> calls, unsigned k,
-                             llvm::DenseSet<Value> InputPointers::*set) {
-    return llvm::all_of(calls, [&](LLVM::CallOp call) {
-      auto it = found.find(call->getParentOfType<LLVM::LLVMFuncOp>());
-      return it != found.end() && k < call.getArgOperands().size() &&
-             (it->second.*set).contains(call.getArgOperands()[k]);
-    });
-  };
-  // Helpers of helpers: the sets only grow, so this ends.
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (auto &[fn, calls] : helpers) {
-      InputPointers &pointers = found.find(fn)->second;
-      bool seeded = false;
-      for (BlockArgument arg : fn.getArguments()) {
-        if (!isa<LLVM::LLVMPointerType>(arg.getType()) || pointers.spans.contains(arg) ||
-            pointers.data.contains(arg))
-          continue;
-        if (everyCallPasses(calls, arg.getArgNumber(), &InputPointers::spans) && neverWritten(arg, symbols))
-          seeded |= pointers.spans.insert(arg).second;
-        else if (everyCallPasses(calls, arg.getArgNumber(), &InputPointers::data))
-          seeded |= pointers.data.insert(arg).second;
-      }
-      if (seeded) {
-        pointers.grow(fn);
-        changed = true;
-      }
-    }
-  }
-  for (const auto &[op, pointers] : found)
-    pointers.markInvariant(cast<LLVM::LLVMFuncOp>(op), kernelInputs.contains(op));
 }
 
 /// The other small copies whose ends are aligned to their size (a whole Float4 or Int2 between
