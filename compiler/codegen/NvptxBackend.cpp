@@ -1,6 +1,7 @@
 //===- NvptxBackend.cpp - device LLVM IR to PTX and cubin -----------------===//
 
 #include "oxide/compiler/NvptxBackend.h"
+#include "oxide/compiler/GuardedWrites.h"
 #include "oxide/compiler/ReportedError.h"
 #include "oxide/compiler/TargetCodegen.h"
 #include "oxide/compiler/UndefinedBehaviour.h"
@@ -103,6 +104,14 @@ llvm::Expected<std::string> oxide::generatePtx(llvm::Module &module, llvm::Strin
     return tm.takeError();
   module.setDataLayout((*tm)->createDataLayout());
   optimizeModule(module, **tm, optLevel);
+  // Every write the optimiser left is checked again: its target, and its bounds (a bound the
+  // facts of the optimised code do not prove is tested again ahead of the write). At -O0 no
+  // optimisation ran: the guards are the lowering's own.
+  if (optLevel > 0)
+    if (WriteAudit writes = auditWrites(module); !writes.forbidden.empty()) {
+      printForbiddenWrites(writes.forbidden, diagnostics ? *diagnostics : llvm::errs());
+      return reportedError("the audit of the optimised device code");
+    }
   if (dumpOptimized)
     module.print(*dumpOptimized, nullptr);
   // What the optimiser was given held no undefined-behaviour fact of the user's code

@@ -3,6 +3,7 @@
 #include "oxide/compiler/LLVMPasses.h"
 #include "oxide/compiler/DebugKernelParameters.h"
 #include "oxide/compiler/FenceOrderedAtomics.h"
+#include "oxide/compiler/GuardedWrites.h"
 #include "oxide/compiler/HoistBoundsChecks.h"
 #include "oxide/compiler/KernelGeometryFacts.h"
 #include "oxide/compiler/LoopBoundsChecks.h"

@@ -8,6 +8,7 @@
 
 #include "oxide/compiler/LoopBoundsChecks.h"
 #include "oxide/compiler/BoundsFailure.h"
+#include "oxide/compiler/GuardedWrites.h"
 
 #include "llvm/Analysis/DomTreeUpdater.h"
 #include "llvm/Analysis/LoopInfo.h"
@@ -38,8 +39,11 @@ struct Check {
   unsigned inBounds;
 
   BasicBlock *outOfBounds() const { return branch->getSuccessor(1 - inBounds); }
-  /// Makes the branch always take its in-bounds successor.
+  /// Makes the branch always take its in-bounds successor; the writes at the indices it tested
+  /// carry the proof to the audit of the optimised code (GuardedWrites.h).
   void fold(DomTreeUpdater &updater) const {
+    for (auto [index, bound] : tests)
+      oxide::markProvedWrites(index, bound, branch->getSuccessor(inBounds), updater.getDomTree());
     branch->setCondition(ConstantInt::getBool(branch->getContext(), inBounds == 0));
     ConstantFoldTerminator(branch->getParent(), /*DeleteDeadConditions=*/true, nullptr, &updater);
   }

@@ -1,0 +1,603 @@
+//===- GuardedWrites.cpp - the final IR's writes, each proven again -------===//
+//
+// See GuardedWrites.h. An address is read back as the span's data pointer plus
+// sum(scale * value) + constant bytes (GEPs, and the adds, shifts and multiplications by
+// constants that InstCombine makes of their indices), all modulo 2^64. With E the element size,
+// every scale a multiple of E, L the element index sum(scale / E * value) and [lo, hi] the
+// elements that the constant and the access width reach past L, the write lies in the span when
+// (L + lo) mod 2^64 and (L + hi) mod 2^64 are both below its extent: a range of hi - lo + 1
+// elements with both ends inside [0, size) cannot wrap, as size * E <= 2^64.
+//
+//===----------------------------------------------------------------------===//
+
+#include "oxide/compiler/GuardedWrites.h"
+#include "oxide/compiler/BoundsFailure.h"
+#include "oxide/compiler/IndexFacts.h"
+#include "oxide/detail/intrinsic_abi.hpp"
+#include "oxide/detail/param_kind.hpp"
+
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/GetElementPtrTypeIterator.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Operator.h"
+#include "llvm/IR/PatternMatch.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+
+#include <optional>
+
+using namespace llvm;
+using namespace llvm::PatternMatch;
+using oxide::ForbiddenWrite;
+using oxide::detail::ParamKind;
+using oxide::index_facts::IndexFacts;
+using oxide::index_facts::Linear;
+
+namespace {
+
+// The NVPTX address spaces a write can never leave: a block's shared memory and a thread's
+// local memory (docs/safety.md, "The hardware's address spaces").
+constexpr unsigned kSharedAddressSpace = 3;
+constexpr unsigned kConstantAddressSpace = 4;
+constexpr unsigned kLocalAddressSpace = 5;
+
+/// A kernel parameter as the frontend described it (oxide.params, oxide.elem_sizes).
+struct Parameter {
+  std::string name;
+  ParamKind kind = ParamKind::other;
+  uint64_t elementSize = 0;
+};
+
+std::optional<SmallVector<Parameter, 8>> parameters(const Function &kernel) {
+  SmallVector<StringRef, 8> described, sizes;
+  kernel.getFnAttribute("oxide.params").getValueAsString().split(described, ',', -1, false);
+  kernel.getFnAttribute("oxide.elem_sizes").getValueAsString().split(sizes, ',', -1, false);
+  if (described.size() != kernel.arg_size())
+    return std::nullopt;
+  SmallVector<Parameter, 8> result;
+  for (auto [i, text] : llvm::enumerate(described)) {
+    auto [name, letter] = text.rsplit('=');
+    std::optional<ParamKind> kind = letter.size() == 1 ? oxide::detail::param_kind(letter[0]) : std::nullopt;
+    if (!kind)
+      return std::nullopt;
+    uint64_t size = 0;
+    if (i < sizes.size() && sizes[i].getAsInteger(10, size))
+      return std::nullopt;
+    result.push_back({name.str(), *kind, size});
+  }
+  return result;
+}
+
+/// One write: where, how many bytes (nullopt: not a constant) and whether it is atomic.
+struct Write {
+  Instruction *inst;
+  Value *pointer;
+  std::optional<uint64_t> bytes;
+  bool atomic;
+};
+
+std::optional<Write> asWrite(Instruction &inst, const DataLayout &layout) {
+  auto bytesOf = [&](Type *type) {
+    return std::optional<uint64_t>(layout.getTypeStoreSize(type).getFixedValue());
+  };
+  if (auto *store = dyn_cast<StoreInst>(&inst))
+    return Write{store, store->getPointerOperand(), bytesOf(store->getValueOperand()->getType()),
+                 store->isAtomic()};
+  if (auto *rmw = dyn_cast<AtomicRMWInst>(&inst))
+    return Write{rmw, rmw->getPointerOperand(), bytesOf(rmw->getValOperand()->getType()), true};
+  if (auto *cas = dyn_cast<AtomicCmpXchgInst>(&inst))
+    return Write{cas, cas->getPointerOperand(), bytesOf(cas->getNewValOperand()->getType()), true};
+  if (auto *mem = dyn_cast<AnyMemIntrinsic>(&inst)) {
+    std::optional<uint64_t> bytes;
+    if (auto *length = dyn_cast<ConstantInt>(mem->getLength());
+        length && length->getValue().getActiveBits() <= 63)
+      bytes = length->getZExtValue();
+    return Write{mem, mem->getRawDest(), bytes, false};
+  }
+  return std::nullopt;
+}
+
+/// A field of a by-value kernel parameter that a pointer was loaded from.
+struct ParameterField {
+  Argument *parameter;
+  int64_t offset;
+};
+
+std::optional<ParameterField> loadedFrom(const Value *object) {
+  const auto *load = dyn_cast<LoadInst>(object);
+  if (!load || load->isVolatile())
+    return std::nullopt;
+  APInt offset(64, 0);
+  const DataLayout &layout = load->getModule()->getDataLayout();
+  Value *base =
+      const_cast<Value *>(load->getPointerOperand()->stripAndAccumulateConstantOffsets(layout, offset, true));
+  auto *parameter = dyn_cast<Argument>(base);
+  if (!parameter || !parameter->hasByValAttr())
+    return std::nullopt;
+  return ParameterField{parameter, offset.getSExtValue()};
+}
+
+/// An address as base + sum(scale * value) + constant bytes, modulo 2^64.
+struct Address {
+  Value *base = nullptr;
+  SmallVector<std::pair<Value *, int64_t>, 4> terms;
+  int64_t constant = 0;
+};
+
+/// Adds scale * v to `address`, through the arithmetic InstCombine makes of an index, down to
+/// values scaled by a multiple of `unit` (the element size: the facts name element indices).
+bool addScaled(Address &address, Value *v, int64_t scale, int64_t unit, unsigned depth = 0) {
+  if (auto *c = dyn_cast<ConstantInt>(v)) {
+    if (c->getBitWidth() > 64)
+      return false;
+    int64_t product;
+    return !MulOverflow(c->getSExtValue(), scale, product) &&
+           !AddOverflow(address.constant, product, address.constant);
+  }
+  Value *a, *b;
+  const APInt *k;
+  if (depth < 8 && v->getType()->isIntegerTy(64) && scale % unit != 0) {
+    if (match(v, m_Add(m_Value(a), m_Value(b))) || match(v, m_DisjointOr(m_Value(a), m_Value(b))))
+      return addScaled(address, a, scale, unit, depth + 1) && addScaled(address, b, scale, unit, depth + 1);
+    if (match(v, m_Sub(m_Value(a), m_Value(b))))
+      return addScaled(address, a, scale, unit, depth + 1) && addScaled(address, b, -scale, unit, depth + 1);
+    int64_t scaled;
+    if (match(v, m_Shl(m_Value(a), m_APInt(k))) && k->ult(62) &&
+        !MulOverflow(scale, int64_t{1} << k->getZExtValue(), scaled))
+      return addScaled(address, a, scaled, unit, depth + 1);
+    if (match(v, m_Mul(m_Value(a), m_APInt(k))) && k->getSignificantBits() <= 63 &&
+        !MulOverflow(scale, k->getSExtValue(), scaled))
+      return addScaled(address, a, scaled, unit, depth + 1);
+  }
+  for (auto &[value, coefficient] : address.terms)
+    if (value == v)
+      return !AddOverflow(coefficient, scale, coefficient);
+  address.terms.push_back({v, scale});
+  return true;
+}
+
+/// `pointer` read back to the object it addresses; nullopt through anything but GEPs and casts.
+std::optional<Address> decompose(Value *pointer, int64_t unit, const DataLayout &layout) {
+  Address address;
+  for (unsigned steps = 0; steps < 32; ++steps) {
+    if (auto *cast = dyn_cast<AddrSpaceCastOperator>(pointer)) {
+      pointer = cast->getPointerOperand();
+      continue;
+    }
+    auto *gep = dyn_cast<GEPOperator>(pointer);
+    if (!gep) {
+      address.base = pointer;
+      return address;
+    }
+    for (gep_type_iterator it = gep_type_begin(gep), end = gep_type_end(gep); it != end; ++it) {
+      if (StructType *type = it.getStructTypeOrNull()) {
+        const auto field = cast<ConstantInt>(it.getOperand())->getZExtValue();
+        const auto offset = static_cast<int64_t>(layout.getStructLayout(type)->getElementOffset(field));
+        if (AddOverflow(address.constant, offset, address.constant))
+          return std::nullopt;
+        continue;
+      }
+      const TypeSize stride = it.getSequentialElementStride(layout);
+      if (stride.isScalable() ||
+          !addScaled(address, it.getOperand(), static_cast<int64_t>(stride.getFixedValue()), unit))
+        return std::nullopt;
+    }
+    pointer = gep->getPointerOperand();
+  }
+  return std::nullopt;
+}
+
+/// The workspace of a grid-wide barrier (`oxide::grid::sync`, lowered as CUDA's cooperative
+/// groups do): the address the driver leaves in %envreg1 (high half) and %envreg2 (low half).
+bool isGridBarrierWorkspace(const Value *object) {
+  const auto *cast = dyn_cast<IntToPtrInst>(object);
+  Value *high, *low;
+  auto readsRegister = [](Value *v, Intrinsic::ID id) {
+    const auto *call = dyn_cast<IntrinsicInst>(v);
+    return call && call->getIntrinsicID() == id;
+  };
+  return cast &&
+         match(cast->getOperand(0),
+               m_DisjointOr(m_Shl(m_ZExt(m_Value(high)), m_SpecificInt(32)), m_ZExt(m_Value(low)))) &&
+         readsRegister(high, Intrinsic::nvvm_read_ptx_sreg_envreg1) &&
+         readsRegister(low, Intrinsic::nvvm_read_ptx_sreg_envreg2);
+}
+
+/// The element index sum(scale / unit * value) of `address`, each value an atom (`whole`) or
+/// read through its sums.
+std::optional<Linear> elementIndex(const Address &address, int64_t unit, bool whole) {
+  Linear index;
+  for (auto [value, scale] : address.terms) {
+    if (scale % unit != 0)
+      return std::nullopt;
+    Linear term;
+    term.terms.push_back({value, 1});
+    std::optional<Linear> form = whole ? std::optional<Linear>(term) : oxide::index_facts::linearize(value);
+    if (!form || !index.add(*form, scale / unit))
+      return std::nullopt;
+  }
+  return index;
+}
+
+std::string quoted(const Parameter &p) { return "'" + p.name + "'"; }
+
+/// Audits the writes of one kernel.
+class KernelAudit {
+public:
+  KernelAudit(Function &kernel, ArrayRef<Parameter> params, std::vector<ForbiddenWrite> &findings)
+      : kernel(kernel), params(params), findings(findings), name(demangle(kernel.getName().str())),
+        layout(kernel.getParent()->getDataLayout()), dominators(kernel) {
+    for (Instruction &inst : instructions(kernel))
+      if (auto *call = dyn_cast<IntrinsicInst>(&inst); call && call->getIntrinsicID() == Intrinsic::assume)
+        assumptions.push_back(call);
+  }
+  KernelAudit(const KernelAudit &) = delete;
+  KernelAudit &operator=(const KernelAudit &) = delete;
+  ~KernelAudit() {
+    for (Instruction *inst : llvm::reverse(temporaries))
+      inst->eraseFromParent();
+  }
+
+  /// Audits every write, then guards again those whose bounds it could not prove; returns
+  /// them.
+  SmallVector<Instruction *, 4> run() {
+    SmallVector<Write, 16> writes;
+    for (Instruction &inst : instructions(kernel))
+      if (std::optional<Write> write = asWrite(inst, layout))
+        writes.push_back(*write);
+    for (const Write &write : writes)
+      audit(write);
+    for (const Unproven &u : unproven)
+      guardAgain(u);
+    return guarded;
+  }
+
+private:
+  void fail(const Write &write, std::string what) { findings.push_back({write.inst, name, std::move(what)}); }
+
+  void audit(const Write &write) {
+    const unsigned space = write.pointer->getType()->getPointerAddressSpace();
+    if (space == kSharedAddressSpace || space == kLocalAddressSpace)
+      return;
+    const Value *object = getUnderlyingObject(write.pointer, 0);
+    if (isa<AllocaInst>(object))
+      return;
+    if (const auto *global = dyn_cast<GlobalVariable>(object)) {
+      const unsigned globalSpace = global->getAddressSpace();
+      if (globalSpace == kSharedAddressSpace || globalSpace == kLocalAddressSpace)
+        return;
+      if (globalSpace == kConstantAddressSpace || global->isConstant())
+        return fail(write, "it writes the constant '" + demangle(global->getName().str()) + "'");
+      if (write.atomic)
+        return; // a device_global's atomic() (the write check allows atomics only)
+      return fail(write, "it writes the global variable '" + demangle(global->getName().str()) +
+                             "' without an atomic operation");
+    }
+    if (const auto *call = dyn_cast<CallBase>(object);
+        call && call->getCalledFunction() && call->getCalledFunction()->getName() == "malloc")
+      return; // the thread's own heap block ([safety rule: device-heap])
+    if (isGridBarrierWorkspace(object)) {
+      if (!write.atomic)
+        fail(write, "it writes the grid barrier's workspace without an atomic operation");
+      return;
+    }
+    std::optional<ParameterField> field = loadedFrom(object);
+    if (!field)
+      return fail(write, "the audit cannot trace its address to a span parameter or to memory of the thread "
+                         "or its block");
+    const Parameter &param = params[field->parameter->getArgNo()];
+    auditSpanWrite(write, *field, param);
+  }
+
+  void auditSpanWrite(const Write &write, const ParameterField &field, const Parameter &param) {
+    using oxide::detail::kAppendCounterOffset;
+    using oxide::detail::kSpanDataOffset;
+    if (param.kind == ParamKind::append && field.offset == static_cast<int64_t>(kAppendCounterOffset)) {
+      if (!write.atomic)
+        fail(write, "it writes the counter of append span " + quoted(param) + " without an atomic operation");
+      return;
+    }
+    if (field.offset != static_cast<int64_t>(kSpanDataOffset) || !oxide::detail::is_span(param.kind))
+      return fail(write, "it writes through a pointer loaded from parameter " + quoted(param) +
+                             ", which is not the data of a span the kernel may write");
+    switch (param.kind) {
+    case ParamKind::output:
+    case ParamKind::output_2d:
+    case ParamKind::output_3d:
+      break;
+    case ParamKind::atomic:
+    case ParamKind::append:
+    case ParamKind::claims:
+      if (!write.atomic && param.kind != ParamKind::append)
+        return fail(write, "it writes " + std::string(oxide::detail::param_kind_name(param.kind)) + " span " +
+                               quoted(param) + " without an atomic operation");
+      break;
+    default:
+      return fail(write, "it writes " + std::string(oxide::detail::param_kind_name(param.kind)) + " " +
+                             quoted(param) + ", which the kernel may only read");
+    }
+    if (!withinSpan(write, field.parameter, param))
+      unproven.push_back({write, field.parameter, &param});
+  }
+
+  /// A write the facts do not bound, to guard again.
+  struct Unproven {
+    Write write;
+    Argument *parameter;
+    const Parameter *param;
+  };
+
+  /// Tests, ahead of `u`'s write, that every byte it writes lies in its span, and stops the
+  /// kernel with the bounds report (or a trap) where one does not: the guard the lowering
+  /// emitted, in a form that reads the address itself (data <= address, address + width <=
+  /// data + size * element size), so that whatever the optimiser did to the index, the write
+  /// that runs is in bounds.
+  void guardAgain(const Unproven &u) {
+    Instruction *at = u.write.inst;
+    IRBuilder<> b(at);
+    Type *i64 = b.getInt64Ty();
+    Value *data = b.CreateLoad(b.getPtrTy(), u.parameter, "oxide.span.data");
+    Value *count = nullptr;
+    for (unsigned axis = 0; axis < oxide::detail::span_extents(u.param->kind); ++axis) {
+      const auto offset = oxide::detail::kSpanExtentOffset + axis * oxide::detail::kSpanExtentStride;
+      Value *extent = b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), u.parameter, offset));
+      count = count ? b.CreateMul(count, extent) : extent;
+    }
+    const uint64_t unit = u.param->kind == ParamKind::claims ? 4 : u.param->elementSize;
+    // A claim set's size counts bits, in 32-bit words.
+    if (u.param->kind == ParamKind::claims)
+      count = b.CreateLShr(b.CreateAdd(count, b.getInt64(31)), 5);
+    Value *bytes = b.CreateMul(count, b.getInt64(unit), "oxide.span.bytes");
+    Value *width = u.write.bytes ? b.getInt64(*u.write.bytes)
+                                 : b.CreateZExtOrTrunc(cast<AnyMemIntrinsic>(at)->getLength(), i64);
+    Value *pointer = u.write.pointer;
+    if (pointer->getType()->getPointerAddressSpace() != 0)
+      pointer = b.CreateAddrSpaceCast(pointer, b.getPtrTy());
+    Value *offset = b.CreateSub(b.CreatePtrToInt(pointer, i64), b.CreatePtrToInt(data, i64), "oxide.offset");
+    Value *fails = b.CreateOr(b.CreateICmpULT(bytes, width),
+                              b.CreateICmpUGT(offset, b.CreateSub(bytes, width)), "oxide.write.outside");
+    Instruction *stop = SplitBlockAndInsertIfThen(fails, at->getIterator(), /*Unreachable=*/true);
+    // Marked, for the reader of --emit=llvm and for tests.
+    stop->getParent()->getSinglePredecessor()->getTerminator()->setMetadata("oxide.guard.again",
+                                                                            MDNode::get(b.getContext(), {}));
+    b.SetInsertPoint(stop);
+    report(b, b.CreateUDiv(offset, b.getInt64(unit)), count, at);
+    b.CreateIntrinsic(Intrinsic::trap, {});
+    guarded.push_back(at);
+  }
+
+  /// The bounds report of oxide-to-nvvm (index, size, file, line, function), where the module has
+  /// it; the trap after it stops the kernel either way.
+  void report(IRBuilder<> &b, Value *index, Value *size, Instruction *at) {
+    Function *failure = kernel.getParent()->getFunction(oxide::kBoundsFailureName);
+    const DILocation *loc = at->getDebugLoc().get();
+    if (!failure || failure->arg_size() != 5 || !loc)
+      return;
+    // LLVM bounded the line argument by the calls it saw.
+    for (unsigned i = 0; i < failure->arg_size(); ++i)
+      failure->removeParamAttr(i, Attribute::Range);
+    for (User *user : failure->users())
+      if (auto *call = dyn_cast<CallBase>(user))
+        for (unsigned i = 0; i < call->arg_size(); ++i)
+          call->removeParamAttr(i, Attribute::Range);
+    Value *file = b.CreateGlobalString(loc->getFilename(), "__oxide_file.guard");
+    Value *function = b.CreateGlobalString(name, "__oxide_function.guard");
+    b.CreateCall(failure, {index, size, file, b.getInt32(loc->getLine()), function})
+        ->setCallingConv(failure->getCallingConv());
+  }
+
+  /// A load of the extent `index` (0: size or width) of span parameter `parameter`, at the
+  /// kernel's entry; the prover knows two loads of one field as one value.
+  Value *extent(Argument *parameter, unsigned index) {
+    Value *&cached = extents[{parameter, index}];
+    if (cached)
+      return cached;
+    IRBuilder<> builder(&*kernel.getEntryBlock().getFirstInsertionPt());
+    const auto offset = oxide::detail::kSpanExtentOffset + index * oxide::detail::kSpanExtentStride;
+    auto *address =
+        cast<Instruction>(builder.CreateConstInBoundsGEP1_64(builder.getInt8Ty(), parameter, offset));
+    auto *load = builder.CreateLoad(builder.getInt64Ty(), address);
+    temporaries.push_back(address);
+    temporaries.push_back(load);
+    return cached = load;
+  }
+
+  /// The values the contract's assumptions make equal to `v` (v included).
+  SmallVector<Value *, 4> equalTo(Value *v) {
+    SmallVector<Value *, 4> result{v};
+    for (size_t i = 0; i < result.size(); ++i)
+      for (IntrinsicInst *assume : assumptions) {
+        Value *a, *b;
+        if (!match(assume->getArgOperand(0), m_SpecificICmp(ICmpInst::ICMP_EQ, m_Value(a), m_Value(b))))
+          continue;
+        for (auto [x, y] : {std::pair{a, b}, std::pair{b, a}})
+          if (oxide::index_facts::sameValue(x, result[i]) &&
+              !llvm::any_of(result, [&](Value *r) { return oxide::index_facts::sameValue(r, y); }))
+            result.push_back(y);
+      }
+    return result;
+  }
+
+  bool withinSpan(const Write &write, Argument *parameter, const Parameter &param) {
+    // A claim set's words are 32-bit.
+    const auto elementSize = param.kind == ParamKind::claims ? 4 : static_cast<int64_t>(param.elementSize);
+    if (!write.bytes || *write.bytes == 0 || elementSize <= 0)
+      return false;
+    std::optional<Address> address = decompose(write.pointer, elementSize, layout);
+    if (!address)
+      return false;
+    if (param.kind == ParamKind::claims)
+      return withinClaims(write.inst, *address, *write.bytes, parameter);
+    // L + lo .. L + hi: the elements the write reaches; L read with each term whole (the facts
+    // may name it: `i < n` of i = blockIdx.x * blockDim.x + threadIdx.x), then through its sums.
+    const int64_t lo = divideFloorSigned(address->constant, elementSize);
+    int64_t last;
+    if (AddOverflow(address->constant, static_cast<int64_t>(*write.bytes) - 1, last))
+      return false;
+    const int64_t hi = divideFloorSigned(last, elementSize);
+    const IndexFacts facts(write.inst, dominators, assumptions);
+    // A write whose check oxide-loop-bounds-checks proved (markProvedWrites): its index, or for
+    // a 2-D span its column, is below the extent; the row is proven here.
+    if (write.inst->getMetadata(oxide::kProvedWriteMetadata)) {
+      const unsigned extents = oxide::detail::span_extents(param.kind);
+      std::optional<Linear> index = elementIndex(*address, elementSize, /*whole=*/false);
+      return extents == 1 ||
+             (extents == 2 && index && facts.rowBelow(*index, extent(parameter, 0), extent(parameter, 1)));
+    }
+    auto inRange = [&](const Linear &index, int64_t shift) {
+      Linear shifted = index;
+      if (AddOverflow(shifted.constant, shift, shifted.constant))
+        return false;
+      const unsigned extents = oxide::detail::span_extents(param.kind);
+      if (extents == 2)
+        return facts.belowProduct(shifted, extent(parameter, 0), extent(parameter, 1));
+      if (extents == 3)
+        return facts.belowProduct(shifted, extent(parameter, 0), extent(parameter, 1), extent(parameter, 2));
+      if (extents != 1)
+        return false;
+      return llvm::any_of(equalTo(extent(parameter, 0)),
+                          [&](Value *size) { return facts.below(shifted, size); });
+    };
+    for (bool whole : {true, false}) {
+      std::optional<Linear> index = elementIndex(*address, elementSize, whole);
+      if (index && inRange(*index, lo) && (hi == lo || inRange(*index, hi)))
+        return true;
+    }
+    return false;
+  }
+
+  /// A claim set's word `bit >> 5`, written whole, for a bit below its size.
+  bool withinClaims(Instruction *at, const Address &address, uint64_t bytes, Argument *parameter) {
+    Value *bit;
+    if (address.constant != 0 || bytes != 4 || address.terms.size() != 1 || address.terms[0].second != 4 ||
+        !match(address.terms[0].first, m_LShr(m_Value(bit), m_SpecificInt(5))))
+      return false;
+    return IndexFacts(at, dominators, assumptions).below(bit, extent(parameter, 0));
+  }
+
+  Function &kernel;
+  ArrayRef<Parameter> params;
+  std::vector<ForbiddenWrite> &findings;
+  std::string name;
+  const DataLayout &layout;
+  DominatorTree dominators;
+  SmallVector<IntrinsicInst *, 8> assumptions;
+  SmallVector<Instruction *, 8> temporaries;
+  DenseMap<std::pair<Argument *, unsigned>, Value *> extents;
+  SmallVector<Unproven, 4> unproven;
+  SmallVector<Instruction *, 4> guarded;
+};
+
+std::string describe(const ForbiddenWrite &finding) {
+  return "this write of '" + finding.function +
+         "' is not allowed in the optimised device code: " + finding.what +
+         "; this is a defect of Oxide's compiler, please report it with this file [safety rule: "
+         "optimised-guard]";
+}
+
+void auditKernel(Function &kernel, oxide::WriteAudit &audit) {
+  if (kernel.isDeclaration() || !kernel.hasFnAttribute("oxide.contract"))
+    return;
+  std::optional<SmallVector<Parameter, 8>> params = parameters(kernel);
+  if (!params) {
+    audit.forbidden.push_back({nullptr, demangle(kernel.getName().str()),
+                               "its parameters are not described (oxide.params, oxide.elem_sizes)"});
+    return;
+  }
+  for (Instruction *write : KernelAudit(kernel, *params, audit.forbidden).run())
+    audit.guarded.push_back(write);
+}
+
+/// Whether a check that `index` is below `bound` bounds `write`: its address is a span's data
+/// plus E * index (a 1-D span of size `bound`), or plus E * (k * bound + index) (a 2-D span of
+/// width `bound`), and an offset inside the element.
+bool checkedBy(const Write &write, Value *index, Value *bound, ArrayRef<Parameter> params,
+               const DataLayout &layout) {
+  std::optional<ParameterField> field = loadedFrom(getUnderlyingObject(write.pointer, 0));
+  if (!field || !write.bytes || field->offset != static_cast<int64_t>(oxide::detail::kSpanDataOffset))
+    return false;
+  const Parameter &param = params[field->parameter->getArgNo()];
+  const auto unit = static_cast<int64_t>(param.elementSize);
+  const unsigned extents = oxide::detail::span_extents(param.kind);
+  std::optional<Address> address = unit > 0 ? decompose(write.pointer, unit, layout) : std::nullopt;
+  if (!address || address->constant < 0 || address->constant + static_cast<int64_t>(*write.bytes) > unit)
+    return false;
+  std::optional<Linear> rest = elementIndex(*address, unit, /*whole=*/false);
+  std::optional<Linear> checked = oxide::index_facts::linearize(index);
+  if (!rest || !checked || !rest->add(*checked, -1) || !rest->terms.empty() || rest->constant != 0)
+    return false;
+  // The extent the check compared with, as the audit will read it.
+  auto isExtent = [&](unsigned axis) {
+    Value *value = bound;
+    if (auto *frozen = dyn_cast<FreezeInst>(value))
+      value = frozen->getOperand(0);
+    std::optional<ParameterField> extent = loadedFrom(value);
+    return extent && extent->parameter == field->parameter &&
+           extent->offset == static_cast<int64_t>(oxide::detail::kSpanExtentOffset +
+                                                  axis * oxide::detail::kSpanExtentStride);
+  };
+  if (extents == 1)
+    return rest->products.empty() && isExtent(0);
+  return extents == 2 && !rest->products.empty() && isExtent(0);
+}
+
+} // namespace
+
+void oxide::markProvedWrites(Value *index, Value *bound, BasicBlock *from, DominatorTree &dominators) {
+  Function &function = *from->getParent();
+  std::optional<SmallVector<Parameter, 8>> params =
+      function.hasFnAttribute("oxide.contract") ? parameters(function) : std::nullopt;
+  if (!params)
+    return;
+  const DataLayout &layout = function.getDataLayout();
+  LLVMContext &context = function.getContext();
+  for (BasicBlock &block : function) {
+    if (!dominators.dominates(from, &block))
+      continue;
+    for (Instruction &inst : block)
+      if (std::optional<Write> write = asWrite(inst, layout);
+          write && checkedBy(*write, index, bound, *params, layout))
+        inst.setMetadata(oxide::kProvedWriteMetadata, MDNode::get(context, {}));
+  }
+}
+
+oxide::WriteAudit oxide::auditWrites(Module &module) {
+  WriteAudit audit;
+  for (Function &function : module)
+    auditKernel(function, audit);
+  return audit;
+}
+
+void oxide::printForbiddenWrites(ArrayRef<ForbiddenWrite> findings, raw_ostream &os) {
+  for (const ForbiddenWrite &finding : findings) {
+    if (const DILocation *loc = finding.at ? finding.at->getDebugLoc().get() : nullptr)
+      os << loc->getFilename() << ':' << loc->getLine() << ':' << loc->getColumn() << ": ";
+    os << "error: " << describe(finding) << "\n";
+  }
+}
+
+PreservedAnalyses oxide::GuardWritesPass::run(Function &function, FunctionAnalysisManager &) {
+  WriteAudit audit;
+  auditKernel(function, audit);
+  auto located = [](const Instruction *at, const std::string &text) {
+    if (const DILocation *loc = at ? at->getDebugLoc().get() : nullptr)
+      return (loc->getFilename() + ":" + Twine(loc->getLine()) + ":" + Twine(loc->getColumn()) + ": " + text)
+          .str();
+    return text;
+  };
+  for (const ForbiddenWrite &finding : audit.forbidden)
+    function.getContext().diagnose(DiagnosticInfoGeneric(located(finding.at, describe(finding)), DS_Warning));
+  for (const Instruction *write : audit.guarded)
+    function.getContext().diagnose(
+        DiagnosticInfoGeneric(located(write, "a bounds guard of this write is tested again"), DS_Remark));
+  return audit.guarded.empty() ? PreservedAnalyses::all() : PreservedAnalyses::none();
+}
