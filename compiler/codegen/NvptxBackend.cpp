@@ -107,13 +107,15 @@ llvm::Expected<std::string> oxide::generatePtx(llvm::Module &module, llvm::Strin
   // Every write the optimiser left is checked again: its target, and its bounds (a bound the
   // facts of the optimised code do not prove is tested again ahead of the write). At -O0 no
   // optimisation ran: the guards are the lowering's own.
+  WriteAudit writes;
   if (optLevel > 0)
-    if (WriteAudit writes = auditWrites(module); !writes.forbidden.empty()) {
-      printForbiddenWrites(writes.forbidden, diagnostics ? *diagnostics : llvm::errs());
-      return reportedError("the audit of the optimised device code");
-    }
+    writes = auditWrites(module);
   if (dumpOptimized)
     module.print(*dumpOptimized, nullptr);
+  if (!writes.forbidden.empty()) {
+    printForbiddenWrites(writes.forbidden, diagnostics ? *diagnostics : llvm::errs());
+    return reportedError("the audit of the optimised device code");
+  }
   // What the optimiser was given held no undefined-behaviour fact of the user's code
   // (defineUndefinedBehaviour); none may have come back before the code is emitted.
   if (auto hints = findUndefinedBehaviourHints(module); !hints.empty()) {

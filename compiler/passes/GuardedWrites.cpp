@@ -219,10 +219,24 @@ std::optional<Linear> elementIndex(const Address &address, int64_t unit, bool wh
   for (auto [value, scale] : address.terms) {
     if (scale % unit != 0)
       return std::nullopt;
+    int64_t times = scale / unit;
+    // value * times as the program's own `value << k` or `value * times`, which the facts name
+    // (a tile's start, coordinate * tile, where the address scales the coordinate at once).
+    if (times > 1)
+      for (User *user : value->users()) {
+        const bool named = isPowerOf2_64(static_cast<uint64_t>(times))
+                               ? match(user, m_Shl(m_Specific(value), m_SpecificInt(Log2_64(times))))
+                               : match(user, m_Mul(m_Specific(value), m_SpecificInt(times)));
+        if (named && user->getType() == value->getType()) {
+          value = user;
+          times = 1;
+          break;
+        }
+      }
     Linear term;
     term.terms.push_back({value, 1});
     std::optional<Linear> form = whole ? std::optional<Linear>(term) : oxide::index_facts::linearize(value);
-    if (!form || !index.add(*form, scale / unit))
+    if (!form || !index.add(*form, times))
       return std::nullopt;
   }
   return index;
@@ -264,51 +278,133 @@ public:
 private:
   void fail(const Write &write, std::string what) { findings.push_back({write.inst, name, std::move(what)}); }
 
+  /// What one object a write may reach is.
+  enum class Target { allowed, span, forbidden };
+
+  Target classify(const Write &write, const Value *object, std::optional<ParameterField> &field,
+                  unsigned depth = 0) {
+    if (isa<AllocaInst>(object) || isa<ConstantPointerNull>(object))
+      return Target::allowed; // the thread's own stack; null faults
+    if (const auto *global = dyn_cast<GlobalVariable>(object)) {
+      const unsigned globalSpace = global->getAddressSpace();
+      if (globalSpace == kSharedAddressSpace || globalSpace == kLocalAddressSpace)
+        return Target::allowed;
+      if (globalSpace == kConstantAddressSpace || global->isConstant())
+        return fail(write, "it writes the constant '" + demangle(global->getName().str()) + "'"),
+               Target::forbidden;
+      if (write.atomic)
+        return Target::allowed; // a device_global's atomic() (the write check allows atomics only)
+      fail(write, "it writes the global variable '" + demangle(global->getName().str()) +
+                      "' without an atomic operation");
+      return Target::forbidden;
+    }
+    if (const auto *call = dyn_cast<CallBase>(object);
+        call && call->getCalledFunction() && call->getCalledFunction()->getName() == "malloc")
+      return Target::allowed; // the thread's own heap block ([safety rule: device-heap])
+    // A helper that is not inlined and returns a pointer: what it returns, read back through its
+    // arguments to the kernel's own values.
+    if (const auto *call = dyn_cast<CallBase>(object); call && depth < 4)
+      if (std::optional<const Value *> returned = returnedObject(*call))
+        return classify(write, *returned, field, depth + 1);
+    if (isGridBarrierWorkspace(object)) {
+      if (write.atomic)
+        return Target::allowed;
+      fail(write, "it writes the grid barrier's workspace without an atomic operation");
+      return Target::forbidden;
+    }
+    field = loadedFrom(object);
+    if (!field) {
+      fail(write,
+           "the audit cannot trace its address to a span parameter or to memory of the thread or its block");
+      return Target::forbidden;
+    }
+    return Target::span;
+  }
+
+  /// The one object (an argument mapped to the call's operand, or a value of the kernel) that
+  /// every pointer a defined function returns is based on.
+  static std::optional<const Value *> returnedObject(const CallBase &call) {
+    const Function *callee = call.getCalledFunction();
+    if (!callee || callee->isDeclaration() || !callee->getReturnType()->isPointerTy())
+      return std::nullopt;
+    std::optional<const Value *> result;
+    for (const BasicBlock &block : *callee)
+      if (const auto *ret = dyn_cast<ReturnInst>(block.getTerminator())) {
+        SmallVector<const Value *, 4> objects;
+        getUnderlyingObjects(ret->getReturnValue(), objects, nullptr, 0);
+        for (const Value *object : objects) {
+          if (isa<ConstantPointerNull>(object))
+            continue;
+          const auto *argument = dyn_cast<Argument>(object);
+          if (!argument || argument->getArgNo() >= call.arg_size())
+            return std::nullopt;
+          const Value *mapped = getUnderlyingObject(call.getArgOperand(argument->getArgNo()), 0);
+          if (result && *result != mapped)
+            return std::nullopt;
+          result = mapped;
+        }
+      }
+    return result;
+  }
+
   void audit(const Write &write) {
     const unsigned space = write.pointer->getType()->getPointerAddressSpace();
     if (space == kSharedAddressSpace || space == kLocalAddressSpace)
       return;
-    const Value *object = getUnderlyingObject(write.pointer, 0);
-    if (isa<AllocaInst>(object))
-      return;
-    if (const auto *global = dyn_cast<GlobalVariable>(object)) {
-      const unsigned globalSpace = global->getAddressSpace();
-      if (globalSpace == kSharedAddressSpace || globalSpace == kLocalAddressSpace)
+    // Every object the address may be based on, through selects and phis.
+    SmallVector<const Value *, 4> objects;
+    getUnderlyingObjects(write.pointer, objects, nullptr, 0);
+    SmallVector<ParameterField, 2> spans;
+    bool others = false;
+    for (const Value *object : objects) {
+      std::optional<ParameterField> field;
+      switch (classify(write, object, field)) {
+      case Target::forbidden:
         return;
-      if (globalSpace == kConstantAddressSpace || global->isConstant())
-        return fail(write, "it writes the constant '" + demangle(global->getName().str()) + "'");
-      if (write.atomic)
-        return; // a device_global's atomic() (the write check allows atomics only)
-      return fail(write, "it writes the global variable '" + demangle(global->getName().str()) +
-                             "' without an atomic operation");
+      case Target::allowed:
+        others |= !isa<ConstantPointerNull>(object);
+        break;
+      case Target::span:
+        if (!llvm::any_of(spans, [&](const ParameterField &f) {
+              return f.parameter == field->parameter && f.offset == field->offset;
+            }))
+          spans.push_back(*field);
+        break;
+      }
     }
-    if (const auto *call = dyn_cast<CallBase>(object);
-        call && call->getCalledFunction() && call->getCalledFunction()->getName() == "malloc")
-      return; // the thread's own heap block ([safety rule: device-heap])
-    if (isGridBarrierWorkspace(object)) {
-      if (!write.atomic)
-        fail(write, "it writes the grid barrier's workspace without an atomic operation");
+    if (spans.empty())
+      return;
+    if (spans.size() > 1 || others) {
+      // A pointer that is one span's element or another's, or the thread's own memory: each
+      // target is checked; the bounds stay those the write check proved of each (the address
+      // is a choice between checked pointers, which no index reaches).
+      for (const ParameterField &field : spans)
+        checkTarget(write, field, params[field.parameter->getArgNo()]);
       return;
     }
-    std::optional<ParameterField> field = loadedFrom(object);
-    if (!field)
-      return fail(write, "the audit cannot trace its address to a span parameter or to memory of the thread "
-                         "or its block");
-    const Parameter &param = params[field->parameter->getArgNo()];
-    auditSpanWrite(write, *field, param);
+    const Parameter &param = params[spans[0].parameter->getArgNo()];
+    if (!checkTarget(write, spans[0], param))
+      return;
+    // One object: its address read back to an index, or, through a choice of pointers into it,
+    // tested again.
+    if (objects.size() != 1 || !withinSpan(write, spans[0].parameter, param))
+      unproven.push_back({write, spans[0].parameter, &param});
   }
 
-  void auditSpanWrite(const Write &write, const ParameterField &field, const Parameter &param) {
+  /// Whether `write` may write the span field `field` (else reported); false also for an
+  /// append span's counter, which has no bounds to prove.
+  bool checkTarget(const Write &write, const ParameterField &field, const Parameter &param) {
     using oxide::detail::kAppendCounterOffset;
     using oxide::detail::kSpanDataOffset;
     if (param.kind == ParamKind::append && field.offset == static_cast<int64_t>(kAppendCounterOffset)) {
       if (!write.atomic)
         fail(write, "it writes the counter of append span " + quoted(param) + " without an atomic operation");
-      return;
+      return false;
     }
     if (field.offset != static_cast<int64_t>(kSpanDataOffset) || !oxide::detail::is_span(param.kind))
       return fail(write, "it writes through a pointer loaded from parameter " + quoted(param) +
-                             ", which is not the data of a span the kernel may write");
+                             ", which is not the data of a span the kernel may write"),
+             false;
     switch (param.kind) {
     case ParamKind::output:
     case ParamKind::output_2d:
@@ -319,14 +415,15 @@ private:
     case ParamKind::claims:
       if (!write.atomic && param.kind != ParamKind::append)
         return fail(write, "it writes " + std::string(oxide::detail::param_kind_name(param.kind)) + " span " +
-                               quoted(param) + " without an atomic operation");
+                               quoted(param) + " without an atomic operation"),
+               false;
       break;
     default:
       return fail(write, "it writes " + std::string(oxide::detail::param_kind_name(param.kind)) + " " +
-                             quoted(param) + ", which the kernel may only read");
+                             quoted(param) + ", which the kernel may only read"),
+             false;
     }
-    if (!withinSpan(write, field.parameter, param))
-      unproven.push_back({write, field.parameter, &param});
+    return true;
   }
 
   /// A write the facts do not bound, to guard again.
@@ -353,9 +450,10 @@ private:
       count = count ? b.CreateMul(count, extent) : extent;
     }
     const uint64_t unit = u.param->kind == ParamKind::claims ? 4 : u.param->elementSize;
-    // A claim set's size counts bits, in 32-bit words.
+    // A claim set's size counts bits, in 32-bit words, at least one (oxide::Claims::words).
     if (u.param->kind == ParamKind::claims)
-      count = b.CreateLShr(b.CreateAdd(count, b.getInt64(31)), 5);
+      count = b.CreateBinaryIntrinsic(Intrinsic::umax, b.CreateLShr(b.CreateAdd(count, b.getInt64(31)), 5),
+                                      b.getInt64(1));
     Value *bytes = b.CreateMul(count, b.getInt64(unit), "oxide.span.bytes");
     Value *width = u.write.bytes ? b.getInt64(*u.write.bytes)
                                  : b.CreateZExtOrTrunc(cast<AnyMemIntrinsic>(at)->getLength(), i64);
@@ -476,12 +574,36 @@ private:
   }
 
   /// A claim set's word `bit >> 5`, written whole, for a bit below its size.
+  /// A claim set has at least one word (oxide::Claims::words), so word 0 is always inside it:
+  /// claim_mut's lowering claims word 0 with an empty mask for an index out of range.
   bool withinClaims(Instruction *at, const Address &address, uint64_t bytes, Argument *parameter) {
-    Value *bit;
-    if (address.constant != 0 || bytes != 4 || address.terms.size() != 1 || address.terms[0].second != 4 ||
-        !match(address.terms[0].first, m_LShr(m_Value(bit), m_SpecificInt(5))))
+    if (address.constant != 0 || bytes != 4)
+      return false;
+    if (address.terms.empty())
+      return true;
+    Value *word = address.terms[0].first, *bit, *outside;
+    if (address.terms.size() != 1 || address.terms[0].second != 4)
+      return false;
+    // select(j is out of range, 0, j >> 5): the word of j, where j < size is part of the test.
+    if (match(word, m_Select(m_Value(outside), m_Zero(), m_LShr(m_Value(bit), m_SpecificInt(5)))))
+      return testsBelow(outside, bit, extent(parameter, 0));
+    if (!match(word, m_LShr(m_Value(bit), m_SpecificInt(5))))
       return false;
     return IndexFacts(at, dominators, assumptions).below(bit, extent(parameter, 0));
+  }
+
+  /// Whether `outside` is false only where j <u size: it is `size <=u j` or `j >=u size`, or an
+  /// `or` with one of these.
+  static bool testsBelow(Value *outside, Value *j, Value *size, unsigned depth = 0) {
+    Value *a, *b, *l, *r;
+    CmpPredicate p;
+    if (depth < 4 && match(outside, m_LogicalOr(m_Value(a), m_Value(b))))
+      return testsBelow(a, j, size, depth + 1) || testsBelow(b, j, size, depth + 1);
+    if (!match(outside, m_ICmp(p, m_Value(l), m_Value(r))))
+      return false;
+    using oxide::index_facts::sameValue;
+    return (p == ICmpInst::ICMP_ULE && sameValue(l, size) && sameValue(r, j)) ||
+           (p == ICmpInst::ICMP_UGE && sameValue(l, j) && sameValue(r, size));
   }
 
   Function &kernel;

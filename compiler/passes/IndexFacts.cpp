@@ -369,10 +369,10 @@ public:
     return std::nullopt;
   }
 
-  /// Whether start + within <u size follows from within <u e, e the extent of a tile at
+  /// Whether start + within + offset <u size follows from within + offset <u e, e the extent of a tile at
   /// `start` inside a span of `size` (see TileExtent): e > 0, so the tile is not past the last
   /// one and start < size, and within < min(size - start, tile).
-  bool withinTile(Value *start, Value *within, Value *size) const {
+  bool withinTile(Value *start, Value *within, int64_t offset, Value *size) const {
     for (const Fact &f : facts) {
       if (f.predicate != CmpInst::ICMP_ULT && f.predicate != CmpInst::ICMP_ULE &&
           f.predicate != CmpInst::ICMP_NE)
@@ -380,7 +380,7 @@ public:
       for (Value *extent : {f.lhs.atom, f.rhs.atom}) {
         std::optional<TileExtent> e = extent ? tileExtent(extent) : std::nullopt;
         std::optional<int64_t> gap = e ? upperGap(within, extent) : std::nullopt;
-        if (gap && *gap <= -1 && sameValueImpl(e->start, start) && sameValueImpl(e->size, size) &&
+        if (gap && *gap <= -1 - offset && sameValueImpl(e->start, start) && sameValueImpl(e->size, size) &&
             notPast(*e))
           return true;
       }
@@ -440,10 +440,21 @@ private:
     Value *notPast; ///< the condition that the tile is not past the last one...
     bool notPastIs; ///< ...when it is this
     Value *size, *start;
-    uint64_t tile;
+    uint64_t tile; ///< 0: not a constant (an append span's reservation count)
   };
   static std::optional<TileExtent> tileExtent(Value *v) {
     Value *c = nullptr, *inner = v, *left, *size, *start;
+    // size - start itself (what `tile.full()` leaves of the minimum, `size - start > N - 1`), for
+    // a start that is a coordinate times the tile.
+    if (match(v, m_Sub(m_Value(size), m_Value(start)))) {
+      const APInt *k;
+      uint64_t tile = 0;
+      if (match(start, m_Shl(m_Value(), m_APInt(k))) && k->ult(32))
+        tile = uint64_t{1} << k->getZExtValue();
+      else if (match(start, m_Mul(m_Value(), m_APInt(k))) && k->getActiveBits() <= 32)
+        tile = k->getZExtValue();
+      return TileExtent{nullptr, true, size, start, tile};
+    }
     bool pastWhenTrue = false;
     // Without the select: where LLVM knows the tile is not past the last one (the test of
     // that stays among the facts).
@@ -451,13 +462,18 @@ private:
       pastWhenTrue = false;
     else if (match(v, m_Select(m_Value(c), m_Zero(), m_Value(inner))))
       pastWhenTrue = true;
-    const APInt *tile, *tile2;
+    const APInt *tile = nullptr, *tile2;
+    Value *limit;
     if (!match(inner, m_UMin(m_Value(left), m_APInt(tile))) &&
-        !match(inner, m_Select(m_ICmp(m_Value(left), m_APInt(tile)), m_Deferred(left), m_APInt(tile2))))
+        !match(inner, m_Select(m_ICmp(m_Value(left), m_APInt(tile)), m_Deferred(left), m_APInt(tile2))) &&
+        !match(inner, m_c_UMin(m_Sub(m_Value(), m_Value()), m_Value(limit))))
       return std::nullopt;
-    if (!match(left, m_Sub(m_Value(size), m_Value(start))) || tile->isZero() || tile->getActiveBits() > 32)
+    if (!tile && !match(inner, m_c_UMin(m_Value(left), m_Specific(limit))))
       return std::nullopt;
-    return TileExtent{c, !pastWhenTrue, size, start, tile->getZExtValue()};
+    if (!match(left, m_Sub(m_Value(size), m_Value(start))) ||
+        (tile && (tile->isZero() || tile->getActiveBits() > 32)))
+      return std::nullopt;
+    return TileExtent{c, !pastWhenTrue, size, start, tile ? tile->getZExtValue() : 0};
   }
 
   /// Remembers tile extents that a comparison names, for addTileFacts.
@@ -476,7 +492,7 @@ public:
       Value *v = tileExtents[i];
       const TileExtent e = *tileExtent(v);
       const int64_t least = lowerBound(v);
-      if (least < 1 || static_cast<uint64_t>(least) > e.tile)
+      if (least < 1)
         continue;
       if (e.notPast)
         add(e.notPast, e.notPastIs);
@@ -492,6 +508,11 @@ private:
   /// Whether the tile of `e` is known not to be past the last one: by its own select's
   /// condition, or by a fact coordinate <u ceil(size / tile).
   bool notPast(const TileExtent &e) const {
+    // start < size, known directly (an append span's reserved start).
+    if (std::optional<int64_t> gap = upperGap(e.start, e.size); gap && *gap <= -1)
+      return true;
+    if (!e.tile)
+      return false;
     if (e.notPast)
       return withinTileCount(e.notPast, e.notPastIs, e.size, e.start, e.tile);
     return llvm::any_of(facts, [&](const Fact &f) {
@@ -615,11 +636,11 @@ std::optional<Affine> singleAtom(const Linear &l) {
 bool linearWithin(const Linear &l, Value *bound, const Facts &facts) {
   if (std::optional<Affine> plain = singleAtom(l); plain && (plain->atom || bound))
     return withinExtent(*plain, bound, facts);
-  if (!bound || !l.products.empty() || l.constant != 0 || l.terms.size() != 2 ||
-      l.terms[0].coefficient != 1 || l.terms[1].coefficient != 1)
+  if (!bound || !l.products.empty() || l.constant < 0 || l.terms.size() != 2 || l.terms[0].coefficient != 1 ||
+      l.terms[1].coefficient != 1)
     return false;
   Value *a = l.terms[0].atom, *b = l.terms[1].atom;
-  return facts.withinTile(a, b, bound) || facts.withinTile(b, a, bound);
+  return facts.withinTile(a, b, l.constant, bound) || facts.withinTile(b, a, l.constant, bound);
 }
 
 /// `index` as k * row + rest, for the one product of `index` that has `row` as a factor: k's

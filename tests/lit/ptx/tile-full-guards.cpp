@@ -48,16 +48,13 @@ transpose_rows_of_four(std::uint32_t width, std::uint32_t height, oxide::Span<co
   }
 }
 
-// The tile after a checked read, its values computed per element: the same four stores.
+// The tile after a checked read, its values computed per element: the same four stores. LLVM
+// joins the column's test with the tile's as `freeze(x < width) & rows() > 3`; the audit of the
+// optimised code does not take a frozen test as a fact (a poison test freezes to either value),
+// so each store is tested again on its address (docs/internals/open-gaps.md, issue 36).
 // CHECK-LABEL: .entry {{.*}}rows_of_four
 // CHECK: @{{%p[0-9]+}} bra
-// CHECK: st.global.b32
-// CHECK-NOT: bra
-// CHECK: st.global.b32
-// CHECK-NOT: bra
-// CHECK: st.global.b32
-// CHECK-NOT: bra
-// CHECK: st.global.b32
+// CHECK-COUNT-4: st.global.b32
 [[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() == out.size())")]] void
 rows_of_four(oxide::Span<const float> in, oxide::DisjointSpan2D<float> out) {
   const auto mine = out.tile_mut<4, 1>(oxide::thread::index_2d());
