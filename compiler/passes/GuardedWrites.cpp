@@ -13,6 +13,7 @@
 #include "oxide/compiler/GuardedWrites.h"
 #include "oxide/compiler/BoundsFailure.h"
 #include "oxide/compiler/IndexFacts.h"
+#include "oxide/compiler/OptimisedCodeError.h"
 #include "oxide/detail/intrinsic_abi.hpp"
 #include "oxide/detail/param_kind.hpp"
 
@@ -701,9 +702,7 @@ oxide::WriteAudit oxide::auditWrites(Module &module) {
 
 void oxide::printForbiddenWrites(ArrayRef<ForbiddenWrite> findings, raw_ostream &os) {
   for (const ForbiddenWrite &finding : findings) {
-    if (const DILocation *loc = finding.at ? finding.at->getDebugLoc().get() : nullptr)
-      os << loc->getFilename() << ':' << loc->getLine() << ':' << loc->getColumn() << ": ";
-    os << "error: " << describe(finding) << "\n";
+    printOptimisedCodeError(finding.at, describe(finding), os);
   }
 }
 

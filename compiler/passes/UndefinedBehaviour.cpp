@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "oxide/compiler/UndefinedBehaviour.h"
+#include "oxide/compiler/OptimisedCodeError.h"
 
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/Demangle/Demangle.h"
@@ -216,9 +217,7 @@ std::string describe(const UndefinedBehaviourHint &hint) {
 
 void oxide::printUndefinedBehaviourHints(ArrayRef<UndefinedBehaviourHint> hints, raw_ostream &os) {
   for (const UndefinedBehaviourHint &hint : hints) {
-    if (const DILocation *loc = hint.at ? hint.at->getDebugLoc().get() : nullptr)
-      os << loc->getFilename() << ':' << loc->getLine() << ':' << loc->getColumn() << ": ";
-    os << "error: " << describe(hint) << "\n";
+    printOptimisedCodeError(hint.at, describe(hint), os);
   }
 }
 
