@@ -3,6 +3,7 @@
 #include "oxide/compiler/NvptxBackend.h"
 #include "oxide/compiler/GuardedWrites.h"
 #include "oxide/compiler/ReportedError.h"
+#include "oxide/compiler/ScopedAtomics.h"
 #include "oxide/compiler/TargetCodegen.h"
 #include "oxide/compiler/UndefinedBehaviour.h"
 
@@ -110,6 +111,8 @@ llvm::Expected<std::string> oxide::generatePtx(llvm::Module &module, llvm::Strin
   WriteAudit writes;
   if (optLevel > 0)
     writes = auditWrites(module);
+  // Audited, the atomics get the scopes the back end would drop (inline assembly: last).
+  scopeAtomics(module, **tm);
   if (dumpOptimized)
     module.print(*dumpOptimized, nullptr);
   if (!writes.forbidden.empty()) {

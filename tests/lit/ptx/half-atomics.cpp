@@ -23,7 +23,7 @@
 }
 
 // CHECK-LABEL: .entry {{.*}}sum_bf16
-// CHECK: atom.shared.add.noftz.bf16
+// CHECK: atom.relaxed.cta.shared.add.noftz.bf16
 // CHECK: atom.global.add.noftz.bf16
 // CHECK-NOT: atom.{{.*}}cas
 // CHECK: ret;
