@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "oxide/compiler/IndexFacts.h"
+#include "IndexForms.h"
 
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Instructions.h"
@@ -21,201 +22,19 @@
 
 using namespace llvm;
 using namespace llvm::PatternMatch;
+using oxide::index_facts::Affine;
+using oxide::index_facts::affine;
 using oxide::index_facts::Linear;
+using oxide::index_facts::linearize;
+using oxide::index_facts::sameValue;
 
 namespace {
-
-/// The value a zero extension extends (an unsigned value is the same number either way).
-Value *stripZExt(Value *v) {
-  while (auto *ext = dyn_cast<ZExtInst>(v))
-    v = ext->getOperand(0);
-  return v;
-}
-
-/// A field of a read-only by-value kernel parameter (a span's size or width): the parameter,
-/// the byte offset and the width in bits of a scalar load of it, or of a lane of a vector load.
-struct ParameterField {
-  const Argument *parameter;
-  int64_t offset;
-  unsigned bits;
-  friend bool operator==(const ParameterField &, const ParameterField &) = default;
-};
-
-std::optional<ParameterField> parameterField(Value *v) {
-  int64_t lane = 0;
-  if (auto *extract = dyn_cast<ExtractElementInst>(v)) {
-    auto *index = dyn_cast<ConstantInt>(extract->getIndexOperand());
-    if (!index || index->getValue().getActiveBits() > 16)
-      return std::nullopt;
-    lane = static_cast<int64_t>(index->getZExtValue());
-    v = extract->getVectorOperand();
-  }
-  // A frozen field is the field: the launch's copy of the parameters is initialised whole.
-  if (auto *frozen = dyn_cast<FreezeInst>(v))
-    v = frozen->getOperand(0);
-  auto *load = dyn_cast<LoadInst>(v);
-  if (!load || load->isVolatile())
-    return std::nullopt;
-  Type *element = load->getType()->getScalarType();
-  if (!element->isIntegerTy() || (lane != 0 && !load->getType()->isVectorTy()))
-    return std::nullopt;
-  const DataLayout &layout = load->getModule()->getDataLayout();
-  APInt offset(64, 0);
-  const Value *base = load->getPointerOperand()->stripAndAccumulateConstantOffsets(layout, offset, true);
-  auto *parameter = dyn_cast<Argument>(base);
-  if (!parameter || !parameter->hasByValAttr() || !parameter->onlyReadsMemory())
-    return std::nullopt;
-  const unsigned bits = element->getIntegerBitWidth();
-  return ParameterField{parameter, offset.getSExtValue() + lane * (bits / 8), bits};
-}
-
-/// `v` as the low `bits` bits of a wider value: `trunc x` or `and x, 2^bits - 1` (what
-/// `zext(trunc x)` becomes).
-std::optional<std::pair<Value *, unsigned>> lowBits(Value *v) {
-  Value *x;
-  const APInt *mask;
-  if (match(v, m_Trunc(m_Value(x))))
-    return std::pair{x, v->getType()->getIntegerBitWidth()};
-  if (match(v, m_And(m_Value(x), m_APInt(mask))) && mask->isMask())
-    return std::pair{x, mask->countr_one()};
-  return std::nullopt;
-}
-
-/// Whether `a` and `b` are the same number: the same value up to zero extension, the same low
-/// bits of one value, or two reads of the same field of a read-only by-value kernel parameter.
-bool sameValueImpl(Value *a, Value *b) {
-  a = stripZExt(a), b = stripZExt(b);
-  if (a == b)
-    return true;
-  if (auto la = lowBits(a); la && la == lowBits(b))
-    return true;
-  std::optional<ParameterField> fa = parameterField(a);
-  return fa && fa == parameterField(b);
-}
-
-/// `atom + offset`, or the constant `offset` when atom is null.
-struct Affine {
-  Value *atom = nullptr;
-  int64_t offset = 0;
-};
-
-/// `v` as a Linear over 64-bit arithmetic; narrower values and anything else are atoms (their
-/// own arithmetic wraps at another width).
-std::optional<Linear> linearizeAt(Value *v, unsigned depth) {
-  Linear result;
-  if (auto *c = dyn_cast<ConstantInt>(v)) {
-    if (c->getBitWidth() > 64)
-      return std::nullopt;
-    result.constant = c->getBitWidth() == 64 ? c->getSExtValue() : static_cast<int64_t>(c->getZExtValue());
-    return result;
-  }
-  auto atom = [&] {
-    result.terms.push_back({stripZExt(v), 1});
-    return result;
-  };
-  auto *inst = dyn_cast<Instruction>(v);
-  if (!inst || !v->getType()->isIntegerTy(64) || depth > 8)
-    return atom();
-  auto combine = [&](Value *a, int64_t sa, Value *b, int64_t sb) -> std::optional<Linear> {
-    auto la = linearizeAt(a, depth + 1), lb = linearizeAt(b, depth + 1);
-    if (!la || !lb || !result.add(*la, sa) || !result.add(*lb, sb))
-      return std::nullopt;
-    return result;
-  };
-  Value *a, *b;
-  const APInt *k;
-  if (match(v, m_Add(m_Value(a), m_Value(b))) || (match(v, m_DisjointOr(m_Value(a), m_APInt(k))) &&
-                                                  k->getActiveBits() <= 62 && (b = inst->getOperand(1))))
-    return combine(a, 1, b, 1);
-  if (match(v, m_Sub(m_Value(a), m_Value(b))))
-    return combine(a, 1, b, -1);
-  // Anything else (shifts, disjoint ors of values, constant multiples) stays whole: facts name those
-  // values (the x of `x < w` is blockIdx.x * 32 | threadIdx.x), not their parts.
-  if (match(v, m_Mul(m_Value(a), m_Value(b))) && !isa<Constant>(a) && !isa<Constant>(b)) {
-    result.products.push_back({a, b, 1});
-    return result;
-  }
-  return atom();
-}
 
 /// A known relation between two Affine values.
 struct Fact {
   CmpInst::Predicate predicate; // ult, ule, eq or ne
   Affine lhs, rhs;
 };
-
-/// `v` as atom + constant. An offset is split off only for == and != facts (`modular`), which
-/// hold modulo 2^n either way; for an ordering, `x + k` stays one atom: it equals x + k only if
-/// it does not wrap, and the `nuw` that would say so may come from InstCombine reading a signed
-/// `nsw` add of the user's, a fact of undefined behaviour. `x | k` with no bit in common is
-/// x + k for either: no carry, so no wrap.
-std::optional<Affine> affine(Value *v, bool modular) {
-  if (auto *c = dyn_cast<ConstantInt>(v)) {
-    if (c->getValue().getActiveBits() > 63)
-      return std::nullopt;
-    return Affine{nullptr, static_cast<int64_t>(c->getZExtValue())};
-  }
-  Value *x;
-  const APInt *k;
-  // (64-bit only, as linearize reads it: an index and a fact must name the same atoms.)
-  if (v->getType()->isIntegerTy(64) && match(v, m_DisjointOr(m_Value(x), m_APInt(k))) &&
-      k->getActiveBits() <= 62)
-    return Affine{stripZExt(x), static_cast<int64_t>(k->getZExtValue())};
-  if (modular && match(v, m_Add(m_Value(x), m_APInt(k))) && k->getSignificantBits() <= 63)
-    return Affine{stripZExt(x), k->getSExtValue()};
-  if (modular && match(v, m_Sub(m_Value(x), m_APInt(k))) && k->getSignificantBits() <= 63)
-    return Affine{stripZExt(x), -k->getSExtValue()};
-  return Affine{stripZExt(v), 0};
-}
-
-bool sameAtom(Value *a, Value *b) { return a && b && sameValueImpl(a, b); }
-
-/// Lane `lane` of an integer vector as atom + constant (modulo 2^n: for == and != facts),
-/// through the insertelement/shufflevector/add-constant chains SLP vectorisation builds.
-std::optional<Affine> laneAffine(Value *vector, int lane, unsigned depth = 0) {
-  if (lane < 0 || depth > 8)
-    return std::nullopt;
-  if (auto *constant = dyn_cast<Constant>(vector)) {
-    auto *element = dyn_cast_or_null<ConstantInt>(constant->getAggregateElement(static_cast<unsigned>(lane)));
-    if (!element || element->getValue().getActiveBits() > 63)
-      return std::nullopt;
-    return Affine{nullptr, static_cast<int64_t>(element->getZExtValue())};
-  }
-  if (auto *insert = dyn_cast<InsertElementInst>(vector)) {
-    auto *index = dyn_cast<ConstantInt>(insert->getOperand(2));
-    if (!index)
-      return std::nullopt;
-    if (index->getZExtValue() == static_cast<uint64_t>(lane))
-      return affine(insert->getOperand(1), /*modular=*/true);
-    return laneAffine(insert->getOperand(0), lane, depth + 1);
-  }
-  if (auto *shuffle = dyn_cast<ShuffleVectorInst>(vector)) {
-    const int picked = shuffle->getMaskValue(static_cast<unsigned>(lane));
-    const int width =
-        static_cast<int>(cast<FixedVectorType>(shuffle->getOperand(0)->getType())->getNumElements());
-    if (picked < 0)
-      return std::nullopt;
-    return picked < width ? laneAffine(shuffle->getOperand(0), picked, depth + 1)
-                          : laneAffine(shuffle->getOperand(1), picked - width, depth + 1);
-  }
-  Value *operand;
-  Constant *addend;
-  if (match(vector, m_Add(m_Value(operand), m_Constant(addend)))) {
-    auto base = laneAffine(operand, lane, depth + 1);
-    auto *element = dyn_cast_or_null<ConstantInt>(addend->getAggregateElement(static_cast<unsigned>(lane)));
-    if (!base || !element || element->getValue().getSignificantBits() > 63 ||
-        AddOverflow(base->offset, element->getSExtValue(), base->offset))
-      return std::nullopt;
-    return base;
-  }
-  // A lane of some other vector (a load of two span extents): the extractelement that reads it.
-  for (User *user : vector->users())
-    if (auto *extract = dyn_cast<ExtractElementInst>(user))
-      if (auto *index = dyn_cast<ConstantInt>(extract->getIndexOperand());
-          index && index->getZExtValue() == static_cast<uint64_t>(lane))
-        return Affine{stripZExt(extract), 0};
-  return std::nullopt;
-}
 
 } // namespace
 
@@ -380,7 +199,7 @@ public:
       for (Value *extent : {f.lhs.atom, f.rhs.atom}) {
         std::optional<TileExtent> e = extent ? tileExtent(extent) : std::nullopt;
         std::optional<int64_t> gap = e ? upperGap(within, extent) : std::nullopt;
-        if (gap && *gap <= -1 - offset && sameValueImpl(e->start, start) && sameValueImpl(e->size, size) &&
+        if (gap && *gap <= -1 - offset && sameValue(e->start, start) && sameValue(e->size, size) &&
             notPast(*e))
           return true;
       }
@@ -422,9 +241,9 @@ public:
     };
     addProduct(s);
     for (auto [l, r] : equalities) {
-      if (sameValueImpl(l, s))
+      if (sameValue(l, s))
         addProduct(r);
-      if (sameValueImpl(r, s))
+      if (sameValue(r, s))
         addProduct(l);
     }
     return result;
@@ -543,7 +362,7 @@ private:
     const bool scaled = (match(start, m_Mul(m_Value(x), m_APInt(k))) && *k == tile) ||
                         (match(start, m_Shl(m_Value(x), m_APInt(k))) && k->ult(63) &&
                          (uint64_t{1} << k->getZExtValue()) == tile);
-    if (!scaled || !sameValueImpl(x, coordinate))
+    if (!scaled || !sameValue(x, coordinate))
       return false;
     // count == size / tile + (size % tile != 0)
     Value *quotient, *remainder;
@@ -649,14 +468,14 @@ std::optional<std::pair<Linear, Linear>> splitRow(const Linear &index, Value *ro
   if (index.products.size() != 1 || index.products[0].coefficient != 1)
     return std::nullopt;
   const Linear::Product product = index.products[0];
-  Value *k = sameValueImpl(product.p, row) ? product.q : sameValueImpl(product.q, row) ? product.p : nullptr;
-  std::optional<Linear> kForm = k ? linearizeAt(k, 0) : std::nullopt;
+  Value *k = sameValue(product.p, row) ? product.q : sameValue(product.q, row) ? product.p : nullptr;
+  std::optional<Linear> kForm = k ? linearize(k) : std::nullopt;
   if (!kForm)
     return std::nullopt;
   Linear rest;
   rest.constant = index.constant;
   for (const Linear::Term &t : index.terms) {
-    if (sameValueImpl(t.atom, row)) {
+    if (sameValue(t.atom, row)) {
       if (AddOverflow(kForm->constant, t.coefficient, kForm->constant))
         return std::nullopt;
     } else {
@@ -793,32 +612,6 @@ Facts factsAt(Instruction *at, DominatorTree &dominators, ArrayRef<IntrinsicInst
 } // namespace
 
 namespace oxide::index_facts {
-
-bool Linear::add(const Linear &other, int64_t scale) {
-  int64_t c;
-  if (MulOverflow(other.constant, scale, c) || AddOverflow(constant, c, constant))
-    return false;
-  for (const Term &t : other.terms) {
-    if (MulOverflow(t.coefficient, scale, c))
-      return false;
-    auto it = llvm::find_if(terms, [&](const Term &mine) { return sameValueImpl(mine.atom, t.atom); });
-    if (it == terms.end())
-      terms.push_back({t.atom, c});
-    else if (AddOverflow(it->coefficient, c, it->coefficient))
-      return false;
-  }
-  for (const Product &p : other.products) {
-    if (MulOverflow(p.coefficient, scale, c))
-      return false;
-    products.push_back({p.p, p.q, c});
-  }
-  llvm::erase_if(terms, [](const Term &t) { return t.coefficient == 0; });
-  return true;
-}
-
-std::optional<Linear> linearize(Value *v) { return linearizeAt(v, 0); }
-
-bool sameValue(Value *a, Value *b) { return sameValueImpl(a, b); }
 
 IndexFacts::IndexFacts(Instruction *at, DominatorTree &dominators, ArrayRef<IntrinsicInst *> assumptions)
     : facts(std::make_unique<Facts>(factsAt(at, dominators, assumptions))) {}

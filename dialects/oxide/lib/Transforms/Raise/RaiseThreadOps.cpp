@@ -23,33 +23,95 @@ Operation *CallRaiser::namedBarrier() {
                                        !arrive.isZero());
 }
 
-/// The mark of a scoped atomic's object: the atomic accesses of its result get the scope (an
-/// access through anything else, a phi say, keeps LLVM's system scope: correct, only slower),
-/// and the object replaces the mark.
+namespace {
+
+/// Gives the atomic accesses `user` makes through `pointer` the LLVM sync scope `syncscope`.
+void setScope(Operation *user, Value pointer, StringAttr syncscope) {
+  TypeSwitch<Operation *>(user)
+      .Case<LLVM::AtomicRMWOp, LLVM::AtomicCmpXchgOp>([&](auto atomic) {
+        if (pointer == atomic.getPtr())
+          atomic.setSyncscopeAttr(syncscope);
+      })
+      .Case<LLVM::LoadOp>([&](LLVM::LoadOp load) {
+        if (load.getOrdering() != LLVM::AtomicOrdering::not_atomic)
+          load.setSyncscopeAttr(syncscope);
+      })
+      .Case<LLVM::StoreOp>([&](LLVM::StoreOp store) {
+        if (pointer == store.getAddr() && store.getOrdering() != LLVM::AtomicOrdering::not_atomic)
+          store.setSyncscopeAttr(syncscope);
+      });
+}
+
+/// The scope code of `value` if it is a mark: a call of `mark`'s function with a constant scope.
+std::optional<uint64_t> markScope(Value value, LLVM::CallOp mark) {
+  auto call = value.getDefiningOp<LLVM::CallOp>();
+  APInt scope;
+  if (!call || call.getCallee() != mark.getCallee() || call.getNumOperands() != mark.getNumOperands() ||
+      !matchPattern(call.getOperand(1), m_ConstantInt(&scope)) || scope.getActiveBits() > 32)
+    return std::nullopt;
+  return scope.getZExtValue();
+}
+
+/// The block arguments `mark`'s result flows into whose every incoming value is a mark, each
+/// with the widest of their scopes (the codes grow with the scope: block, device, system). LLVM's
+/// early passes sink the atomics of an if/else below both arms: one atomic through such a phi.
+SmallVector<std::pair<BlockArgument, oxide::Scope>> markedPhis(LLVM::CallOp mark) {
+  static_assert(static_cast<uint32_t>(oxide::Scope::block) < static_cast<uint32_t>(oxide::Scope::device) &&
+                    static_cast<uint32_t>(oxide::Scope::device) < static_cast<uint32_t>(oxide::Scope::system),
+                "markedPhis takes the largest code as the widest scope");
+  SmallVector<std::pair<BlockArgument, oxide::Scope>> phis;
+  for (OpOperand &use : mark.getResult().getUses()) {
+    auto branch = dyn_cast<BranchOpInterface>(use.getOwner());
+    if (!branch)
+      continue;
+    for (unsigned s = 0; s < branch->getNumSuccessors(); ++s) {
+      SuccessorOperands operands = branch.getSuccessorOperands(s);
+      for (unsigned i = 0; i < operands.size(); ++i) {
+        if (operands[i] != mark.getResult())
+          continue;
+        Block *block = branch->getSuccessor(s);
+        BlockArgument phi = block->getArgument(operands.getProducedOperandCount() + i);
+        std::optional<uint64_t> widest = 0;
+        for (auto pred = block->pred_begin(); widest && pred != block->pred_end(); ++pred) {
+          auto incoming = dyn_cast<BranchOpInterface>((*pred)->getTerminator());
+          std::optional<uint64_t> scope =
+              incoming
+                  ? markScope(incoming.getSuccessorOperands(pred.getSuccessorIndex())[phi.getArgNumber()],
+                              mark)
+                  : std::nullopt;
+          widest = scope ? std::optional(std::max(*widest, *scope)) : std::nullopt;
+        }
+        if (widest && *widest <= oxide::getMaxEnumValForScope())
+          phis.push_back({phi, static_cast<oxide::Scope>(*widest)});
+      }
+    }
+  }
+  return phis;
+}
+
+} // namespace
+
+/// The mark of a scoped atomic's object: the atomic accesses of its result get the scope, those
+/// through a phi of marks the widest of theirs (an access through anything else keeps LLVM's
+/// system scope: correct, only slower), and the object replaces the mark.
 Operation *CallRaiser::atomicScope() {
   auto scope = enumOperand<oxide::Scope>(1, oxide::getMaxEnumValForScope());
   if (!scope)
     return nullptr;
-  StringAttr syncscope = oxide::llvmSyncScope(*scope).empty()
-                             ? StringAttr()
-                             : rewriter.getStringAttr(oxide::llvmSyncScope(*scope));
+  auto syncscopeOf = [&](oxide::Scope s) {
+    return oxide::llvmSyncScope(s).empty() ? StringAttr() : rewriter.getStringAttr(oxide::llvmSyncScope(s));
+  };
+  StringAttr syncscope = syncscopeOf(*scope);
+  // Before this mark's uses become its object, while every incoming value of such a phi is
+  // still recognisably a mark.
+  for (auto [phi, widest] : markedPhis(call))
+    for (OpOperand &use : phi.getUses())
+      rewriter.modifyOpInPlace(use.getOwner(), [&] { setScope(use.getOwner(), phi, syncscopeOf(widest)); });
   Value object = call.getOperand(0);
   for (OpOperand &use : llvm::make_early_inc_range(call.getResult().getUses())) {
     Operation *user = use.getOwner();
     rewriter.modifyOpInPlace(user, [&] {
-      TypeSwitch<Operation *>(user)
-          .Case<LLVM::AtomicRMWOp, LLVM::AtomicCmpXchgOp>([&](auto atomic) {
-            if (use.get() == atomic.getPtr())
-              atomic.setSyncscopeAttr(syncscope);
-          })
-          .Case<LLVM::LoadOp>([&](LLVM::LoadOp load) {
-            if (load.getOrdering() != LLVM::AtomicOrdering::not_atomic)
-              load.setSyncscopeAttr(syncscope);
-          })
-          .Case<LLVM::StoreOp>([&](LLVM::StoreOp store) {
-            if (use.get() == store.getAddr() && store.getOrdering() != LLVM::AtomicOrdering::not_atomic)
-              store.setSyncscopeAttr(syncscope);
-          });
+      setScope(user, use.get(), syncscope);
       use.set(object);
     });
   }
