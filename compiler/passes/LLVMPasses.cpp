@@ -10,6 +10,7 @@
 #include "oxide/compiler/NarrowLoopCounters.h"
 #include "oxide/compiler/ProveIndexBounds.h"
 #include "oxide/compiler/ScopedAtomics.h"
+#include "oxide/compiler/StrideLoopChecks.h"
 #include "oxide/compiler/UndefinedBehaviour.h"
 
 #include "llvm/IR/PassInstrumentation.h"
