@@ -8,7 +8,6 @@
 #include "oxide/compiler/LoopBoundsChecks.h"
 #include "oxide/compiler/NarrowLoopCounters.h"
 #include "oxide/compiler/ProveIndexBounds.h"
-#include "oxide/compiler/StrideLoopChecks.h"
 
 #include "clang/Basic/ParsedAttrInfo.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
@@ -126,7 +125,6 @@ void oxide::optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, unsign
       fpm.addPass(ProveIndexBoundsPass());
       fpm.addPass(LoopBoundsChecksPass());
       fpm.addPass(HoistBoundsChecksPass());
-      fpm.addPass(StrideLoopChecksPass());
       fpm.addPass(NarrowLoopCountersPass());
     });
     // Last: the checks that survive every optimisation join (JoinBoundsChecksPass), and no

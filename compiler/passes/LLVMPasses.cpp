@@ -10,7 +10,6 @@
 #include "oxide/compiler/NarrowLoopCounters.h"
 #include "oxide/compiler/ProveIndexBounds.h"
 #include "oxide/compiler/ScopedAtomics.h"
-#include "oxide/compiler/StrideLoopChecks.h"
 #include "oxide/compiler/UndefinedBehaviour.h"
 
 #include "llvm/IR/PassInstrumentation.h"
