@@ -2,7 +2,6 @@
 
 #include "oxide/compiler/ScopedAtomics.h"
 
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/InstIterator.h"
