@@ -113,6 +113,7 @@ void BlockRunner::start_block(BlockState &block, std::uint64_t index, std::uint3
   block.exited = 0;
   block.barrier_waiters.clear();
   block.named = {};
+  block.warpgroups.assign(count_ / kWarpgroupSize, {});
   block.shared.reset(g.dynamic_shared_bytes, plan_->options.check);
 }
 

@@ -53,6 +53,8 @@ struct BlockState {
     std::vector<std::uint32_t> waiters;
   };
   std::array<NamedBarrier, 16> named;
+  /// Per warpgroup (128 threads): its threads that issued the wgmma it is in the middle of.
+  std::vector<NamedBarrier> warpgroups;
   SharedMemory shared;
 };
 
@@ -93,6 +95,10 @@ public:
   /// Named barrier `id` for `threads` threads: waits until that many have arrived (arrive:
   /// counts the caller and returns).
   void named_barrier(SimThread &thread, std::uint32_t id, std::uint32_t threads, bool arrive);
+  /// A wgmma: waits until every thread of the caller's warpgroup has issued it. On the GPU a
+  /// wgmma is one operation of the whole warpgroup, so once any thread sees it complete, every
+  /// warp has read its operands (a pipeline may then release their stage).
+  void warpgroup_rendezvous(SimThread &thread);
   /// cluster::sync() or grid::sync(): waits for every thread of the group.
   void group_sync(SimThread &thread, GroupBarrier barrier);
   [[nodiscard]] std::uint32_t warp_op(SimThread &thread, const WarpRequest &request);
@@ -189,6 +195,7 @@ private:
     ready,
     at_barrier,
     at_named_barrier,
+    at_warpgroup,
     at_group_barrier,
     in_warp_op,
     at_mbarrier,
@@ -264,6 +271,9 @@ private:
   /// Checking mode: ends the epoch of `count` warps of the group from `first` (a barrier).
   void new_epochs(std::uint32_t first, std::uint32_t count) noexcept;
   void diagnose_stall();
+  /// A wgmma that part of a warpgroup issued, the rest waiting elsewhere or exited: records the
+  /// failure and returns true; false when there is none.
+  [[nodiscard]] bool report_partial_wgmma();
   /// Lands every queued copy (no thread could run); true when there was any.
   [[nodiscard]] bool land_all_copies();
   /// Lands the queued copies for which `which` holds; a failure is the issuer's.

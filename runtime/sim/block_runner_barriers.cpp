@@ -91,6 +91,21 @@ void BlockRunner::release_named_barrier(BlockState &block, BlockState::NamedBarr
   barrier.arrived = 0;
 }
 
+void BlockRunner::warpgroup_rendezvous(SimThread &thread) {
+  BlockState::NamedBarrier &group = thread.home->warpgroups.at(thread.linear / kWarpgroupSize);
+  ThreadState &state = threads_[thread.slot];
+  state.status = Status::at_warpgroup;
+  group.waiters.push_back(thread.slot);
+  ++waiting_;
+  if (++group.arrived < kWarpgroupSize) {
+    suspend(state);
+    return;
+  }
+  // Not a memory barrier for the kernel's own accesses: no epoch ends.
+  wake(group.waiters, thread.slot);
+  group.arrived = 0;
+}
+
 bool BlockRunner::group_barrier_complete() const noexcept {
   const std::size_t arrived = group_waiters_.size() + (check_ ? 0 : exited());
   return arrived == total_;

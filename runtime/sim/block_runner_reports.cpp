@@ -40,6 +40,9 @@ void BlockRunner::diagnose_stall() {
       message = fmt::format("deadlock: {} waits for lane {}, which waits at {}", op, lane, group_barrier);
     else if (other.status == Status::at_named_barrier)
       message = fmt::format("deadlock: {} waits for lane {}, which waits at a named barrier", op, lane);
+    else if (other.status == Status::at_warpgroup)
+      message =
+          fmt::format("deadlock: {} waits for lane {}, which waits in a wgmma for its warpgroup", op, lane);
     else if (other.status == Status::at_mbarrier)
       message = fmt::format("deadlock: {} waits for lane {}, which waits at an mbarrier: {}", op, lane,
                             describe_mbarrier_deadlock(other));
@@ -49,6 +52,8 @@ void BlockRunner::diagnose_stall() {
     failure_ = failure_of(t, std::move(message));
     return;
   }
+  if (report_partial_wgmma())
+    return;
   // A thread waiting at an mbarrier whose phase cannot complete any more, before the barriers
   // it holds up.
   for (std::uint32_t t = 0; t < total_; ++t)
@@ -114,6 +119,29 @@ void BlockRunner::diagnose_stall() {
                   describe_thread(first_exited - exited_block.first_slot), describe_block(exited_block)));
 }
 
+bool BlockRunner::report_partial_wgmma() {
+  for (std::uint32_t member = 0; member < members_; ++member) {
+    const BlockState &block = *blocks_[member];
+    for (std::size_t id = 0; id < block.warpgroups.size(); ++id) {
+      const BlockState::NamedBarrier &group = block.warpgroups[id];
+      if (group.waiters.empty())
+        continue;
+      std::uint32_t exited = 0;
+      for (std::uint32_t t = 0; t < kWarpgroupSize; ++t)
+        exited += threads_[block.first_slot + id * kWarpgroupSize + t].status == Status::exited;
+      failure_ = failure_of(
+          *std::min_element(group.waiters.begin(), group.waiters.end()),
+          fmt::format("deadlock: a wgmma of warpgroup {} (threads {}..{}) was issued by {} of its {} threads "
+                      "({} have exited); a wgmma is one operation of the whole warpgroup, so every thread "
+                      "of it must issue the same wgmma",
+                      id, id * kWarpgroupSize, (id + 1) * kWarpgroupSize - 1, group.arrived, kWarpgroupSize,
+                      exited));
+      return true;
+    }
+  }
+  return false;
+}
+
 std::string BlockRunner::describe_mbarrier_deadlock(const ThreadState &waiter) {
   const BlockState *owner = owner_of(waiter.mbarrier);
   std::string where = "an mbarrier";
@@ -142,6 +170,7 @@ std::string BlockRunner::describe_mbarrier_deadlock(const ThreadState &waiter) {
       break;
     case Status::at_barrier:
     case Status::at_named_barrier:
+    case Status::at_warpgroup:
     case Status::at_group_barrier:
       ++at_barriers;
       break;

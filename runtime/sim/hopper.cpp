@@ -11,9 +11,10 @@
 //   A TMA store writes its box (elements outside the tensor skipped) when it is issued.
 // - wgmma reads A and B from shared memory through the matrix descriptors as the PTX ISA lays
 //   them out ("Matrix Descriptor Format", "Shared Memory Matrix Layout"); each thread computes its
-//   own accumulators at once (so the wait is a no-op). Shared-memory addresses (shared_address,
-//   descriptors) are offsets in the block's arena, which is page-aligned: its address bits 4-9,
-//   which the swizzles permute, are those of the offsets.
+//   own accumulators at once, then waits for the rest of its warpgroup (so the wait is a no-op,
+//   and a warp past it knows the other warps have read the operands). Shared-memory addresses
+//   (shared_address, descriptors) are offsets in the block's arena, which is page-aligned: its address bits
+//   4-9, which the swizzles permute, are those of the offsets.
 #include <fmt/format.h>
 
 #include <bit>
@@ -397,10 +398,11 @@ void gather_register_a(const void *registers, intrinsic::WgmmaType type, std::ui
     }
 }
 
-/// One wgmma for the calling thread's accumulator registers: A from shared memory through
-/// desc_a, or (a_registers not null) from the warp's registers.
-void wgmma(void *acc, const void *a_registers, std::uint64_t desc_a, std::uint64_t desc_b, std::uint32_t n,
-           std::uint32_t type_code, std::uint32_t accumulate, std::uint32_t trans_a, std::uint32_t trans_b) {
+/// The products of one wgmma for the calling thread's accumulator registers: A from shared
+/// memory through desc_a, or (a_registers not null) from the warp's registers.
+void multiply(void *acc, const void *a_registers, std::uint64_t desc_a, std::uint64_t desc_b, std::uint32_t n,
+              std::uint32_t type_code, std::uint32_t accumulate, std::uint32_t trans_a,
+              std::uint32_t trans_b) {
   SimThread &t = self();
   using intrinsic::WgmmaType;
   const std::uint32_t size = element_size(type_code);
@@ -419,11 +421,11 @@ void wgmma(void *acc, const void *a_registers, std::uint64_t desc_a, std::uint64
     fail(t, "wgmma: only bf16 and f16 operands may be MN-major (transposed); the others are K-major");
   const BlockGeometry &g = *t.geometry;
   const std::uint32_t threads = g.block_dim[0] * g.block_dim[1] * g.block_dim[2];
-  if ((t.linear / 128 + 1) * 128 > threads)
+  if ((t.linear / kWarpgroupSize + 1) * kWarpgroupSize > threads)
     fail(t,
          fmt::format("wgmma: thread {} is in warpgroup {} of a block of {} threads, which does not have its "
                      "128 threads; a block that uses wgmma has a multiple of 128 threads",
-                     t.linear, t.linear / 128, threads));
+                     t.linear, t.linear / kWarpgroupSize, threads));
   const Descriptor da = decode(desc_a), db = decode(desc_b);
   if (da.base_offset != 0 || db.base_offset != 0)
     fail(t, "wgmma: a matrix descriptor with a nonzero base offset; the simulator supports only swizzle "
@@ -472,6 +474,17 @@ void wgmma(void *acc, const void *a_registers, std::uint64_t desc_a, std::uint64
       std::memcpy(slot, &result, 4);
     }
   }
+}
+
+/// One wgmma. The GPU's is one operation of the warpgroup: its completion, which wait_group waits
+/// for, means every warp has read its operands, an order a pipeline relies on to release their
+/// stage. The threads meet once each has done its part (reading shared memory at the issue is
+/// one of the orders the asynchronous wgmma allows), so wait_group has nothing left to wait for.
+void wgmma(void *acc, const void *a_registers, std::uint64_t desc_a, std::uint64_t desc_b, std::uint32_t n,
+           std::uint32_t type_code, std::uint32_t accumulate, std::uint32_t trans_a, std::uint32_t trans_b) {
+  multiply(acc, a_registers, desc_a, desc_b, n, type_code, accumulate, trans_a, trans_b);
+  SimThread &t = self();
+  t.block->warpgroup_rendezvous(t);
 }
 
 } // namespace

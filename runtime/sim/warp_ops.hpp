@@ -10,6 +10,8 @@
 namespace oxide::detail::sim {
 
 inline constexpr std::uint32_t kWarpSize = 32;
+/// The threads that issue one wgmma together: four warps.
+inline constexpr std::uint32_t kWarpgroupSize = 4 * kWarpSize;
 
 enum class WarpOpKind : std::uint8_t { shuffle, vote, sync, redux, match };
 

@@ -87,6 +87,7 @@ struct WgmmaArgs {
 void wgmma_kernel(Span<const std::byte>, Span<const WgmmaArgs>, Span<const std::uint32_t>,
                   Span<std::uint32_t>);
 void wgmma_outside(Span<const std::uint32_t>);
+void wgmma_then_release(Span<float>);
 
 class SimHopper : public ::testing::Test {
 protected:
@@ -101,6 +102,7 @@ protected:
     register_kernel(multicast, "multicast", "domain = 1, block = 32, cluster = 2", {"map", "out"});
     register_kernel(wgmma_kernel, "wgmma_kernel");
     register_kernel(wgmma_outside, "wgmma_outside");
+    register_kernel(wgmma_then_release, "wgmma_then_release");
   }
 };
 
@@ -756,6 +758,10 @@ void wgmma_outside(Span<const std::uint32_t> which) {
   case 1:
     __oxide_wgmma(acc, inside, inside, 8, static_cast<std::uint32_t>(WgmmaType::s8), 0, 1, 0);
     break;
+  case 4: // the last warp of the warpgroup does not issue it
+    if (oxide::thread_idx().x < 96)
+      __oxide_wgmma(acc, inside, inside, 8, 0, 0, 0, 0);
+    break;
   case 2: // A in registers, B past the tile
     __oxide_wgmma_rs(acc, a, past, 8, 0, 0, 0);
     break;
@@ -793,6 +799,52 @@ TEST_F(SimHopper, WgmmaMisuseIsReported) {
               oxide::unsafe_launch(stream, wgmma_outside, oxide::LaunchConfig1D{1, 128}, three);
             }).find("only bf16 and f16 operands may be MN-major"),
             std::string::npos);
+  // A wgmma is one operation of the warpgroup: three warps cannot issue it alone.
+  auto four = DeviceBuffer<std::uint32_t>::from_host(stream, std::vector<std::uint32_t>{4});
+  const std::string partial =
+      error_of([&] { oxide::unsafe_launch(stream, wgmma_outside, oxide::LaunchConfig1D{1, 128}, four); });
+  EXPECT_NE(partial.find("deadlock: a wgmma of warpgroup 0 (threads 0..127) was issued by 96 of its 128 "
+                         "threads (32 have exited)"),
+            std::string::npos)
+      << partial;
+}
+
+/// 128 threads: each warp's wgmma reads a tile of bf16 ones, which the warpgroup's last thread
+/// overwrites with twos once its wait_group returns. On the GPU that wait means the whole
+/// warpgroup's wgmma has read the tile (a pipeline releases its stage there), so every
+/// accumulator is 16 (16 products of ones), whichever warp runs first.
+void wgmma_then_release(Span<float> out) {
+  auto &tile = oxide::shared_array<SharedBytes<8192>, 1>()[0];
+  const std::uint32_t t = oxide::thread_idx().x;
+  auto *bf16 = reinterpret_cast<std::uint16_t *>(tile.b);
+  for (std::uint32_t i = t; i < 4096; i += 128)
+    bf16[i] = 0x3f80;
+  __oxide_sync_threads();
+  const std::uint64_t desc =
+      std::uint64_t{1024 >> 4} << 32 | std::uint64_t{1} << 62 | __oxide_shared_address(tile.b) >> 4;
+  float acc[4] = {};
+  __oxide_wgmma_fence();
+  __oxide_wgmma(acc, desc, desc, 8, static_cast<std::uint32_t>(WgmmaType::bf16), 0, 0, 0);
+  __oxide_wgmma_commit_group();
+  __oxide_wgmma_wait_group(0);
+  if (t == 127) // the thread the barrier left running: it reaches the wait first
+    for (std::uint32_t i = 0; i < 4096; ++i)
+      bf16[i] = 0x4000;
+  for (std::uint32_t i = 0; i < 4; ++i)
+    out[4 * t + i] = acc[i];
+}
+
+TEST_F(SimHopper, WgmmaCompletesForTheWholeWarpgroup) {
+  for (const char *schedule : {"ordered", "random"}) {
+    const oxide_test::ScopedEnv schedule_env("OXIDE_SIM_SCHEDULE", std::string(schedule));
+    auto ctx = simulator(false);
+    auto stream = ctx.default_stream();
+    auto out = DeviceBuffer<float>::zeroed(stream, 512);
+    oxide::unsafe_launch(stream, wgmma_then_release, oxide::LaunchConfig1D{1, 128}, out);
+    const std::vector<float> host = out.to_host(stream);
+    for (std::size_t i = 0; i < host.size(); ++i)
+      ASSERT_EQ(host[i], 16.0f) << schedule << ": accumulator " << i % 4 << " of thread " << i / 4;
+  }
 }
 
 } // namespace
