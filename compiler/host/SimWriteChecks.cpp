@@ -268,6 +268,11 @@ public:
         fn->setDoesNotThrow();
         fn->addFnAttr(llvm::Attribute::NoCallback);
       }
+    localOutside = module.getOrInsertFunction(
+        "__oxide_sim_local_write_outside",
+        llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {i64, i64, ptrTy}, false));
+    if (auto *fn = llvm::dyn_cast<llvm::Function>(localOutside.getCallee()))
+      fn->setDoesNotReturn();
     flag = module.getGlobalVariable("__oxide_sim_checking");
     if (!flag)
       flag = new llvm::GlobalVariable(module, llvm::Type::getInt32Ty(ctx), /*isConstant=*/false,
@@ -279,10 +284,14 @@ public:
     if (fn.hasFnAttribute(llvm::Attribute::Naked))
       return;
     const llvm::DataLayout &dl = module.getDataLayout();
-    std::vector<Write> writes;
+    std::vector<Write> writes, local;
     for (llvm::Instruction &inst : llvm::instructions(fn))
       if (std::optional<Write> write = writeOf(inst, dl); write && !uncheckedAddress(write->address))
         writes.push_back(*write);
+      else if (write && mayLeaveItsArray(*write, dl))
+        local.push_back(*write);
+    for (const Write &write : local)
+      guardLocal(write, dl);
     if (writes.empty())
       return;
     // The flag once per call: a function runs within one launch, or outside any.
@@ -308,6 +317,46 @@ public:
   }
 
 private:
+  /// Whether `write` goes to one of the thread's arrays (a static alloca) at an offset that is
+  /// not a constant inside it. The GPU build tests such writes (GuardedWrites.cpp): past the
+  /// array they would reach the thread's other locals and spill slots; here, the fiber's stack.
+  static bool mayLeaveItsArray(const Write &write, const llvm::DataLayout &dl) {
+    llvm::APInt offset(64, 0);
+    const llvm::Value *base = write.address->stripAndAccumulateConstantOffsets(dl, offset, true);
+    const auto *array = llvm::dyn_cast<llvm::AllocaInst>(llvm::getUnderlyingObject(write.address, 0));
+    std::optional<llvm::TypeSize> size = array ? array->getAllocationSize(dl) : std::nullopt;
+    if (!size || size->isScalable())
+      return false;
+    const auto *bytes = llvm::dyn_cast<llvm::ConstantInt>(write.bytes);
+    return base != array || !bytes || offset.isNegative() ||
+           offset.getZExtValue() + bytes->getZExtValue() * write.scale > size->getFixedValue();
+  }
+
+  /// Stops the thread (__oxide_sim_local_write_outside, in every mode) where `write` would leave
+  /// its array.
+  void guardLocal(const Write &write, const llvm::DataLayout &dl) {
+    auto *array = llvm::cast<llvm::AllocaInst>(llvm::getUnderlyingObject(write.address, 0));
+    const std::uint64_t size = array->getAllocationSize(dl)->getFixedValue();
+    llvm::Type *element = array->getAllocatedType();
+    while (auto *nested = llvm::dyn_cast<llvm::ArrayType>(element))
+      element = nested->getElementType();
+    const std::uint64_t unit =
+        array->getAllocatedType()->isArrayTy() ? std::max<std::uint64_t>(1, dl.getTypeAllocSize(element)) : 1;
+    llvm::IRBuilder<> b(write.inst);
+    llvm::Value *width = b.CreateZExtOrTrunc(write.bytes, i64);
+    if (write.scale != 1)
+      width = b.CreateMul(width, b.getInt64(write.scale));
+    llvm::Value *offset = b.CreateSub(b.CreatePtrToInt(write.address, i64), b.CreatePtrToInt(array, i64));
+    llvm::Value *outside = b.CreateOr(b.CreateICmpULT(b.getInt64(size), width),
+                                      b.CreateICmpUGT(offset, b.CreateSub(b.getInt64(size), width)));
+    llvm::Instruction *stop =
+        llvm::SplitBlockAndInsertIfThen(outside, write.inst->getIterator(), /*Unreachable=*/true, unlikely);
+    llvm::IRBuilder<> call(stop);
+    call.CreateCall(localOutside, {call.CreateUDiv(offset, call.getInt64(unit)), call.getInt64(size / unit),
+                                   location(write.inst->getDebugLoc())})
+        ->setDebugLoc(write.inst->getDebugLoc());
+  }
+
   /// A private C string naming `loc`, shared by the writes at one place; null without a location.
   llvm::Constant *location(const llvm::DebugLoc &loc) {
     const std::string text = locationText(loc);
@@ -328,7 +377,7 @@ private:
   llvm::LLVMContext &ctx;
   llvm::PointerType *ptrTy;
   llvm::IntegerType *i64;
-  llvm::FunctionCallee checkWrite, checkAtomicWrite;
+  llvm::FunctionCallee checkWrite, checkAtomicWrite, localOutside;
   llvm::GlobalVariable *flag = nullptr;
   llvm::MDNode *unlikely = nullptr;
   llvm::StringMap<llvm::GlobalVariable *> locations;

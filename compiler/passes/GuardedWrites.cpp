@@ -1,8 +1,7 @@
 //===- GuardedWrites.cpp - the final IR's writes, each proven again -------===//
 //
 // See GuardedWrites.h. An address is read back as the span's data pointer plus
-// sum(scale * value) + constant bytes (GEPs, and the adds, shifts and multiplications by
-// constants that InstCombine makes of their indices), all modulo 2^64. With E the element size,
+// sum(scale * value) + constant bytes, all modulo 2^64 (WriteAddresses.h). With E the element size,
 // every scale a multiple of E, L the element index sum(scale / E * value) and [lo, hi] the
 // elements that the constant and the access width reach past L, the write lies in the span when
 // (L + lo) mod 2^64 and (L + hi) mod 2^64 are both below its extent: a range of hi - lo + 1
@@ -16,6 +15,9 @@
 #include "oxide/compiler/OptimisedCodeError.h"
 #include "oxide/detail/intrinsic_abi.hpp"
 #include "oxide/detail/param_kind.hpp"
+
+#include "ValueRanges.h"
+#include "WriteAddresses.h"
 
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/Demangle/Demangle.h"
@@ -42,6 +44,16 @@ using oxide::ForbiddenWrite;
 using oxide::detail::ParamKind;
 using oxide::index_facts::IndexFacts;
 using oxide::index_facts::Linear;
+using oxide::value_ranges::linearRange;
+using oxide::value_ranges::offsetRange;
+using oxide::value_ranges::Range;
+using oxide::write_addresses::Address;
+using oxide::write_addresses::asWrite;
+using oxide::write_addresses::decompose;
+using oxide::write_addresses::elementIndex;
+using oxide::write_addresses::loadedFrom;
+using oxide::write_addresses::ParameterField;
+using oxide::write_addresses::Write;
 
 namespace {
 
@@ -78,125 +90,6 @@ std::optional<SmallVector<Parameter, 8>> parameters(const Function &kernel) {
   return result;
 }
 
-/// One write: where, how many bytes (nullopt: not a constant) and whether it is atomic.
-struct Write {
-  Instruction *inst;
-  Value *pointer;
-  std::optional<uint64_t> bytes;
-  bool atomic;
-};
-
-std::optional<Write> asWrite(Instruction &inst, const DataLayout &layout) {
-  auto bytesOf = [&](Type *type) {
-    return std::optional<uint64_t>(layout.getTypeStoreSize(type).getFixedValue());
-  };
-  if (auto *store = dyn_cast<StoreInst>(&inst))
-    return Write{store, store->getPointerOperand(), bytesOf(store->getValueOperand()->getType()),
-                 store->isAtomic()};
-  if (auto *rmw = dyn_cast<AtomicRMWInst>(&inst))
-    return Write{rmw, rmw->getPointerOperand(), bytesOf(rmw->getValOperand()->getType()), true};
-  if (auto *cas = dyn_cast<AtomicCmpXchgInst>(&inst))
-    return Write{cas, cas->getPointerOperand(), bytesOf(cas->getNewValOperand()->getType()), true};
-  if (auto *mem = dyn_cast<AnyMemIntrinsic>(&inst)) {
-    std::optional<uint64_t> bytes;
-    if (auto *length = dyn_cast<ConstantInt>(mem->getLength());
-        length && length->getValue().getActiveBits() <= 63)
-      bytes = length->getZExtValue();
-    return Write{mem, mem->getRawDest(), bytes, false};
-  }
-  return std::nullopt;
-}
-
-/// A field of a by-value kernel parameter that a pointer was loaded from.
-struct ParameterField {
-  Argument *parameter;
-  int64_t offset;
-};
-
-std::optional<ParameterField> loadedFrom(const Value *object) {
-  const auto *load = dyn_cast<LoadInst>(object);
-  if (!load || load->isVolatile())
-    return std::nullopt;
-  APInt offset(64, 0);
-  const DataLayout &layout = load->getModule()->getDataLayout();
-  Value *base =
-      const_cast<Value *>(load->getPointerOperand()->stripAndAccumulateConstantOffsets(layout, offset, true));
-  auto *parameter = dyn_cast<Argument>(base);
-  if (!parameter || !parameter->hasByValAttr())
-    return std::nullopt;
-  return ParameterField{parameter, offset.getSExtValue()};
-}
-
-/// An address as base + sum(scale * value) + constant bytes, modulo 2^64.
-struct Address {
-  Value *base = nullptr;
-  SmallVector<std::pair<Value *, int64_t>, 4> terms;
-  int64_t constant = 0;
-};
-
-/// Adds scale * v to `address`, through the arithmetic InstCombine makes of an index, down to
-/// values scaled by a multiple of `unit` (the element size: the facts name element indices).
-bool addScaled(Address &address, Value *v, int64_t scale, int64_t unit, unsigned depth = 0) {
-  if (auto *c = dyn_cast<ConstantInt>(v)) {
-    if (c->getBitWidth() > 64)
-      return false;
-    int64_t product;
-    return !MulOverflow(c->getSExtValue(), scale, product) &&
-           !AddOverflow(address.constant, product, address.constant);
-  }
-  Value *a, *b;
-  const APInt *k;
-  if (depth < 8 && v->getType()->isIntegerTy(64) && scale % unit != 0) {
-    if (match(v, m_Add(m_Value(a), m_Value(b))) || match(v, m_DisjointOr(m_Value(a), m_Value(b))))
-      return addScaled(address, a, scale, unit, depth + 1) && addScaled(address, b, scale, unit, depth + 1);
-    if (match(v, m_Sub(m_Value(a), m_Value(b))))
-      return addScaled(address, a, scale, unit, depth + 1) && addScaled(address, b, -scale, unit, depth + 1);
-    int64_t scaled;
-    if (match(v, m_Shl(m_Value(a), m_APInt(k))) && k->ult(62) &&
-        !MulOverflow(scale, int64_t{1} << k->getZExtValue(), scaled))
-      return addScaled(address, a, scaled, unit, depth + 1);
-    if (match(v, m_Mul(m_Value(a), m_APInt(k))) && k->getSignificantBits() <= 63 &&
-        !MulOverflow(scale, k->getSExtValue(), scaled))
-      return addScaled(address, a, scaled, unit, depth + 1);
-  }
-  for (auto &[value, coefficient] : address.terms)
-    if (value == v)
-      return !AddOverflow(coefficient, scale, coefficient);
-  address.terms.push_back({v, scale});
-  return true;
-}
-
-/// `pointer` read back to the object it addresses; nullopt through anything but GEPs and casts.
-std::optional<Address> decompose(Value *pointer, int64_t unit, const DataLayout &layout) {
-  Address address;
-  for (unsigned steps = 0; steps < 32; ++steps) {
-    if (auto *cast = dyn_cast<AddrSpaceCastOperator>(pointer)) {
-      pointer = cast->getPointerOperand();
-      continue;
-    }
-    auto *gep = dyn_cast<GEPOperator>(pointer);
-    if (!gep) {
-      address.base = pointer;
-      return address;
-    }
-    for (gep_type_iterator it = gep_type_begin(gep), end = gep_type_end(gep); it != end; ++it) {
-      if (StructType *type = it.getStructTypeOrNull()) {
-        const auto field = cast<ConstantInt>(it.getOperand())->getZExtValue();
-        const auto offset = static_cast<int64_t>(layout.getStructLayout(type)->getElementOffset(field));
-        if (AddOverflow(address.constant, offset, address.constant))
-          return std::nullopt;
-        continue;
-      }
-      const TypeSize stride = it.getSequentialElementStride(layout);
-      if (stride.isScalable() ||
-          !addScaled(address, it.getOperand(), static_cast<int64_t>(stride.getFixedValue()), unit))
-        return std::nullopt;
-    }
-    pointer = gep->getPointerOperand();
-  }
-  return std::nullopt;
-}
-
 /// The workspace of a grid-wide barrier (`oxide::grid::sync`, lowered as CUDA's cooperative
 /// groups do): the address the driver leaves in %envreg1 (high half) and %envreg2 (low half).
 bool isGridBarrierWorkspace(const Value *object) {
@@ -211,36 +104,6 @@ bool isGridBarrierWorkspace(const Value *object) {
                m_DisjointOr(m_Shl(m_ZExt(m_Value(high)), m_SpecificInt(32)), m_ZExt(m_Value(low)))) &&
          readsRegister(high, Intrinsic::nvvm_read_ptx_sreg_envreg1) &&
          readsRegister(low, Intrinsic::nvvm_read_ptx_sreg_envreg2);
-}
-
-/// The element index sum(scale / unit * value) of `address`, each value an atom (`whole`) or
-/// read through its sums.
-std::optional<Linear> elementIndex(const Address &address, int64_t unit, bool whole) {
-  Linear index;
-  for (auto [value, scale] : address.terms) {
-    if (scale % unit != 0)
-      return std::nullopt;
-    int64_t times = scale / unit;
-    // value * times as the program's own `value << k` or `value * times`, which the facts name
-    // (a tile's start, coordinate * tile, where the address scales the coordinate at once).
-    if (times > 1)
-      for (User *user : value->users()) {
-        const bool named = isPowerOf2_64(static_cast<uint64_t>(times))
-                               ? match(user, m_Shl(m_Specific(value), m_SpecificInt(Log2_64(times))))
-                               : match(user, m_Mul(m_Specific(value), m_SpecificInt(times)));
-        if (named && user->getType() == value->getType()) {
-          value = user;
-          times = 1;
-          break;
-        }
-      }
-    Linear term;
-    term.terms.push_back({value, 1});
-    std::optional<Linear> form = whole ? std::optional<Linear>(term) : oxide::index_facts::linearize(value);
-    if (!form || !index.add(*form, times))
-      return std::nullopt;
-  }
-  return index;
 }
 
 std::string quoted(const Parameter &p) { return "'" + p.name + "'"; }
@@ -273,6 +136,8 @@ public:
       audit(write);
     for (const Unproven &u : unproven)
       guardAgain(u);
+    for (const auto &[write, arrays] : unprovenLocal)
+      guardLocal(write, arrays);
     return guarded;
   }
 
@@ -350,11 +215,17 @@ private:
 
   void audit(const Write &write) {
     const unsigned space = write.pointer->getType()->getPointerAddressSpace();
-    if (space == kSharedAddressSpace || space == kLocalAddressSpace)
+    if (space == kSharedAddressSpace)
       return;
     // Every object the address may be based on, through selects and phis.
     SmallVector<const Value *, 4> objects;
     getUnderlyingObjects(write.pointer, objects, nullptr, 0);
+    if (llvm::all_of(objects, [](const Value *object) { return isa<AllocaInst>(object); })) {
+      auditLocal(write, objects);
+      return;
+    }
+    if (space == kLocalAddressSpace)
+      return;
     SmallVector<ParameterField, 2> spans;
     bool others = false;
     for (const Value *object : objects) {
@@ -390,6 +261,94 @@ private:
     // tested again.
     if (objects.size() != 1 || !withinSpan(write, spans[0].parameter, param))
       unproven.push_back({write, spans[0].parameter, &param});
+  }
+
+  /// A write into the thread's own arrays (allocas). Past an array it would reach the thread's
+  /// other locals and the spill slots ptxas adds to the frame, among them addresses the other
+  /// writes were proven for; so a write not proven inside its array is tested (a constant
+  /// offset, or an index the facts bound by the array's length).
+  void auditLocal(const Write &write, ArrayRef<const Value *> objects) {
+    SmallVector<std::pair<AllocaInst *, uint64_t>, 2> arrays;
+    for (const Value *object : objects) {
+      auto *array = const_cast<AllocaInst *>(cast<AllocaInst>(object));
+      std::optional<TypeSize> size = array->getAllocationSize(layout);
+      if (!size || size->isScalable())
+        return; // a dynamic alloca: the frontend emits none in device code
+      arrays.push_back({array, size->getFixedValue()});
+    }
+    if (arrays.empty() || (arrays.size() == 1 && withinLocal(write, arrays[0].first, arrays[0].second)))
+      return;
+    unprovenLocal.push_back({write, std::move(arrays)});
+  }
+
+  /// The size of the elements of an array (of arrays) the thread allocated; 1 for other types.
+  int64_t elementUnit(AllocaInst *array) const {
+    Type *allocated = array->getAllocatedType();
+    if (!allocated->isArrayTy())
+      return 1;
+    while (auto *nested = dyn_cast<ArrayType>(allocated))
+      allocated = nested->getElementType();
+    return static_cast<int64_t>(std::max<uint64_t>(1, layout.getTypeAllocSize(allocated)));
+  }
+
+  bool withinLocal(const Write &write, AllocaInst *array, uint64_t size) {
+    if (!write.bytes || *write.bytes == 0 || *write.bytes > size)
+      return false;
+    if (std::optional<Range> bytes = offsetRange(write.pointer, array, layout);
+        bytes && bytes->lo >= 0 && bytes->hi <= static_cast<int64_t>(size - *write.bytes))
+      return true;
+    const int64_t unit = elementUnit(array);
+    std::optional<Address> address = decompose(write.pointer, unit, layout);
+    if (!address || address->base != array)
+      return false;
+    const auto limit = static_cast<int64_t>(size - *write.bytes); // the last byte the write may start at
+    if (address->terms.empty())
+      return address->constant >= 0 && address->constant <= limit;
+    // index * unit + constant with index <u count - hi, hi the elements the constant and width reach.
+    if (address->constant < 0 || static_cast<uint64_t>(size) % unit != 0)
+      return false;
+    const int64_t last = address->constant + static_cast<int64_t>(*write.bytes) - 1;
+    const int64_t reach = last / unit;
+    const int64_t count = static_cast<int64_t>(size) / unit;
+    std::optional<Linear> index = elementIndex(*address, unit, /*whole=*/false);
+    if (!index || reach >= count)
+      return false;
+    if (std::optional<Range> range = linearRange(*index);
+        range && range->lo >= 0 && range->hi < count - reach)
+      return true;
+    Value *bound = ConstantInt::get(Type::getInt64Ty(kernel.getContext()), count - reach);
+    return IndexFacts(write.inst, dominators, assumptions).below(*index, bound);
+  }
+
+  /// Tests, ahead of `write`, that it lies inside one of `arrays` (array, bytes), and stops the
+  /// kernel with the bounds report where it does not.
+  void guardLocal(const Write &write, ArrayRef<std::pair<AllocaInst *, uint64_t>> arrays) {
+    Instruction *at = write.inst;
+    const int64_t unit = elementUnit(arrays[0].first);
+    IRBuilder<> b(at);
+    Type *i64 = b.getInt64Ty();
+    Value *width = write.bytes ? b.getInt64(*write.bytes)
+                               : b.CreateZExtOrTrunc(cast<AnyMemIntrinsic>(at)->getLength(), i64);
+    Type *pointerType = write.pointer->getType();
+    Value *address = b.CreatePtrToInt(write.pointer, i64);
+    Value *fails = nullptr, *offset = nullptr;
+    for (auto [array, size] : arrays) {
+      Value *base = b.CreatePointerBitCastOrAddrSpaceCast(array, pointerType);
+      Value *from = b.CreateSub(address, b.CreatePtrToInt(base, i64), "oxide.local.offset");
+      Value *bytes = b.getInt64(size);
+      Value *outside =
+          b.CreateOr(b.CreateICmpULT(bytes, width), b.CreateICmpUGT(from, b.CreateSub(bytes, width)));
+      fails = fails ? b.CreateAnd(fails, outside) : outside;
+      offset = offset ? offset : from;
+    }
+    fails->setName("oxide.local.outside");
+    Instruction *stop = SplitBlockAndInsertIfThen(fails, at->getIterator(), /*Unreachable=*/true);
+    stop->getParent()->getSinglePredecessor()->getTerminator()->setMetadata("oxide.guard.again",
+                                                                            MDNode::get(b.getContext(), {}));
+    b.SetInsertPoint(stop);
+    report(b, b.CreateUDiv(offset, b.getInt64(unit)), b.getInt64(arrays[0].second / unit), at);
+    b.CreateIntrinsic(Intrinsic::trap, {});
+    guarded.push_back(at);
   }
 
   /// Whether `write` may write the span field `field` (else reported); false also for an
@@ -617,6 +576,8 @@ private:
   SmallVector<Instruction *, 8> temporaries;
   DenseMap<std::pair<Argument *, unsigned>, Value *> extents;
   SmallVector<Unproven, 4> unproven;
+  /// Writes into the thread's arrays not proven inside them, with the arrays they may reach.
+  SmallVector<std::pair<Write, SmallVector<std::pair<AllocaInst *, uint64_t>, 2>>, 2> unprovenLocal;
   SmallVector<Instruction *, 4> guarded;
 };
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -439,6 +441,20 @@ void __oxide_sim_check_write(void *address, std::uint64_t bytes, const char *whe
 
 void __oxide_sim_check_atomic_write(void *address, std::uint64_t bytes, const char *where) noexcept {
   oxide::detail::sim::check_write(address, bytes, where, true);
+}
+
+void __oxide_sim_local_write_outside(std::uint64_t index, std::uint64_t count, const char *where) noexcept {
+  using namespace oxide::detail::sim;
+  std::string message =
+      fmt::format("a write to element {} of a local array of {} elements lands outside it", index, count);
+  if (where)
+    message += fmt::format(" (at {})", where);
+  SimThread *thread = current_sim_thread;
+  if (!thread || !thread->block) {
+    std::fprintf(stderr, "oxide: %s\n", message.c_str());
+    std::abort();
+  }
+  thread->block->fail(*thread, std::move(message));
 }
 
 void __oxide_sim_register_params(const void *const *kernels, const char *const *descriptions,

@@ -144,6 +144,10 @@ extern std::uint32_t __oxide_sim_checking;
 void __oxide_sim_check_write(void *address, std::uint64_t bytes, const char *where) noexcept;
 /// The same for an atomic instruction (atomicrmw, cmpxchg, atomic store).
 void __oxide_sim_check_atomic_write(void *address, std::uint64_t bytes, const char *where) noexcept;
+/// Stops the running simulated thread, whose write at element `index` of one of its own arrays
+/// of `count` elements (at `where`, or null) lands outside it. Called in every mode.
+[[noreturn]] void __oxide_sim_local_write_outside(std::uint64_t index, std::uint64_t count,
+                                                  const char *where) noexcept;
 /// Called by a constructor oxcc adds to every host object with kernels: kernel `i`, at host
 /// address kernels[i], has the parameters descriptions[i] (see parse_param_descriptions).
 void __oxide_sim_register_params(const void *const *kernels, const char *const *descriptions,

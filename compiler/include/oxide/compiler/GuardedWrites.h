@@ -15,6 +15,12 @@
 //    the write, the compiler's assumptions (the contract's relations), the bounds of the loops
 //    around it, and the proofs Oxide's own loop pass left on the writes it covered.
 //
+//  - a write into one of the thread's own arrays (an alloca) must stay inside that array: past
+//    it, it would reach the thread's other locals and the spill slots ptxas adds to the frame,
+//    among them addresses the other writes were proven for. Proven from how the offset is
+//    computed (constants, masks, remainders, selects, sums of flags, loop counters read from
+//    their exit test, never a wrap flag or `inbounds`) or from the facts above; else tested.
+//
 // A guard LLVM removed with a fact that holds (the user's own `if (i < n)`, a loop's test)
 // leaves that fact dominating the write, and the write is proven again. Where the prover cannot
 // follow LLVM's argument (an induction over an unrolled loop), or the guard fell to a fact that

@@ -46,9 +46,12 @@ std::unique_ptr<clang::ASTConsumer> createSimParamRecorder(clang::CodeGenAction 
 ///
 /// (the flag is loaded once per function call), with the write's debug location, except writes
 /// into the function's own stack frame, global variables and shared memory, which the runtime
-/// does not check. Adds a constructor that registers the "oxide.sim.params" descriptions of the
-/// module's kernels (__oxide_sim_register_params) and removes the metadata. Run it after the
-/// host optimisation pipeline, so that only the writes the program really makes are checked.
+/// does not check. A write into one of the frame's arrays at an offset that is not a constant
+/// inside it is tested in every mode (__oxide_sim_local_write_outside where it leaves the array:
+/// the GPU build stops such writes too, GuardedWrites.h). Adds a constructor that registers the
+/// "oxide.sim.params" descriptions of the module's kernels (__oxide_sim_register_params) and removes the
+/// metadata. Run it after the host optimisation pipeline, so that only the writes the program really makes
+/// are checked.
 void instrumentSimWrites(llvm::Module &host);
 
 /// Removes the debug information of every function that no kernel reaches (through direct
