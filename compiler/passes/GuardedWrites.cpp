@@ -13,6 +13,7 @@
 #include "oxide/compiler/BoundsFailure.h"
 #include "oxide/compiler/IndexFacts.h"
 #include "oxide/compiler/OptimisedCodeError.h"
+#include "oxide/detail/contract.hpp"
 #include "oxide/detail/intrinsic_abi.hpp"
 #include "oxide/detail/param_kind.hpp"
 
@@ -117,6 +118,7 @@ public:
     for (Instruction &inst : instructions(kernel))
       if (auto *call = dyn_cast<IntrinsicInst>(&inst); call && call->getIntrinsicID() == Intrinsic::assume)
         assumptions.push_back(call);
+    restateContract();
   }
   KernelAudit(const KernelAudit &) = delete;
   KernelAudit &operator=(const KernelAudit &) = delete;
@@ -451,6 +453,89 @@ private:
     Value *function = b.CreateGlobalString(name, "__oxide_function.guard");
     b.CreateCall(failure, {index, size, file, b.getInt32(loc->getLine()), function})
         ->setCallingConv(failure->getCallingConv());
+  }
+
+  /// The contract's `requires` relations, stated again at the kernel's entry as the lowering
+  /// assumed them (oxide-optimize): LLVM drops an assumption no optimisation used
+  /// (DropUnnecessaryAssumes, as `total.size() == 1` once the guard it proved was gone), and the
+  /// audit needs it to prove that guard's write again. The runtime checks each relation at the
+  /// launch, so they hold; erased with the other temporaries.
+  void restateContract() {
+    std::vector<bool> spans;
+    for (const Parameter &param : params)
+      spans.push_back(oxide::detail::is_span(param.kind));
+    const auto parsed = oxide::detail::parse_canonical_contract(
+        kernel.getFnAttribute("oxide.contract").getValueAsString(), spans);
+    const auto *contract = std::get_if<oxide::detail::Contract>(&parsed);
+    if (!contract)
+      return;
+    IRBuilder<> b(&*kernel.getEntryBlock().getFirstInsertionPt());
+    using Op = oxide::detail::ContractRelation::Op;
+    for (const oxide::detail::ContractRelation &relation : contract->requires_) {
+      Value *lhs = contractValue(*contract, relation.lhs, b),
+            *rhs = contractValue(*contract, relation.rhs, b);
+      if (!lhs || !rhs)
+        continue;
+      const CmpInst::Predicate predicate = relation.op == Op::Eq   ? ICmpInst::ICMP_EQ
+                                           : relation.op == Op::Ne ? ICmpInst::ICMP_NE
+                                           : relation.op == Op::Lt ? ICmpInst::ICMP_ULT
+                                           : relation.op == Op::Le ? ICmpInst::ICMP_ULE
+                                           : relation.op == Op::Gt ? ICmpInst::ICMP_UGT
+                                                                   : ICmpInst::ICMP_UGE;
+      Value *holds = temporary(b.CreateICmp(predicate, lhs, rhs));
+      auto *assume = cast<IntrinsicInst>(b.CreateAssumption(holds));
+      temporaries.push_back(assume);
+      assumptions.push_back(assume);
+    }
+  }
+
+  /// Expression `node` of `contract` in the kernel's values; null where a parameter is not what
+  /// the contract says.
+  Value *contractValue(const oxide::detail::Contract &contract, uint32_t node, IRBuilder<> &b) {
+    using Kind = oxide::detail::ContractNode::Kind;
+    const oxide::detail::ContractNode &n = contract.nodes[node];
+    if (n.kind == Kind::Literal)
+      return b.getInt64(n.value);
+    if (n.kind == Kind::Size || n.kind == Kind::Scalar || n.kind == Kind::Extent) {
+      if (n.value >= kernel.arg_size())
+        return nullptr;
+      Argument *argument = kernel.getArg(static_cast<unsigned>(n.value));
+      const unsigned extents = oxide::detail::span_extents(params[n.value].kind);
+      if (n.kind == Kind::Scalar) {
+        // The runtime rejects a negative signed scalar that `requires` reads.
+        auto *type = dyn_cast<IntegerType>(argument->getType());
+        return type && type->getBitWidth() <= 64 ? temporary(b.CreateZExtOrTrunc(argument, b.getInt64Ty()))
+                                                 : nullptr;
+      }
+      if (n.kind == Kind::Extent)
+        return n.axis < extents ? extent(argument, n.axis) : nullptr;
+      Value *size = nullptr;
+      for (unsigned axis = 0; axis < extents; ++axis)
+        size = size ? temporary(b.CreateMul(size, extent(argument, axis))) : extent(argument, axis);
+      return size;
+    }
+    Value *lhs = contractValue(contract, n.lhs, b), *rhs = contractValue(contract, n.rhs, b);
+    if (!lhs || !rhs)
+      return nullptr;
+    switch (n.kind) {
+    case Kind::Add:
+      return temporary(b.CreateAdd(lhs, rhs));
+    case Kind::Sub:
+      return temporary(b.CreateSub(lhs, rhs));
+    case Kind::Mul:
+      return temporary(b.CreateMul(lhs, rhs));
+    case Kind::Div:
+      return temporary(b.CreateUDiv(lhs, rhs));
+    default:
+      return temporary(b.CreateURem(lhs, rhs));
+    }
+  }
+
+  /// `v`, recorded for erasure when it is an instruction (the builder folds constants).
+  Value *temporary(Value *v) {
+    if (auto *inst = dyn_cast<Instruction>(v))
+      temporaries.push_back(inst);
+    return v;
   }
 
   /// A load of the extent `index` (0: size or width) of span parameter `parameter`, at the

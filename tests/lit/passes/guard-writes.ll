@@ -244,12 +244,38 @@ done:
   ret void
 }
 
+; A relation of the contract whose assumption LLVM dropped as unused (DropUnnecessaryAssumes,
+; once the guard it proved was gone): the audit states the contract again and proves the
+; write, counts[0] of a span of size 1, with nothing added (cooperative_normalize's total).
+; CHECK-LABEL: define void @contract_relation(
+; CHECK-NOT: oxide.offset
+; CHECK-NOT: llvm.assume
+; CHECK: atomicrmw add
+; CHECK-NEXT: ret void
+define void @contract_relation(ptr readonly byval(%span) %counts, ptr readonly byval(%span) %in) #6 {
+  %data = load ptr, ptr %counts
+  %old = atomicrmw add ptr %data, i32 1 monotonic
+  ret void
+}
+
+; Without the relation the same write is tested again.
+; CHECK-LABEL: define void @no_contract_relation(
+; CHECK: %oxide.write.outside =
+; CHECK: atomicrmw add
+define void @no_contract_relation(ptr readonly byval(%span) %counts, ptr readonly byval(%span) %in) #7 {
+  %data = load ptr, ptr %counts
+  %old = atomicrmw add ptr %data, i32 1 monotonic
+  ret void
+}
+
 attributes #0 = { "oxide.contract"="domain = 1" "oxide.params"="out=o" "oxide.elem_sizes"="4" }
 attributes #1 = { "oxide.contract"="domain = 1, requires = ($0.size() == $1.size())" "oxide.params"="in=i,out=o" "oxide.elem_sizes"="0,4" }
 attributes #2 = { "oxide.contract"="domain = 2" "oxide.params"="out=2,x=u,y=u" "oxide.elem_sizes"="4,0,0" }
 attributes #3 = { "oxide.contract"="domain = 1" "oxide.params"="in=i,counts=a,table=x" "oxide.elem_sizes"="4,4,0" }
 attributes #4 = { "oxide.contract"="domain = 1" "oxide.params"="counts=a,bin=u" "oxide.elem_sizes"="4,0" }
 attributes #5 = { "oxide.contract"="domain = 1" "oxide.params"="out=o,t=u" "oxide.elem_sizes"="4,0" }
+attributes #6 = { "oxide.contract"="domain = 1, requires = ($1.size() >= 2 * $0.size(), $0.size() == 1)" "oxide.params"="counts=a,in=i" "oxide.elem_sizes"="4,4" }
+attributes #7 = { "oxide.contract"="domain = 1, requires = ($1.size() >= 2 * $0.size())" "oxide.params"="counts=a,in=i" "oxide.elem_sizes"="4,4" }
 
 !llvm.dbg.cu = !{!0}
 !llvm.module.flags = !{!3}
