@@ -18,6 +18,7 @@
 #include "llvm/IR/PatternMatch.h"
 
 #include <algorithm>
+#include <array>
 
 using namespace llvm;
 using namespace llvm::PatternMatch;
@@ -28,6 +29,18 @@ namespace oxide::value_ranges {
 std::optional<std::pair<uint64_t, uint64_t>> counterRange(const PHINode *phi);
 
 namespace {
+
+/// The union of the ranges `of` gives each of `values`; nullopt when one is unbounded.
+template <class Values, class Of> std::optional<Range> joined(const Values &values, Of of) {
+  std::optional<Range> result;
+  for (const Value *value : values) {
+    std::optional<Range> x = of(value);
+    if (!x)
+      return std::nullopt;
+    result = result ? Range{std::min(result->lo, x->lo), std::max(result->hi, x->hi)} : *x;
+  }
+  return result;
+}
 
 std::optional<Range> rangeOf(const Value *v, SmallPtrSetImpl<const Value *> &visiting, unsigned depth) {
   auto *type = dyn_cast<IntegerType>(v->getType());
@@ -56,9 +69,7 @@ std::optional<Range> rangeOf(const Value *v, SmallPtrSetImpl<const Value *> &vis
   if (match(v, m_ZExt(m_Value(a))) || match(v, m_Trunc(m_Value(a)))) {
     result = a->getType()->isIntegerTy(1) && isa<ZExtInst>(v) ? std::optional<Range>(Range{0, 1}) : of(a);
   } else if (const auto *select = dyn_cast<SelectInst>(v)) {
-    std::optional<Range> x = of(select->getTrueValue()), y = of(select->getFalseValue());
-    if (x && y)
-      result = Range{std::min(x->lo, y->lo), std::max(x->hi, y->hi)};
+    result = joined(std::array<const Value *, 2>{select->getTrueValue(), select->getFalseValue()}, of);
   } else if (match(v, m_Add(m_Value(a), m_Value(b))) || match(v, m_Or(m_Value(a), m_Value(b)))) {
     std::optional<Range> x = of(a), y = of(b);
     if (x && y && x->hi < kLimit / 2 && y->hi < kLimit / 2) // a | b <= a + b
@@ -86,14 +97,7 @@ std::optional<Range> rangeOf(const Value *v, SmallPtrSetImpl<const Value *> &vis
         counter && counter->second < static_cast<uint64_t>(kLimit))
       result = Range{static_cast<int64_t>(counter->first), static_cast<int64_t>(counter->second)};
     else
-      for (const Value *incoming : phi->incoming_values()) {
-        std::optional<Range> x = of(incoming);
-        if (!x) {
-          result = std::nullopt;
-          break;
-        }
-        result = result ? Range{std::min(result->lo, x->lo), std::max(result->hi, x->hi)} : *x;
-      }
+      result = joined(phi->incoming_values(), of);
   }
   visiting.erase(v);
   return fits(result);
@@ -133,15 +137,9 @@ std::optional<Range> offsetOf(const Value *pointer, const Value *array, const Da
     }
   } else if (isa<PHINode>(pointer) || isa<SelectInst>(pointer)) {
     const auto *user = cast<Instruction>(pointer);
-    for (const Value *incoming : isa<SelectInst>(user) ? ArrayRef<Use>(user->op_begin() + 1, user->op_end())
-                                                       : ArrayRef<Use>(user->op_begin(), user->op_end())) {
-      std::optional<Range> x = of(incoming);
-      if (!x) {
-        result = std::nullopt;
-        break;
-      }
-      result = result ? Range{std::min(result->lo, x->lo), std::max(result->hi, x->hi)} : *x;
-    }
+    result = joined(isa<SelectInst>(user) ? ArrayRef<Use>(user->op_begin() + 1, user->op_end())
+                                          : ArrayRef<Use>(user->op_begin(), user->op_end()),
+                    of);
   }
   visiting.erase(pointer);
   return result;
