@@ -13,8 +13,10 @@
 #include "oxide/compiler/SimWriteChecks.h"
 #include "oxide/compiler/HostEmbedding.h"
 #include "oxide/compiler/KernelAttributes.h"
+#include "oxide/compiler/LocalArgumentBounds.h"
 #include "oxide/compiler/OxideTypes.h"
 #include "oxide/compiler/PrecompiledDecls.h"
+#include "oxide/compiler/ReturnedPointers.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
@@ -256,9 +258,9 @@ std::string locationText(const llvm::DebugLoc &loc) {
 
 class Instrumenter {
 public:
-  explicit Instrumenter(llvm::Module &module)
+  Instrumenter(llvm::Module &module, const llvm::DenseMap<const llvm::Argument *, oxide::LocalBounds> &bounds)
       : module(module), ctx(module.getContext()), ptrTy(llvm::PointerType::getUnqual(ctx)),
-        i64(llvm::Type::getInt64Ty(ctx)) {
+        i64(llvm::Type::getInt64Ty(ctx)), argumentBounds(bounds) {
     llvm::FunctionType *checkTy =
         llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrTy, i64, ptrTy}, false);
     checkWrite = module.getOrInsertFunction("__oxide_sim_check_write", checkTy);
@@ -284,14 +286,25 @@ public:
     if (fn.hasFnAttribute(llvm::Attribute::Naked))
       return;
     const llvm::DataLayout &dl = module.getDataLayout();
-    std::vector<Write> writes, local;
-    for (llvm::Instruction &inst : llvm::instructions(fn))
-      if (std::optional<Write> write = writeOf(inst, dl); write && !uncheckedAddress(write->address))
+    std::vector<Write> writes;
+    std::vector<std::pair<Write, Arrays>> local;
+    for (llvm::Instruction &inst : llvm::instructions(fn)) {
+      std::optional<Write> write = writeOf(inst, dl);
+      if (!write)
+        continue;
+      if (std::optional<Arrays> arrays = arraysOf(*write, dl)) {
+        // A caller's array is the whole address space where the pointer is an element's: the
+        // runtime's checks of spans still apply.
+        if (llvm::any_of(*arrays, [](const LocalArray &a) { return a.bounds != nullptr; }))
+          writes.push_back(*write);
+        if (mayLeaveItsArray(*write, *arrays, dl))
+          local.emplace_back(*write, std::move(*arrays));
+      } else if (!uncheckedAddress(write->address)) {
         writes.push_back(*write);
-      else if (write && mayLeaveItsArray(*write, dl))
-        local.push_back(*write);
-    for (const Write &write : local)
-      guardLocal(write, dl);
+      }
+    }
+    for (const auto &[write, arrays] : local)
+      guardLocal(write, arrays);
     if (writes.empty())
       return;
     // The flag once per call: a function runs within one launch, or outside any.
@@ -317,42 +330,92 @@ public:
   }
 
 private:
-  /// Whether `write` goes to one of the thread's arrays (a static alloca) at an offset that is
-  /// not a constant inside it. The GPU build tests such writes (GuardedWrites.cpp): past the
-  /// array they would reach the thread's other locals and spill slots; here, the fiber's stack.
-  static bool mayLeaveItsArray(const Write &write, const llvm::DataLayout &dl) {
+  /// One of the thread's arrays: an alloca of the function, or a caller's array whose bounds a
+  /// bounded argument brings (LocalArgumentBounds.h).
+  struct LocalArray {
+    const llvm::AllocaInst *alloca;
+    std::uint64_t bytes;
+    const oxide::LocalBounds *bounds;
+  };
+  using Arrays = llvm::SmallVector<LocalArray, 2>;
+
+  /// The thread's arrays a write lands in, read through selects, phis and helpers that return
+  /// a pointer they were given; nullopt where it may land elsewhere.
+  std::optional<Arrays> arraysOf(const Write &write, const llvm::DataLayout &dl) const {
+    Arrays arrays;
+    for (const llvm::Value *object : oxide::underlyingObjectsThroughCalls(write.address)) {
+      if (llvm::isa<llvm::ConstantPointerNull>(object))
+        continue;
+      if (const auto *argument = llvm::dyn_cast<llvm::Argument>(object)) {
+        if (!argumentBounds.contains(argument))
+          return std::nullopt;
+        arrays.push_back({nullptr, 0, &argumentBounds.find(argument)->second});
+        continue;
+      }
+      const auto *array = llvm::dyn_cast<llvm::AllocaInst>(object);
+      std::optional<llvm::TypeSize> size = array ? array->getAllocationSize(dl) : std::nullopt;
+      if (!size || size->isScalable())
+        return std::nullopt;
+      arrays.push_back({array, size->getFixedValue(), nullptr});
+    }
+    return arrays.empty() ? std::nullopt : std::optional(std::move(arrays));
+  }
+
+  /// Whether `write` into `arrays` may leave its array: an offset that is not a constant inside
+  /// the one alloca. The GPU build tests such writes (GuardedWrites.cpp): past the array they
+  /// would reach the thread's other locals and spill slots; here, the fiber's stack.
+  static bool mayLeaveItsArray(const Write &write, const Arrays &arrays, const llvm::DataLayout &dl) {
     llvm::APInt offset(64, 0);
     const llvm::Value *base = write.address->stripAndAccumulateConstantOffsets(dl, offset, true);
-    const auto *array = llvm::dyn_cast<llvm::AllocaInst>(llvm::getUnderlyingObject(write.address, 0));
-    std::optional<llvm::TypeSize> size = array ? array->getAllocationSize(dl) : std::nullopt;
-    if (!size || size->isScalable())
-      return false;
     const auto *bytes = llvm::dyn_cast<llvm::ConstantInt>(write.bytes);
-    return base != array || !bytes || offset.isNegative() ||
-           offset.getZExtValue() + bytes->getZExtValue() * write.scale > size->getFixedValue();
+    return arrays.size() != 1 || base != arrays[0].alloca || !bytes || offset.isNegative() ||
+           offset.getZExtValue() + bytes->getZExtValue() * write.scale > arrays[0].bytes;
+  }
+
+  /// The size of the elements of `array` (an array of arrays: the innermost); 1 for other types.
+  static std::uint64_t elementUnit(const llvm::AllocaInst &array, const llvm::DataLayout &dl) {
+    llvm::Type *element = array.getAllocatedType();
+    if (!element->isArrayTy())
+      return 1;
+    while (auto *nested = llvm::dyn_cast<llvm::ArrayType>(element))
+      element = nested->getElementType();
+    return std::max<std::uint64_t>(1, dl.getTypeAllocSize(element));
   }
 
   /// Stops the thread (__oxide_sim_local_write_outside, in every mode) where `write` would leave
-  /// its array.
-  void guardLocal(const Write &write, const llvm::DataLayout &dl) {
-    auto *array = llvm::cast<llvm::AllocaInst>(llvm::getUnderlyingObject(write.address, 0));
-    const std::uint64_t size = array->getAllocationSize(dl)->getFixedValue();
-    llvm::Type *element = array->getAllocatedType();
-    while (auto *nested = llvm::dyn_cast<llvm::ArrayType>(element))
-      element = nested->getElementType();
-    const std::uint64_t unit =
-        array->getAllocatedType()->isArrayTy() ? std::max<std::uint64_t>(1, dl.getTypeAllocSize(element)) : 1;
+  /// the array it is in, of `arrays` (the report counts the first's elements).
+  void guardLocal(const Write &write, const Arrays &arrays) {
+    const llvm::DataLayout &dl = module.getDataLayout();
     llvm::IRBuilder<> b(write.inst);
     llvm::Value *width = b.CreateZExtOrTrunc(write.bytes, i64);
     if (write.scale != 1)
       width = b.CreateMul(width, b.getInt64(write.scale));
-    llvm::Value *offset = b.CreateSub(b.CreatePtrToInt(write.address, i64), b.CreatePtrToInt(array, i64));
-    llvm::Value *outside = b.CreateOr(b.CreateICmpULT(b.getInt64(size), width),
-                                      b.CreateICmpUGT(offset, b.CreateSub(b.getInt64(size), width)));
+    llvm::Value *address = b.CreatePtrToInt(write.address, i64);
+    llvm::Value *outside = nullptr, *offset = nullptr, *count = nullptr;
+    for (const LocalArray &array : arrays) {
+      llvm::Value *from = nullptr, *bytes = nullptr;
+      if (array.alloca) {
+        from = b.CreateSub(address, b.CreatePtrToInt(const_cast<llvm::AllocaInst *>(array.alloca), i64));
+        bytes = b.getInt64(array.bytes);
+      } else {
+        from = b.CreateSub(address, array.bounds->lo);
+        bytes = b.CreateSub(array.bounds->hi, array.bounds->lo);
+      }
+      llvm::Value *leaves =
+          b.CreateOr(b.CreateICmpULT(bytes, width), b.CreateICmpUGT(from, b.CreateSub(bytes, width)));
+      outside = outside ? b.CreateAnd(outside, leaves) : leaves;
+      offset = offset ? offset : from;
+      count = count ? count : bytes;
+    }
+    const LocalArray &first = arrays[0];
+    const auto *fixedWidth = llvm::dyn_cast<llvm::ConstantInt>(width);
+    llvm::Value *unit = b.getInt64(first.alloca ? elementUnit(*first.alloca, dl)
+                                   : fixedWidth ? fixedWidth->getZExtValue()
+                                                : 1);
     llvm::Instruction *stop =
         llvm::SplitBlockAndInsertIfThen(outside, write.inst->getIterator(), /*Unreachable=*/true, unlikely);
     llvm::IRBuilder<> call(stop);
-    call.CreateCall(localOutside, {call.CreateUDiv(offset, call.getInt64(unit)), call.getInt64(size / unit),
+    call.CreateCall(localOutside, {call.CreateUDiv(offset, unit), call.CreateUDiv(count, unit),
                                    location(write.inst->getDebugLoc())})
         ->setDebugLoc(write.inst->getDebugLoc());
   }
@@ -377,6 +440,7 @@ private:
   llvm::LLVMContext &ctx;
   llvm::PointerType *ptrTy;
   llvm::IntegerType *i64;
+  const llvm::DenseMap<const llvm::Argument *, oxide::LocalBounds> &argumentBounds;
   llvm::FunctionCallee checkWrite, checkAtomicWrite, localOutside;
   llvm::GlobalVariable *flag = nullptr;
   llvm::MDNode *unlikely = nullptr;
@@ -454,8 +518,20 @@ void oxide::instrumentSimWrites(llvm::Module &host) {
   registerDescriptions(host, kernels);
   if (kernels.empty())
     return;
-  Instrumenter instrumenter(host);
-  for (llvm::Function *fn : reachableFunctions(kernels))
+  // Helpers that write through a pointer argument get the bounds of the caller's array it
+  // points into (the whole address space for a span's element).
+  llvm::SetVector<llvm::Function *> helpers = reachableFunctions(kernels);
+  helpers.set_subtract(kernels);
+  const llvm::DataLayout &dl = host.getDataLayout();
+  const oxide::BoundedArguments bounded =
+      oxide::boundLocalArguments(host, kernels, helpers.getArrayRef(), [&](llvm::Instruction &inst) {
+        std::optional<Write> write = writeOf(inst, dl);
+        return write ? write->address : nullptr;
+      });
+  Instrumenter instrumenter(host, bounded.bounds);
+  for (llvm::Function *fn : kernels)
+    instrumenter.instrument(*fn);
+  for (llvm::Function *fn : bounded.helpers)
     instrumenter.instrument(*fn);
 }
 

@@ -12,7 +12,9 @@
 #include "oxide/compiler/GuardedWrites.h"
 #include "oxide/compiler/BoundsFailure.h"
 #include "oxide/compiler/IndexFacts.h"
+#include "oxide/compiler/LocalArgumentBounds.h"
 #include "oxide/compiler/OptimisedCodeError.h"
+#include "oxide/compiler/ReturnedPointers.h"
 #include "oxide/detail/contract.hpp"
 #include "oxide/detail/intrinsic_abi.hpp"
 #include "oxide/detail/param_kind.hpp"
@@ -53,7 +55,9 @@ using oxide::write_addresses::asWrite;
 using oxide::write_addresses::decompose;
 using oxide::write_addresses::elementIndex;
 using oxide::write_addresses::loadedFrom;
+using oxide::write_addresses::Parameter;
 using oxide::write_addresses::ParameterField;
+using oxide::write_addresses::parameters;
 using oxide::write_addresses::Write;
 
 namespace {
@@ -63,33 +67,6 @@ namespace {
 constexpr unsigned kSharedAddressSpace = 3;
 constexpr unsigned kConstantAddressSpace = 4;
 constexpr unsigned kLocalAddressSpace = 5;
-
-/// A kernel parameter as the frontend described it (oxide.params, oxide.elem_sizes).
-struct Parameter {
-  std::string name;
-  ParamKind kind = ParamKind::other;
-  uint64_t elementSize = 0;
-};
-
-std::optional<SmallVector<Parameter, 8>> parameters(const Function &kernel) {
-  SmallVector<StringRef, 8> described, sizes;
-  kernel.getFnAttribute("oxide.params").getValueAsString().split(described, ',', -1, false);
-  kernel.getFnAttribute("oxide.elem_sizes").getValueAsString().split(sizes, ',', -1, false);
-  if (described.size() != kernel.arg_size())
-    return std::nullopt;
-  SmallVector<Parameter, 8> result;
-  for (auto [i, text] : llvm::enumerate(described)) {
-    auto [name, letter] = text.rsplit('=');
-    std::optional<ParamKind> kind = letter.size() == 1 ? oxide::detail::param_kind(letter[0]) : std::nullopt;
-    if (!kind)
-      return std::nullopt;
-    uint64_t size = 0;
-    if (i < sizes.size() && sizes[i].getAsInteger(10, size))
-      return std::nullopt;
-    result.push_back({name.str(), *kind, size});
-  }
-  return result;
-}
 
 /// The workspace of a grid-wide barrier (`oxide::grid::sync`, lowered as CUDA's cooperative
 /// groups do): the address the driver leaves in %envreg1 (high half) and %envreg2 (low half).
@@ -109,16 +86,27 @@ bool isGridBarrierWorkspace(const Value *object) {
 
 std::string quoted(const Parameter &p) { return "'" + p.name + "'"; }
 
-/// Audits the writes of one kernel.
+/// One of the thread's arrays a write may land in: an alloca of the audited function, or a
+/// caller's array whose bounds an argument brings.
+struct LocalArray {
+  AllocaInst *alloca;
+  uint64_t bytes;
+  const oxide::LocalBounds *bounds;
+};
+
+/// Audits the writes of one kernel, or one helper's writes into local arrays.
 class KernelAudit {
 public:
-  KernelAudit(Function &kernel, ArrayRef<Parameter> params, std::vector<ForbiddenWrite> &findings)
-      : kernel(kernel), params(params), findings(findings), name(demangle(kernel.getName().str())),
-        layout(kernel.getParent()->getDataLayout()), dominators(kernel) {
+  KernelAudit(Function &kernel, ArrayRef<Parameter> params, std::vector<ForbiddenWrite> &findings,
+              const DenseMap<const Argument *, oxide::LocalBounds> *argumentBounds = nullptr)
+      : kernel(kernel), params(params), findings(findings), argumentBounds(argumentBounds),
+        name(demangle(kernel.getName().str())), layout(kernel.getParent()->getDataLayout()),
+        dominators(kernel) {
     for (Instruction &inst : instructions(kernel))
       if (auto *call = dyn_cast<IntrinsicInst>(&inst); call && call->getIntrinsicID() == Intrinsic::assume)
         assumptions.push_back(call);
-    restateContract();
+    if (kernel.hasFnAttribute("oxide.contract"))
+      restateContract();
   }
   KernelAudit(const KernelAudit &) = delete;
   KernelAudit &operator=(const KernelAudit &) = delete;
@@ -149,8 +137,7 @@ private:
   /// What one object a write may reach is.
   enum class Target { allowed, span, forbidden };
 
-  Target classify(const Write &write, const Value *object, std::optional<ParameterField> &field,
-                  unsigned depth = 0) {
+  Target classify(const Write &write, const Value *object, std::optional<ParameterField> &field) {
     if (isa<AllocaInst>(object) || isa<ConstantPointerNull>(object))
       return Target::allowed; // the thread's own stack; null faults
     if (const auto *global = dyn_cast<GlobalVariable>(object)) {
@@ -169,11 +156,6 @@ private:
     if (const auto *call = dyn_cast<CallBase>(object);
         call && call->getCalledFunction() && call->getCalledFunction()->getName() == "malloc")
       return Target::allowed; // the thread's own heap block ([safety rule: device-heap])
-    // A helper that is not inlined and returns a pointer: what it returns, read back through its
-    // arguments to the kernel's own values.
-    if (const auto *call = dyn_cast<CallBase>(object); call && depth < 4)
-      if (std::optional<const Value *> returned = returnedObject(*call))
-        return classify(write, *returned, field, depth + 1);
     if (isGridBarrierWorkspace(object)) {
       if (write.atomic)
         return Target::allowed;
@@ -189,44 +171,24 @@ private:
     return Target::span;
   }
 
-  /// The one object (an argument mapped to the call's operand, or a value of the kernel) that
-  /// every pointer a defined function returns is based on.
-  static std::optional<const Value *> returnedObject(const CallBase &call) {
-    const Function *callee = call.getCalledFunction();
-    if (!callee || callee->isDeclaration() || !callee->getReturnType()->isPointerTy())
-      return std::nullopt;
-    std::optional<const Value *> result;
-    for (const BasicBlock &block : *callee)
-      if (const auto *ret = dyn_cast<ReturnInst>(block.getTerminator())) {
-        SmallVector<const Value *, 4> objects;
-        getUnderlyingObjects(ret->getReturnValue(), objects, nullptr, 0);
-        for (const Value *object : objects) {
-          if (isa<ConstantPointerNull>(object))
-            continue;
-          const auto *argument = dyn_cast<Argument>(object);
-          if (!argument || argument->getArgNo() >= call.arg_size())
-            return std::nullopt;
-          const Value *mapped = getUnderlyingObject(call.getArgOperand(argument->getArgNo()), 0);
-          if (result && *result != mapped)
-            return std::nullopt;
-          result = mapped;
-        }
-      }
-    return result;
-  }
-
   void audit(const Write &write) {
     const unsigned space = write.pointer->getType()->getPointerAddressSpace();
     if (space == kSharedAddressSpace)
       return;
-    // Every object the address may be based on, through selects and phis.
-    SmallVector<const Value *, 4> objects;
-    getUnderlyingObjects(write.pointer, objects, nullptr, 0);
-    if (llvm::all_of(objects, [](const Value *object) { return isa<AllocaInst>(object); })) {
-      auditLocal(write, objects);
+    // Every object the address may be based on, through selects, phis and helpers that return
+    // a pointer they were given (a write at `*at(local, i)` is tested against `local`).
+    SmallVector<const Value *, 4> objects = oxide::underlyingObjectsThroughCalls(write.pointer);
+    if (std::optional<SmallVector<LocalArray, 2>> arrays = localArrays(objects)) {
+      auditLocal(write, std::move(*arrays));
       return;
     }
-    if (space == kLocalAddressSpace)
+    // A helper's other writes, through its arguments, were proven before optimisation at
+    // constant offsets (the write proof refuses the others), and its spans' in its callers.
+    if (space == kLocalAddressSpace) {
+      fail(write, "it writes local memory that the audit cannot trace to one of the thread's arrays");
+      return;
+    }
+    if (!kernel.hasFnAttribute("oxide.contract"))
       return;
     SmallVector<ParameterField, 2> spans;
     bool others = false;
@@ -265,20 +227,35 @@ private:
       unproven.push_back({write, spans[0].parameter, &param});
   }
 
-  /// A write into the thread's own arrays (allocas). Past an array it would reach the thread's
-  /// other locals and the spill slots ptxas adds to the frame, among them addresses the other
-  /// writes were proven for; so a write not proven inside its array is tested (a constant
-  /// offset, or an index the facts bound by the array's length).
-  void auditLocal(const Write &write, ArrayRef<const Value *> objects) {
-    SmallVector<std::pair<AllocaInst *, uint64_t>, 2> arrays;
+  /// The arrays of the thread a write at `objects` lands in: the function's allocas, or a
+  /// caller's array reached through a bounded argument (LocalArgumentBounds.h); nullopt where it
+  /// may land elsewhere. (A null object adds none: the write would fault.)
+  std::optional<SmallVector<LocalArray, 2>> localArrays(ArrayRef<const Value *> objects) const {
+    SmallVector<LocalArray, 2> arrays;
     for (const Value *object : objects) {
-      auto *array = const_cast<AllocaInst *>(cast<AllocaInst>(object));
-      std::optional<TypeSize> size = array->getAllocationSize(layout);
+      if (isa<ConstantPointerNull>(object))
+        continue;
+      if (const auto *argument = dyn_cast<Argument>(object)) {
+        if (!argumentBounds || !argumentBounds->contains(argument))
+          return std::nullopt;
+        arrays.push_back({nullptr, 0, &argumentBounds->find(argument)->second});
+        continue;
+      }
+      auto *array = const_cast<AllocaInst *>(dyn_cast<AllocaInst>(object));
+      std::optional<TypeSize> size = array ? array->getAllocationSize(layout) : std::nullopt;
       if (!size || size->isScalable())
-        return; // a dynamic alloca: the frontend emits none in device code
-      arrays.push_back({array, size->getFixedValue()});
+        return std::nullopt; // a dynamic alloca: the frontend emits none in device code
+      arrays.push_back({array, size->getFixedValue(), nullptr});
     }
-    if (arrays.empty() || (arrays.size() == 1 && withinLocal(write, arrays[0].first, arrays[0].second)))
+    return arrays.empty() ? std::nullopt : std::optional(std::move(arrays));
+  }
+
+  /// A write into the thread's own arrays. Past an array it would reach the thread's other
+  /// locals and the spill slots ptxas adds to the frame, among them addresses the other writes
+  /// were proven for; so a write not proven inside its array is tested (a constant offset, or an
+  /// index the facts bound by the array's length).
+  void auditLocal(const Write &write, SmallVector<LocalArray, 2> arrays) {
+    if (arrays.size() == 1 && arrays[0].alloca && withinLocal(write, arrays[0].alloca, arrays[0].bytes))
       return;
     unprovenLocal.push_back({write, std::move(arrays)});
   }
@@ -322,33 +299,48 @@ private:
     return IndexFacts(write.inst, dominators, assumptions).below(*index, bound);
   }
 
-  /// Tests, ahead of `write`, that it lies inside one of `arrays` (array, bytes), and stops the
-  /// kernel with the bounds report where it does not.
-  void guardLocal(const Write &write, ArrayRef<std::pair<AllocaInst *, uint64_t>> arrays) {
+  /// Tests, ahead of `write`, that it lies inside one of `arrays`, and stops the kernel with the
+  /// bounds report where it does not.
+  void guardLocal(const Write &write, ArrayRef<LocalArray> arrays) {
     Instruction *at = write.inst;
-    const int64_t unit = elementUnit(arrays[0].first);
     IRBuilder<> b(at);
     Type *i64 = b.getInt64Ty();
     Value *width = write.bytes ? b.getInt64(*write.bytes)
                                : b.CreateZExtOrTrunc(cast<AnyMemIntrinsic>(at)->getLength(), i64);
     Type *pointerType = write.pointer->getType();
-    Value *address = b.CreatePtrToInt(write.pointer, i64);
-    Value *fails = nullptr, *offset = nullptr;
-    for (auto [array, size] : arrays) {
-      Value *base = b.CreatePointerBitCastOrAddrSpaceCast(array, pointerType);
-      Value *from = b.CreateSub(address, b.CreatePtrToInt(base, i64), "oxide.local.offset");
-      Value *bytes = b.getInt64(size);
+    Value *address = b.CreatePtrToInt(write.pointer, i64), *generic = nullptr;
+    Value *fails = nullptr, *offset = nullptr, *count = nullptr, *unit = nullptr;
+    for (const LocalArray &array : arrays) {
+      Value *from = nullptr, *bytes = nullptr;
+      if (array.alloca) {
+        Value *base = b.CreatePointerBitCastOrAddrSpaceCast(array.alloca, pointerType);
+        from = b.CreateSub(address, b.CreatePtrToInt(base, i64), "oxide.local.offset");
+        bytes = b.getInt64(array.bytes);
+      } else {
+        // A caller's array, its bounds generic addresses.
+        generic =
+            generic
+                ? generic
+                : b.CreatePtrToInt(b.CreatePointerBitCastOrAddrSpaceCast(write.pointer, b.getPtrTy()), i64);
+        from = b.CreateSub(generic, array.bounds->lo, "oxide.local.offset");
+        bytes = b.CreateSub(array.bounds->hi, array.bounds->lo);
+      }
       Value *outside =
           b.CreateOr(b.CreateICmpULT(bytes, width), b.CreateICmpUGT(from, b.CreateSub(bytes, width)));
       fails = fails ? b.CreateAnd(fails, outside) : outside;
-      offset = offset ? offset : from;
+      if (!offset) {
+        // The report counts elements of the first array (of the write's width where its type is unknown).
+        unit = b.getInt64(array.alloca ? elementUnit(array.alloca) : write.bytes.value_or(1));
+        offset = from;
+        count = bytes;
+      }
     }
     fails->setName("oxide.local.outside");
     Instruction *stop = SplitBlockAndInsertIfThen(fails, at->getIterator(), /*Unreachable=*/true);
     stop->getParent()->getSinglePredecessor()->getTerminator()->setMetadata("oxide.guard.again",
                                                                             MDNode::get(b.getContext(), {}));
     b.SetInsertPoint(stop);
-    report(b, b.CreateUDiv(offset, b.getInt64(unit)), b.getInt64(arrays[0].second / unit), at);
+    report(b, b.CreateUDiv(offset, unit), b.CreateUDiv(count, unit), at, "write inside its local array");
     b.CreateIntrinsic(Intrinsic::trap, {});
     guarded.push_back(at);
   }
@@ -430,18 +422,30 @@ private:
     stop->getParent()->getSinglePredecessor()->getTerminator()->setMetadata("oxide.guard.again",
                                                                             MDNode::get(b.getContext(), {}));
     b.SetInsertPoint(stop);
-    report(b, b.CreateUDiv(offset, b.getInt64(unit)), count, at);
+    report(b, b.CreateUDiv(offset, b.getInt64(unit)), count, at, "span index in bounds");
     b.CreateIntrinsic(Intrinsic::trap, {});
     guarded.push_back(at);
   }
 
   /// The bounds report of oxide-to-nvvm (index, size, file, line, function), where the module has
-  /// it; the trap after it stops the kernel either way.
-  void report(IRBuilder<> &b, Value *index, Value *size, Instruction *at) {
-    Function *failure = kernel.getParent()->getFunction(oxide::kBoundsFailureName);
+  /// it, else CUDA's assertion report with the line (a kernel whose only checks the audit added);
+  /// the trap after it stops the kernel either way.
+  void report(IRBuilder<> &b, Value *index, Value *size, Instruction *at, StringRef assertion) {
+    Module &module = *kernel.getParent();
+    Function *failure = module.getFunction(oxide::kBoundsFailureName);
     const DILocation *loc = at->getDebugLoc().get();
-    if (!failure || failure->arg_size() != 5 || !loc)
+    if (!loc)
       return;
+    if (!failure || failure->arg_size() != 5) {
+      FunctionCallee assertFail =
+          module.getOrInsertFunction("__assertfail", b.getVoidTy(), b.getPtrTy(), b.getPtrTy(),
+                                     b.getInt32Ty(), b.getPtrTy(), b.getInt64Ty());
+      b.CreateCall(assertFail, {b.CreateGlobalString(assertion, "__oxide_assertion.guard"),
+                                b.CreateGlobalString(loc->getFilename(), "__oxide_file.guard"),
+                                b.getInt32(loc->getLine()),
+                                b.CreateGlobalString(name, "__oxide_function.guard"), b.getInt64(1)});
+      return;
+    }
     // LLVM bounded the line argument by the calls it saw.
     for (unsigned i = 0; i < failure->arg_size(); ++i)
       failure->removeParamAttr(i, Attribute::Range);
@@ -654,6 +658,7 @@ private:
   Function &kernel;
   ArrayRef<Parameter> params;
   std::vector<ForbiddenWrite> &findings;
+  const DenseMap<const Argument *, oxide::LocalBounds> *argumentBounds;
   std::string name;
   const DataLayout &layout;
   DominatorTree dominators;
@@ -662,7 +667,7 @@ private:
   DenseMap<std::pair<Argument *, unsigned>, Value *> extents;
   SmallVector<Unproven, 4> unproven;
   /// Writes into the thread's arrays not proven inside them, with the arrays they may reach.
-  SmallVector<std::pair<Write, SmallVector<std::pair<AllocaInst *, uint64_t>, 2>>, 2> unprovenLocal;
+  SmallVector<std::pair<Write, SmallVector<LocalArray, 2>>, 2> unprovenLocal;
   SmallVector<Instruction *, 4> guarded;
 };
 
@@ -686,63 +691,60 @@ void auditKernel(Function &kernel, oxide::WriteAudit &audit) {
     audit.guarded.push_back(write);
 }
 
-/// Whether a check that `index` is below `bound` bounds `write`: its address is a span's data
-/// plus E * index (a 1-D span of size `bound`), or plus E * (k * bound + index) (a 2-D span of
-/// width `bound`), and an offset inside the element.
-bool checkedBy(const Write &write, Value *index, Value *bound, ArrayRef<Parameter> params,
-               const DataLayout &layout) {
-  std::optional<ParameterField> field = loadedFrom(getUnderlyingObject(write.pointer, 0));
-  if (!field || !write.bytes || field->offset != static_cast<int64_t>(oxide::detail::kSpanDataOffset))
-    return false;
-  const Parameter &param = params[field->parameter->getArgNo()];
-  const auto unit = static_cast<int64_t>(param.elementSize);
-  const unsigned extents = oxide::detail::span_extents(param.kind);
-  std::optional<Address> address = unit > 0 ? decompose(write.pointer, unit, layout) : std::nullopt;
-  if (!address || address->constant < 0 || address->constant + static_cast<int64_t>(*write.bytes) > unit)
-    return false;
-  std::optional<Linear> rest = elementIndex(*address, unit, /*whole=*/false);
-  std::optional<Linear> checked = oxide::index_facts::linearize(index);
-  if (!rest || !checked || !rest->add(*checked, -1) || !rest->terms.empty() || rest->constant != 0)
-    return false;
-  // The extent the check compared with, as the audit will read it.
-  auto isExtent = [&](unsigned axis) {
-    Value *value = bound;
-    if (auto *frozen = dyn_cast<FreezeInst>(value))
-      value = frozen->getOperand(0);
-    std::optional<ParameterField> extent = loadedFrom(value);
-    return extent && extent->parameter == field->parameter &&
-           extent->offset == static_cast<int64_t>(oxide::detail::kSpanExtentOffset +
-                                                  axis * oxide::detail::kSpanExtentStride);
-  };
-  if (extents == 1)
-    return rest->products.empty() && isExtent(0);
-  return extents == 2 && !rest->products.empty() && isExtent(0);
-}
-
 } // namespace
 
-void oxide::markProvedWrites(Value *index, Value *bound, BasicBlock *from, DominatorTree &dominators) {
-  Function &function = *from->getParent();
-  std::optional<SmallVector<Parameter, 8>> params =
-      function.hasFnAttribute("oxide.contract") ? parameters(function) : std::nullopt;
-  if (!params)
-    return;
-  const DataLayout &layout = function.getDataLayout();
-  LLVMContext &context = function.getContext();
-  for (BasicBlock &block : function) {
-    if (!dominators.dominates(from, &block))
-      continue;
-    for (Instruction &inst : block)
-      if (std::optional<Write> write = asWrite(inst, layout);
-          write && checkedBy(*write, index, bound, *params, layout))
-        inst.setMetadata(oxide::kProvedWriteMetadata, MDNode::get(context, {}));
-  }
+/// The defined helpers that contracted kernels reach (an indirect call may reach any function
+/// whose address is taken): a helper that is not inlined keeps its own local arrays.
+SetVector<Function *> reachedHelpers(Module &module) {
+  SetVector<Function *> reached;
+  SmallVector<Function *, 8> work;
+  for (Function &function : module)
+    if (!function.isDeclaration() && function.hasFnAttribute("oxide.contract"))
+      work.push_back(&function);
+  while (!work.empty())
+    for (Instruction &inst : instructions(*work.pop_back_val())) {
+      auto *call = dyn_cast<CallBase>(&inst);
+      if (!call || isa<IntrinsicInst>(call))
+        continue;
+      SmallVector<Function *, 4> callees;
+      if (Function *callee = call->getCalledFunction())
+        callees.push_back(callee);
+      else if (!call->isInlineAsm())
+        for (Function &function : module)
+          if (function.hasAddressTaken())
+            callees.push_back(&function);
+      for (Function *callee : callees)
+        if (!callee->isDeclaration() && !callee->hasFnAttribute("oxide.contract") && reached.insert(callee))
+          work.push_back(callee);
+    }
+  return reached;
 }
 
 oxide::WriteAudit oxide::auditWrites(Module &module) {
   WriteAudit audit;
   for (Function &function : module)
     auditKernel(function, audit);
+  // Helpers that write through a pointer argument into a caller's array get its bounds.
+  SmallVector<Function *, 8> kernels;
+  for (Function &function : module)
+    if (!function.isDeclaration() && function.hasFnAttribute("oxide.contract"))
+      kernels.push_back(&function);
+  const DataLayout &layout = module.getDataLayout();
+  const SetVector<Function *> reached = reachedHelpers(module);
+  const oxide::BoundedArguments bounded = oxide::boundLocalArguments(
+      module, kernels, reached.getArrayRef(), [&](Instruction &inst) -> const Value * {
+        std::optional<Write> write = asWrite(inst, layout);
+        return write && write->pointer->getType()->getPointerAddressSpace() == kLocalAddressSpace
+                   ? write->pointer
+                   : nullptr;
+      });
+  for (const Instruction *at : bounded.untold)
+    audit.forbidden.push_back({at, demangle(at->getFunction()->getName().str()),
+                               "it writes through a pointer into a local array of its caller that cannot be "
+                               "told (one of several arrays, or in a function called through a pointer)"});
+  for (Function *helper : bounded.helpers)
+    for (Instruction *write : KernelAudit(*helper, {}, audit.forbidden, &bounded.bounds).run())
+      audit.guarded.push_back(write);
   return audit;
 }
 

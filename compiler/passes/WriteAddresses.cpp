@@ -6,8 +6,10 @@
 
 #include "WriteAddresses.h"
 
+#include "llvm/IR/Attributes.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DataLayout.h"
+#include "llvm/IR/Function.h"
 #include "llvm/IR/GetElementPtrTypeIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -149,6 +151,27 @@ std::optional<Linear> elementIndex(const Address &address, int64_t unit, bool wh
       return std::nullopt;
   }
   return index;
+}
+
+std::optional<SmallVector<Parameter, 8>> parameters(const Function &kernel) {
+  SmallVector<StringRef, 8> described, sizes;
+  kernel.getFnAttribute("oxide.params").getValueAsString().split(described, ',', -1, false);
+  kernel.getFnAttribute("oxide.elem_sizes").getValueAsString().split(sizes, ',', -1, false);
+  if (described.size() != kernel.arg_size())
+    return std::nullopt;
+  SmallVector<Parameter, 8> result;
+  for (auto [i, text] : llvm::enumerate(described)) {
+    auto [name, letter] = text.rsplit('=');
+    std::optional<detail::ParamKind> kind =
+        letter.size() == 1 ? oxide::detail::param_kind(letter[0]) : std::nullopt;
+    if (!kind)
+      return std::nullopt;
+    uint64_t size = 0;
+    if (i < sizes.size() && sizes[i].getAsInteger(10, size))
+      return std::nullopt;
+    result.push_back({name.str(), *kind, size});
+  }
+  return result;
 }
 
 } // namespace oxide::write_addresses

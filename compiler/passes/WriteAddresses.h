@@ -1,6 +1,7 @@
 //===- WriteAddresses.h - a write and its address read back ---*- C++ -*-===//
 //
-// Private to the write audit (GuardedWrites.cpp): what one instruction writes, and its address
+// Private to the write audit (GuardedWrites.cpp, ProvedWrites.cpp): the kernel's parameters as the
+// frontend described them, what one instruction writes, and its address
 // read back as a base plus sum(scale * value) + constant bytes (GEPs, and the adds, shifts and
 // multiplications by constants that InstCombine makes of their indices), all modulo 2^64.
 //
@@ -9,16 +10,19 @@
 #define OXIDE_COMPILER_PASSES_WRITEADDRESSES_H
 
 #include "oxide/compiler/IndexFacts.h"
+#include "oxide/detail/param_kind.hpp"
 
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <utility>
 
 namespace llvm {
 class Argument;
 class DataLayout;
+class Function;
 class Instruction;
 class Value;
 } // namespace llvm
@@ -35,6 +39,16 @@ struct Write {
 
 /// The write `inst` makes (a store, an atomic, a memory intrinsic's destination), if any.
 std::optional<Write> asWrite(llvm::Instruction &inst, const llvm::DataLayout &layout);
+
+/// A kernel parameter as the frontend described it (oxide.params, oxide.elem_sizes).
+struct Parameter {
+  std::string name;
+  detail::ParamKind kind = detail::ParamKind::other;
+  uint64_t elementSize = 0;
+};
+
+/// The parameters of contracted kernel `kernel`; nullopt where they are not described.
+std::optional<llvm::SmallVector<Parameter, 8>> parameters(const llvm::Function &kernel);
 
 /// A field of a by-value kernel parameter that a pointer was loaded from.
 struct ParameterField {

@@ -1,0 +1,62 @@
+//===- LocalArgumentBounds.h - a caller's local array's bounds, passed to helpers ---*- C++ -*-===//
+//
+// A write into a thread's local array is tested against the array where the optimised code
+// does not prove it inside (GuardedWrites.cpp on the GPU, SimWriteChecks.cpp on the simulator).
+// A helper that is not inlined (recursive, as std::sort's introsort loop, or `noinline`) and
+// writes through a pointer argument into its caller's array does not know that array: this
+// utility gives such a helper the array's bytes as two extra parameters, passed down from the
+// call that made the pointer, so that the write checks can test the write there.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OXIDE_COMPILER_LOCALARGUMENTBOUNDS_H
+#define OXIDE_COMPILER_LOCALARGUMENTBOUNDS_H
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <vector>
+
+namespace llvm {
+class Argument;
+class Function;
+class Instruction;
+class Module;
+class Value;
+} // namespace llvm
+
+namespace oxide {
+
+/// The bytes [lo, hi) of the local array a pointer argument points into, as generic addresses
+/// (i64). A pointer that is not into a local array (an element of a span) gets [0, 2^64 - 1).
+struct LocalBounds {
+  llvm::Value *lo;
+  llvm::Value *hi;
+};
+
+/// What boundLocalArguments did.
+struct BoundedArguments {
+  /// The checked helpers as they now are (a helper that needed bounds replaced by its clone).
+  llvm::SetVector<llvm::Function *> helpers;
+  /// The bounds of each pointer argument through which a write (or a call passing it on) may
+  /// reach a caller's local array.
+  llvm::DenseMap<const llvm::Argument *, LocalBounds> bounds;
+  /// Calls that pass such an argument a pointer that may be into one of several arrays, and
+  /// helpers that need bounds but are called through pointers: their writes stay untested.
+  std::vector<const llvm::Instruction *> untold;
+};
+
+/// For the helpers `helpers` (defined functions that `kernels` reach), the writes whose address
+/// `localWrite` returns (null for a write that cannot land in a caller's local array), and the
+/// pointer arguments those addresses are based on: gives each helper that needs them a clone
+/// with two i64 parameters per such argument, the array's bounds, and makes every call of the
+/// kernels and checked helpers call the clone with the bounds of the array it passes (an alloca
+/// of the caller, or the caller's own bounded argument). Helpers that unchecked code also calls
+/// keep their original for it.
+BoundedArguments boundLocalArguments(llvm::Module &module, llvm::ArrayRef<llvm::Function *> kernels,
+                                     llvm::ArrayRef<llvm::Function *> helpers,
+                                     llvm::function_ref<const llvm::Value *(llvm::Instruction &)> localWrite);
+
+} // namespace oxide
+
+#endif
