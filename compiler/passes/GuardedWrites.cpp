@@ -672,6 +672,8 @@ private:
 };
 
 std::string describe(const ForbiddenWrite &finding) {
+  if (finding.limitation)
+    return "this write of '" + finding.function + "' " + finding.what + " [safety rule: store-target]";
   return "this write of '" + finding.function +
          "' is not allowed in the optimised device code: " + finding.what +
          "; this is a defect of Oxide's compiler, please report it with this file [safety rule: "
@@ -739,9 +741,15 @@ oxide::WriteAudit oxide::auditWrites(Module &module) {
                    : nullptr;
       });
   for (const Instruction *at : bounded.untold)
-    audit.forbidden.push_back({at, demangle(at->getFunction()->getName().str()),
-                               "it writes through a pointer into a local array of its caller that cannot be "
-                               "told (one of several arrays, or in a function called through a pointer)"});
+    audit.forbidden.push_back(
+        {at, demangle(at->getFunction()->getName().str()),
+         isa<CallBase>(at)
+             ? "passes on a pointer that may be into a local array of its caller or elsewhere, and "
+               "a write through it cannot be tested against the array; pass separate pointers"
+             : "lands in a local array of its caller at an offset Oxide cannot bound, and a function "
+               "called through a pointer cannot be given the array's bounds to test it; call the "
+               "function directly, or let it be inlined",
+         /*limitation=*/true});
   for (Function *helper : bounded.helpers)
     for (Instruction *write : KernelAudit(*helper, {}, audit.forbidden, &bounded.bounds).run())
       audit.guarded.push_back(write);

@@ -182,8 +182,10 @@ oxide::BoundedArguments oxide::boundLocalArguments(Module &module, ArrayRef<Func
       result.helpers.insert(helper);
       continue;
     }
-    if (helper->hasAddressTaken())
-      result.untold.push_back(&*helper->getEntryBlock().getFirstNonPHIOrDbg());
+    if (helper->hasAddressTaken()) // a call through a pointer passes no bounds
+      for (Instruction &inst : instructions(*helper))
+        if (localWrite(inst))
+          result.untold.push_back(&inst);
     Function *clone = cloneWithBounds(*helper, it->second, result.bounds);
     clones[helper] = clone;
     result.helpers.insert(clone);

@@ -3,7 +3,8 @@
 // `if (!p) __builtin_unreachable()`, a [[noreturn]] function that returns, a signed overflow or
 // an uninitialised variable as an AtomicSpan index, a switch whose default is unreachable, an
 // assumption that the thread is its block's leader, a tile index or a pair that are assumed
-// valid, a loop that overruns a local array). Each is launched with more threads than its output
+// valid, a loop that overruns a local array, helpers that are not inlined writing past the
+// kernel's local array). Each is launched with more threads than its output
 // has elements. The output is a slice of a larger buffer: right behind it lie 64 canaries, then
 // the kernel's input (a read-only slice of the same buffer). A guard that survived either skips
 // the store or stops the kernel (a trap fails the launch); a guard that was deleted writes past
@@ -169,6 +170,47 @@ local_array_loop(oxide::AtomicSpan<unsigned> bins, oxide::Span<const unsigned> i
   }
 }
 
+// Helpers that are not inlined writing into the kernel's local array at an index from the input
+// (0 to 9 against 4 elements): the helper gets the array's bounds and tests the write; without
+// the test the write lands on the thread's other locals or spill slots, which no canary sees, so
+// these variants must stop. A noinline helper, a recursive one (as std::sort's introsort loop),
+// and a pointer a helper returns.
+[[gnu::noinline]] void put_local(float *p, int k, float v) { p[k] = v; }
+void fill_local(float *p, int n, float v) {
+  if (n <= 0)
+    return;
+  p[n - 1] = v;
+  fill_local(p, n - 1, v);
+}
+[[gnu::noinline]] float *local_at(float *p, int k) { return p + k; }
+
+inline void local_result(oxide::DisjointSpan<float> out, const float (&local)[4]) {
+  const auto &i = oxide::thread::index_1d();
+  if (float *o = out.get_mut(i))
+    *o = local[0] + local[1] + local[2] + local[3];
+}
+
+[[kernel, oxide::launch_contract("domain = 1")]] void local_noinline_helper(oxide::DisjointSpan<float> out,
+                                                                            oxide::Span<const float> in) {
+  float local[4] = {};
+  put_local(local, static_cast<int>(in[oxide::thread::index_1d().get() % in.size()]), 9.0f);
+  local_result(out, local);
+}
+
+[[kernel, oxide::launch_contract("domain = 1")]] void local_recursive_helper(oxide::DisjointSpan<float> out,
+                                                                             oxide::Span<const float> in) {
+  float local[4] = {};
+  fill_local(local, static_cast<int>(in[oxide::thread::index_1d().get() % in.size()]) + 1, 9.0f);
+  local_result(out, local);
+}
+
+[[kernel, oxide::launch_contract("domain = 1")]] void local_returned_pointer(oxide::DisjointSpan<float> out,
+                                                                             oxide::Span<const float> in) {
+  float local[4] = {};
+  *local_at(local, static_cast<int>(in[oxide::thread::index_1d().get() % in.size()])) = 9.0f;
+  local_result(out, local);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The host side.
 
@@ -241,6 +283,15 @@ int run_float(const char *variant, Kernel kernel, oxide::LaunchConfig1D config =
   return arena.intact(arena.buffer.to_host(env.stream), variant) ? 0 : 1;
 }
 
+/// A float kernel whose index is past a local array for some threads: it must stop (the child
+/// exits 3); a launch that finishes wrote past that array.
+template <class Kernel> int run_must_stop(const char *variant, Kernel kernel) {
+  if (run_float(variant, kernel) != 0)
+    return 1;
+  std::printf("%s: finished, so some thread wrote past its local array\n", variant);
+  return 1;
+}
+
 template <class Kernel, class... Args> int run_float_only(const char *variant, Kernel kernel, Args... args) {
   Env env;
   Arena<float> arena(env.stream, kOut, 32, kFloatCanary, 0.0f, float_input);
@@ -305,6 +356,9 @@ const std::vector<Variant> &variants() {
        [](const char *v) {
          return run_atomic(v, local_array_loop, 256, 32, oxide::LaunchConfig1D{1, 1}, std::uint32_t{300});
        }},
+      {"local_noinline_helper", [](const char *v) { return run_must_stop(v, local_noinline_helper); }},
+      {"local_recursive_helper", [](const char *v) { return run_must_stop(v, local_recursive_helper); }},
+      {"local_returned_pointer", [](const char *v) { return run_must_stop(v, local_returned_pointer); }},
   };
   return all;
 }

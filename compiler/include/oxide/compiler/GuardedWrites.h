@@ -52,6 +52,9 @@ struct ForbiddenWrite {
   const llvm::Instruction *at; ///< the write
   std::string function;        ///< the kernel's demangled name
   std::string what;            ///< why, e.g. "it writes input 'a', which the kernel may only read"
+  /// What the program asks of the audit that it cannot do, with the remedy in `what`; otherwise
+  /// the audit found an error of the compiler's own earlier checks.
+  bool limitation = false;
 };
 
 /// What the audit of an optimised module found and did.

@@ -41,8 +41,9 @@ struct BoundedArguments {
   /// The bounds of each pointer argument through which a write (or a call passing it on) may
   /// reach a caller's local array.
   llvm::DenseMap<const llvm::Argument *, LocalBounds> bounds;
-  /// Calls that pass such an argument a pointer that may be into one of several arrays, and
-  /// helpers that need bounds but are called through pointers: their writes stay untested.
+  /// Calls that pass such an argument a pointer that may be into a local array or elsewhere,
+  /// and the local writes of helpers that need bounds but are also called through pointers:
+  /// they stay untested there.
   std::vector<const llvm::Instruction *> untold;
 };
 
