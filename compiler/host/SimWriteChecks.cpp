@@ -447,16 +447,30 @@ private:
   llvm::StringMap<llvm::GlobalVariable *> locations;
 };
 
-/// The functions with bodies that `kernels` reach through direct calls, kernels first.
+/// The functions with bodies that `kernels` reach, kernels first: through direct calls, and
+/// through a call by pointer any function whose address the module takes and whose type is the
+/// call's (the GPU's audit, GuardedWrites.cpp, follows indirect calls to every such function).
 llvm::SetVector<llvm::Function *> reachableFunctions(llvm::ArrayRef<llvm::Function *> kernels) {
   llvm::SetVector<llvm::Function *> reached(kernels.begin(), kernels.end());
+  if (kernels.empty())
+    return reached;
+  llvm::Module &module = *kernels.front()->getParent();
   for (std::size_t i = 0; i < reached.size(); ++i)
-    for (llvm::Instruction &inst : llvm::instructions(*reached[i]))
-      if (auto *call = llvm::dyn_cast<llvm::CallBase>(&inst))
-        if (auto *callee =
-                llvm::dyn_cast<llvm::Function>(call->getCalledOperand()->stripPointerCastsAndAliases()))
-          if (!callee->isDeclaration() && !callee->isIntrinsic())
-            reached.insert(callee);
+    for (llvm::Instruction &inst : llvm::instructions(*reached[i])) {
+      auto *call = llvm::dyn_cast<llvm::CallBase>(&inst);
+      if (!call || call->isInlineAsm())
+        continue;
+      if (auto *callee =
+              llvm::dyn_cast<llvm::Function>(call->getCalledOperand()->stripPointerCastsAndAliases())) {
+        if (!callee->isDeclaration() && !callee->isIntrinsic())
+          reached.insert(callee);
+        continue;
+      }
+      for (llvm::Function &target : module)
+        if (!target.isDeclaration() && target.getFunctionType() == call->getFunctionType() &&
+            target.hasAddressTaken())
+          reached.insert(&target);
+    }
   return reached;
 }
 

@@ -86,6 +86,11 @@ bool isGridBarrierWorkspace(const Value *object) {
 
 std::string quoted(const Parameter &p) { return "'" + p.name + "'"; }
 
+/// The C++ name of `function` (of the helper a clone with bounds was made from).
+std::string userName(const Function &function) {
+  return demangle(function.getName().str().substr(0, function.getName().rfind(oxide::kBoundedSuffix)));
+}
+
 /// One of the thread's arrays a write may land in: an alloca of the audited function, or a
 /// caller's array whose bounds an argument brings.
 struct LocalArray {
@@ -100,8 +105,7 @@ public:
   KernelAudit(Function &kernel, ArrayRef<Parameter> params, std::vector<ForbiddenWrite> &findings,
               const DenseMap<const Argument *, oxide::LocalBounds> *argumentBounds = nullptr)
       : kernel(kernel), params(params), findings(findings), argumentBounds(argumentBounds),
-        name(demangle(kernel.getName().str())), layout(kernel.getParent()->getDataLayout()),
-        dominators(kernel) {
+        name(userName(kernel)), layout(kernel.getParent()->getDataLayout()), dominators(kernel) {
     for (Instruction &inst : instructions(kernel))
       if (auto *call = dyn_cast<IntrinsicInst>(&inst); call && call->getIntrinsicID() == Intrinsic::assume)
         assumptions.push_back(call);
@@ -742,7 +746,7 @@ oxide::WriteAudit oxide::auditWrites(Module &module) {
       });
   for (const Instruction *at : bounded.untold)
     audit.forbidden.push_back(
-        {at, demangle(at->getFunction()->getName().str()),
+        {at, userName(*at->getFunction()),
          isa<CallBase>(at)
              ? "passes on a pointer that may be into a local array of its caller or elsewhere, and "
                "a write through it cannot be tested against the array; pass separate pointers"

@@ -74,7 +74,7 @@ Function *cloneWithBounds(Function &function, ArrayRef<unsigned> numbers,
   params.append(2 * numbers.size(), i64);
   auto *type = FunctionType::get(function.getReturnType(), params, function.isVarArg());
   Function *clone = Function::Create(type, GlobalValue::InternalLinkage, function.getAddressSpace(),
-                                     function.getName() + ".oxide.bounded", function.getParent());
+                                     function.getName() + oxide::kBoundedSuffix, function.getParent());
   ValueToValueMapTy map;
   for (Argument &argument : function.args()) {
     map[&argument] = clone->getArg(argument.getArgNo());

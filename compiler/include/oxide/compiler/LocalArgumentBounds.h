@@ -27,6 +27,9 @@ class Value;
 
 namespace oxide {
 
+/// The suffix of a helper's clone that takes bounds (what a message names is the helper).
+inline constexpr char kBoundedSuffix[] = ".oxide.bounded";
+
 /// The bytes [lo, hi) of the local array a pointer argument points into, as generic addresses
 /// (i64). A pointer that is not into a local array (an element of a span) gets [0, 2^64 - 1).
 struct LocalBounds {
