@@ -107,10 +107,9 @@ llvm::Expected<std::string> oxide::generatePtx(llvm::Module &module, llvm::Strin
   optimizeModule(module, **tm, optLevel);
   // Every write the optimiser left is checked again: its target, and its bounds (a bound the
   // facts of the optimised code do not prove is tested again ahead of the write). At -O0 no
-  // optimisation ran: the guards are the lowering's own.
-  WriteAudit writes;
-  if (optLevel > 0)
-    writes = auditWrites(module);
+  // optimisation ran: the guards are the lowering's own, but for the writes into the threads'
+  // arrays, which only the audit tests (-G builds too).
+  const WriteAudit writes = auditWrites(module, /*localOnly=*/optLevel == 0);
   // Audited, the atomics get the scopes the back end would drop (inline assembly: last).
   scopeAtomics(module, **tm);
   if (dumpOptimized)

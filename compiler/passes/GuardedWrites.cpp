@@ -103,9 +103,11 @@ struct LocalArray {
 class KernelAudit {
 public:
   KernelAudit(Function &kernel, ArrayRef<Parameter> params, std::vector<ForbiddenWrite> &findings,
-              const DenseMap<const Argument *, oxide::LocalBounds> *argumentBounds = nullptr)
+              const DenseMap<const Argument *, oxide::LocalBounds> *argumentBounds = nullptr,
+              bool localOnly = false)
       : kernel(kernel), params(params), findings(findings), argumentBounds(argumentBounds),
-        name(userName(kernel)), layout(kernel.getParent()->getDataLayout()), dominators(kernel) {
+        localOnly(localOnly), name(userName(kernel)), layout(kernel.getParent()->getDataLayout()),
+        dominators(kernel) {
     for (Instruction &inst : instructions(kernel))
       if (auto *call = dyn_cast<IntrinsicInst>(&inst); call && call->getIntrinsicID() == Intrinsic::assume)
         assumptions.push_back(call);
@@ -186,6 +188,8 @@ private:
       auditLocal(write, std::move(*arrays));
       return;
     }
+    if (localOnly)
+      return;
     // A helper's other writes, through its arguments, were proven before optimisation at
     // constant offsets (the write proof refuses the others), and its spans' in its callers.
     if (space == kLocalAddressSpace) {
@@ -663,6 +667,9 @@ private:
   ArrayRef<Parameter> params;
   std::vector<ForbiddenWrite> &findings;
   const DenseMap<const Argument *, oxide::LocalBounds> *argumentBounds;
+  /// Only the writes into the thread's arrays (unoptimised code: the other guards are the
+  /// lowering's own, and pointers may pass through memory the audit does not follow).
+  bool localOnly;
   std::string name;
   const DataLayout &layout;
   DominatorTree dominators;
@@ -684,7 +691,7 @@ std::string describe(const ForbiddenWrite &finding) {
          "optimised-guard]";
 }
 
-void auditKernel(Function &kernel, oxide::WriteAudit &audit) {
+void auditKernel(Function &kernel, oxide::WriteAudit &audit, bool localOnly = false) {
   if (kernel.isDeclaration() || !kernel.hasFnAttribute("oxide.contract"))
     return;
   std::optional<SmallVector<Parameter, 8>> params = parameters(kernel);
@@ -693,7 +700,7 @@ void auditKernel(Function &kernel, oxide::WriteAudit &audit) {
                                "its parameters are not described (oxide.params, oxide.elem_sizes)"});
     return;
   }
-  for (Instruction *write : KernelAudit(kernel, *params, audit.forbidden).run())
+  for (Instruction *write : KernelAudit(kernel, *params, audit.forbidden, nullptr, localOnly).run())
     audit.guarded.push_back(write);
 }
 
@@ -726,10 +733,10 @@ SetVector<Function *> reachedHelpers(Module &module) {
   return reached;
 }
 
-oxide::WriteAudit oxide::auditWrites(Module &module) {
+oxide::WriteAudit oxide::auditWrites(Module &module, bool localOnly) {
   WriteAudit audit;
   for (Function &function : module)
-    auditKernel(function, audit);
+    auditKernel(function, audit, localOnly);
   // Helpers that write through a pointer argument into a caller's array get its bounds.
   SmallVector<Function *, 8> kernels;
   for (Function &function : module)
@@ -755,7 +762,7 @@ oxide::WriteAudit oxide::auditWrites(Module &module) {
                "function directly, or let it be inlined",
          /*limitation=*/true});
   for (Function *helper : bounded.helpers)
-    for (Instruction *write : KernelAudit(*helper, {}, audit.forbidden, &bounded.bounds).run())
+    for (Instruction *write : KernelAudit(*helper, {}, audit.forbidden, &bounded.bounds, localOnly).run())
       audit.guarded.push_back(write);
   return audit;
 }

@@ -14,6 +14,47 @@
 
 using namespace llvm;
 
+namespace {
+
+/// The one value a local variable holds, for a load from it: unoptimised code keeps each
+/// parameter in such a slot (stored once on entry, then only loaded). Any other use of the slot
+/// (a second store, its address passed on) and the load is an object of its own.
+const Value *heldValue(const Value *object) {
+  const auto *load = dyn_cast<LoadInst>(object);
+  const auto *slot = load ? dyn_cast<AllocaInst>(load->getPointerOperand()->stripPointerCasts()) : nullptr;
+  if (!slot || !load->getType()->isPointerTy())
+    return nullptr;
+  const Value *held = nullptr;
+  for (const User *user : slot->users()) {
+    if (const auto *other = dyn_cast<LoadInst>(user); other && other->getPointerOperand() == slot)
+      continue;
+    const auto *store = dyn_cast<StoreInst>(user);
+    if (!store || store->getPointerOperand() != slot || held)
+      return nullptr;
+    held = store->getValueOperand();
+  }
+  return held && held->getType()->isPointerTy() ? held : nullptr;
+}
+
+/// getUnderlyingObjects, a load from a slot that holds one pointer replaced by that pointer's.
+SmallVector<const Value *, 4> objectsOf(const Value *pointer) {
+  SmallVector<const Value *, 4> objects, result;
+  getUnderlyingObjects(pointer, objects, nullptr, 0);
+  for (const Value *object : objects) {
+    SmallVector<const Value *, 4> held;
+    if (const Value *value = heldValue(object))
+      getUnderlyingObjects(value, held, nullptr, 0);
+    else
+      held.push_back(object);
+    for (const Value *h : held)
+      if (!is_contained(result, h))
+        result.push_back(h);
+  }
+  return result;
+}
+
+} // namespace
+
 std::optional<SmallVector<const Value *, 2>> oxide::returnedObjects(const CallBase &call) {
   const Function *callee = call.getCalledFunction();
   if (!callee || callee->isDeclaration() || !callee->getReturnType()->isPointerTy())
@@ -21,17 +62,13 @@ std::optional<SmallVector<const Value *, 2>> oxide::returnedObjects(const CallBa
   SmallVector<const Value *, 2> result;
   for (const BasicBlock &block : *callee)
     if (const auto *ret = dyn_cast<ReturnInst>(block.getTerminator())) {
-      SmallVector<const Value *, 4> objects;
-      getUnderlyingObjects(ret->getReturnValue(), objects, nullptr, 0);
-      for (const Value *object : objects) {
+      for (const Value *object : objectsOf(ret->getReturnValue())) {
         if (isa<ConstantPointerNull>(object))
           continue;
         const auto *argument = dyn_cast<Argument>(object);
         if (!argument || argument->getArgNo() >= call.arg_size())
           return std::nullopt;
-        SmallVector<const Value *, 4> mapped;
-        getUnderlyingObjects(call.getArgOperand(argument->getArgNo()), mapped, nullptr, 0);
-        for (const Value *m : mapped)
+        for (const Value *m : objectsOf(call.getArgOperand(argument->getArgNo())))
           if (!is_contained(result, m))
             result.push_back(m);
       }
@@ -40,8 +77,7 @@ std::optional<SmallVector<const Value *, 2>> oxide::returnedObjects(const CallBa
 }
 
 SmallVector<const Value *, 4> oxide::underlyingObjectsThroughCalls(const Value *pointer) {
-  SmallVector<const Value *, 4> objects;
-  getUnderlyingObjects(pointer, objects, nullptr, 0);
+  SmallVector<const Value *, 4> objects = objectsOf(pointer);
   // Nested calls (a helper passing its argument to another) up to a depth, as far as a chain of
   // helpers goes in practice; a call left is an object of its own.
   for (unsigned depth = 0; depth < 4; ++depth) {

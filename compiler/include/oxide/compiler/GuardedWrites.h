@@ -67,8 +67,10 @@ struct WriteAudit {
 /// optimised module: each write's target must be one the kernel may write (`forbidden` lists
 /// the others), and each write to a span must be proven inside it from the facts that hold
 /// there; a write that is not gets its bounds test back, ahead of it, reading the address
-/// itself (`guarded` lists them). The module is otherwise unchanged.
-WriteAudit auditWrites(llvm::Module &module);
+/// itself (`guarded` lists them). The module is otherwise unchanged. `localOnly` (unoptimised
+/// code, whose other guards are the lowering's own): only the writes into the threads' arrays,
+/// in the kernels and the helpers they reach.
+WriteAudit auditWrites(llvm::Module &module, bool localOnly = false);
 
 /// Prints each finding as a located error (`file:line:col: error: ...`) to `os`.
 void printForbiddenWrites(llvm::ArrayRef<ForbiddenWrite> findings, llvm::raw_ostream &os);

@@ -26,7 +26,9 @@ namespace oxide {
 std::optional<llvm::SmallVector<const llvm::Value *, 2>> returnedObjects(const llvm::CallBase &call);
 
 /// The objects `pointer` may be based on, through selects and phis (llvm::getUnderlyingObjects),
-/// each call that returnedObjects reads back replaced by those objects, through nested calls.
+/// each call that returnedObjects reads back replaced by those objects, and a load from a local
+/// variable that holds one pointer (an unoptimised function's parameter slot) by that pointer's,
+/// through nested calls.
 llvm::SmallVector<const llvm::Value *, 4> underlyingObjectsThroughCalls(const llvm::Value *pointer);
 
 } // namespace oxide
