@@ -36,21 +36,31 @@ const Value *heldValue(const Value *object) {
   return held && held->getType()->isPointerTy() ? held : nullptr;
 }
 
-/// getUnderlyingObjects, a load from a slot that holds one pointer replaced by that pointer's.
+/// getUnderlyingObjects, a load from a slot that holds one pointer replaced by that pointer's
+/// (a variable of unoptimised code made from another: a few levels).
 SmallVector<const Value *, 4> objectsOf(const Value *pointer) {
-  SmallVector<const Value *, 4> objects, result;
+  SmallVector<const Value *, 4> objects;
   getUnderlyingObjects(pointer, objects, nullptr, 0);
-  for (const Value *object : objects) {
-    SmallVector<const Value *, 4> held;
-    if (const Value *value = heldValue(object))
-      getUnderlyingObjects(value, held, nullptr, 0);
-    else
-      held.push_back(object);
-    for (const Value *h : held)
-      if (!is_contained(result, h))
-        result.push_back(h);
+  for (unsigned depth = 0; depth < 4; ++depth) {
+    SmallVector<const Value *, 4> next;
+    bool changed = false;
+    for (const Value *object : objects) {
+      SmallVector<const Value *, 4> held;
+      if (const Value *value = heldValue(object)) {
+        getUnderlyingObjects(value, held, nullptr, 0);
+        changed = true;
+      } else {
+        held.push_back(object);
+      }
+      for (const Value *h : held)
+        if (!is_contained(next, h))
+          next.push_back(h);
+    }
+    objects = std::move(next);
+    if (!changed)
+      break;
   }
-  return result;
+  return objects;
 }
 
 } // namespace
