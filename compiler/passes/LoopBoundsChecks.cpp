@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "oxide/compiler/LoopBoundsChecks.h"
+#include "LoopChecks.h"
 #include "oxide/compiler/BoundsFailure.h"
-#include "oxide/compiler/GuardedWrites.h"
 
 #include "llvm/Analysis/DomTreeUpdater.h"
 #include "llvm/Analysis/LoopInfo.h"
@@ -29,79 +29,9 @@
 
 using namespace llvm;
 using namespace llvm::PatternMatch;
+using namespace oxide::loop_checks;
 
 namespace {
-
-/// A branch that takes successor `inBounds` when every `index <u bound` of `tests` holds.
-struct Check {
-  BranchInst *branch;
-  SmallVector<std::pair<Value *, Value *>, 2> tests;
-  unsigned inBounds;
-
-  BasicBlock *outOfBounds() const { return branch->getSuccessor(1 - inBounds); }
-  /// Makes the branch always take its in-bounds successor; the writes at the indices it tested
-  /// carry the proof to the audit of the optimised code (GuardedWrites.h).
-  void fold(DomTreeUpdater &updater) const {
-    for (auto [index, bound] : tests)
-      oxide::markProvedWrites(index, bound, branch->getSuccessor(inBounds), updater.getDomTree());
-    branch->setCondition(ConstantInt::getBool(branch->getContext(), inBounds == 0));
-    ConstantFoldTerminator(branch->getParent(), /*DeleteDeadConditions=*/true, nullptr, &updater);
-  }
-};
-
-/// Appends the tests `index <u bound` that `condition` is the conjunction of (when
-/// `trueInBounds`) or whose conjunction it negates: instcombine joins an element guard's
-/// `j < w && c < w` into one branch on `j >= w || c >= w`.
-bool collectTests(Value *condition, bool trueInBounds, SmallVectorImpl<std::pair<Value *, Value *>> &tests,
-                  unsigned depth = 0) {
-  Value *a, *b;
-  if (depth < 4 && (trueInBounds ? match(condition, m_LogicalAnd(m_Value(a), m_Value(b)))
-                                 : match(condition, m_LogicalOr(m_Value(a), m_Value(b)))))
-    return collectTests(a, trueInBounds, tests, depth + 1) && collectTests(b, trueInBounds, tests, depth + 1);
-  auto *cmp = dyn_cast<ICmpInst>(condition);
-  if (!cmp || !cmp->getOperand(0)->getType()->isIntegerTy(64))
-    return false;
-  const CmpInst::Predicate p = trueInBounds ? cmp->getPredicate() : cmp->getInversePredicate();
-  if (p == CmpInst::ICMP_ULT)
-    tests.push_back({cmp->getOperand(0), cmp->getOperand(1)});
-  else if (p == CmpInst::ICMP_UGT)
-    tests.push_back({cmp->getOperand(1), cmp->getOperand(0)});
-  else
-    return false;
-  return true;
-}
-
-std::optional<Check> checkEnding(BasicBlock *block) {
-  auto *branch = dyn_cast<BranchInst>(block->getTerminator());
-  if (!branch || !branch->isConditional() || branch->getSuccessor(0) == branch->getSuccessor(1))
-    return std::nullopt;
-  for (unsigned inBounds : {0u, 1u}) {
-    Check check{branch, {}, inBounds};
-    if (collectTests(branch->getCondition(), inBounds == 0, check.tests))
-      return check;
-  }
-  return std::nullopt;
-}
-
-/// Whether `value` is computed in 64 bits from the loop's values: no extension of a narrower
-/// value that changes in `loop` (SCEV widens such a value through its no-wrap flags, which
-/// signed arithmetic in the user's code sets without proof).
-bool computedInFullWidth(Value *value, const Loop &loop) {
-  SmallVector<Value *, 16> work{value};
-  SmallPtrSet<Value *, 16> seen;
-  while (!work.empty()) {
-    auto *inst = dyn_cast<Instruction>(work.pop_back_val());
-    if (!inst || !loop.contains(inst) || !seen.insert(inst).second)
-      continue;
-    if (isa<ZExtInst, SExtInst, TruncInst>(inst) || !inst->getType()->isIntegerTy(64))
-      return false;
-    if (isa<PHINode>(inst) && inst->getParent() != loop.getHeader())
-      return false;
-    if (!isa<PHINode>(inst))
-      work.append(inst->op_begin(), inst->op_end());
-  }
-  return true;
-}
 
 /// How many more times the latch of `loop` runs after the first iteration, when its exit is
 /// exact without no-wrap facts: the latch leaves on `i == x` (or stays on `i != x`) for a
@@ -121,24 +51,6 @@ const SCEV *exactLatchCount(Loop &loop, ScalarEvolution &scev) {
     }
   }
   return nullptr;
-}
-
-/// The bounds check `check` as idx = {start, +, step} in `loop`, step in [1, 2^32).
-struct Recurrence {
-  const SCEV *start;
-  uint64_t step;
-};
-
-std::optional<Recurrence> recurrenceOf(const Check &check, Loop &loop, ScalarEvolution &scev) {
-  if (check.tests.size() != 1)
-    return std::nullopt;
-  const auto *index = dyn_cast<SCEVAddRecExpr>(scev.getSCEV(check.tests[0].first));
-  if (!index || index->getLoop() != &loop || !index->isAffine())
-    return std::nullopt;
-  const auto *step = dyn_cast<SCEVConstant>(index->getStepRecurrence(scev));
-  if (!step || step->getAPInt().isZero() || step->getAPInt().getActiveBits() > 32)
-    return std::nullopt;
-  return Recurrence{index->getStart(), step->getAPInt().getZExtValue()};
 }
 
 /// Whether `condition` being `truth` means `a <u b`, directly or as one side of a conjunction
@@ -209,97 +121,69 @@ bool provedInBounds(const SCEV *index, const SCEV *count, const SCEV *bound, Loo
   return each && enteredOnlyBelow(loop, s, bound, scev, dominators);
 }
 
-/// Whether the loop leaves only through its latch or through failure reports, so that a check
-/// that runs in every iteration runs in the last one unless an earlier check stops the kernel.
-bool leavesOnlyAtLatchOrFailure(Loop &loop) {
-  SmallVector<std::pair<BasicBlock *, BasicBlock *>, 8> exits;
-  loop.getExitEdges(exits);
-  return llvm::all_of(exits, [&](const auto &edge) {
-    return edge.first == loop.getLoopLatch() || oxide::isBoundsFailureBlock(edge.second);
-  });
-}
-
-bool availableAt(Value *value, Instruction *at, DominatorTree &dominators) {
-  auto *inst = dyn_cast<Instruction>(value);
-  return !inst || dominators.dominates(inst, at);
-}
-
-/// `value` in the first iteration of `loop`, computed before `at` (the end of its preheader): the
-/// loop's instructions it depends on, cloned with each header phi replaced by its entry value;
-/// nullptr if one of them reads memory or may not run early.
-Value *atFirstIteration(Value *value, Loop &loop, Instruction *at, DenseMap<Value *, Value *> &cloned,
-                        unsigned depth = 0) {
-  auto *inst = dyn_cast<Instruction>(value);
-  if (!inst || !loop.contains(inst))
-    return value;
-  if (auto *phi = dyn_cast<PHINode>(inst))
-    return phi->getParent() == loop.getHeader() ? phi->getIncomingValueForBlock(loop.getLoopPreheader())
-                                                : nullptr;
-  if (Value *done = cloned.lookup(inst))
-    return done;
-  if (depth > 16 || inst->mayReadOrWriteMemory() || !isSafeToSpeculativelyExecute(inst))
-    return nullptr;
-  // Without the no-wrap flags of the original: a poison first index would let the test of it
-  // be folded away.
-  Instruction *copy = inst->clone();
-  copy->dropPoisonGeneratingAnnotations();
-  for (Use &operand : copy->operands()) {
-    Value *first = atFirstIteration(operand.get(), loop, at, cloned, depth + 1);
-    if (!first) {
-      copy->deleteValue();
-      return nullptr;
+/// Whether `loop` may write memory other than shared memory (or call what may).
+bool writesBeyondShared(Loop &loop) {
+  for (BasicBlock *block : loop.blocks())
+    for (Instruction &inst : *block) {
+      if (auto *store = dyn_cast<StoreInst>(&inst); store && store->getPointerAddressSpace() == 3)
+        continue;
+      // Barriers and the like write nothing a check guards; memcpy and memset do.
+      if (inst.mayWriteToMemory() && (!isa<IntrinsicInst>(inst) || isa<AnyMemIntrinsic>(inst)))
+        return true;
     }
-    operand.set(first);
-  }
-  copy->insertBefore(at->getIterator());
-  cloned[inst] = copy;
-  return copy;
+  return false;
 }
 
-/// Tests the check's last index in the preheader (see LoopBoundsChecks.h); false when it cannot.
-bool hoistCheck(const Check &check, const Recurrence &r, const SCEV *count, Loop &loop, ScalarEvolution &scev,
-                DominatorTree &dominators, DomTreeUpdater &updater, LoopInfo &loops) {
-  BasicBlock *preheader = loop.getLoopPreheader();
-  BasicBlock *failure = check.outOfBounds();
-  Instruction *at = preheader->getTerminator();
-  SmallVector<Value *, 8> report = oxide::boundsFailureArguments(failure, check.branch->getParent());
-  Value *bound = check.tests[0].second;
-  if (report.size() < 2 || report[1] != bound)
+/// A check that IndVarSimplify turned into an exit on `i == x`: `base + i <u size` with i
+/// counting by 1 first fails where i == umax(size, base) - base, the index it reports computed
+/// before the loop. For i = {first, +, 1} in 64 bits and a loop whose latch runs `count` more
+/// times, i takes each of first .. first + count (mod 2^64) once, so the check fails exactly when
+/// x - first <=u count: tested before the loop with the report's own arguments. Only in loops
+/// that write no memory but shared memory: the check's index and bound are gone, so the audit
+/// of the optimised code could not take it as the proof of a write (it would guard the write
+/// again, and others it proved with the same facts).
+bool hoistEqualityExit(BasicBlock *block, const SCEV *count, Loop &loop, ScalarEvolution &scev,
+                       DominatorTree &dominators, DomTreeUpdater &updater, LoopInfo &loops) {
+  auto *branch = dyn_cast<BranchInst>(block->getTerminator());
+  auto *cmp = branch && branch->isConditional() ? dyn_cast<ICmpInst>(branch->getCondition()) : nullptr;
+  if (!cmp || !cmp->isEquality() || !cmp->getOperand(0)->getType()->isIntegerTy(64))
     return false;
-  for (Value *argument : llvm::drop_begin(report))
-    if (!availableAt(argument, at, dominators))
-      return false;
-  // The count is expanded (it does not change in any loop around this one); the first index is
-  // the check's own arithmetic with the loop's phis at their entry values: expanding its SCEV
-  // would give each enclosing loop a new induction variable, live across all of it (layernorm's
-  // row loop went from 29 registers to 45).
+  const unsigned failing = cmp->getPredicate() == CmpInst::ICMP_EQ ? 0 : 1;
+  BasicBlock *failure = branch->getSuccessor(failing);
+  if (!oxide::reportsBoundsFailure(failure) || oxide::reportsBoundsFailure(branch->getSuccessor(1 - failing)))
+    return false;
+  Value *counter = cmp->getOperand(0), *x = cmp->getOperand(1);
+  if (!loop.isLoopInvariant(x))
+    std::swap(counter, x);
+  const auto *iv = dyn_cast<SCEVAddRecExpr>(scev.getSCEV(counter));
+  if (!loop.isLoopInvariant(x) || !iv || iv->getLoop() != &loop || !iv->isAffine() ||
+      !iv->getStepRecurrence(scev)->isOne() || !computedInFullWidth(counter, loop) ||
+      writesBeyondShared(loop))
+    return false;
+  Instruction *at = loop.getLoopPreheader()->getTerminator();
+  SmallVector<Value *, 8> report = oxide::boundsFailureArguments(failure, block);
   SCEVExpander expander(scev, "oxide.loopcheck");
-  if (scev.containsAddRecurrence(count) || !expander.isSafeToExpand(count) ||
+  if (!llvm::all_of(report, [&](Value *argument) { return availableAt(argument, at, dominators); }) ||
+      scev.containsAddRecurrence(count) || !expander.isSafeToExpand(count) ||
       !expander.isSafeToExpandAt(count, at))
     return false;
   DenseMap<Value *, Value *> cloned;
-  Value *start = atFirstIteration(check.tests[0].first, loop, at, cloned);
-  if (!start)
+  Value *first = atFirstIteration(counter, loop, at, cloned);
+  if (!first)
     return false;
-  Type *i64 = bound->getType();
   IRBuilder<> b(at);
-  start = b.CreateFreeze(start);
-  Value *times = b.CreateFreeze(expander.expandCodeFor(count, i64, at->getIterator()));
-  Value *product =
-      b.CreateBinaryIntrinsic(Intrinsic::umul_with_overflow, ConstantInt::get(i64, r.step), times);
-  Value *sum =
-      b.CreateBinaryIntrinsic(Intrinsic::uadd_with_overflow, start, b.CreateExtractValue(product, 0));
-  Value *last = b.CreateExtractValue(sum, 0, "oxide.last.index");
-  Value *fails = b.CreateOr(b.CreateOr(b.CreateExtractValue(product, 1), b.CreateExtractValue(sum, 1)),
-                            b.CreateICmpUGE(last, bound));
+  Value *times = b.CreateFreeze(expander.expandCodeFor(count, b.getInt64Ty(), at->getIterator()));
+  Value *fails = b.CreateICmpULE(b.CreateSub(b.CreateFreeze(x), b.CreateFreeze(first)), times);
   Instruction *stop =
       SplitBlockAndInsertIfThen(fails, at->getIterator(), /*Unreachable=*/true,
                                 MDBuilder(b.getContext()).createUnlikelyBranchWeights(), &updater, &loops);
   auto *call = cast<CallInst>(oxide::boundsFailureReport(failure)->clone());
   call->insertBefore(stop->getIterator());
   for (unsigned i = 0; i < report.size(); ++i)
-    call->setArgOperand(i, i == 0 ? last : report[i]);
-  check.fold(updater);
+    call->setArgOperand(i, report[i]);
+  branch->setCondition(ConstantInt::getBool(branch->getContext(), failing == 1));
+  ConstantFoldTerminator(block, /*DeleteDeadConditions=*/true, nullptr, &updater);
+  RecursivelyDeleteTriviallyDeadInstructions(cmp);
   return true;
 }
 
@@ -307,8 +191,12 @@ bool processLoop(Loop &loop, ScalarEvolution &scev, DominatorTree &dominators, L
   if (!loop.getLoopPreheader() || !loop.getLoopLatch())
     return false;
   const SCEV *count = exactLatchCount(loop, scev);
-  if (!count || !count->getType()->isIntegerTy(64))
-    return false;
+  if (!count || !count->getType()->isIntegerTy(64)) {
+    const bool changed = processClimbingLoop(loop, scev, dominators, loops);
+    if (changed)
+      scev.forgetLoop(&loop);
+    return changed;
+  }
   DomTreeUpdater updater(dominators, DomTreeUpdater::UpdateStrategy::Lazy);
   bool changed = false;
   SmallVector<std::pair<Check, Recurrence>, 4> remaining;
@@ -327,20 +215,36 @@ bool processLoop(Loop &loop, ScalarEvolution &scev, DominatorTree &dominators, L
       check->fold(updater);
       changed = true;
     } else if (std::optional<Recurrence> r = recurrenceOf(*check, loop, scev);
-               r && oxide::isBoundsFailureBlock(check->outOfBounds())) {
+               r && oxide::reportsBoundsFailure(check->outOfBounds())) {
       remaining.push_back({*check, *r});
     }
   }
   updater.flush();
   if (changed)
     scev.forgetLoop(&loop);
-  if (remaining.empty() || !leavesOnlyAtLatchOrFailure(loop))
+  if (!leavesOnlyAtLatchOrFailure(loop))
     return changed;
+  for (BasicBlock *block : loop.blocks())
+    if (loops.getLoopFor(block) == &loop && dominators.dominates(block, loop.getLoopLatch()) &&
+        hoistEqualityExit(block, count, loop, scev, dominators, updater, loops)) {
+      updater.flush();
+      changed = true;
+    }
   for (auto &[check, r] : remaining) {
     // Only a check that every iteration reaches: one that some iterations skip might never fail.
     if (!dominators.dominates(check.branch->getParent(), loop.getLoopLatch()))
       continue;
-    if (hoistCheck(check, r, count, loop, scev, dominators, updater, loops)) {
+    // The count is expanded: it does not change in any loop around this one.
+    SCEVExpander expander(scev, "oxide.loopcheck");
+    Instruction *at = loop.getLoopPreheader()->getTerminator();
+    if (scev.containsAddRecurrence(count) || !expander.isSafeToExpand(count) ||
+        !expander.isSafeToExpandAt(count, at))
+      break;
+    auto latchCount = [&](IRBuilder<> &b) {
+      return Count{nullptr, b.CreateFreeze(expander.expandCodeFor(count, b.getInt64Ty(), at->getIterator())),
+                   nullptr};
+    };
+    if (hoistCheck(check, r, latchCount, loop, scev, dominators, updater, loops)) {
       updater.flush();
       changed = true;
     }

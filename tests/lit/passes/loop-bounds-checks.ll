@@ -253,3 +253,205 @@ latch:
 exit:
   ret void
 }
+
+; A report whose index LLVM computed in the failure block (IndVarSimplify writes the index a
+; failing exit sees as `umax(n, base)`): the check is still one, and is tested before the loop
+; with the last index.
+; CHECK-LABEL: define void @report_computed_in_failure(
+; CHECK: %oxide.last.index = extractvalue
+; CHECK: call void @__oxide_bounds_failure(i64 %oxide.last.index, i64 %n, ptr null, i32 21, ptr null)
+; CHECK: loop:
+; CHECK-NOT: br i1 %ok
+define void @report_computed_in_failure(ptr %in, i64 %base, i64 %n, i64 %last) {
+entry:
+  br label %loop
+
+loop:
+  %j = phi i64 [ 0, %entry ], [ %j.next, %body ]
+  %i = add i64 %j, %base
+  %ok = icmp ult i64 %i, %n
+  br i1 %ok, label %body, label %fail
+
+fail:
+  %at = call i64 @llvm.umax.i64(i64 %n, i64 %base)
+  call void @__oxide_bounds_failure(i64 %at, i64 %n, ptr null, i32 21, ptr null)
+  unreachable
+
+body:
+  %src = getelementptr float, ptr %in, i64 %i
+  %x = load volatile float, ptr %src
+  %j.next = add i64 %j, 1
+  %done = icmp eq i64 %j, %last
+  br i1 %done, label %exit, label %loop
+
+exit:
+  ret void
+}
+
+; A column of a row-major matrix, b[j * w + c] (naive matmul's second read): a step fixed in the
+; loop but not constant. Below 2^32 here (w a 32-bit width), so only the rising test: no index
+; wraps and the last is below the bound.
+; CHECK-LABEL: define void @column_step(
+; CHECK: preheader:
+; CHECK: %[[STEP:.*]] = freeze i64 %w
+; CHECK-NEXT: %[[P:.*]] = call { i64, i1 } @llvm.umul.with.overflow.i64(i64 %[[STEP]], i64 %{{.*}})
+; CHECK-NOT: sub i64 0,
+; CHECK: call void @__oxide_bounds_failure(i64 %oxide.last.index, i64 %n, ptr null, i32 22, ptr null)
+; CHECK: loop:
+; CHECK-NOT: br i1 %ok
+define void @column_step(ptr %in, i64 %c, i32 %w32, i64 %n, i64 %last) {
+entry:
+  %w = zext i32 %w32 to i64
+  br label %preheader
+
+preheader:
+  br label %loop
+
+loop:
+  %j = phi i64 [ 0, %preheader ], [ %j.next, %body ]
+  %row = mul i64 %j, %w
+  %i = add i64 %row, %c
+  %ok = icmp ult i64 %i, %n
+  br i1 %ok, label %body, label %fail
+
+fail:
+  call void @__oxide_bounds_failure(i64 %i, i64 %n, ptr null, i32 22, ptr null)
+  unreachable
+
+body:
+  %src = getelementptr float, ptr %in, i64 %i
+  %x = load volatile float, ptr %src
+  %j.next = add i64 %j, 1
+  %done = icmp eq i64 %j, %last
+  br i1 %done, label %exit, label %loop
+
+exit:
+  ret void
+}
+
+; The same with a 64-bit width (a size_t): a step above 2^64 - n wraps, so the indices fall by
+; d = -w each time. Then the first index is tested, and that no fall passes below zero; which
+; test applies is decided before the loop (`w >u -n`), and the report names the first index if
+; it fails, else the last.
+; CHECK-LABEL: define void @any_step(
+; CHECK: preheader:
+; CHECK: %[[STEP:.*]] = freeze i64 %w
+; CHECK: %[[PAST:.*]] = icmp uge i64 %oxide.last.index, %n
+; CHECK-NEXT: %[[RISES:.*]] = or i1 %{{.*}}, %[[PAST]]
+; CHECK-NEXT: %[[D:.*]] = sub i64 0, %[[STEP]]
+; CHECK-NEXT: %[[DROP:.*]] = call { i64, i1 } @llvm.umul.with.overflow.i64(i64 %[[D]], i64 %{{.*}})
+; CHECK-NEXT: %[[STARTFAILS:.*]] = icmp uge i64 %[[START:.*]], %n
+; CHECK: %[[BELOW:.*]] = icmp ugt i64 %{{.*}}, %[[START]]
+; CHECK: %[[FALLS:.*]] = or i1 %[[STARTFAILS]],
+; CHECK: %[[NEGN:.*]] = sub i64 0, %n
+; CHECK-NEXT: %[[WRAPS:.*]] = icmp ugt i64 %[[STEP]], %[[NEGN]]
+; CHECK-NEXT: %[[FAILS:.*]] = select i1 %[[WRAPS]], i1 %[[FALLS]], i1 %[[RISES]]
+; CHECK-NEXT: %[[REPORTED:.*]] = select i1 %[[STARTFAILS]], i64 %[[START]], i64 %oxide.last.index
+; CHECK: call void @__oxide_bounds_failure(i64 %[[REPORTED]], i64 %n, ptr null, i32 23, ptr null)
+; CHECK: loop:
+; CHECK-NOT: br i1 %ok
+define void @any_step(ptr %in, i64 %c, i64 %w, i64 %n, i64 %last) {
+entry:
+  br label %preheader
+
+preheader:
+  br label %loop
+
+loop:
+  %j = phi i64 [ 0, %preheader ], [ %j.next, %body ]
+  %row = mul i64 %j, %w
+  %i = add i64 %row, %c
+  %ok = icmp ult i64 %i, %n
+  br i1 %ok, label %body, label %fail
+
+fail:
+  call void @__oxide_bounds_failure(i64 %i, i64 %n, ptr null, i32 23, ptr null)
+  unreachable
+
+body:
+  %src = getelementptr float, ptr %in, i64 %i
+  %x = load volatile float, ptr %src
+  %j.next = add i64 %j, 1
+  %done = icmp eq i64 %j, %last
+  br i1 %done, label %exit, label %loop
+
+exit:
+  ret void
+}
+
+; A check IndVarSimplify turned into an exit on `j == x` (`base + j <u n` first fails where
+; j == umax(n, base) - base): j takes 0 .. last once each, so it fails exactly when x <=u last.
+; Tested before the loop with the report's own arguments.
+; CHECK-LABEL: define void @equality_exit(
+; CHECK: entry:
+; CHECK: %[[LAST:.*]] = freeze i64 %last
+; CHECK-NEXT: %[[X:.*]] = freeze i64 %x
+; CHECK-NEXT: %[[FIRST:.*]] = freeze i64 0
+; CHECK-NEXT: %[[GAP:.*]] = sub i64 %[[X]], %[[FIRST]]
+; CHECK-NEXT: %[[FAILS:.*]] = icmp ule i64 %[[GAP]], %[[LAST]]
+; CHECK-NEXT: br i1 %[[FAILS]]
+; CHECK: call void @__oxide_bounds_failure(i64 %at, i64 %n, ptr null, i32 24, ptr null)
+; CHECK: loop:
+; CHECK-NOT: icmp eq i64 %j, %x
+; CHECK: br label %body
+define void @equality_exit(ptr %in, i64 %base, i64 %n, i64 %last) {
+entry:
+  %at = call i64 @llvm.umax.i64(i64 %n, i64 %base)
+  %x = sub i64 %at, %base
+  br label %loop
+
+loop:
+  %j = phi i64 [ 0, %entry ], [ %j.next, %body ]
+  %hit = icmp eq i64 %j, %x
+  br i1 %hit, label %fail, label %body
+
+fail:
+  call void @__oxide_bounds_failure(i64 %at, i64 %n, ptr null, i32 24, ptr null)
+  unreachable
+
+body:
+  %i = add i64 %j, %base
+  %src = getelementptr float, ptr %in, i64 %i
+  %y = load float, ptr %src
+  %j.next = add i64 %j, 1
+  %done = icmp eq i64 %j, %last
+  br i1 %done, label %exit, label %loop
+
+exit:
+  ret void
+}
+
+; The same exit in a loop that writes global memory stays: the audit of the optimised code
+; could not take a test whose index and bound are gone as the proof of the write.
+; CHECK-LABEL: define void @equality_exit_with_writes(
+; CHECK: loop:
+; CHECK: %hit = icmp eq i64 %j, %x
+; CHECK-NEXT: br i1 %hit, label %fail, label %body
+define void @equality_exit_with_writes(ptr %out, i64 %base, i64 %n, i64 %last) {
+entry:
+  %at = call i64 @llvm.umax.i64(i64 %n, i64 %base)
+  %x = sub i64 %at, %base
+  br label %loop
+
+loop:
+  %j = phi i64 [ 0, %entry ], [ %j.next, %body ]
+  %hit = icmp eq i64 %j, %x
+  br i1 %hit, label %fail, label %body
+
+fail:
+  call void @__oxide_bounds_failure(i64 %at, i64 %n, ptr null, i32 25, ptr null)
+  unreachable
+
+body:
+  %i = add i64 %j, %base
+  %dst = getelementptr float, ptr %out, i64 %i
+  store float 1.0, ptr %dst
+  %j.next = add i64 %j, 1
+  %done = icmp eq i64 %j, %last
+  br i1 %done, label %exit, label %loop
+
+exit:
+  ret void
+}
+
+declare i64 @llvm.umax.i64(i64, i64)

@@ -28,9 +28,31 @@ inline bool isBoundsFailureBlock(const llvm::BasicBlock *block) {
          llvm::isa<llvm::UnreachableInst>(call->getNextNode());
 }
 
-/// The report call of failure block `failure`.
+/// Whether `block` reports a failed bounds check and stops, as isBoundsFailureBlock says, or
+/// computes some of the report's arguments first: IndVarSimplify writes the index that a check
+/// failing on a loop's exit sees as an expression of the loop's bounds (`umax(size, base)`).
+/// What precedes the call must only compute its arguments, without touching memory.
+inline bool reportsBoundsFailure(const llvm::BasicBlock *block) {
+  const auto *call = llvm::dyn_cast_or_null<llvm::CallInst>(block->getTerminator()->getPrevNode());
+  const llvm::Function *callee = call ? call->getCalledFunction() : nullptr;
+  if (!callee || callee->getName() != kBoundsFailureName ||
+      !llvm::isa<llvm::UnreachableInst>(block->getTerminator()))
+    return false;
+  for (const llvm::Instruction &inst : *block) {
+    if (&inst == call)
+      return true;
+    if (inst.mayReadOrWriteMemory() || inst.mayHaveSideEffects() ||
+        llvm::any_of(inst.users(), [&](const llvm::User *user) {
+          return llvm::cast<llvm::Instruction>(user)->getParent() != block;
+        }))
+      return false;
+  }
+  return false;
+}
+
+/// The report call of failure block `failure` (the call before its `unreachable`).
 inline llvm::CallInst *boundsFailureReport(llvm::BasicBlock *failure) {
-  return llvm::cast<llvm::CallInst>(&*failure->getFirstNonPHIOrDbg());
+  return llvm::cast<llvm::CallInst>(failure->getTerminator()->getPrevNode());
 }
 
 /// What the report of `failure` receives when `pred` branches there: SimplifyCFG shares one
