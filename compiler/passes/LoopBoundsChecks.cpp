@@ -134,11 +134,29 @@ bool writesBeyondShared(Loop &loop) {
   return false;
 }
 
+/// Whether `value` is computed in `loop` from `phi` and values from outside the loop alone, by
+/// a few operations that atFirstIteration can compute before the loop.
+bool computedEarlyFrom(Value *value, PHINode *phi, Loop &loop) {
+  SmallVector<Value *, 8> work{value};
+  SmallPtrSet<Value *, 8> seen;
+  while (!work.empty()) {
+    auto *inst = dyn_cast<Instruction>(work.pop_back_val());
+    if (!inst || inst == phi || !loop.contains(inst) || !seen.insert(inst).second)
+      continue;
+    if (isa<PHINode>(inst) || seen.size() > 8 || inst->mayReadOrWriteMemory() ||
+        !isSafeToSpeculativelyExecute(inst))
+      return false;
+    work.append(inst->op_begin(), inst->op_end());
+  }
+  return true;
+}
+
 /// A check that IndVarSimplify turned into an exit on `i == x`: `base + i <u size` with i
 /// counting by 1 first fails where i == umax(size, base) - base, the index it reports computed
 /// before the loop. For i = {first, +, 1} in 64 bits and a loop whose latch runs `count` more
 /// times, i takes each of first .. first + count (mod 2^64) once, so the check fails exactly when
-/// x - first <=u count: tested before the loop with the report's own arguments. Only in loops
+/// x - first <=u count: tested before the loop with the report's own arguments (an index the
+/// loop computes from i, at i = x). Only in loops
 /// that write no memory but shared memory: the check's index and bound are gone, so the audit
 /// of the optimised code could not take it as the proof of a write (it would guard the write
 /// again, and others it proved with the same facts).
@@ -163,7 +181,14 @@ bool hoistEqualityExit(BasicBlock *block, const SCEV *count, Loop &loop, ScalarE
   Instruction *at = loop.getLoopPreheader()->getTerminator();
   SmallVector<Value *, 8> report = oxide::boundsFailureArguments(failure, block);
   SCEVExpander expander(scev, "oxide.loopcheck");
-  if (!llvm::all_of(report, [&](Value *argument) { return availableAt(argument, at, dominators); }) ||
+  // The reported index may be the loop's own arithmetic on the counter (a header phi): it is
+  // reported as it is where the counter is x.
+  auto *phi = dyn_cast<PHINode>(counter);
+  const bool indexInLoop = !report.empty() && !availableAt(report[0], at, dominators);
+  if (!llvm::all_of(llvm::drop_begin(report),
+                    [&](Value *argument) { return availableAt(argument, at, dominators); }) ||
+      (indexInLoop &&
+       !(phi && phi->getParent() == loop.getHeader() && computedEarlyFrom(report[0], phi, loop))) ||
       scev.containsAddRecurrence(count) || !expander.isSafeToExpand(count) ||
       !expander.isSafeToExpandAt(count, at))
     return false;
@@ -172,6 +197,10 @@ bool hoistEqualityExit(BasicBlock *block, const SCEV *count, Loop &loop, ScalarE
   if (!first)
     return false;
   IRBuilder<> b(at);
+  if (indexInLoop) {
+    DenseMap<Value *, Value *> atX{{phi, b.CreateFreeze(x)}};
+    report[0] = atFirstIteration(report[0], loop, at, atX);
+  }
   Value *times = b.CreateFreeze(expander.expandCodeFor(count, b.getInt64Ty(), at->getIterator()));
   Value *fails = b.CreateICmpULE(b.CreateSub(b.CreateFreeze(x), b.CreateFreeze(first)), times);
   Instruction *stop =

@@ -92,6 +92,18 @@ matmul_int(oxide::DisjointSpan2D<float> out, oxide::Span<const float> a, oxide::
     *o = sum;
 }
 
+// A matrix-vector product with `int` indices, a row per thread: LLVM turns the read of x into
+// an exit on `k == x.size()`, whose reported index the loop computes (`k`).
+[[kernel, oxide::launch_contract("domain = 1, block = 32")]] void
+gemv_int(oxide::DisjointSpan<float> out, oxide::Span<const float> a, oxide::Span<const float> x, int n) {
+  const int row = int(oxide::thread::index_1d().get());
+  float sum = 0.0f;
+  for (int k = 0; k < n; ++k)
+    sum += a[row * n + k] * x[k];
+  if (float *o = out.get_mut(oxide::thread::index_1d()))
+    *o = sum;
+}
+
 // A size_t stride: in[start + k * stride] for k < count. A stride above 2^63 wraps: the indices
 // fall by -stride each time.
 [[kernel, oxide::launch_contract("domain = 1, block = 32")]] void
@@ -182,6 +194,20 @@ int run_matmul(const char *variant, int n, std::size_t size) {
   });
 }
 
+int run_gemv(const char *variant, int n, std::size_t size) {
+  const std::size_t an = std::size_t{kThreads} * n; // A is in[0, an), x the rest
+  auto want = [&](std::size_t t) {
+    float sum = 0.0f;
+    for (int k = 0; k < n; ++k)
+      sum += input(t * n + k) * input(an + k);
+    return sum;
+  };
+  return run(variant, size, want, [&](Env &env, auto &out, const auto &in) {
+    oxide::prepare(env.ctx, gemv_int, kOneBlock)(env.stream, out, in.slice(0, an), in.slice(an, size - an),
+                                                 n);
+  });
+}
+
 int run_any_stride(const char *variant, std::size_t start, std::size_t stride, std::size_t count,
                    std::size_t size) {
   auto want = [&](std::size_t t) {
@@ -218,6 +244,9 @@ const std::vector<Variant> &variants() {
       // last two reads are the next row's first elements, in bounds but for the last row's).
       {"matmul_int_edge", false, [](const char *v) { return run_matmul(v, 6, 36 + 38); }},
       {"matmul_int_past", true, [](const char *v) { return run_matmul(v, 6, 36 + 37); }},
+      // n = 9: x is read at 0 .. 8.
+      {"gemv_int_edge", false, [](const char *v) { return run_gemv(v, 9, 32 * 9 + 9); }},
+      {"gemv_int_past", true, [](const char *v) { return run_gemv(v, 9, 32 * 9 + 8); }},
       // Rising: start 5, stride 3, 10 steps: the last read is in[5 + 27 + 31] = in[63].
       {"stride_rising_edge", false, [](const char *v) { return run_any_stride(v, 5, 3, 10, 64); }},
       {"stride_rising_past", true, [](const char *v) { return run_any_stride(v, 5, 3, 10, 63); }},

@@ -421,6 +421,44 @@ exit:
   ret void
 }
 
+; The same exit where the report's index is the loop's own arithmetic on j (gemv's `a[row * n +
+; k]`): it is reported as computed at j = x, before the loop.
+; CHECK-LABEL: define void @equality_exit_index_in_loop(
+; CHECK: entry:
+; CHECK: %[[X:.*]] = freeze i64 %x
+; CHECK-NEXT: %[[AT:.*]] = add i64 %[[X]], %base
+; CHECK: br i1
+; CHECK: call void @__oxide_bounds_failure(i64 %[[AT]], i64 %n, ptr null, i32 26, ptr null)
+; CHECK: loop:
+; CHECK-NOT: icmp eq i64 %j, %x
+; CHECK: br label %body
+define void @equality_exit_index_in_loop(ptr %in, i64 %base, i64 %n, i64 %last) {
+entry:
+  %limit = call i64 @llvm.umax.i64(i64 %n, i64 %base)
+  %x = sub i64 %limit, %base
+  br label %loop
+
+loop:
+  %j = phi i64 [ 0, %entry ], [ %j.next, %body ]
+  %i = add i64 %j, %base
+  %hit = icmp eq i64 %j, %x
+  br i1 %hit, label %fail, label %body
+
+fail:
+  call void @__oxide_bounds_failure(i64 %i, i64 %n, ptr null, i32 26, ptr null)
+  unreachable
+
+body:
+  %src = getelementptr float, ptr %in, i64 %i
+  %y = load float, ptr %src
+  %j.next = add i64 %j, 1
+  %done = icmp eq i64 %j, %last
+  br i1 %done, label %exit, label %loop
+
+exit:
+  ret void
+}
+
 ; The same exit in a loop that writes global memory stays: the audit of the optimised code
 ; could not take a test whose index and bound are gone as the proof of the write.
 ; CHECK-LABEL: define void @equality_exit_with_writes(

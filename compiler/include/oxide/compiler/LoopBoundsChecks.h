@@ -39,7 +39,10 @@ namespace oxide {
 /// - **exits on equality**: IndVarSimplify turns `base + i <u size` (i counting by 1) into an
 ///   exit on `i == umax(size, base) - base`; i takes first .. first + n once each, so that check
 ///   fails exactly when x - first <=u n, tested before the loop with the report's own
-///   arguments. (A report whose index LLVM computed in the failure block still counts as one.)
+///   arguments (an index the loop computes from i, computed at i = x). Only in loops that write
+///   nothing but shared memory: the audit of the optimised code needs a check's index and
+///   bound as the proof of a write. (A report whose index LLVM computed in the failure block
+///   still counts as one.)
 ///
 /// **Loops counted by `next <u limit`** (next = counter + step, step a power of two, a counter
 /// of any width: `for (uint32_t k = s; k < n; k += 8)` once rotated), where no exact count
