@@ -34,6 +34,12 @@ namespace {
 /// of them, last = limit - 1 - ((limit - 1 - start) mod step), is where it goes on last, and it
 /// goes on at all exactly when start + step <u limit. Modular arithmetic throughout: no fact
 /// comes from the counter's no-wrap flags.
+///
+/// A signed latch (`next <s limit`, an `int` counter stepping by blockDim.x) is counted the same
+/// way in signed order, when its start is known not negative and start + step cannot wrap: the
+/// counter is then start, then class values up to last, none negative, unless last + step wraps
+/// past 2^(w-1) (the loop never ends, its counter going negative: tested before the loop as a
+/// failure, which changes only a kernel that would never finish).
 struct ClimbingLoop {
   PHINode *counter;
   Instruction *next;
@@ -41,6 +47,21 @@ struct ClimbingLoop {
   uint64_t step;
   Value *goesOn; // the latch's condition
   bool goesOnWhen;
+  bool isSigned;
+
+  /// Whether last + step wraps (the loop never ends), built before the preheader's end.
+  Value *wraps(IRBuilder<> &b, Value *last) const {
+    const Intrinsic::ID sum = isSigned ? Intrinsic::sadd_with_overflow : Intrinsic::uadd_with_overflow;
+    return b.CreateExtractValue(b.CreateBinaryIntrinsic(sum, last, ConstantInt::get(last->getType(), step)),
+                                1);
+  }
+  /// The counter's values as the index sees them: every value of its type, or, counted signed,
+  /// those from 0 to the largest signed one.
+  ConstantRange counterRange() const {
+    const unsigned width = counter->getType()->getIntegerBitWidth();
+    return isSigned ? ConstantRange(APInt::getZero(width), APInt::getSignedMinValue(width))
+                    : ConstantRange::getFull(width);
+  }
 
   /// Built before `preheader`'s end: whether the loop goes on at all, its first and last counter.
   struct Bounds {
@@ -56,7 +77,8 @@ struct ClimbingLoop {
     Type *type = counter->getType();
     Value *start = b.CreateFreeze(counter->getIncomingValueForBlock(preheader));
     Value *frozenLimit = b.CreateFreeze(limit);
-    Value *goes = b.CreateICmpULT(b.CreateAdd(start, ConstantInt::get(type, step)), frozenLimit);
+    Value *second = b.CreateAdd(start, ConstantInt::get(type, step));
+    Value *goes = isSigned ? b.CreateICmpSLT(second, frozenLimit) : b.CreateICmpULT(second, frozenLimit);
     Value *top = b.CreateSub(frozenLimit, ConstantInt::get(type, 1));
     Value *last = b.CreateSub(top, b.CreateAnd(b.CreateSub(top, start), ConstantInt::get(type, step - 1)),
                               "oxide.last.counter");
@@ -75,30 +97,41 @@ std::optional<ClimbingLoop> climbingLoop(Loop &loop) {
     return std::nullopt;
   const CmpInst::Predicate p = goesOnWhen ? cmp->getPredicate() : cmp->getInversePredicate();
   Value *next = cmp->getOperand(0), *limit = cmp->getOperand(1);
-  if (p == CmpInst::ICMP_UGT)
+  if (p == CmpInst::ICMP_UGT || p == CmpInst::ICMP_SGT)
     std::swap(next, limit);
-  else if (p != CmpInst::ICMP_ULT)
+  else if (p != CmpInst::ICMP_ULT && p != CmpInst::ICMP_SLT)
     return std::nullopt;
+  const bool isSigned = CmpInst::isSigned(p);
   Value *counter = nullptr;
   const APInt *step = nullptr;
   PHINode *phi = nullptr;
   if (!match(next, m_Add(m_Value(counter), m_APInt(step))) || !(phi = dyn_cast<PHINode>(counter)) ||
       phi->getParent() != loop.getHeader() || phi->getNumIncomingValues() != 2 ||
       phi->getIncomingValueForBlock(latch) != next || !loop.isLoopInvariant(limit) || !step->isPowerOf2() ||
-      step->getBitWidth() > 64)
+      step->getBitWidth() > 64 || (isSigned && step->isSignMask()))
     return std::nullopt;
-  return ClimbingLoop{phi, cast<Instruction>(next), limit, step->getZExtValue(), cmp, goesOnWhen};
+  // Signed: a start that is not negative and does not wrap when the step is added to it.
+  const unsigned width = step->getBitWidth();
+  if (isSigned) {
+    const APInt start =
+        rangeOf(phi->getIncomingValueForBlock(loop.getLoopPreheader()), latch->getDataLayout())
+            .getUnsignedMax();
+    if (start.uge(APInt::getSignedMinValue(width) - *step))
+      return std::nullopt;
+  }
+  return ClimbingLoop{phi, cast<Instruction>(next), limit, step->getZExtValue(), cmp, goesOnWhen, isSigned};
 }
 
-/// The unsigned values `value` takes while `leaf` ranges over its whole type, when `value` is
+/// The unsigned values `value` takes while `leaf` ranges over `leafRange`, when `value` is
 /// computed from leaf and from values fixed during `loop` by operations that never decrease as
-/// leaf grows and never wrap (extension, sums, products, shifts and quotients, the ranges of the
-/// values from outside the loop from rangeOf): then value is largest where leaf is.
+/// leaf grows and never wrap (extension, a sign extension of values that are not negative,
+/// sums, products, shifts and quotients, the ranges of the values from outside the loop from
+/// rangeOf): then value is largest where leaf is.
 /// nullopt otherwise.
-std::optional<ConstantRange> monotoneRange(Value *value, Value *leaf, Loop &loop, const DataLayout &layout,
-                                           unsigned depth = 0) {
+std::optional<ConstantRange> monotoneRange(Value *value, Value *leaf, const ConstantRange &leafRange,
+                                           Loop &loop, const DataLayout &layout, unsigned depth = 0) {
   if (value == leaf)
-    return ConstantRange::getFull(value->getType()->getIntegerBitWidth());
+    return leafRange;
   auto *inst = dyn_cast<Instruction>(value);
   if (!inst || !loop.contains(inst))
     return rangeOf(value, layout);
@@ -107,7 +140,7 @@ std::optional<ConstantRange> monotoneRange(Value *value, Value *leaf, Loop &loop
       !isSafeToSpeculativelyExecute(inst))
     return std::nullopt;
   auto operand = [&](unsigned i) {
-    return monotoneRange(inst->getOperand(i), leaf, loop, layout, depth + 1);
+    return monotoneRange(inst->getOperand(i), leaf, leafRange, loop, layout, depth + 1);
   };
   // A divisor or shift: a constant or a value from before the loop.
   auto fixed = [&](unsigned i) {
@@ -120,6 +153,10 @@ std::optional<ConstantRange> monotoneRange(Value *value, Value *leaf, Loop &loop
     return std::nullopt;
   switch (inst->getOpcode()) {
   case Instruction::ZExt:
+    return a->zeroExtend(inst->getType()->getIntegerBitWidth());
+  case Instruction::SExt: // of values that are not negative: a zero extension
+    if (a->isWrappedSet() || a->getUnsignedMax().isNegative())
+      return std::nullopt;
     return a->zeroExtend(inst->getType()->getIntegerBitWidth());
   case Instruction::Freeze:
     return a;
@@ -222,7 +259,7 @@ bool hoistClimbingCheck(const Check &check, const ClimbingLoop &climbing, Leaf l
   auto [index, bound] = check.tests[0];
   SmallVector<Value *, 8> report = oxide::boundsFailureArguments(failure, check.branch->getParent());
   if (report.size() < 2 || report[1] != bound || !loop.isLoopInvariant(bound) ||
-      !monotoneRange(index, leaf.value, loop, at->getDataLayout()))
+      !monotoneRange(index, leaf.value, climbing.counterRange(), loop, at->getDataLayout()))
     return false;
   for (Value *argument : llvm::drop_begin(report))
     if (!availableAt(argument, at, dominators))
@@ -241,14 +278,16 @@ bool hoistClimbingCheck(const Check &check, const ClimbingLoop &climbing, Leaf l
   SmallVector<std::pair<Value *, Value *>, 3> tested; // (when the check sees it, or always; index)
   if (leaf.kind != Leaf::Next)
     tested.push_back({leaf.kind == Leaf::CounterGoingOn ? goesOn : nullptr, indexAt(nullptr)});
+  auto endless = [&] { return b.CreateAnd(goesOn, climbing.wraps(b, last)); };
   if (leaf.kind == Leaf::Lagging || leaf.kind == Leaf::CounterGoingOn) {
     tested.push_back({goesOn, indexAt(b.CreateSub(last, step))});
-    Value *wraps =
-        b.CreateExtractValue(b.CreateBinaryIntrinsic(Intrinsic::uadd_with_overflow, last, step), 1);
-    tested.push_back({b.CreateAnd(goesOn, wraps), indexAt(last)});
+    if (!climbing.isSigned)
+      tested.push_back({endless(), indexAt(last)});
   } else {
     tested.push_back({goesOn, indexAt(last)});
   }
+  if (climbing.isSigned) // the counter would go negative: the bound itself stands for what fails
+    tested.push_back({endless(), bound});
   // The report names the first index that fails.
   Value *fails = nullptr, *reported = nullptr;
   for (auto [sees, value] : llvm::reverse(tested)) {
@@ -300,10 +339,7 @@ bool oxide::loop_checks::processClimbingLoop(Loop &loop, ScalarEvolution &scev, 
       auto count = [&](IRBuilder<> &b) {
         const ClimbingLoop::Bounds bounds = climbing->bounds(b, loop.getLoopPreheader());
         Value *goesOn = bounds.goesOn, *last = bounds.last, *steps = bounds.steps(b, climbing->step);
-        Value *wraps =
-            b.CreateExtractValue(b.CreateBinaryIntrinsic(Intrinsic::uadd_with_overflow, last,
-                                                         ConstantInt::get(last->getType(), climbing->step)),
-                                 1);
+        Value *wraps = climbing->wraps(b, last);
         if (onlyGoingOn)
           return Count{goesOn, b.CreateSub(steps, b.getInt64(1)), wraps};
         return Count{nullptr, b.CreateSelect(goesOn, steps, b.getInt64(0)), b.CreateAnd(goesOn, wraps)};

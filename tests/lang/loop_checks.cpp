@@ -1,7 +1,8 @@
 // Bounds checks taken out of loops, at run time: oxide-loop-bounds-checks tests a loop's checked
 // reads once, before the loop, for the largest index the loop reaches (a double-buffered
-// prefetch under `k + 32 < n`, a counter of 32 bits stepping by a power of two, a naive matrix
-// product with `int` indices, a size_t stride that may wrap so that the indices fall). Each
+// prefetch under `k + 32 < n`, a counter of 32 bits stepping by a power of two, an `int` row loop
+// stepping by blockDim.x, a naive matrix product and a matrix-vector product with `int`
+// indices, a size_t stride that may wrap so that the indices fall). Each
 // kernel runs twice: with the input ending exactly at the last element the loop reads (it must
 // finish, with the sums the host computes: no false stop), and one element short (it must stop:
 // the launch fails). A test before the loop that tested too little would let the second run
@@ -74,6 +75,18 @@ strided_rows(oxide::DisjointSpan<float> out, oxide::Span<const float> in, std::u
   float sum = 0.0f;
   for (std::uint32_t k = first; k < n; k += 4)
     sum += in[std::size_t{k} * width + t];
+  if (float *o = out.get_mut(oxide::thread::index_1d()))
+    *o = sum;
+}
+
+// CUDA's row loop with `int` indices: c from the thread's index by the block's width (a constant
+// only once the contract's block is applied, so LLVM keeps a 32-bit signed counter).
+[[kernel, oxide::launch_contract("domain = 1, block = 32")]] void
+row_blockdim(oxide::DisjointSpan<float> out, oxide::Span<const float> in, int cols) {
+  const int t = int(oxide::thread_idx().x);
+  float sum = 0.0f;
+  for (int c = t; c < cols; c += int(oxide::block_dim().x))
+    sum += in[std::size_t{3} * std::size_t(cols) + c];
   if (float *o = out.get_mut(oxide::thread::index_1d()))
     *o = sum;
 }
@@ -179,6 +192,18 @@ int run_strided(const char *variant, std::uint32_t first, std::uint32_t n, std::
   });
 }
 
+int run_row_blockdim(const char *variant, int cols, std::size_t size) {
+  auto want = [&](std::size_t t) {
+    float sum = 0.0f;
+    for (std::size_t c = t; c < std::size_t(cols); c += kThreads)
+      sum += input(3 * std::size_t(cols) + c);
+    return sum;
+  };
+  return run(variant, size, want, [&](Env &env, auto &out, const auto &in) {
+    oxide::prepare(env.ctx, row_blockdim, kOneBlock)(env.stream, out, in, cols);
+  });
+}
+
 int run_matmul(const char *variant, int n, std::size_t size) {
   const std::size_t an = std::size_t(n) * n; // A is in[0, an), B the rest
   auto want = [&](std::size_t t) {
@@ -240,6 +265,9 @@ const std::vector<Variant> &variants() {
       // One iteration only, k = 20 (in[20 * 40 + 31] = in[831]): the loop does not go on.
       {"strided_rows_once", false, [](const char *v) { return run_strided(v, 20, 22, 40, 832); }},
       {"strided_rows_once_past", true, [](const char *v) { return run_strided(v, 20, 22, 40, 831); }},
+      // Row 3 of 70 columns: the last read is in[3 * 70 + 69] = in[279].
+      {"row_blockdim_edge", false, [](const char *v) { return run_row_blockdim(v, 70, 280); }},
+      {"row_blockdim_past", true, [](const char *v) { return run_row_blockdim(v, 70, 279); }},
       // n = 6: the last read of B is b[5 * 6 + 7] = b[37] (8 columns of a 6-wide B: each row's
       // last two reads are the next row's first elements, in bounds but for the last row's).
       {"matmul_int_edge", false, [](const char *v) { return run_matmul(v, 6, 36 + 38); }},

@@ -165,7 +165,7 @@ exit:
 }
 
 ; An index that falls as the counter grows (size - 1 - k), one that is not monotone (k | c),
-; and a counter compared signed, or stepping by 3 (a step that does not divide 2^32: the
+; and a counter stepping by 3 (a step that does not divide 2^32: the
 ; counter's class is not kept when it wraps): the checks stay.
 ; CHECK-LABEL: define void @not_climbing(
 ; CHECK-NOT: oxide.last
@@ -202,16 +202,31 @@ exit:
   ret void
 }
 
+; A signed latch (`for (int k = 0; k < n; ++k)` kept in 32 bits, the index a sign extension of
+; k): counted in signed order from a start known not negative, so k runs from 0 to last and
+; `sext` reads as `zext`. The test before the loop: k's first and last values, and, where last +
+; 1 wraps past 2^31 (the loop would never end, its counter going negative), a failure that
+; reports the bound itself.
 ; CHECK-LABEL: define void @signed_counter(
-; CHECK-NOT: oxide.last
-; CHECK: icmp ult i64 %i, %size
+; CHECK: %[[GOES:.*]] = icmp slt i32
+; CHECK: %oxide.last.counter = sub i32
+; CHECK: %[[LASTW:.*]] = sext i32 %oxide.last.counter to i64
+; CHECK-NEXT: %[[LAST:.*]] = freeze i64 %[[LASTW]]
+; CHECK-NEXT: %[[SUM:.*]] = call { i32, i1 } @llvm.sadd.with.overflow.i32(i32 %oxide.last.counter, i32 1)
+; CHECK-NEXT: %[[WRAPS:.*]] = extractvalue { i32, i1 } %[[SUM]], 1
+; CHECK-NEXT: %[[ENDLESS:.*]] = and i1 %[[GOES]], %[[WRAPS]]
+; CHECK-NEXT: %[[ALWAYS:.*]] = icmp uge i64 %size, %size
+; CHECK-NEXT: select i1 %[[ENDLESS]], i1 %[[ALWAYS]], i1 false
+; CHECK: call void @__oxide_bounds_failure(i64 %oxide.last.index, i64 %size, ptr null, i32 15, ptr null)
+; CHECK: loop:
+; CHECK: br label %loop.ok
 define void @signed_counter(ptr %in, i32 %n, i64 %size) {
 entry:
   br label %loop
 
 loop:
   %k = phi i32 [ 0, %entry ], [ %next, %loop.ok ]
-  %i = zext i32 %k to i64
+  %i = sext i32 %k to i64
   %ok = icmp ult i64 %i, %size
   br i1 %ok, label %loop.ok, label %fail
 
@@ -222,6 +237,34 @@ loop.ok:
 
 fail:
   call void @__oxide_bounds_failure(i64 %i, i64 %size, ptr null, i32 15, ptr null)
+  unreachable
+
+exit:
+  ret void
+}
+
+; The same from a start that may be negative: the counter may be negative, and a sign extension
+; of it is not a zero extension, so the check stays.
+; CHECK-LABEL: define void @signed_counter_any_start(
+; CHECK-NOT: oxide.last
+; CHECK: icmp ult i64 %i, %size
+define void @signed_counter_any_start(ptr %in, i32 %s, i32 %n, i64 %size) {
+entry:
+  br label %loop
+
+loop:
+  %k = phi i32 [ %s, %entry ], [ %next, %loop.ok ]
+  %i = sext i32 %k to i64
+  %ok = icmp ult i64 %i, %size
+  br i1 %ok, label %loop.ok, label %fail
+
+loop.ok:
+  %next = add nsw i32 %k, 1
+  %goes = icmp slt i32 %next, %n
+  br i1 %goes, label %loop, label %exit
+
+fail:
+  call void @__oxide_bounds_failure(i64 %i, i64 %size, ptr null, i32 27, ptr null)
   unreachable
 
 exit:

@@ -63,6 +63,13 @@ namespace oxide {
 ///   when it merges such a prefetch's test into the latch's), at its entry value, at last -
 ///   step when the loop goes on, and at last where last + step wraps.
 ///
+/// A signed latch (`next <s limit`: an `int` counter that LLVM keeps in 32 bits, as in `for (int
+/// c = t; c < cols; c += blockDim.x)`) is counted the same way in signed order, from a start
+/// known not negative that the first step cannot wrap: the counter runs from start to last, none
+/// negative, so a sign extension of it reads as a zero extension; where last + step wraps past
+/// 2^(w-1) the loop would never end with its counter going negative, and the test before the
+/// loop fails there (reporting the bound), which changes only a kernel that would never finish.
+///
 /// Otherwise, an index {start, +, step} in 64 bits is tested as in a loop with an exact count,
 /// the count being the steps from s to last (one fewer for a check only when the loop goes
 /// on); a loop that never ends fails some check unless its index never moves. Either way the
