@@ -16,10 +16,8 @@
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
-#include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/PatternMatch.h"
 #include "llvm/Support/MathExtras.h"
-#include "llvm/Transforms/Utils/BasicBlockUtils.h"
 
 using namespace llvm;
 using namespace llvm::PatternMatch;
@@ -300,13 +298,8 @@ bool hoistClimbingCheck(const Check &check, const ClimbingLoop &climbing, Leaf l
     fails = fails ? b.CreateOr(past, fails) : past;
   }
   reported->setName("oxide.last.index");
-  Instruction *stop =
-      SplitBlockAndInsertIfThen(fails, at->getIterator(), /*Unreachable=*/true,
-                                MDBuilder(b.getContext()).createUnlikelyBranchWeights(), &updater, &loops);
-  auto *call = cast<CallInst>(oxide::boundsFailureReport(failure)->clone());
-  call->insertBefore(stop->getIterator());
-  for (unsigned i = 0; i < report.size(); ++i)
-    call->setArgOperand(i, i == 0 ? reported : report[i]);
+  report[0] = reported;
+  reportBefore(at, fails, failure, report, updater, loops);
   check.fold(updater);
   return true;
 }

@@ -19,7 +19,6 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
-#include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/PatternMatch.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Local.h"
@@ -203,13 +202,7 @@ bool hoistEqualityExit(BasicBlock *block, const SCEV *count, Loop &loop, ScalarE
   }
   Value *times = b.CreateFreeze(expander.expandCodeFor(count, b.getInt64Ty(), at->getIterator()));
   Value *fails = b.CreateICmpULE(b.CreateSub(b.CreateFreeze(x), b.CreateFreeze(first)), times);
-  Instruction *stop =
-      SplitBlockAndInsertIfThen(fails, at->getIterator(), /*Unreachable=*/true,
-                                MDBuilder(b.getContext()).createUnlikelyBranchWeights(), &updater, &loops);
-  auto *call = cast<CallInst>(oxide::boundsFailureReport(failure)->clone());
-  call->insertBefore(stop->getIterator());
-  for (unsigned i = 0; i < report.size(); ++i)
-    call->setArgOperand(i, report[i]);
+  reportBefore(at, fails, failure, report, updater, loops);
   branch->setCondition(ConstantInt::getBool(branch->getContext(), failing == 1));
   ConstantFoldTerminator(block, /*DeleteDeadConditions=*/true, nullptr, &updater);
   RecursivelyDeleteTriviallyDeadInstructions(cmp);

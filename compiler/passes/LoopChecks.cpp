@@ -219,13 +219,19 @@ bool oxide::loop_checks::hoistCheck(const Check &check, const Recurrence &r, Cou
   }
   if (counted.runs)
     fails = b.CreateSelect(counted.runs, fails, b.getFalse());
-  Instruction *stop =
-      SplitBlockAndInsertIfThen(fails, at->getIterator(), /*Unreachable=*/true,
-                                MDBuilder(b.getContext()).createUnlikelyBranchWeights(), &updater, &loops);
-  auto *call = cast<CallInst>(oxide::boundsFailureReport(failure)->clone());
-  call->insertBefore(stop->getIterator());
-  for (unsigned i = 0; i < report.size(); ++i)
-    call->setArgOperand(i, i == 0 ? reported : report[i]);
+  report[0] = reported;
+  reportBefore(at, fails, failure, report, updater, loops);
   check.fold(updater);
   return true;
+}
+
+void oxide::loop_checks::reportBefore(Instruction *at, Value *fails, BasicBlock *failure,
+                                      ArrayRef<Value *> arguments, DomTreeUpdater &updater, LoopInfo &loops) {
+  Instruction *stop =
+      SplitBlockAndInsertIfThen(fails, at->getIterator(), /*Unreachable=*/true,
+                                MDBuilder(at->getContext()).createUnlikelyBranchWeights(), &updater, &loops);
+  auto *call = cast<CallInst>(oxide::boundsFailureReport(failure)->clone());
+  call->insertBefore(stop->getIterator());
+  for (auto [i, argument] : llvm::enumerate(arguments))
+    call->setArgOperand(i, argument);
 }

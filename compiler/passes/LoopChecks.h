@@ -75,6 +75,12 @@ bool availableAt(llvm::Value *value, llvm::Instruction *at, llvm::DominatorTree 
 llvm::Value *atFirstIteration(llvm::Value *value, llvm::Loop &loop, llvm::Instruction *at,
                               llvm::DenseMap<llvm::Value *, llvm::Value *> &cloned, unsigned depth = 0);
 
+/// Stops the kernel before `at` where `fails`: the report of `failure` (its call cloned), with
+/// `arguments` (index, size, file, line, function), in a block of its own.
+void reportBefore(llvm::Instruction *at, llvm::Value *fails, llvm::BasicBlock *failure,
+                  llvm::ArrayRef<llvm::Value *> arguments, llvm::DomTreeUpdater &updater,
+                  llvm::LoopInfo &loops);
+
 /// How often a check runs, built in a loop's preheader: `runs` (null: at least once) says whether
 /// it runs at all, then `times` more times, one step of the index each; or, where `endless` (null:
 /// never) holds, without end.
