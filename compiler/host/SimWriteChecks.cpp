@@ -330,13 +330,7 @@ public:
   }
 
 private:
-  /// One of the thread's arrays: an alloca of the function, or a caller's array whose bounds a
-  /// bounded argument brings (LocalArgumentBounds.h).
-  struct LocalArray {
-    const llvm::AllocaInst *alloca;
-    std::uint64_t bytes;
-    const oxide::LocalBounds *bounds;
-  };
+  using LocalArray = oxide::LocalArray;
   using Arrays = llvm::SmallVector<LocalArray, 2>;
 
   /// The thread's arrays a write lands in, read through selects, phis and helpers that return
@@ -372,51 +366,23 @@ private:
            offset.getZExtValue() + bytes->getZExtValue() * write.scale > arrays[0].bytes;
   }
 
-  /// The size of the elements of `array` (an array of arrays: the innermost); 1 for other types.
-  static std::uint64_t elementUnit(const llvm::AllocaInst &array, const llvm::DataLayout &dl) {
-    llvm::Type *element = array.getAllocatedType();
-    if (!element->isArrayTy())
-      return 1;
-    while (auto *nested = llvm::dyn_cast<llvm::ArrayType>(element))
-      element = nested->getElementType();
-    return std::max<std::uint64_t>(1, dl.getTypeAllocSize(element));
-  }
-
   /// Stops the thread (__oxide_sim_local_write_outside, in every mode) where `write` would leave
   /// the array it is in, of `arrays` (the report counts the first's elements).
   void guardLocal(const Write &write, const Arrays &arrays) {
-    const llvm::DataLayout &dl = module.getDataLayout();
     llvm::IRBuilder<> b(write.inst);
     llvm::Value *width = b.CreateZExtOrTrunc(write.bytes, i64);
     if (write.scale != 1)
       width = b.CreateMul(width, b.getInt64(write.scale));
-    llvm::Value *address = b.CreatePtrToInt(write.address, i64);
-    llvm::Value *outside = nullptr, *offset = nullptr, *count = nullptr;
-    for (const LocalArray &array : arrays) {
-      llvm::Value *from = nullptr, *bytes = nullptr;
-      if (array.alloca) {
-        from = b.CreateSub(address, b.CreatePtrToInt(const_cast<llvm::AllocaInst *>(array.alloca), i64));
-        bytes = b.getInt64(array.bytes);
-      } else {
-        from = b.CreateSub(address, array.bounds->lo);
-        bytes = b.CreateSub(array.bounds->hi, array.bounds->lo);
-      }
-      llvm::Value *leaves =
-          b.CreateOr(b.CreateICmpULT(bytes, width), b.CreateICmpUGT(from, b.CreateSub(bytes, width)));
-      outside = outside ? b.CreateAnd(outside, leaves) : leaves;
-      offset = offset ? offset : from;
-      count = count ? count : bytes;
-    }
-    const LocalArray &first = arrays[0];
     const auto *fixedWidth = llvm::dyn_cast<llvm::ConstantInt>(width);
-    llvm::Value *unit = b.getInt64(first.alloca ? elementUnit(*first.alloca, dl)
-                                   : fixedWidth ? fixedWidth->getZExtValue()
-                                                : 1);
-    llvm::Instruction *stop =
-        llvm::SplitBlockAndInsertIfThen(outside, write.inst->getIterator(), /*Unreachable=*/true, unlikely);
+    const oxide::LocalArrayTest test =
+        oxide::testInsideLocalArrays(b, write.address, width, arrays,
+                                     fixedWidth ? std::optional(fixedWidth->getZExtValue()) : std::nullopt);
+    llvm::Instruction *stop = llvm::SplitBlockAndInsertIfThen(test.outside, write.inst->getIterator(),
+                                                              /*Unreachable=*/true, unlikely);
     llvm::IRBuilder<> call(stop);
-    call.CreateCall(localOutside, {call.CreateUDiv(offset, unit), call.CreateUDiv(count, unit),
-                                   location(write.inst->getDebugLoc())})
+    call.CreateCall(localOutside,
+                    {call.CreateUDiv(test.offset, test.unit), call.CreateUDiv(test.count, test.unit),
+                     location(write.inst->getDebugLoc())})
         ->setDebugLoc(write.inst->getDebugLoc());
   }
 
@@ -447,31 +413,13 @@ private:
   llvm::StringMap<llvm::GlobalVariable *> locations;
 };
 
-/// The functions with bodies that `kernels` reach, kernels first: through direct calls, and
-/// through a call by pointer any function whose address the module takes and whose type is the
-/// call's (the GPU's audit, GuardedWrites.cpp, follows indirect calls to every such function).
+/// The functions with bodies that `kernels` reach, kernels first; a call through a pointer
+/// reaches the functions of its type whose address the program takes (the host module holds the
+/// whole program, most of which no kernel calls).
 llvm::SetVector<llvm::Function *> reachableFunctions(llvm::ArrayRef<llvm::Function *> kernels) {
-  llvm::SetVector<llvm::Function *> reached(kernels.begin(), kernels.end());
-  if (kernels.empty())
-    return reached;
-  llvm::Module &module = *kernels.front()->getParent();
-  for (std::size_t i = 0; i < reached.size(); ++i)
-    for (llvm::Instruction &inst : llvm::instructions(*reached[i])) {
-      auto *call = llvm::dyn_cast<llvm::CallBase>(&inst);
-      if (!call || call->isInlineAsm())
-        continue;
-      if (auto *callee =
-              llvm::dyn_cast<llvm::Function>(call->getCalledOperand()->stripPointerCastsAndAliases())) {
-        if (!callee->isDeclaration() && !callee->isIntrinsic())
-          reached.insert(callee);
-        continue;
-      }
-      for (llvm::Function &target : module)
-        if (!target.isDeclaration() && target.getFunctionType() == call->getFunctionType() &&
-            target.hasAddressTaken())
-          reached.insert(&target);
-    }
-  return reached;
+  return oxide::reachedFunctions(kernels, [](const llvm::CallBase &call, const llvm::Function &target) {
+    return target.getFunctionType() == call.getFunctionType();
+  });
 }
 
 /// The constructor that registers the kernels' parameter descriptions with the runtime.

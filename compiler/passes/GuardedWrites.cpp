@@ -91,13 +91,7 @@ std::string userName(const Function &function) {
   return demangle(function.getName().str().substr(0, function.getName().rfind(oxide::kBoundedSuffix)));
 }
 
-/// One of the thread's arrays a write may land in: an alloca of the audited function, or a
-/// caller's array whose bounds an argument brings.
-struct LocalArray {
-  AllocaInst *alloca;
-  uint64_t bytes;
-  const oxide::LocalBounds *bounds;
-};
+using oxide::LocalArray;
 
 /// Audits the writes of one kernel, or one helper's writes into local arrays.
 class KernelAudit {
@@ -249,7 +243,7 @@ private:
         arrays.push_back({nullptr, 0, &argumentBounds->find(argument)->second});
         continue;
       }
-      auto *array = const_cast<AllocaInst *>(dyn_cast<AllocaInst>(object));
+      const auto *array = dyn_cast<AllocaInst>(object);
       std::optional<TypeSize> size = array ? array->getAllocationSize(layout) : std::nullopt;
       if (!size || size->isScalable())
         return std::nullopt; // a dynamic alloca: the frontend emits none in device code
@@ -268,23 +262,13 @@ private:
     unprovenLocal.push_back({write, std::move(arrays)});
   }
 
-  /// The size of the elements of an array (of arrays) the thread allocated; 1 for other types.
-  int64_t elementUnit(AllocaInst *array) const {
-    Type *allocated = array->getAllocatedType();
-    if (!allocated->isArrayTy())
-      return 1;
-    while (auto *nested = dyn_cast<ArrayType>(allocated))
-      allocated = nested->getElementType();
-    return static_cast<int64_t>(std::max<uint64_t>(1, layout.getTypeAllocSize(allocated)));
-  }
-
-  bool withinLocal(const Write &write, AllocaInst *array, uint64_t size) {
+  bool withinLocal(const Write &write, const AllocaInst *array, uint64_t size) {
     if (!write.bytes || *write.bytes == 0 || *write.bytes > size)
       return false;
     if (std::optional<Range> bytes = offsetRange(write.pointer, array, layout);
         bytes && bytes->lo >= 0 && bytes->hi <= static_cast<int64_t>(size - *write.bytes))
       return true;
-    const int64_t unit = elementUnit(array);
+    const auto unit = static_cast<int64_t>(oxide::localElementUnit(*array, layout));
     std::optional<Address> address = decompose(write.pointer, unit, layout);
     if (!address || address->base != array)
       return false;
@@ -312,43 +296,16 @@ private:
   void guardLocal(const Write &write, ArrayRef<LocalArray> arrays) {
     Instruction *at = write.inst;
     IRBuilder<> b(at);
-    Type *i64 = b.getInt64Ty();
     Value *width = write.bytes ? b.getInt64(*write.bytes)
-                               : b.CreateZExtOrTrunc(cast<AnyMemIntrinsic>(at)->getLength(), i64);
-    Type *pointerType = write.pointer->getType();
-    Value *address = b.CreatePtrToInt(write.pointer, i64), *generic = nullptr;
-    Value *fails = nullptr, *offset = nullptr, *count = nullptr, *unit = nullptr;
-    for (const LocalArray &array : arrays) {
-      Value *from = nullptr, *bytes = nullptr;
-      if (array.alloca) {
-        Value *base = b.CreatePointerBitCastOrAddrSpaceCast(array.alloca, pointerType);
-        from = b.CreateSub(address, b.CreatePtrToInt(base, i64), "oxide.local.offset");
-        bytes = b.getInt64(array.bytes);
-      } else {
-        // A caller's array, its bounds generic addresses.
-        generic =
-            generic
-                ? generic
-                : b.CreatePtrToInt(b.CreatePointerBitCastOrAddrSpaceCast(write.pointer, b.getPtrTy()), i64);
-        from = b.CreateSub(generic, array.bounds->lo, "oxide.local.offset");
-        bytes = b.CreateSub(array.bounds->hi, array.bounds->lo);
-      }
-      Value *outside =
-          b.CreateOr(b.CreateICmpULT(bytes, width), b.CreateICmpUGT(from, b.CreateSub(bytes, width)));
-      fails = fails ? b.CreateAnd(fails, outside) : outside;
-      if (!offset) {
-        // The report counts elements of the first array (of the write's width where its type is unknown).
-        unit = b.getInt64(array.alloca ? elementUnit(array.alloca) : write.bytes.value_or(1));
-        offset = from;
-        count = bytes;
-      }
-    }
-    fails->setName("oxide.local.outside");
-    Instruction *stop = SplitBlockAndInsertIfThen(fails, at->getIterator(), /*Unreachable=*/true);
+                               : b.CreateZExtOrTrunc(cast<AnyMemIntrinsic>(at)->getLength(), b.getInt64Ty());
+    const oxide::LocalArrayTest test =
+        oxide::testInsideLocalArrays(b, write.pointer, width, arrays, write.bytes);
+    Instruction *stop = SplitBlockAndInsertIfThen(test.outside, at->getIterator(), /*Unreachable=*/true);
     stop->getParent()->getSinglePredecessor()->getTerminator()->setMetadata("oxide.guard.again",
                                                                             MDNode::get(b.getContext(), {}));
     b.SetInsertPoint(stop);
-    report(b, b.CreateUDiv(offset, unit), b.CreateUDiv(count, unit), at, "write inside its local array");
+    report(b, b.CreateUDiv(test.offset, test.unit), b.CreateUDiv(test.count, test.unit), at,
+           "write inside its local array");
     b.CreateIntrinsic(Intrinsic::trap, {});
     guarded.push_back(at);
   }
@@ -706,33 +663,6 @@ void auditKernel(Function &kernel, oxide::WriteAudit &audit, bool localOnly = fa
 
 } // namespace
 
-/// The defined helpers that contracted kernels reach (an indirect call may reach any function
-/// whose address is taken): a helper that is not inlined keeps its own local arrays.
-SetVector<Function *> reachedHelpers(Module &module) {
-  SetVector<Function *> reached;
-  SmallVector<Function *, 8> work;
-  for (Function &function : module)
-    if (!function.isDeclaration() && function.hasFnAttribute("oxide.contract"))
-      work.push_back(&function);
-  while (!work.empty())
-    for (Instruction &inst : instructions(*work.pop_back_val())) {
-      auto *call = dyn_cast<CallBase>(&inst);
-      if (!call || isa<IntrinsicInst>(call))
-        continue;
-      SmallVector<Function *, 4> callees;
-      if (Function *callee = call->getCalledFunction())
-        callees.push_back(callee);
-      else if (!call->isInlineAsm())
-        for (Function &function : module)
-          if (function.hasAddressTaken())
-            callees.push_back(&function);
-      for (Function *callee : callees)
-        if (!callee->isDeclaration() && !callee->hasFnAttribute("oxide.contract") && reached.insert(callee))
-          work.push_back(callee);
-    }
-  return reached;
-}
-
 oxide::WriteAudit oxide::auditWrites(Module &module, bool localOnly) {
   WriteAudit audit;
   for (Function &function : module)
@@ -743,7 +673,11 @@ oxide::WriteAudit oxide::auditWrites(Module &module, bool localOnly) {
     if (!function.isDeclaration() && function.hasFnAttribute("oxide.contract"))
       kernels.push_back(&function);
   const DataLayout &layout = module.getDataLayout();
-  const SetVector<Function *> reached = reachedHelpers(module);
+  // Helpers the kernels reach; a call through a pointer, which may have been cast, may reach
+  // any function whose address is taken.
+  SetVector<Function *> reached =
+      oxide::reachedFunctions(kernels, [](const CallBase &, const Function &) { return true; });
+  reached.remove_if([](const Function *f) { return f->hasFnAttribute("oxide.contract"); });
   const oxide::BoundedArguments bounded = oxide::boundLocalArguments(
       module, kernels, reached.getArrayRef(), [&](Instruction &inst) -> const Value * {
         std::optional<Write> write = asWrite(inst, layout);

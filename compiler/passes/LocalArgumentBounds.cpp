@@ -229,3 +229,70 @@ oxide::BoundedArguments oxide::boundLocalArguments(Module &module, ArrayRef<Func
   eraseUnused(clones);
   return result;
 }
+
+uint64_t oxide::localElementUnit(const AllocaInst &array, const DataLayout &layout) {
+  Type *element = array.getAllocatedType();
+  if (!element->isArrayTy())
+    return 1;
+  while (auto *nested = dyn_cast<ArrayType>(element))
+    element = nested->getElementType();
+  return std::max<uint64_t>(1, layout.getTypeAllocSize(element));
+}
+
+oxide::LocalArrayTest oxide::testInsideLocalArrays(IRBuilder<> &b, Value *pointer, Value *width,
+                                                   ArrayRef<LocalArray> arrays,
+                                                   std::optional<uint64_t> fixedWidth) {
+  Type *i64 = b.getInt64Ty();
+  Value *address = b.CreatePtrToInt(pointer, i64), *generic = nullptr;
+  LocalArrayTest test{};
+  for (const LocalArray &array : arrays) {
+    Value *from = nullptr, *bytes = nullptr;
+    if (array.alloca) {
+      Value *base =
+          b.CreatePointerBitCastOrAddrSpaceCast(const_cast<AllocaInst *>(array.alloca), pointer->getType());
+      from = b.CreateSub(address, b.CreatePtrToInt(base, i64), "oxide.local.offset");
+      bytes = b.getInt64(array.bytes);
+    } else {
+      // A caller's array: its bounds are generic addresses.
+      generic = generic ? generic
+                        : b.CreatePtrToInt(b.CreatePointerBitCastOrAddrSpaceCast(pointer, b.getPtrTy()), i64);
+      from = b.CreateSub(generic, array.bounds->lo, "oxide.local.offset");
+      bytes = b.CreateSub(array.bounds->hi, array.bounds->lo);
+    }
+    Value *leaves =
+        b.CreateOr(b.CreateICmpULT(bytes, width), b.CreateICmpUGT(from, b.CreateSub(bytes, width)));
+    test.outside = test.outside ? b.CreateAnd(test.outside, leaves) : leaves;
+    if (!test.offset) {
+      const DataLayout &layout = b.GetInsertBlock()->getModule()->getDataLayout();
+      test.unit = b.getInt64(array.alloca ? localElementUnit(*array.alloca, layout) : fixedWidth.value_or(1));
+      test.offset = from;
+      test.count = bytes;
+    }
+  }
+  test.outside->setName("oxide.local.outside");
+  return test;
+}
+
+SetVector<Function *>
+oxide::reachedFunctions(ArrayRef<Function *> kernels,
+                        function_ref<bool(const CallBase &, const Function &)> mayBeCalledThrough) {
+  SetVector<Function *> reached(kernels.begin(), kernels.end());
+  if (kernels.empty())
+    return reached;
+  Module &module = *kernels.front()->getParent();
+  for (size_t i = 0; i < reached.size(); ++i)
+    for (Instruction &inst : instructions(*reached[i])) {
+      auto *call = dyn_cast<CallBase>(&inst);
+      if (!call || call->isInlineAsm())
+        continue;
+      if (auto *callee = dyn_cast<Function>(call->getCalledOperand()->stripPointerCastsAndAliases())) {
+        if (!callee->isDeclaration() && !callee->isIntrinsic())
+          reached.insert(callee);
+        continue;
+      }
+      for (Function &target : module)
+        if (!target.isDeclaration() && target.hasAddressTaken() && mayBeCalledThrough(*call, target))
+          reached.insert(&target);
+    }
+  return reached;
+}

@@ -36,31 +36,42 @@ const Value *heldValue(const Value *object) {
   return held && held->getType()->isPointerTy() ? held : nullptr;
 }
 
-/// getUnderlyingObjects, a load from a slot that holds one pointer replaced by that pointer's
-/// (a variable of unoptimised code made from another: a few levels).
-SmallVector<const Value *, 4> objectsOf(const Value *pointer) {
-  SmallVector<const Value *, 4> objects;
-  getUnderlyingObjects(pointer, objects, nullptr, 0);
+/// `objects`, each one that `expand` gives others for replaced by them, again for what replaces
+/// it, up to a few levels (as far as a chain of variables or helpers goes in practice: what is
+/// left is an object of its own); no object twice.
+template <typename Expand>
+SmallVector<const Value *, 4> expandObjects(SmallVector<const Value *, 4> objects, Expand &&expand) {
   for (unsigned depth = 0; depth < 4; ++depth) {
     SmallVector<const Value *, 4> next;
     bool changed = false;
     for (const Value *object : objects) {
-      SmallVector<const Value *, 4> held;
-      if (const Value *value = heldValue(object)) {
-        getUnderlyingObjects(value, held, nullptr, 0);
-        changed = true;
-      } else {
-        held.push_back(object);
-      }
-      for (const Value *h : held)
-        if (!is_contained(next, h))
-          next.push_back(h);
+      const std::optional<SmallVector<const Value *, 4>> replaced = expand(object);
+      changed |= replaced.has_value();
+      for (const Value *o : replaced ? ArrayRef<const Value *>(*replaced) : ArrayRef<const Value *>(object))
+        if (!is_contained(next, o))
+          next.push_back(o);
     }
     objects = std::move(next);
     if (!changed)
       break;
   }
   return objects;
+}
+
+/// getUnderlyingObjects, a load from a slot that holds one pointer replaced by that pointer's
+/// (a variable of unoptimised code made from another).
+SmallVector<const Value *, 4> objectsOf(const Value *pointer) {
+  SmallVector<const Value *, 4> objects;
+  getUnderlyingObjects(pointer, objects, nullptr, 0);
+  return expandObjects(std::move(objects),
+                       [](const Value *object) -> std::optional<SmallVector<const Value *, 4>> {
+                         const Value *value = heldValue(object);
+                         if (!value)
+                           return std::nullopt;
+                         SmallVector<const Value *, 4> held;
+                         getUnderlyingObjects(value, held, nullptr, 0);
+                         return held;
+                       });
 }
 
 } // namespace
@@ -87,23 +98,14 @@ std::optional<SmallVector<const Value *, 2>> oxide::returnedObjects(const CallBa
 }
 
 SmallVector<const Value *, 4> oxide::underlyingObjectsThroughCalls(const Value *pointer) {
-  SmallVector<const Value *, 4> objects = objectsOf(pointer);
-  // Nested calls (a helper passing its argument to another) up to a depth, as far as a chain of
-  // helpers goes in practice; a call left is an object of its own.
-  for (unsigned depth = 0; depth < 4; ++depth) {
-    SmallVector<const Value *, 4> next;
-    bool changed = false;
-    for (const Value *object : objects) {
-      const auto *call = dyn_cast<CallBase>(object);
-      std::optional<SmallVector<const Value *, 2>> returned = call ? returnedObjects(*call) : std::nullopt;
-      changed |= returned.has_value();
-      for (const Value *o : returned ? ArrayRef<const Value *>(*returned) : ArrayRef<const Value *>(object))
-        if (!is_contained(next, o))
-          next.push_back(o);
-    }
-    objects = std::move(next);
-    if (!changed)
-      break;
-  }
-  return objects;
+  // Nested calls: a helper passing its argument to another.
+  return expandObjects(objectsOf(pointer),
+                       [](const Value *object) -> std::optional<SmallVector<const Value *, 4>> {
+                         const auto *call = dyn_cast<CallBase>(object);
+                         std::optional<SmallVector<const Value *, 2>> returned =
+                             call ? oxide::returnedObjects(*call) : std::nullopt;
+                         if (!returned)
+                           return std::nullopt;
+                         return SmallVector<const Value *, 4>(returned->begin(), returned->end());
+                       });
 }

@@ -16,6 +16,8 @@
 //
 //   oxcc build tests/lang/loop_checks.cpp -o loop_checks && ./loop_checks
 //   (OXIDE_DEVICE=cpu runs it on the simulator.)
+#include "child_variants.hpp"
+
 #include <oxide/oxide.hpp>
 
 #include <cstdint>
@@ -23,7 +25,6 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
-#include <sys/wait.h>
 #include <vector>
 
 constexpr std::uint32_t kThreads = 32;
@@ -289,51 +290,15 @@ const std::vector<Variant> &variants() {
   return all;
 }
 
-/// The child: one variant. 0 finished with the expected output, 3 the launch failed, 1 wrong.
-int child(const std::string &name) {
-  for (const Variant &variant : variants()) {
-    if (name != variant.name)
-      continue;
-    try {
-      return variant.run(variant.name);
-    } catch (const oxide::Error &e) {
-      std::printf("%s: launch failed: %s: %s\n", variant.name, oxide::to_string(e.kind()).data(), e.what());
-      return 3;
-    }
-  }
-  std::printf("no variant '%s'\n", name.c_str());
-  return 2;
-}
-
-std::string quoted(const std::string &s) {
-  std::string q = "'";
-  for (char c : s)
-    q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc > 1)
-    return child(argv[1]);
-  std::size_t failures = 0;
-  for (const Variant &variant : variants()) {
-    std::fflush(stdout);
-    const int status = std::system((quoted(argv[0]) + " " + variant.name).c_str());
-    const int code = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return lang::run_variants(argc, argv, variants(), [](const Variant &variant, int code) {
     const bool ok = code == (variant.stops ? 3 : 0);
     const char *what = code == 0   ? "finished with the expected sums"
                        : code == 3 ? "stopped (the launch failed)"
                        : code == 1 ? "finished with wrong sums"
                                    : "did not exit normally";
-    std::printf("%-24s %s: %s\n", variant.name, ok ? "ok" : "FAILED", what);
-    failures += ok ? 0 : 1;
-  }
-  if (failures != 0) {
-    std::printf("FAIL: %zu of %zu variants\n", failures, variants().size());
-    return 1;
-  }
-  std::printf("PASS\n");
-  return 0;
+    return lang::Verdict{!ok, std::string(ok ? "ok" : "FAILED") + ": " + what};
+  });
 }

@@ -24,6 +24,8 @@
 //
 //   oxcc build tests/lang/ub_guards.cpp -o ub_guards && ./ub_guards
 //   (OXIDE_DEVICE=cpu runs it on the simulator.)
+#include "child_variants.hpp"
+
 #include <oxide/oxide.hpp>
 
 #include <climits>
@@ -33,7 +35,6 @@
 #include <cstring>
 #include <functional>
 #include <string>
-#include <sys/wait.h>
 #include <vector>
 
 // ---------------------------------------------------------------------------------------------
@@ -363,51 +364,14 @@ const std::vector<Variant> &variants() {
   return all;
 }
 
-/// The child: one variant. 0 finished and intact, 3 the launch failed, 1 something overwritten.
-int child(const std::string &name) {
-  for (const Variant &variant : variants()) {
-    if (name != variant.name)
-      continue;
-    try {
-      return variant.run(variant.name);
-    } catch (const oxide::Error &e) {
-      std::printf("%s: launch failed: %s: %s\n", variant.name, oxide::to_string(e.kind()).data(), e.what());
-      return 3;
-    }
-  }
-  std::printf("no variant '%s'\n", name.c_str());
-  return 2;
-}
-
-std::string quoted(const std::string &s) {
-  std::string q = "'";
-  for (char c : s)
-    q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc > 1)
-    return child(argv[1]);
-  std::size_t failures = 0;
-  for (const Variant &variant : variants()) {
-    std::fflush(stdout);
-    const int status = std::system((quoted(argv[0]) + " " + variant.name).c_str());
-    const int code = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return lang::run_variants(argc, argv, variants(), [](const Variant &, int code) {
     const char *what = code == 0   ? "ok: finished, nothing past the end written"
                        : code == 3 ? "ok: the kernel stopped (the launch failed)"
                        : code == 1 ? "FAILED: wrote past the end of its output"
                                    : "FAILED: the child did not exit normally";
-    std::printf("%-24s %s\n", variant.name, what);
-    if (code != 0 && code != 3)
-      ++failures;
-  }
-  if (failures != 0) {
-    std::printf("FAIL: %zu of %zu variants\n", failures, variants().size());
-    return 1;
-  }
-  std::printf("PASS\n");
-  return 0;
+    return lang::Verdict{code != 0 && code != 3, what};
+  });
 }

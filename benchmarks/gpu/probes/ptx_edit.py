@@ -8,6 +8,11 @@ ENTRY is a substring of the kernel's mangled name; EDIT is one of
   nocheck  the branches to a block that only reports a failed bounds check are deleted (what the
            kernel would cost if every check were proved)
   maxntid  .reqntid becomes .maxntid (nvcc's spelling of __launch_bounds__)
+  defer    each branch to a failure report becomes `or.pred` into one flag, tested before each
+           `ret`: no branch, trap or call is left where the check was (the reads it guarded are
+           not clamped: a cost probe, not a safe kernel)
+  vote     each branch to a failure report tests `vote.sync.any` of its condition instead, with
+           `bra.uni`: the warp leaves together, so the branch is not divergent
   predtrap each branch to a failure report becomes a predicated `trap;` (no report, no branch)
   rejoin   a report reached by one branch ends in a jump back to where that branch fell through,
            and the report function loses .noreturn: the report is no longer an exit of the
@@ -77,6 +82,27 @@ def main():
             n += k
         text = re.sub(r"(\.func __oxide_bounds_failure\((?:[^)]*\n)*?\)\n)\.noreturn\n", r"\1", text)
         a, b = kernel_span(text, entry)
+    elif edit == "defer":
+        n = 0
+        labels = failure_labels(body)
+        for label in labels:
+            body, k = re.subn(r"^\t@(%%p\d+) bra \t%s;\n" % re.escape(label), r"\tor.pred \t%pdefer, %pdefer, \1;\n",
+                              body, flags=re.M)
+            n += k
+        if n:
+            body = re.sub(r"^(\t\.reg \.pred \t%p<\d+>;\n)", r"\1\t.reg .pred \t%pdefer;\n", body, count=1, flags=re.M)
+            body = re.sub(r"^(\{\n(?:\t\.reg[^\n]*\n|\t// demoted variable\n|\t\.shared[^\n]*\n)*)",
+                          r"\1\tsetp.ne.u32 \t%pdefer, 0, 0;\n", body, count=1, flags=re.M)
+            body = re.sub(r"^\tret;\n", "\t@%%pdefer bra \t%s;\n\tret;\n" % labels[0], body, flags=re.M)
+    elif edit == "vote":
+        n = 0
+        for i, label in enumerate(failure_labels(body)):
+            body, k = re.subn(r"^\t@(%%p\d+) bra \t%s;\n" % re.escape(label),
+                              lambda m: "\tvote.sync.any.pred \t%%pvote, %s, -1;\n\t@%%pvote bra.uni \t%s;\n" % (m.group(1), label),
+                              body, flags=re.M)
+            n += k
+        if n:
+            body = re.sub(r"^(\t\.reg \.pred \t%p<\d+>;\n)", r"\1\t.reg .pred \t%pvote;\n", body, count=1, flags=re.M)
     elif edit == "maxntid":
         body, n = re.subn(r"\.reqntid", ".maxntid", body)
     else:

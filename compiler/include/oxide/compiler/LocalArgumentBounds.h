@@ -14,11 +14,17 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/IR/IRBuilder.h"
 
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace llvm {
+class AllocaInst;
 class Argument;
+class CallBase;
+class DataLayout;
 class Function;
 class Instruction;
 class Module;
@@ -36,6 +42,42 @@ struct LocalBounds {
   llvm::Value *lo;
   llvm::Value *hi;
 };
+
+/// One of the thread's arrays a write may land in: an alloca of the function that writes, or a
+/// caller's array whose bounds a bounded argument brings.
+struct LocalArray {
+  const llvm::AllocaInst *alloca;
+  std::uint64_t bytes;
+  const LocalBounds *bounds;
+};
+
+/// The size of the elements of `array` (an array of arrays: the innermost); 1 for other types.
+std::uint64_t localElementUnit(const llvm::AllocaInst &array, const llvm::DataLayout &layout);
+
+/// The test, built at the builder's insertion point, that a write of `width` bytes (i64) at
+/// `pointer` lands in none of `arrays` (`0 <= address - start <= bytes - width` fails for every
+/// one), and what its report says: the offset into the first array and that array's size, both
+/// in its elements (`unit`: the alloca's element size; for a caller's array, `fixedWidth`, else
+/// 1). The GPU's final audit (GuardedWrites.cpp) and the simulator's write checks
+/// (SimWriteChecks.cpp) both stop the thread where `outside` holds.
+struct LocalArrayTest {
+  llvm::Value *outside;
+  llvm::Value *offset;
+  llvm::Value *count;
+  llvm::Value *unit;
+};
+LocalArrayTest testInsideLocalArrays(llvm::IRBuilder<> &b, llvm::Value *pointer, llvm::Value *width,
+                                     llvm::ArrayRef<LocalArray> arrays,
+                                     std::optional<std::uint64_t> fixedWidth);
+
+/// The defined functions that `kernels` reach through calls, kernels first: a direct call's
+/// callee, and for a call through a pointer every function whose address is taken and that
+/// `mayBeCalledThrough(call, function)` admits. The GPU's audit admits all of them (a call
+/// through a cast pointer may reach a function of another type); the simulator's host module,
+/// which holds the whole program, those of the call's type.
+llvm::SetVector<llvm::Function *>
+reachedFunctions(llvm::ArrayRef<llvm::Function *> kernels,
+                 llvm::function_ref<bool(const llvm::CallBase &, const llvm::Function &)> mayBeCalledThrough);
 
 /// What boundLocalArguments did.
 struct BoundedArguments {
