@@ -49,6 +49,13 @@ if(NOT TARGET Oxide::runtime)
   if(_oxide_builtins AND EXISTS "${_oxide_builtins}")
     list(APPEND _oxide_link "${_oxide_builtins}") # float <-> bfloat16 conversions libgcc lacks
   endif()
+  # oxide::cub (include/oxide/cub.hpp): its library, then the runtime again (it calls into it),
+  # then CUDA's runtime, which CUB launches through. Archives: only a program that calls
+  # oxide::cub takes anything from them.
+  set(_oxide_cub "${_oxide_prefix}/lib/liboxide_cub.a")
+  if(EXISTS "${_oxide_cub}" AND _oxide_cuda_runtime AND EXISTS "${_oxide_cuda_runtime}")
+    list(APPEND _oxide_link "${_oxide_cub}" "${OXIDE_RUNTIME_LIBRARY}" "${_oxide_cuda_runtime}" rt)
+  endif()
   add_library(Oxide::runtime STATIC IMPORTED)
   set_target_properties(Oxide::runtime PROPERTIES
     IMPORTED_LOCATION "${OXIDE_RUNTIME_LIBRARY}"

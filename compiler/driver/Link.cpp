@@ -67,7 +67,13 @@ llvm::Error oxide::linkExecutable(llvm::ArrayRef<std::string> objects, const Com
     args.push_back(object);
   for (const auto &input : opts.linkInputs)
     args.push_back(input);
-  args.append({"-o", output, tc.runtimeLibrary, "-ldl", "-lpthread"});
+  args.append({"-o", output});
+  if (!tc.cubLibrary.empty())
+    args.push_back(tc.cubLibrary);
+  args.push_back(tc.runtimeLibrary);
+  if (!tc.cudaRuntimeStatic.empty())
+    args.append({tc.cudaRuntimeStatic, "-lrt"});
+  args.append({"-ldl", "-lpthread"});
   // The objects are position-independent code, and the runtime's symbols hidden: the library
   // exports the user's symbols and the C ABI of oxide/c_api.h, with its own copy of the runtime.
   if (opts.shared)

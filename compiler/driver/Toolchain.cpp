@@ -66,10 +66,17 @@ Toolchain Toolchain::locate(const char *argv0) {
   if (fs::exists(joinPath(installedInclude, {"oxide", "oxide.hpp"})) && fs::exists(installedRuntime)) {
     tc.oxideIncludeDir = installedInclude;
     tc.runtimeLibrary = installedRuntime;
+    tc.cubLibrary = joinPath(tc.prefix, {"lib", "liboxide_cub.a"});
     tc.installed = true;
   } else {
     tc.oxideIncludeDir = OXIDE_BUILD_INCLUDE_DIR;
     tc.runtimeLibrary = OXIDE_BUILD_RUNTIME_LIB;
+    tc.cubLibrary = OXIDE_BUILD_CUB_LIB;
+  }
+  tc.cudaRuntimeStatic = joinPath(tc.cudaPath, {"lib64", "libcudart_static.a"});
+  if (!fs::exists(tc.cubLibrary) || !fs::exists(tc.cudaRuntimeStatic)) {
+    tc.cubLibrary.clear();
+    tc.cudaRuntimeStatic.clear();
   }
   return tc;
 }

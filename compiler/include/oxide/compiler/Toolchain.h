@@ -25,6 +25,11 @@ struct Toolchain {
   std::string lld;
   std::string oxideIncludeDir; ///< include/ holding oxide/oxide.hpp
   std::string runtimeLibrary;  ///< liboxide_runtime.a
+  /// liboxide_cub.a (oxide::cub, include/oxide/cub.hpp) and the CUDA runtime it launches
+  /// through (the toolkit's libcudart_static.a): linked before the runtime, so that only a
+  /// program that calls oxide::cub takes them in. Empty where either is missing.
+  std::string cubLibrary;
+  std::string cudaRuntimeStatic;
   /// compiler-rt's builtins archive: conversions libgcc 12 lacks (float <-> bfloat16). Empty
   /// when clang's resource directory has none.
   std::string builtinsLibrary;

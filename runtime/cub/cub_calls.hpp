@@ -1,0 +1,49 @@
+// The CUB calls of oxide::cub (include/oxide/host/cub.hpp), as plain functions: declared here
+// for cub_algorithms.cpp (the checks, the simulator's path, the temporary storage) and defined in
+// the *.cu files, which clang compiles in CUDA mode against the toolkit's CUB. Each takes the
+// elements' type as a DLPack-style code (oxide/host/dtype.hpp) and a CUstream; with `temp` null
+// it only sets `temp_bytes`, CUB's two-call convention. Each returns 0 or the cudaError_t.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace oxide::cub::calls {
+
+/// CUB's name for a failed call's error (cudaGetErrorName) and its description.
+const char *error_name(int error);
+const char *error_description(int error);
+
+struct SortArgs {
+  std::int32_t key_dtype;
+  const void *keys_in;
+  void *keys_out;
+  std::uint32_t value_bytes; // 0: keys only; else 4 or 8
+  const void *values_in;
+  void *values_out;
+  std::int64_t count;
+  int begin_bit, end_bit;
+  bool descending;
+};
+/// Keys of 32 bits (int32, uint32, float) and of 64 bits (int64, uint64, double).
+int sort32(const SortArgs &args, void *temp, std::size_t &temp_bytes, void *stream);
+int sort64(const SortArgs &args, void *temp, std::size_t &temp_bytes, void *stream);
+
+enum class Op : std::uint8_t { sum, min, max };
+
+int inclusive_scan(std::int32_t dtype, Op op, const void *in, void *out, std::int64_t count, void *temp,
+                   std::size_t &temp_bytes, void *stream);
+int exclusive_sum(std::int32_t dtype, const void *in, void *out, std::int64_t count, void *temp,
+                  std::size_t &temp_bytes, void *stream);
+int reduce(std::int32_t dtype, Op op, const void *in, void *out, std::int64_t count, void *temp,
+           std::size_t &temp_bytes, void *stream);
+/// Segment s of `in` is [offsets[s], offsets[s + 1]); `offsets` holds segments + 1 int64.
+int segmented_reduce(std::int32_t dtype, Op op, const void *in, void *out, std::int64_t segments,
+                     const std::int64_t *offsets, void *temp, std::size_t &temp_bytes, void *stream);
+/// Copies the elements of `in` (`element_bytes` each: 1, 2, 4, 8 or 16) whose flag (one byte,
+/// nonzero) is set to the front of `out`, in order, and their number to `*selected` (an int64).
+int select_flagged(std::uint32_t element_bytes, const void *in, const std::uint8_t *flags, void *out,
+                   std::int64_t *selected, std::int64_t count, void *temp, std::size_t &temp_bytes,
+                   void *stream);
+
+} // namespace oxide::cub::calls

@@ -1,0 +1,6 @@
+// oxide::cub's radix sorts of 32-bit keys (radix_sort.cuh).
+#include "radix_sort.cuh"
+
+int oxide::cub::calls::sort32(const SortArgs &args, void *temp, std::size_t &temp_bytes, void *stream) {
+  return sort_keys_among<std::int32_t, std::uint32_t, float>(args, temp, temp_bytes, stream);
+}
