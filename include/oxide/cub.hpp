@@ -1,8 +1,8 @@
 // CUB's device-wide algorithms on Oxide buffers: radix sort, scans, reductions, segmented
 // reductions and selection, called from host code in a stream's order, as CUDA programs call
-// cub::DeviceRadixSort and friends. The toolkit's CUB does the work on the GPU (compiled by
-// Oxide's clang into liboxide_cub.a, which oxcc links when a program calls one of these); on the
-// CPU simulator the same calls run the same algorithms on the host, with CUB's orders.
+// cub::DeviceRadixSort and friends. The toolkit's CUB does the work on the GPU (compiled into
+// liboxide_cub.a, which oxcc links when a program calls one of these); on the CPU simulator the
+// same calls run the same algorithms on the host, with CUB's orders.
 //
 //   #include <oxide/cub.hpp>
 //   oxide::cub::sort(stream, keys, sorted);                    // ascending, stable
@@ -52,6 +52,7 @@ template <class B> struct RangeTraits;
 template <class T> struct RangeTraits<DeviceBuffer<T>> {
   using element = T;
   static constexpr bool writable = true;
+  static constexpr bool slice = false;
   static Range of(const DeviceBuffer<T> &b, const char *role) {
     return {b.device_ptr(),
             b.size(),
@@ -64,6 +65,7 @@ template <class T> struct RangeTraits<DeviceBuffer<T>> {
 template <class T> struct RangeTraits<BufferSlice<T>> {
   using element = std::remove_const_t<T>;
   static constexpr bool writable = !std::is_const_v<T>;
+  static constexpr bool slice = true;
   static Range of(const BufferSlice<T> &s, const char *role) {
     return {s.device_ptr(),
             s.size(),
@@ -80,9 +82,11 @@ template <class B> using Element = typename Traits<B>::element;
 /// A DeviceBuffer or a BufferSlice the algorithm reads.
 template <class B>
 concept Input = requires { typename Traits<B>::element; };
-/// One it writes: a DeviceBuffer, or a BufferSlice of non-const elements.
+/// One it writes: a DeviceBuffer that is not const, or a BufferSlice of non-const elements (a
+/// slice refers to its buffer's elements whatever the slice object's own constness).
 template <class B>
-concept Output = Input<B> && Traits<B>::writable;
+concept Output =
+    Input<B> && Traits<B>::writable && (Traits<B>::slice || !std::is_const_v<std::remove_reference_t<B>>);
 
 template <class B> Range range(const B &b, const char *role) { return Traits<B>::of(b, role); }
 
@@ -105,127 +109,124 @@ void select_flagged(Stream &stream, const Range &in, const Range &flags, const R
 
 } // namespace detail
 
+/// The keys radix sort takes, and the element types of the scans and reductions: int32, uint32,
+/// int64, uint64, float, double.
+template <class T>
+concept SortKey = detail::kArithmetic<T>;
+/// What sort_pairs moves with each key: any trivially copyable type of 4 or 8 bytes.
+template <class T>
+concept PairValue = std::is_trivially_copyable_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);
+/// What select_flagged copies: any trivially copyable type of 1, 2, 4, 8 or 16 bytes.
+template <class T>
+concept SelectElement =
+    std::is_trivially_copyable_v<T> &&
+    (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16);
+
+namespace detail {
+/// An input and an output of the same SortKey elements (the scans and reductions).
+template <class In, class Out>
+concept Arithmetic =
+    Input<In> && Output<Out> && std::is_same_v<Element<In>, Element<Out>> && SortKey<Element<In>>;
+} // namespace detail
+
 /// Sorts `keys_in` into `keys_out` (same size, no overlap), stably: cub::DeviceRadixSort::SortKeys
-/// (SortKeysDescending). Keys: int32, uint32, int64, uint64, float, double; floats in CUB's order
-/// (-0.0 before +0.0, NaNs at the ends by their sign).
-template <detail::Input In, detail::Output Out>
-  requires std::is_same_v<detail::Element<In>, detail::Element<Out>>
+/// (SortKeysDescending). Floats in CUB's order: -0.0 and +0.0 equal, NaNs at the ends by their sign.
+template <class In, class Out>
+  requires detail::Arithmetic<In, Out>
 void sort(Stream &stream, const In &keys_in, Out &&keys_out, Order order = Order::ascending,
           KeyBits bits = {}) {
-  static_assert(detail::kArithmetic<detail::Element<In>>,
-                "oxide::cub::sort: keys are int32, uint32, int64, uint64, float or double");
   detail::sort(stream, detail::range(keys_in, "keys_in"), detail::range(keys_out, "keys_out"), nullptr,
                nullptr, order, bits);
 }
 
 /// Sorts the pairs (keys_in[i], values_in[i]) by key, stably, into keys_out and values_out:
-/// cub::DeviceRadixSort::SortPairs. Values are any trivially copyable type of 4 or 8 bytes
-/// (an index, a float...). All four the same size; the outputs overlap nothing.
-template <detail::Input KeysIn, detail::Output KeysOut, detail::Input ValuesIn, detail::Output ValuesOut>
-  requires std::is_same_v<detail::Element<KeysIn>, detail::Element<KeysOut>> &&
-           std::is_same_v<detail::Element<ValuesIn>, detail::Element<ValuesOut>>
+/// cub::DeviceRadixSort::SortPairs. All four the same size; the outputs overlap nothing.
+template <class KeysIn, class KeysOut, detail::Input ValuesIn, detail::Output ValuesOut>
+  requires detail::Arithmetic<KeysIn, KeysOut> &&
+           std::is_same_v<detail::Element<ValuesIn>, detail::Element<ValuesOut>> &&
+           PairValue<detail::Element<ValuesIn>>
 void sort_pairs(Stream &stream, const KeysIn &keys_in, KeysOut &&keys_out, const ValuesIn &values_in,
                 ValuesOut &&values_out, Order order = Order::ascending, KeyBits bits = {}) {
-  using Value = detail::Element<ValuesIn>;
-  static_assert(detail::kArithmetic<detail::Element<KeysIn>>,
-                "oxide::cub::sort_pairs: keys are int32, uint32, int64, uint64, float or double");
-  static_assert(std::is_trivially_copyable_v<Value> && (sizeof(Value) == 4 || sizeof(Value) == 8),
-                "oxide::cub::sort_pairs: values are trivially copyable and of 4 or 8 bytes");
   const detail::Range values[2] = {detail::range(values_in, "values_in"),
                                    detail::range(values_out, "values_out")};
   detail::sort(stream, detail::range(keys_in, "keys_in"), detail::range(keys_out, "keys_out"), &values[0],
                &values[1], order, bits);
 }
 
-/// out[i] = in[0] op ... op in[i] (cub::DeviceScan::InclusiveSum / InclusiveScan with min or
-/// max); out may be in itself, else overlaps nothing.
-template <detail::Input In, detail::Output Out>
-  requires std::is_same_v<detail::Element<In>, detail::Element<Out>> &&
-           detail::kArithmetic<detail::Element<In>>
+/// out[i] = in[0] op ... op in[i] (cub::DeviceScan::InclusiveSum, or InclusiveScan with min or
+/// max); `out` may be `in` itself, else overlaps nothing.
+template <class In, class Out>
+  requires detail::Arithmetic<In, Out>
 void inclusive_sum(Stream &stream, const In &in, Out &&out) {
   detail::inclusive_scan(stream, detail::range(in, "in"), detail::range(out, "out"), detail::Op::sum);
 }
-template <detail::Input In, detail::Output Out>
-  requires std::is_same_v<detail::Element<In>, detail::Element<Out>> &&
-           detail::kArithmetic<detail::Element<In>>
+template <class In, class Out>
+  requires detail::Arithmetic<In, Out>
 void inclusive_min(Stream &stream, const In &in, Out &&out) {
   detail::inclusive_scan(stream, detail::range(in, "in"), detail::range(out, "out"), detail::Op::min);
 }
-template <detail::Input In, detail::Output Out>
-  requires std::is_same_v<detail::Element<In>, detail::Element<Out>> &&
-           detail::kArithmetic<detail::Element<In>>
+template <class In, class Out>
+  requires detail::Arithmetic<In, Out>
 void inclusive_max(Stream &stream, const In &in, Out &&out) {
   detail::inclusive_scan(stream, detail::range(in, "in"), detail::range(out, "out"), detail::Op::max);
 }
 
 /// out[0] = 0, out[i] = in[0] + ... + in[i - 1] (cub::DeviceScan::ExclusiveSum).
-template <detail::Input In, detail::Output Out>
-  requires std::is_same_v<detail::Element<In>, detail::Element<Out>> &&
-           detail::kArithmetic<detail::Element<In>>
+template <class In, class Out>
+  requires detail::Arithmetic<In, Out>
 void exclusive_sum(Stream &stream, const In &in, Out &&out) {
   detail::exclusive_sum(stream, detail::range(in, "in"), detail::range(out, "out"));
 }
 
-/// out[0] = the sum (minimum, maximum) of in: cub::DeviceReduce. `out` holds one element; an
+/// out[0] = the sum (minimum, maximum) of `in`: cub::DeviceReduce. `out` holds one element; an
 /// empty input gives 0 (the largest value, the lowest).
-template <detail::Input In, detail::Output Out>
-  requires std::is_same_v<detail::Element<In>, detail::Element<Out>> &&
-           detail::kArithmetic<detail::Element<In>>
+template <class In, class Out>
+  requires detail::Arithmetic<In, Out>
 void reduce_sum(Stream &stream, const In &in, Out &&out) {
   detail::reduce(stream, detail::range(in, "in"), detail::range(out, "out"), detail::Op::sum);
 }
-template <detail::Input In, detail::Output Out>
-  requires std::is_same_v<detail::Element<In>, detail::Element<Out>> &&
-           detail::kArithmetic<detail::Element<In>>
+template <class In, class Out>
+  requires detail::Arithmetic<In, Out>
 void reduce_min(Stream &stream, const In &in, Out &&out) {
   detail::reduce(stream, detail::range(in, "in"), detail::range(out, "out"), detail::Op::min);
 }
-template <detail::Input In, detail::Output Out>
-  requires std::is_same_v<detail::Element<In>, detail::Element<Out>> &&
-           detail::kArithmetic<detail::Element<In>>
+template <class In, class Out>
+  requires detail::Arithmetic<In, Out>
 void reduce_max(Stream &stream, const In &in, Out &&out) {
   detail::reduce(stream, detail::range(in, "in"), detail::range(out, "out"), detail::Op::max);
 }
 
-/// out[s] = the sum (minimum, maximum) of in[offsets[s], offsets[s + 1]): cub::
-/// DeviceSegmentedReduce. `offsets` holds out.size() + 1 int64 values, each at most in.size()
-/// and none smaller than the one before (they are read on the GPU, not checked).
-template <detail::Input In, detail::Input Offsets, detail::Output Out>
-  requires std::is_same_v<detail::Element<In>, detail::Element<Out>> &&
-           detail::kArithmetic<detail::Element<In>> && std::is_same_v<detail::Element<Offsets>, std::int64_t>
+/// out[s] = the sum (minimum, maximum) of in[offsets[s], offsets[s + 1]):
+/// cub::DeviceSegmentedReduce. `offsets` holds out.size() + 1 int64 values, each at most
+/// in.size() and none smaller than the one before (read on the GPU, not checked there).
+template <class In, detail::Input Offsets, class Out>
+  requires detail::Arithmetic<In, Out> && std::is_same_v<detail::Element<Offsets>, std::int64_t>
 void segmented_reduce_sum(Stream &stream, const In &in, const Offsets &offsets, Out &&out) {
   detail::segmented_reduce(stream, detail::range(in, "in"), detail::range(offsets, "offsets"),
                            detail::range(out, "out"), detail::Op::sum);
 }
-template <detail::Input In, detail::Input Offsets, detail::Output Out>
-  requires std::is_same_v<detail::Element<In>, detail::Element<Out>> &&
-           detail::kArithmetic<detail::Element<In>> && std::is_same_v<detail::Element<Offsets>, std::int64_t>
+template <class In, detail::Input Offsets, class Out>
+  requires detail::Arithmetic<In, Out> && std::is_same_v<detail::Element<Offsets>, std::int64_t>
 void segmented_reduce_min(Stream &stream, const In &in, const Offsets &offsets, Out &&out) {
   detail::segmented_reduce(stream, detail::range(in, "in"), detail::range(offsets, "offsets"),
                            detail::range(out, "out"), detail::Op::min);
 }
-template <detail::Input In, detail::Input Offsets, detail::Output Out>
-  requires std::is_same_v<detail::Element<In>, detail::Element<Out>> &&
-           detail::kArithmetic<detail::Element<In>> && std::is_same_v<detail::Element<Offsets>, std::int64_t>
+template <class In, detail::Input Offsets, class Out>
+  requires detail::Arithmetic<In, Out> && std::is_same_v<detail::Element<Offsets>, std::int64_t>
 void segmented_reduce_max(Stream &stream, const In &in, const Offsets &offsets, Out &&out) {
   detail::segmented_reduce(stream, detail::range(in, "in"), detail::range(offsets, "offsets"),
                            detail::range(out, "out"), detail::Op::max);
 }
 
 /// Copies the elements of `in` whose flag is set (nonzero) to the front of `out`, in order, and
-/// their number to count[0]: cub::DeviceSelect::Flagged. Elements: any trivially copyable type
-/// of 1, 2, 4, 8 or 16 bytes; flags: uint8_t or bool, one per element; `out` at least as large
-/// as `in`; `count` one int64.
+/// their number to count[0]: cub::DeviceSelect::Flagged. Flags: uint8_t or bool, one per
+/// element; `out` at least as large as `in`; `count` one int64.
 template <detail::Input In, detail::Input Flags, detail::Output Out, detail::Output Count>
-  requires std::is_same_v<detail::Element<In>, detail::Element<Out>> &&
+  requires std::is_same_v<detail::Element<In>, detail::Element<Out>> && SelectElement<detail::Element<In>> &&
            (std::is_same_v<detail::Element<Flags>, std::uint8_t> ||
             std::is_same_v<detail::Element<Flags>, bool>) &&
            std::is_same_v<detail::Element<Count>, std::int64_t>
 void select_flagged(Stream &stream, const In &in, const Flags &flags, Out &&out, Count &&count) {
-  using T = detail::Element<In>;
-  static_assert(std::is_trivially_copyable_v<T> &&
-                    (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16),
-                "oxide::cub::select_flagged: elements are trivially copyable and of 1, 2, 4, 8 or 16 bytes");
   detail::select_flagged(stream, detail::range(in, "in"), detail::range(flags, "flags"),
                          detail::range(out, "out"), detail::range(count, "count"));
 }

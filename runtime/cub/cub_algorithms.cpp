@@ -113,13 +113,14 @@ template <class F> void with_arithmetic(std::int32_t dtype, F &&f) {
 }
 
 /// The unsigned radix key of `key` in CUB's order: sign bit flipped for signed integers; for
-/// floats all bits flipped when negative, else the sign bit (so -0.0 sorts before +0.0).
+/// floats all bits flipped when negative, else the sign bit, and -0.0 taken as +0.0 (CUB's
+/// DeviceRadixSort treats the two zeros as equal).
 template <class K> auto radix_key(K key) {
   using U = std::conditional_t<sizeof(K) == 4, std::uint32_t, std::uint64_t>;
   constexpr U sign = U{1} << (8 * sizeof(K) - 1);
   const U bits = std::bit_cast<U>(key);
   if constexpr (std::is_floating_point_v<K>)
-    return (bits & sign) ? static_cast<U>(~bits) : static_cast<U>(bits | sign);
+    return bits == sign ? sign : (bits & sign) ? static_cast<U>(~bits) : static_cast<U>(bits | sign);
   else if constexpr (std::is_signed_v<K>)
     return static_cast<U>(bits ^ sign);
   else

@@ -120,20 +120,24 @@ int main() try {
   oxide::cub::sort(stream, keys, sorted, oxide::cub::Order::ascending, {2, 5});
   c.expect(sorted.to_host(stream) == want, "sort by key bits [2, 5)");
 
-  // Floats in CUB's order, bit for bit: -NaN, -inf, ..., -0.0, +0.0, ..., inf, +NaN.
+  // Floats in CUB's order, bit for bit: -NaN, -inf, ..., 0, ..., inf, +NaN, where -0.0 and +0.0
+  // are equal keys (the input has +0.0 first, so a stable sort keeps it first either way).
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
-  const std::vector<float> order = {-nan, -inf,   -1e30f, -2.5f, -1e-40f, -0.0f,
-                                    0.0f, 1e-40f, 1.0f,   3.5f,  inf,     nan};
-  std::vector<float> shuffled = order;
-  std::rotate(shuffled.begin(), shuffled.begin() + 5, shuffled.end());
-  std::swap(shuffled[0], shuffled[7]);
+  const std::vector<float> below = {-nan, -inf, -1e30f, -2.5f, -1e-40f},
+                           above = {1e-40f, 1.0f, 3.5f, inf, nan};
+  const std::vector<float> shuffled = {3.5f,  0.0f,  -1e-40f, inf,  -nan, 1e-40f,
+                                       -2.5f, -0.0f, nan,     -inf, 1.0f, -1e30f};
+  std::vector<float> ascending = below, descending(above.rbegin(), above.rend());
+  for (std::vector<float> *v : {&ascending, &descending})
+    v->insert(v->end(), {0.0f, -0.0f});
+  ascending.insert(ascending.end(), above.begin(), above.end());
+  descending.insert(descending.end(), below.rbegin(), below.rend());
   auto fin = oxide::DeviceBuffer<float>::from_host(stream, shuffled);
-  auto fout = oxide::DeviceBuffer<float>::uninitialized(stream, order.size());
+  auto fout = oxide::DeviceBuffer<float>::uninitialized(stream, shuffled.size());
   oxide::cub::sort(stream, fin, fout);
-  c.expect(same_bits(fout.to_host(stream), order), "float keys in CUB's order");
+  c.expect(same_bits(fout.to_host(stream), ascending), "float keys in CUB's order");
   oxide::cub::sort(stream, fin, fout, oxide::cub::Order::descending);
-  c.expect(same_bits(fout.to_host(stream), std::vector<float>(order.rbegin(), order.rend())),
-           "float keys descending");
+  c.expect(same_bits(fout.to_host(stream), descending), "float keys descending");
 
   // int64 keys with double values, in slices of larger buffers.
   std::vector<std::int64_t> big_keys(1000);
