@@ -162,6 +162,16 @@ void sort_on_host(const Range &keys_in, const Range &keys_out, const Range *valu
   }
 }
 
+/// A scan's arguments: the same size, `out` either `in` itself or apart from it. False when
+/// there is nothing to scan.
+bool check_scan(const Stream &stream, const char *what, const Range &in, const Range &out) {
+  check_common(stream, what, {&in, &out});
+  require_size(what, out, in.size, in);
+  if (out.address != in.address)
+    require_apart(what, out, in);
+  return in.size != 0;
+}
+
 template <class T> T identity(Op op) {
   return op == Op::sum   ? T{}
          : op == Op::min ? std::numeric_limits<T>::max()
@@ -226,12 +236,7 @@ void sort(Stream &stream, const Range &keys_in, const Range &keys_out, const Ran
 }
 
 void inclusive_scan(Stream &stream, const Range &in, const Range &out, Op op) {
-  const std::string what = fmt::format("inclusive_{}", op_name(op));
-  check_common(stream, what.c_str(), {&in, &out});
-  require_size(what.c_str(), out, in.size, in);
-  if (out.address != in.address)
-    require_apart(what.c_str(), out, in);
-  if (in.size == 0)
+  if (!check_scan(stream, fmt::format("inclusive_{}", op_name(op)).c_str(), in, out))
     return;
   if (context_of(stream).is_simulator()) {
     with_arithmetic(in.dtype, [&](auto zero) {
@@ -253,11 +258,7 @@ void inclusive_scan(Stream &stream, const Range &in, const Range &out, Op op) {
 }
 
 void exclusive_sum(Stream &stream, const Range &in, const Range &out) {
-  check_common(stream, "exclusive_sum", {&in, &out});
-  require_size("exclusive_sum", out, in.size, in);
-  if (out.address != in.address)
-    require_apart("exclusive_sum", out, in);
-  if (in.size == 0)
+  if (!check_scan(stream, "exclusive_sum", in, out))
     return;
   if (context_of(stream).is_simulator()) {
     with_arithmetic(in.dtype, [&](auto zero) {
