@@ -45,6 +45,7 @@ struct Checks {
       expect(false, what + ": no error");
     } catch (const oxide::Error &e) {
       expect(e.kind() == kind, what + ": " + std::string(e.kind_name()) + ": " + e.what());
+      std::printf("refused, %s: %s\n", what.c_str(), e.what()); // the message the user reads
     }
   }
 };
