@@ -17,6 +17,7 @@
 // counts up to 2^31 - 1 (CUB's int offsets, as CUDA code passes them). docs/libraries.md.
 #pragma once
 
+#include "oxide/detail/element_types.hpp"
 #include "oxide/host/buffer.hpp"
 #include "oxide/host/dtype.hpp"
 #include "oxide/host/stream.hpp"
@@ -90,11 +91,6 @@ concept Output =
 
 template <class B> Range range(const B &b, const char *role) { return Traits<B>::of(b, role); }
 
-template <class T>
-inline constexpr bool kArithmetic =
-    std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::int64_t> ||
-    std::is_same_v<T, std::uint64_t> || std::is_same_v<T, float> || std::is_same_v<T, double>;
-
 enum class Op : std::uint8_t { sum, min, max };
 
 // liboxide_cub.a (runtime/cub/cub_algorithms.cpp).
@@ -112,7 +108,7 @@ void select_flagged(Stream &stream, const Range &in, const Range &flags, const R
 /// The keys radix sort takes, and the element types of the scans and reductions: int32, uint32,
 /// int64, uint64, float, double.
 template <class T>
-concept SortKey = detail::kArithmetic<T>;
+concept SortKey = oxide::detail::kOneOf<T, oxide::detail::CubArithmetic>;
 /// What sort_pairs moves with each key: any trivially copyable type of 4 or 8 bytes.
 template <class T>
 concept PairValue = std::is_trivially_copyable_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);

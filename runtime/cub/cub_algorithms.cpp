@@ -94,22 +94,9 @@ template <class T> T *host(const Range &r) {
 
 /// `f(T{})` for the arithmetic element type `dtype` names.
 template <class F> void with_arithmetic(std::int32_t dtype, F &&f) {
-  switch (dtype) {
-  case OXIDE_DTYPE_I32:
-    return f(std::int32_t{});
-  case OXIDE_DTYPE_U32:
-    return f(std::uint32_t{});
-  case OXIDE_DTYPE_I64:
-    return f(std::int64_t{});
-  case OXIDE_DTYPE_U64:
-    return f(std::uint64_t{});
-  case OXIDE_DTYPE_F32:
-    return f(float{});
-  case OXIDE_DTYPE_F64:
-    return f(double{});
-  default:
+  if (!oxide::detail::visit_dtype(oxide::detail::CubArithmetic{}, dtype,
+                                  [&](auto tag) { f(typename decltype(tag)::type{}); }))
     throw Error(fmt::format("oxide::cub: unsupported element type {}", oxide::detail::dtype_name(dtype)));
-  }
 }
 
 /// The unsigned radix key of `key` in CUB's order: sign bit flipped for signed integers; for

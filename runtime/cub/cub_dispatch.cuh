@@ -1,9 +1,10 @@
 // Shared by the CUB call files (*.cu): the element type an OXIDE_DTYPE_* code names, and the
-// cudaStream_t a CUstream is. Compiled by clang in CUDA mode only.
+// cudaStream_t a CUstream is. Compiled in CUDA mode only (nvcc, or clang with
+// OXIDE_CUB_COMPILER=clang).
 #pragma once
 
 #include "cub_calls.hpp"
-#include "oxide/c_api.h"
+#include "oxide/detail/element_types.hpp"
 
 #include <cuda_runtime.h>
 
@@ -14,25 +15,22 @@ namespace oxide::cub::calls {
 
 inline cudaStream_t stream_of(void *stream) { return static_cast<cudaStream_t>(stream); }
 
-template <class T> struct Tag {
-  using type = T;
-};
-
-/// Calls `f(Tag<T>{})` with the arithmetic type `dtype` names among `Types`; cudaErrorInvalidValue
-/// for another.
-template <class... Types, class F> int with_type(std::int32_t dtype, F &&f) {
+/// `f(TypeTag<T>{})` for the type T among oxide::cub's arithmetic element types (keys, scans,
+/// reductions) that `dtype` names and for which `Accepts<T>` holds; cudaErrorInvalidValue for
+/// another.
+template <template <class> class Accepts = std::is_arithmetic, class F>
+int with_arithmetic(std::int32_t dtype, F &&f) {
   int result = cudaErrorInvalidValue;
-  const auto code = [](auto tag) {
-    using T = typename decltype(tag)::type;
-    return OXIDE_DTYPE(std::is_floating_point_v<T> ? 2 : std::is_signed_v<T> ? 0 : 1, 8 * int(sizeof(T)));
-  };
-  (void)((code(Tag<Types>{}) == dtype ? (result = f(Tag<Types>{}), true) : false) || ...);
+  oxide::detail::visit_dtype(
+      oxide::detail::CubArithmetic{}, dtype,
+      [&](auto tag) {
+        if constexpr (Accepts<typename decltype(tag)::type>::value)
+          return f(tag);
+        else
+          return int(cudaErrorInvalidValue);
+      },
+      result);
   return result;
-}
-
-/// The arithmetic types the scans and reductions take.
-template <class F> int with_arithmetic(std::int32_t dtype, F &&f) {
-  return with_type<std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double>(dtype, f);
 }
 
 } // namespace oxide::cub::calls

@@ -28,10 +28,14 @@ int sort_as(const SortArgs &a, void *temp, std::size_t &bytes, cudaStream_t stre
   }
 }
 
-/// The sort of `args` for a key type among `Keys`; values are moved as 4- or 8-byte words.
-template <class... Keys>
-int sort_keys_among(const SortArgs &args, void *temp, std::size_t &temp_bytes, void *stream) {
-  return with_type<Keys...>(args.key_dtype, [&](auto tag) {
+template <std::size_t Bytes> struct OfSize {
+  template <class T> using test = std::bool_constant<sizeof(T) == Bytes>;
+};
+
+/// The sort of `args` for a key type of `KeyBytes` bytes; values are moved as 4- or 8-byte words.
+template <std::size_t KeyBytes>
+int sort_keys_of_size(const SortArgs &args, void *temp, std::size_t &temp_bytes, void *stream) {
+  return with_arithmetic<OfSize<KeyBytes>::template test>(args.key_dtype, [&](auto tag) {
     using K = typename decltype(tag)::type;
     switch (args.value_bytes) {
     case 0:

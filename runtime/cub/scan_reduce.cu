@@ -92,15 +92,15 @@ int select_flagged(std::uint32_t element_bytes, const void *in, const std::uint8
   };
   switch (element_bytes) {
   case 1:
-    return as(Tag<std::uint8_t>{});
+    return as(oxide::detail::TypeTag<std::uint8_t>{});
   case 2:
-    return as(Tag<std::uint16_t>{});
+    return as(oxide::detail::TypeTag<std::uint16_t>{});
   case 4:
-    return as(Tag<std::uint32_t>{});
+    return as(oxide::detail::TypeTag<std::uint32_t>{});
   case 8:
-    return as(Tag<std::uint64_t>{});
+    return as(oxide::detail::TypeTag<std::uint64_t>{});
   case 16:
-    return as(Tag<Bytes16>{});
+    return as(oxide::detail::TypeTag<Bytes16>{});
   default:
     return int(cudaErrorInvalidValue);
   }

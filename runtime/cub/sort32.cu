@@ -2,5 +2,5 @@
 #include "radix_sort.cuh"
 
 int oxide::cub::calls::sort32(const SortArgs &args, void *temp, std::size_t &temp_bytes, void *stream) {
-  return sort_keys_among<std::int32_t, std::uint32_t, float>(args, temp, temp_bytes, stream);
+  return sort_keys_of_size<4>(args, temp, temp_bytes, stream);
 }

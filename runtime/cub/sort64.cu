@@ -2,5 +2,5 @@
 #include "radix_sort.cuh"
 
 int oxide::cub::calls::sort64(const SortArgs &args, void *temp, std::size_t &temp_bytes, void *stream) {
-  return sort_keys_among<std::int64_t, std::uint64_t, double>(args, temp, temp_bytes, stream);
+  return sort_keys_of_size<8>(args, temp, temp_bytes, stream);
 }

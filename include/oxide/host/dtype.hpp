@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "oxide/c_api.h"
+#include "oxide/detail/element_types.hpp"
 #include "oxide/device/half.hpp"
 
 namespace oxide::detail {
@@ -19,10 +20,9 @@ template <class T> constexpr std::int32_t dtype_of() noexcept {
     return OXIDE_DTYPE_F16;
   else if constexpr (std::is_same_v<U, bfloat16>)
     return OXIDE_DTYPE_BF16;
-  else if constexpr (std::is_integral_v<U> && sizeof(U) <= 8)
-    return OXIDE_DTYPE(std::is_signed_v<U> ? 0 : 1, 8 * static_cast<int>(sizeof(U)));
-  else if constexpr (std::is_same_v<U, float> || std::is_same_v<U, double>)
-    return OXIDE_DTYPE(2, 8 * static_cast<int>(sizeof(U)));
+  else if constexpr ((std::is_integral_v<U> && sizeof(U) <= 8) || std::is_same_v<U, float> ||
+                     std::is_same_v<U, double>)
+    return arithmetic_dtype<U>();
   else
     return OXIDE_DTYPE_NONE;
 }
