@@ -35,11 +35,28 @@ bool addNeed(Needs &needs, const Argument &argument) {
   return true;
 }
 
-/// Calls `each` with every pointer argument of `function` that `pointer` may be based on.
+/// Calls `each` with every pointer argument of `function` that `pointer` may be based on and
+/// whose bounds a caller must pass: not a byval argument, which is the function's own copy.
 template <typename Each> void argumentsOf(const Value *pointer, const Function &function, Each &&each) {
   for (const Value *object : oxide::underlyingObjectsThroughCalls(pointer))
-    if (const auto *argument = dyn_cast<Argument>(object); argument && argument->getParent() == &function)
+    if (const auto *argument = dyn_cast<Argument>(object);
+        argument && argument->getParent() == &function && !argument->hasByValAttr())
       each(*argument);
+}
+
+/// A byval argument is the function's own copy of the caller's value, at an address of its own
+/// (the caller's object is not the one written): its bounds are its own, taken at the entry.
+void boundByValArguments(Function &function, DenseMap<const Argument *, LocalBounds> &bounds) {
+  const DataLayout &layout = function.getParent()->getDataLayout();
+  for (Argument &argument : function.args()) {
+    if (!argument.hasByValAttr() || argument.use_empty() || bounds.contains(&argument))
+      continue;
+    IRBuilder<> b(&*function.getEntryBlock().getFirstInsertionPt());
+    Value *lo =
+        b.CreatePtrToInt(b.CreatePointerBitCastOrAddrSpaceCast(&argument, b.getPtrTy()), b.getInt64Ty());
+    const uint64_t bytes = layout.getTypeAllocSize(argument.getParamByValType());
+    bounds[&argument] = {lo, b.CreateAdd(lo, b.getInt64(bytes))};
+  }
 }
 
 /// The helpers' arguments that a local write is based on, and those that calls pass on to them.
@@ -190,10 +207,12 @@ oxide::BoundedArguments oxide::boundLocalArguments(Module &module, ArrayRef<Func
     clones[helper] = clone;
     result.helpers.insert(clone);
   }
-  if (clones.empty())
-    return result;
   SmallVector<Function *, 8> callers(kernels.begin(), kernels.end());
   callers.append(result.helpers.begin(), result.helpers.end());
+  for (Function *function : callers)
+    boundByValArguments(*function, result.bounds);
+  if (clones.empty())
+    return result;
   for (Function *caller : callers) {
     SmallVector<CallInst *, 8> calls;
     for (Instruction &inst : instructions(*caller))
