@@ -15,9 +15,17 @@
 // runs (oxide::Error: SizeMismatch, WrongContext, OverlappingArguments, Other), take their
 // temporary storage in stream order (DeviceBuffer::allocate_async) and do not wait. Element
 // counts up to 2^31 - 1 (CUB's int offsets, as CUDA code passes them). docs/libraries.md.
+//
+// In kernels, CUB's block and warp collectives with CUB's interface (oxide/device/cub_*.hpp):
+// oxide::cub::BlockReduce, BlockScan, BlockExchange, BlockLoad, BlockStore, BlockHistogram,
+// BlockRadixSort, WarpReduce, WarpScan.
 #pragma once
 
 #include "oxide/detail/element_types.hpp"
+#include "oxide/device/cub_block.hpp"
+#include "oxide/device/cub_block_io.hpp"
+#include "oxide/device/cub_block_radix_sort.hpp"
+#include "oxide/device/cub_warp.hpp"
 #include "oxide/host/buffer.hpp"
 #include "oxide/host/dtype.hpp"
 #include "oxide/host/stream.hpp"

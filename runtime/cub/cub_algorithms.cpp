@@ -2,6 +2,7 @@
 // the GPU path, which runs CUB (cub_calls.hpp, the *.cu files) on the stream with temporary
 // storage allocated in its order.
 #include "oxide/cub.hpp"
+#include "oxide/detail/radix_key.hpp"
 #include "oxide/host/error.hpp"
 
 #include "../context_state.hpp"
@@ -99,33 +100,18 @@ template <class F> void with_arithmetic(std::int32_t dtype, F &&f) {
     throw Error(fmt::format("oxide::cub: unsupported element type {}", oxide::detail::dtype_name(dtype)));
 }
 
-/// The unsigned radix key of `key` in CUB's order: sign bit flipped for signed integers; for
-/// floats all bits flipped when negative, else the sign bit, and -0.0 taken as +0.0 (CUB's
-/// DeviceRadixSort treats the two zeros as equal).
-template <class K> auto radix_key(K key) {
-  using U = std::conditional_t<sizeof(K) == 4, std::uint32_t, std::uint64_t>;
-  constexpr U sign = U{1} << (8 * sizeof(K) - 1);
-  const U bits = std::bit_cast<U>(key);
-  if constexpr (std::is_floating_point_v<K>)
-    return bits == sign ? sign : (bits & sign) ? static_cast<U>(~bits) : static_cast<U>(bits | sign);
-  else if constexpr (std::is_signed_v<K>)
-    return static_cast<U>(bits ^ sign);
-  else
-    return bits;
-}
-
 /// The simulator's sort: a stable sort of the positions by the keys' bits [begin, end).
 template <class K>
 void sort_on_host(const Range &keys_in, const Range &keys_out, const Range *values_in,
                   const Range *values_out, Order order, int begin, int end) {
   const std::size_t n = keys_in.size;
   const K *in = host<const K>(keys_in);
-  using U = decltype(radix_key(K{}));
+  using U = decltype(oxide::detail::radix_key(K{}));
   const int width = end - begin;
   const U mask = width >= int(8 * sizeof(U)) ? ~U{0} : static_cast<U>((U{1} << width) - 1);
   std::vector<U> digits(n);
   for (std::size_t i = 0; i < n; ++i)
-    digits[i] = static_cast<U>(radix_key(in[i]) >> begin) & mask;
+    digits[i] = static_cast<U>(oxide::detail::radix_key(in[i]) >> begin) & mask;
   std::vector<std::size_t> position(n);
   std::iota(position.begin(), position.end(), std::size_t{0});
   // Stable: equal digits keep their positions' order (std::sort with the position as the tie).

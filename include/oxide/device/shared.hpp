@@ -30,6 +30,17 @@ template <class T, std::size_t N, auto Site = [] {}> [[nodiscard]] inline Span<T
   return detail::SpanAccess::make_span(detail::shared_array_storage<T, N, decltype(Site)>(), N);
 }
 
+/// One T in shared memory, one per block and per place in the source where it is called, as
+/// shared_array (a struct of a block's scratch arrays: CUB's `__shared__ typename
+/// BlockReduce::TempStorage temp;`). Contents start uninitialised.
+///
+///   auto &temp = oxide::shared_object<oxide::cub::BlockReduce<float, 256>::TempStorage>();
+template <class T, auto Site = [] {}> [[nodiscard]] inline T &shared_object() noexcept {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_default_constructible_v<T>,
+                "shared memory holds trivial types only: no constructor runs for it");
+  return *detail::shared_array_storage<T, 1, decltype(Site)>();
+}
+
 /// The block's dynamic shared memory viewed as T (sized by the launch's dynamic_shared_bytes).
 template <class T> [[nodiscard]] inline Span<T> dynamic_shared() noexcept {
   static_assert(std::is_trivially_copyable_v<T>, "shared memory holds trivial types only");

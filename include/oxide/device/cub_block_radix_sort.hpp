@@ -1,0 +1,188 @@
+// cub::BlockRadixSort with CUB's interface: a stable sort of the block's BLOCK_THREADS *
+// ITEMS_PER_THREAD keys (and values with them), held ITEMS_PER_THREAD a thread in blocked order,
+// by RADIX_BITS bits a pass. Each pass counts each thread's digits in its own column of shared
+// counters, scans the block's counts (all digits at once, two 16-bit counts a word), and moves
+// the keys to their ranks through shared memory. Keys are integers, float or double, in CUB's
+// order (-0.0 equals +0.0; NaNs by their sign). cub_warp.hpp says why this is not NVIDIA's code.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "oxide/detail/radix_key.hpp"
+#include "oxide/device/cub_block.hpp"
+
+namespace oxide::cub {
+
+template <class KeyT, int BLOCK_DIM_X, int ITEMS_PER_THREAD, class ValueT = NullType, int RADIX_BITS = 4,
+          bool MEMOIZE_OUTER_SCAN = true, BlockScanAlgorithm INNER_SCAN_ALGORITHM = BLOCK_SCAN_WARP_SCANS,
+          auto SMEM_CONFIG = 0, int BLOCK_DIM_Y = 1, int BLOCK_DIM_Z = 1>
+class BlockRadixSort {
+  using Shape = detail::BlockShape<BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z>;
+  static_assert(Shape::kThreads > 0); // checks the block shape where the collective is named
+  static_assert(oxide::detail::RadixKey<KeyT>,
+                "oxide::cub::BlockRadixSort: keys are integers of 1 to 8 bytes, float or double");
+  static_assert(RADIX_BITS >= 1 && RADIX_BITS <= 4, "oxide::cub::BlockRadixSort: RADIX_BITS is 1 to 4");
+  static_assert(ITEMS_PER_THREAD > 0, "oxide::cub::BlockRadixSort: ITEMS_PER_THREAD must be positive");
+  static constexpr std::uint32_t kItems = ITEMS_PER_THREAD;
+  static constexpr std::uint32_t kTile = Shape::kThreads * kItems;
+  static_assert(kTile < 65536, "oxide::cub::BlockRadixSort: the block's keys are counted in 16 bits: "
+                               "BLOCK_THREADS * ITEMS_PER_THREAD must be below 65536");
+  static constexpr bool kValues = !std::is_same_v<ValueT, NullType>;
+  static constexpr std::uint32_t kDigits = 1u << RADIX_BITS;
+  static constexpr std::uint32_t kWords = (kDigits + 1) / 2;
+  using Bits = decltype(oxide::detail::radix_key(KeyT{}));
+
+  // A thread's count of each digit, two 16-bit counts a word (digit d: word d / 2, half d % 2),
+  // scanned over the block as one value: the sums never carry from one half into the other.
+  struct Counts {
+    std::uint32_t word[kWords];
+    friend Counts operator+(const Counts &a, const Counts &b) noexcept {
+      Counts c;
+      for (std::uint32_t w = 0; w < kWords; ++w)
+        c.word[w] = a.word[w] + b.word[w];
+      return c;
+    }
+    [[nodiscard]] std::uint32_t of(std::uint32_t d) const noexcept { return (word[d / 2] >> (16 * (d % 2))) & 0xffff; }
+  };
+  using Scan = BlockScan<Counts, BLOCK_DIM_X, BLOCK_SCAN_WARP_SCANS, BLOCK_DIM_Y, BLOCK_DIM_Z>;
+  static constexpr std::uint32_t pad(std::uint32_t i) noexcept { return i + i / warp::kSize; }
+
+public:
+  struct TempStorage {
+    std::uint16_t counters[kDigits][Shape::kThreads]; // [digit][thread]: each thread's own column
+    typename Scan::TempStorage scan;
+    KeyT keys[pad(kTile - 1) + 1];
+    std::conditional_t<kValues, ValueT, char> values[kValues ? pad(kTile - 1) + 1 : 1];
+  };
+
+  template <auto Site = [] {}> BlockRadixSort() noexcept : storage_(temp_storage<BlockRadixSort, Site>()) {}
+  explicit BlockRadixSort(TempStorage &storage) noexcept : storage_(storage) {}
+
+  /// Ascending, by key bits [begin_bit, end_bit); the block's keys come back in blocked order.
+  void Sort(KeyT (&keys)[ITEMS_PER_THREAD], int begin_bit = 0, int end_bit = kKeyBits) noexcept {
+    sort<false, false>(keys, nullptr, begin_bit, end_bit);
+  }
+  void Sort(KeyT (&keys)[ITEMS_PER_THREAD], ValueT (&values)[ITEMS_PER_THREAD], int begin_bit = 0,
+            int end_bit = kKeyBits) noexcept
+    requires kValues
+  {
+    sort<false, false>(keys, &values, begin_bit, end_bit);
+  }
+  void SortDescending(KeyT (&keys)[ITEMS_PER_THREAD], int begin_bit = 0, int end_bit = kKeyBits) noexcept {
+    sort<true, false>(keys, nullptr, begin_bit, end_bit);
+  }
+  void SortDescending(KeyT (&keys)[ITEMS_PER_THREAD], ValueT (&values)[ITEMS_PER_THREAD], int begin_bit = 0,
+                      int end_bit = kKeyBits) noexcept
+    requires kValues
+  {
+    sort<true, false>(keys, &values, begin_bit, end_bit);
+  }
+  /// The same, the result in striped order (thread t holds sorted items t, t + threads, ...),
+  /// ready for a coalesced striped store.
+  void SortBlockedToStriped(KeyT (&keys)[ITEMS_PER_THREAD], int begin_bit = 0, int end_bit = kKeyBits) noexcept {
+    sort<false, true>(keys, nullptr, begin_bit, end_bit);
+  }
+  void SortBlockedToStriped(KeyT (&keys)[ITEMS_PER_THREAD], ValueT (&values)[ITEMS_PER_THREAD], int begin_bit = 0,
+                            int end_bit = kKeyBits) noexcept
+    requires kValues
+  {
+    sort<false, true>(keys, &values, begin_bit, end_bit);
+  }
+  void SortDescendingBlockedToStriped(KeyT (&keys)[ITEMS_PER_THREAD], int begin_bit = 0,
+                                      int end_bit = kKeyBits) noexcept {
+    sort<true, true>(keys, nullptr, begin_bit, end_bit);
+  }
+  void SortDescendingBlockedToStriped(KeyT (&keys)[ITEMS_PER_THREAD], ValueT (&values)[ITEMS_PER_THREAD],
+                                      int begin_bit = 0, int end_bit = kKeyBits) noexcept
+    requires kValues
+  {
+    sort<true, true>(keys, &values, begin_bit, end_bit);
+  }
+
+private:
+  static constexpr int kKeyBits = 8 * sizeof(KeyT);
+  using Values = std::conditional_t<kValues, ValueT, char>;
+
+  template <bool Descending, bool Striped>
+  [[gnu::always_inline]] void sort(KeyT (&keys)[ITEMS_PER_THREAD], Values (*values)[ITEMS_PER_THREAD], int begin_bit,
+                                   int end_bit) noexcept {
+    Shape::check();
+    if (begin_bit < 0 || end_bit > kKeyBits || begin_bit > end_bit) [[unlikely]]
+      __oxide_trap("oxide::cub::BlockRadixSort: the key bits [begin_bit, end_bit) are not inside the key");
+    const std::uint32_t t = Shape::rank();
+    if (begin_bit == end_bit) {
+      if constexpr (Striped)
+        to_striped(keys, values, t);
+      return;
+    }
+    for (int bit = begin_bit; bit < end_bit; bit += RADIX_BITS) {
+      const int width = end_bit - bit < RADIX_BITS ? end_bit - bit : RADIX_BITS;
+      const Bits mask = static_cast<Bits>((Bits{1} << width) - 1);
+      std::uint32_t digit[ITEMS_PER_THREAD], rank[ITEMS_PER_THREAD];
+      // Count: each thread in its own column, so no barrier before the scan reads it.
+      for (std::uint32_t d = 0; d < kDigits; ++d)
+        storage_.counters[d][t] = 0;
+      for (std::uint32_t i = 0; i < kItems; ++i) {
+        Bits key = oxide::detail::radix_key(keys[i]);
+        if constexpr (Descending)
+          key = static_cast<Bits>(~key);
+        digit[i] = static_cast<std::uint32_t>((key >> bit) & mask);
+        const std::uint16_t before = storage_.counters[digit[i]][t];
+        rank[i] = before;
+        storage_.counters[digit[i]][t] = static_cast<std::uint16_t>(before + 1);
+      }
+      Counts mine{};
+      for (std::uint32_t d = 0; d < kDigits; ++d)
+        mine.word[d / 2] |= std::uint32_t(storage_.counters[d][t]) << (16 * (d % 2));
+      Counts below, totals;
+      Scan(storage_.scan).ExclusiveSum(mine, below, totals);
+      // Digit d's first position in the block, plus the threads before this one with digit d.
+      std::uint32_t start = 0;
+      for (std::uint32_t d = 0; d < kDigits; ++d) {
+        storage_.counters[d][t] = static_cast<std::uint16_t>(start + below.of(d));
+        start += totals.of(d);
+      }
+      for (std::uint32_t i = 0; i < kItems; ++i)
+        rank[i] += storage_.counters[digit[i]][t];
+      const bool last = bit + RADIX_BITS >= end_bit;
+      move(keys, values, rank, t, Striped && last);
+    }
+  }
+
+  // Every thread's items to their ranks, and the block's positions back to the threads, blocked
+  // or striped. The scan's barrier has let every thread finish reading the previous pass's keys
+  // (a block of one warp scans without one: it syncs here).
+  [[gnu::always_inline]] void move(KeyT (&keys)[ITEMS_PER_THREAD], Values (*values)[ITEMS_PER_THREAD],
+                                   const std::uint32_t (&rank)[ITEMS_PER_THREAD], std::uint32_t t,
+                                   bool striped) noexcept {
+    if constexpr (Shape::kWarps == 1)
+      sync_threads();
+    for (std::uint32_t i = 0; i < kItems; ++i) {
+      storage_.keys[pad(rank[i])] = keys[i];
+      if constexpr (kValues)
+        storage_.values[pad(rank[i])] = (*values)[i];
+    }
+    sync_threads();
+    for (std::uint32_t i = 0; i < kItems; ++i) {
+      const std::uint32_t p = striped ? i * Shape::kThreads + t : t * kItems + i;
+      keys[i] = storage_.keys[pad(p)];
+      if constexpr (kValues)
+        (*values)[i] = storage_.values[pad(p)];
+    }
+  }
+
+  [[gnu::always_inline]] void to_striped(KeyT (&keys)[ITEMS_PER_THREAD], Values (*values)[ITEMS_PER_THREAD],
+                                         std::uint32_t t) noexcept {
+    std::uint32_t rank[ITEMS_PER_THREAD];
+    for (std::uint32_t i = 0; i < kItems; ++i)
+      rank[i] = t * kItems + i;
+    sync_threads(); // the storage's previous users are done
+    move(keys, values, rank, t, true);
+  }
+
+  TempStorage &storage_;
+};
+
+} // namespace oxide::cub
