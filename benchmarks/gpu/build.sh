@@ -15,7 +15,7 @@ root="$(cd "$here/../.." && pwd)"
 out="$root/.gpu/bench"
 oxcc="${OXIDE_BUILD_DIR:-$root/build}/bin/oxcc"
 nvcc="${CUDA_PATH:-/usr/local/cuda}/bin/nvcc"
-read -r -a pairs <<<"${PAIRS:-stream reduce transpose histogram softmax layernorm stencil sgemm matmul cub mma_gemm wgmma_gemm attention}"
+read -r -a pairs <<<"${PAIRS:-stream reduce transpose histogram softmax layernorm stencil sgemm matmul cub cub_block mma_gemm wgmma_gemm attention}"
 mkdir -p "$out"
 
 seconds() { date +%s.%N; }

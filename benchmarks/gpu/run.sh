@@ -13,7 +13,7 @@ set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out="${OUT:-$PWD/bench-results}"
 rounds="${ROUNDS:-3}"
-read -r -a pairs <<<"${PAIRS:-stream reduce transpose histogram softmax layernorm stencil sgemm matmul cub mma_gemm wgmma_gemm attention}"
+read -r -a pairs <<<"${PAIRS:-stream reduce transpose histogram softmax layernorm stencil sgemm matmul cub cub_block mma_gemm wgmma_gemm attention}"
 mkdir -p "$out"
 log="$out/raw.log"
 errors="$out/stderr.log"

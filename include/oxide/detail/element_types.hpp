@@ -21,7 +21,10 @@ inline constexpr bool kOneOf<T, TypeList<Ts...>> = (std::is_same_v<T, Ts> || ...
 /// 0 signed, 1 unsigned, 2 floating point.
 template <class T> constexpr std::int32_t arithmetic_dtype() noexcept {
   static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= 8);
-  return OXIDE_DTYPE(std::is_floating_point_v<T> ? 2 : std::is_signed_v<T> ? 0 : 1, 8 * static_cast<int>(sizeof(T)));
+  return OXIDE_DTYPE(std::is_floating_point_v<T> ? 2
+                     : std::is_signed_v<T>       ? 0
+                                                 : 1,
+                     8 * static_cast<int>(sizeof(T)));
 }
 
 template <class T> struct TypeTag {
