@@ -207,12 +207,13 @@ oxide::BoundedArguments oxide::boundLocalArguments(Module &module, ArrayRef<Func
     clones[helper] = clone;
     result.helpers.insert(clone);
   }
-  SmallVector<Function *, 8> callers(kernels.begin(), kernels.end());
-  callers.append(result.helpers.begin(), result.helpers.end());
-  for (Function *function : callers)
-    boundByValArguments(*function, result.bounds);
+  // (A kernel's byval parameters are left as they were: the launch's copies, not a caller's.)
+  for (Function *helper : result.helpers)
+    boundByValArguments(*helper, result.bounds);
   if (clones.empty())
     return result;
+  SmallVector<Function *, 8> callers(kernels.begin(), kernels.end());
+  callers.append(result.helpers.begin(), result.helpers.end());
   for (Function *caller : callers) {
     SmallVector<CallInst *, 8> calls;
     for (Instruction &inst : instructions(*caller))
