@@ -1,9 +1,10 @@
 // cub::BlockRadixSort with CUB's interface: a stable sort of the block's BLOCK_THREADS *
 // ITEMS_PER_THREAD keys (and values with them), held ITEMS_PER_THREAD a thread in blocked order,
 // by RADIX_BITS bits a pass. Each pass counts each thread's digits in its own column of shared
-// counters, scans the block's counts (all digits at once, two 16-bit counts a word), and moves
-// the keys to their ranks through shared memory. Keys are integers, float or double, in CUB's
-// order (-0.0 equals +0.0; NaNs by their sign). cub_warp.hpp says why this is not NVIDIA's code.
+// 16-bit counters, scans the counters in digit-major order (a run of them a thread, then a block
+// scan of the runs' sums), and moves the keys to their ranks through shared memory. Keys are integers, float
+// or double, in CUB's order (-0.0 equals +0.0; NaNs by their sign). cub_warp.hpp says why this is not
+// NVIDIA's code.
 #pragma once
 
 #include <cstddef>
@@ -31,27 +32,24 @@ class BlockRadixSort {
                                "BLOCK_THREADS * ITEMS_PER_THREAD must be below 65536");
   static constexpr bool kValues = !std::is_same_v<ValueT, NullType>;
   static constexpr std::uint32_t kDigits = 1u << RADIX_BITS;
-  static constexpr std::uint32_t kWords = (kDigits + 1) / 2;
   using Bits = decltype(oxide::detail::radix_key(KeyT{}));
 
-  // A thread's count of each digit, two 16-bit counts a word (digit d: word d / 2, half d % 2),
-  // scanned over the block as one value: the sums never carry from one half into the other.
-  struct Counts {
-    std::uint32_t word[kWords];
-    friend Counts operator+(const Counts &a, const Counts &b) noexcept {
-      Counts c;
-      for (std::uint32_t w = 0; w < kWords; ++w)
-        c.word[w] = a.word[w] + b.word[w];
-      return c;
-    }
-    [[nodiscard]] std::uint32_t of(std::uint32_t d) const noexcept { return (word[d / 2] >> (16 * (d % 2))) & 0xffff; }
+  // The counters of kDigits digits for every thread, digit-major: thread t counts into its own
+  // column [d][t]; read as runs, thread t's run is the t-th kDigits counters in that order (the
+  // raking scan's share), two to sixteen 16-bit counters, one vector load.
+  struct alignas(2 * kDigits < 16 ? 2 * kDigits : 16) Run {
+    std::uint16_t count[kDigits];
   };
-  using Scan = BlockScan<Counts, BLOCK_DIM_X, BLOCK_SCAN_WARP_SCANS, BLOCK_DIM_Y, BLOCK_DIM_Z>;
+  union Counters {
+    std::uint16_t by_digit[kDigits][Shape::kThreads];
+    Run runs[Shape::kThreads];
+  };
+  using Scan = BlockScan<std::uint32_t, BLOCK_DIM_X, BLOCK_SCAN_WARP_SCANS, BLOCK_DIM_Y, BLOCK_DIM_Z>;
   static constexpr std::uint32_t pad(std::uint32_t i) noexcept { return i + i / warp::kSize; }
 
 public:
   struct TempStorage {
-    std::uint16_t counters[kDigits][Shape::kThreads]; // [digit][thread]: each thread's own column
+    Counters counters;
     typename Scan::TempStorage scan;
     KeyT keys[pad(kTile - 1) + 1];
     std::conditional_t<kValues, ValueT, char> values[kValues ? pad(kTile - 1) + 1 : 1];
@@ -81,11 +79,12 @@ public:
   }
   /// The same, the result in striped order (thread t holds sorted items t, t + threads, ...),
   /// ready for a coalesced striped store.
-  void SortBlockedToStriped(KeyT (&keys)[ITEMS_PER_THREAD], int begin_bit = 0, int end_bit = kKeyBits) noexcept {
+  void SortBlockedToStriped(KeyT (&keys)[ITEMS_PER_THREAD], int begin_bit = 0,
+                            int end_bit = kKeyBits) noexcept {
     sort<false, true>(keys, nullptr, begin_bit, end_bit);
   }
-  void SortBlockedToStriped(KeyT (&keys)[ITEMS_PER_THREAD], ValueT (&values)[ITEMS_PER_THREAD], int begin_bit = 0,
-                            int end_bit = kKeyBits) noexcept
+  void SortBlockedToStriped(KeyT (&keys)[ITEMS_PER_THREAD], ValueT (&values)[ITEMS_PER_THREAD],
+                            int begin_bit = 0, int end_bit = kKeyBits) noexcept
     requires kValues
   {
     sort<false, true>(keys, &values, begin_bit, end_bit);
@@ -106,8 +105,8 @@ private:
   using Values = std::conditional_t<kValues, ValueT, char>;
 
   template <bool Descending, bool Striped>
-  [[gnu::always_inline]] void sort(KeyT (&keys)[ITEMS_PER_THREAD], Values (*values)[ITEMS_PER_THREAD], int begin_bit,
-                                   int end_bit) noexcept {
+  [[gnu::always_inline]] void sort(KeyT (&keys)[ITEMS_PER_THREAD], Values (*values)[ITEMS_PER_THREAD],
+                                   int begin_bit, int end_bit) noexcept {
     Shape::check();
     if (begin_bit < 0 || end_bit > kKeyBits || begin_bit > end_bit) [[unlikely]]
       __oxide_trap("oxide::cub::BlockRadixSort: the key bits [begin_bit, end_bit) are not inside the key");
@@ -121,44 +120,46 @@ private:
       const int width = end_bit - bit < RADIX_BITS ? end_bit - bit : RADIX_BITS;
       const Bits mask = static_cast<Bits>((Bits{1} << width) - 1);
       std::uint32_t digit[ITEMS_PER_THREAD], rank[ITEMS_PER_THREAD];
-      // Count: each thread in its own column, so no barrier before the scan reads it.
+      // Count, each thread in its own column.
       for (std::uint32_t d = 0; d < kDigits; ++d)
-        storage_.counters[d][t] = 0;
+        storage_.counters.by_digit[d][t] = 0;
       for (std::uint32_t i = 0; i < kItems; ++i) {
         Bits key = oxide::detail::radix_key(keys[i]);
         if constexpr (Descending)
           key = static_cast<Bits>(~key);
         digit[i] = static_cast<std::uint32_t>((key >> bit) & mask);
-        const std::uint16_t before = storage_.counters[digit[i]][t];
+        const std::uint16_t before = storage_.counters.by_digit[digit[i]][t];
         rank[i] = before;
-        storage_.counters[digit[i]][t] = static_cast<std::uint16_t>(before + 1);
+        storage_.counters.by_digit[digit[i]][t] = static_cast<std::uint16_t>(before + 1);
       }
-      Counts mine{};
-      for (std::uint32_t d = 0; d < kDigits; ++d)
-        mine.word[d / 2] |= std::uint32_t(storage_.counters[d][t]) << (16 * (d % 2));
-      Counts below, totals;
-      Scan(storage_.scan).ExclusiveSum(mine, below, totals);
-      // Digit d's first position in the block, plus the threads before this one with digit d.
-      std::uint32_t start = 0;
-      for (std::uint32_t d = 0; d < kDigits; ++d) {
-        storage_.counters[d][t] = static_cast<std::uint16_t>(start + below.of(d));
-        start += totals.of(d);
+      sync_threads();
+      // Scan the counters in digit-major order, a run a thread: each becomes the position of
+      // its (digit, thread)'s first key in the block.
+      Run run = storage_.counters.runs[t];
+      std::uint32_t sum = 0;
+      for (std::uint32_t k = 0; k < kDigits; ++k)
+        sum += run.count[k];
+      std::uint32_t start;
+      Scan(storage_.scan).ExclusiveSum(sum, start);
+      for (std::uint32_t k = 0; k < kDigits; ++k) {
+        const std::uint32_t count = run.count[k];
+        run.count[k] = static_cast<std::uint16_t>(start);
+        start += count;
       }
+      storage_.counters.runs[t] = run;
+      sync_threads();
       for (std::uint32_t i = 0; i < kItems; ++i)
-        rank[i] += storage_.counters[digit[i]][t];
+        rank[i] += storage_.counters.by_digit[digit[i]][t];
       const bool last = bit + RADIX_BITS >= end_bit;
       move(keys, values, rank, t, Striped && last);
     }
   }
 
   // Every thread's items to their ranks, and the block's positions back to the threads, blocked
-  // or striped. The scan's barrier has let every thread finish reading the previous pass's keys
-  // (a block of one warp scans without one: it syncs here).
+  // or striped. The pass's barriers have let every thread finish reading the previous pass's keys.
   [[gnu::always_inline]] void move(KeyT (&keys)[ITEMS_PER_THREAD], Values (*values)[ITEMS_PER_THREAD],
                                    const std::uint32_t (&rank)[ITEMS_PER_THREAD], std::uint32_t t,
                                    bool striped) noexcept {
-    if constexpr (Shape::kWarps == 1)
-      sync_threads();
     for (std::uint32_t i = 0; i < kItems; ++i) {
       storage_.keys[pad(rank[i])] = keys[i];
       if constexpr (kValues)
