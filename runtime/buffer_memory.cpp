@@ -166,7 +166,11 @@ std::uint64_t device_alloc(ContextState &context, std::size_t bytes) {
     return sim_alloc(context, bytes, "DeviceBuffer");
   ScopedCurrent current(context);
   CUdeviceptr pointer = 0;
-  const CUresult result = driver().cuMemAlloc(&pointer, bytes);
+  CUresult result = driver().cuMemAlloc(&pointer, bytes);
+  if (result == CUDA_ERROR_OUT_OF_MEMORY) { // the stream-ordered pool may hold free memory
+    context.trim_memory_pool();
+    result = driver().cuMemAlloc(&pointer, bytes);
+  }
   if (result != CUDA_SUCCESS)
     throw_alloc_failure(result, "cuMemAlloc", "DeviceBuffer", context, bytes);
   return pointer;
@@ -179,9 +183,19 @@ std::uint64_t device_alloc_async(const Stream &stream, std::size_t bytes) {
     return sim_alloc(context, bytes, "allocate_async");
   ScopedCurrent current(context);
   CUdeviceptr pointer = 0;
-  const CUresult result = driver().cuMemAllocAsync(&pointer, bytes, cu_stream(stream));
+  const CUmemoryPool pool = context.memory_pool();
+  const auto allocate = [&] {
+    return pool ? driver().cuMemAllocFromPoolAsync(&pointer, bytes, pool, cu_stream(stream))
+                : driver().cuMemAllocAsync(&pointer, bytes, cu_stream(stream));
+  };
+  CUresult result = allocate();
+  if (result == CUDA_ERROR_OUT_OF_MEMORY) { // what the pool keeps may be what is missing
+    context.trim_memory_pool();
+    result = allocate();
+  }
   if (result != CUDA_SUCCESS)
-    throw_alloc_failure(result, "cuMemAllocAsync", "allocate_async", context, bytes);
+    throw_alloc_failure(result, pool ? "cuMemAllocFromPoolAsync" : "cuMemAllocAsync", "allocate_async",
+                        context, bytes);
   return pointer;
 }
 

@@ -15,6 +15,8 @@
 #include "oxide/host/stream.hpp"
 #include "stream_state.hpp"
 
+#include <limits>
+
 namespace oxide {
 
 namespace detail {
@@ -23,6 +25,8 @@ ContextState::~ContextState() {
   if (simulator_)
     return;
   const DriverApi &api = loaded_driver_api(); // this state exists, so the driver is loaded
+  if (pool_)
+    (void)api.cuMemPoolDestroy(pool_); // what is still allocated goes when it is freed
   if (api.cuCtxPushCurrent(handle_) == CUDA_SUCCESS) {
     for (const auto &[image, module] : modules_)
       (void)api.cuModuleUnload(module); // nothing to do about a failure while tearing down
@@ -30,6 +34,32 @@ ContextState::~ContextState() {
     (void)api.cuCtxPopCurrent(&popped);
   }
   (void)api.cuDevicePrimaryCtxRelease(cu_device_);
+}
+
+CUmemoryPool ContextState::memory_pool() const {
+  std::lock_guard lock(pool_mutex_);
+  if (pool_made_ || simulator_)
+    return pool_;
+  pool_made_ = true;
+  const DriverApi &api = loaded_driver_api();
+  CUmemPoolProps props{};
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.handleTypes = CU_MEM_HANDLE_TYPE_NONE;
+  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  props.location.id = static_cast<int>(device_.ordinal());
+  CUmemoryPool pool = nullptr;
+  if (api.cuMemPoolCreate(&pool, &props) != CUDA_SUCCESS)
+    return nullptr; // no memory pools here: the default pool's calls report what is wrong
+  std::uint64_t keep_all = std::numeric_limits<std::uint64_t>::max();
+  (void)api.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep_all);
+  pool_ = pool;
+  return pool_;
+}
+
+void ContextState::trim_memory_pool() const noexcept {
+  std::lock_guard lock(pool_mutex_);
+  if (pool_)
+    (void)loaded_driver_api().cuMemPoolTrimTo(pool_, 0);
 }
 
 bool ContextState::peer_access_enabled(CUcontext peer) const {

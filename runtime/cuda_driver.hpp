@@ -75,6 +75,11 @@ namespace oxide::detail {
   X(cuEventElapsedTime, 2000)                                                                                \
   X(cuMemAllocAsync, 11020)                                                                                  \
   X(cuMemFreeAsync, 11020)                                                                                   \
+  X(cuMemPoolCreate, 11020)                                                                                  \
+  X(cuMemPoolDestroy, 11020)                                                                                 \
+  X(cuMemPoolSetAttribute, 11020)                                                                            \
+  X(cuMemPoolTrimTo, 11020)                                                                                  \
+  X(cuMemAllocFromPoolAsync, 11020)                                                                          \
   X(cuStreamBeginCapture, 10010)                                                                             \
   X(cuStreamEndCapture, 10000)                                                                               \
   X(cuGraphInstantiateWithFlags, 11040)                                                                      \

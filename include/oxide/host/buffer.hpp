@@ -116,8 +116,10 @@ public:
     return buffer;
   }
 
-  /// `count` elements with unspecified contents, allocated in stream order (cuMemAllocAsync from
-  /// the device's default memory pool): the memory may be used by work enqueued on `stream`
+  /// `count` elements with unspecified contents, allocated in stream order (from the context's
+  /// memory pool, which keeps freed memory for later allocations rather than giving it back to
+  /// the device at each synchronisation; an allocation that runs out of memory, stream-ordered or
+  /// not, first has it given back): the memory may be used by work enqueued on `stream`
   /// after this call (other streams must wait for `stream`, e.g. through an Event). The buffer
   /// remembers `stream`, and keeps a stream made by Context::create_stream alive, so that
   /// destroying or resetting it enqueues cuMemFreeAsync on that stream: the memory goes back to
