@@ -110,6 +110,10 @@ void reduce(Stream &stream, const Range &in, const Range &out, Op op);
 void segmented_reduce(Stream &stream, const Range &in, const Range &offsets, const Range &out, Op op);
 void select_flagged(Stream &stream, const Range &in, const Range &flags, const Range &out,
                     const Range &count);
+void unique(Stream &stream, const Range &in, const Range &out, const Range &count);
+void run_length_encode(Stream &stream, const Range &in, const Range &unique_out, const Range &lengths,
+                       const Range &runs);
+void histogram_even(Stream &stream, const Range &samples, const Range &histogram, double lower, double upper);
 
 } // namespace detail
 
@@ -125,6 +129,10 @@ template <class T>
 concept SelectElement =
     std::is_trivially_copyable_v<T> &&
     (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16);
+
+/// What histogram_even counts: uint8, uint16, int32 or float samples.
+template <class T>
+concept HistogramSample = oxide::detail::kOneOf<T, oxide::detail::CubHistogramSamples>;
 
 namespace detail {
 /// An input and an output of the same SortKey elements (the scans and reductions).
@@ -233,6 +241,43 @@ template <detail::Input In, detail::Input Flags, detail::Output Out, detail::Out
 void select_flagged(Stream &stream, const In &in, const Flags &flags, Out &&out, Count &&count) {
   detail::select_flagged(stream, detail::range(in, "in"), detail::range(flags, "flags"),
                          detail::range(out, "out"), detail::range(count, "count"));
+}
+
+/// Copies the first element of each run of equal consecutive elements of `in` to the front of
+/// `out` (at least as large as `in`), in order, and their number to `count` (one int64):
+/// cub::DeviceSelect::Unique. Elements are SortKey types, compared with == (so -0.0 == +0.0, and
+/// each NaN starts a run of its own).
+template <detail::Input In, detail::Output Out, detail::Output Count>
+  requires detail::Arithmetic<In, Out> && std::is_same_v<detail::Element<Count>, std::int64_t>
+void unique(Stream &stream, const In &in, Out &&out, Count &&count) {
+  detail::unique(stream, detail::range(in, "in"), detail::range(out, "out"), detail::range(count, "count"));
+}
+
+/// The runs of equal consecutive elements of `in`: each run's element, in order, to the front of
+/// `unique_out`, its length to `lengths` (int64; both at least as large as `in`), and the number of
+/// runs to `runs` (one int64): cub::DeviceRunLengthEncode::Encode. Elements as unique's.
+template <detail::Input In, detail::Output Out, detail::Output Lengths, detail::Output Runs>
+  requires detail::Arithmetic<In, Out> && std::is_same_v<detail::Element<Lengths>, std::int64_t> &&
+           std::is_same_v<detail::Element<Runs>, std::int64_t>
+void run_length_encode(Stream &stream, const In &in, Out &&unique_out, Lengths &&lengths, Runs &&runs) {
+  detail::run_length_encode(stream, detail::range(in, "in"), detail::range(unique_out, "unique_out"),
+                            detail::range(lengths, "lengths"), detail::range(runs, "runs"));
+}
+
+/// Counts `samples` into `histogram.size()` bins of equal width over [lower, upper) (uint32
+/// counters, zeroed first): sample x in bin (x - lower) * bins / (upper - lower), computed as CUB
+/// does (exactly for integer samples; in float by the reciprocal of the width for float ones).
+/// Samples outside [lower, upper) are not counted: cub::DeviceHistogram::HistogramEven. The
+/// levels are of the samples' level type: int for uint8, uint16 and int32 samples, float for
+/// float.
+template <detail::Input Samples, detail::Output Histogram>
+  requires HistogramSample<detail::Element<Samples>> &&
+           std::is_same_v<detail::Element<Histogram>, std::uint32_t>
+void histogram_even(Stream &stream, const Samples &samples, Histogram &&histogram,
+                    std::type_identity_t<oxide::detail::HistogramLevel<detail::Element<Samples>>> lower,
+                    std::type_identity_t<oxide::detail::HistogramLevel<detail::Element<Samples>>> upper) {
+  detail::histogram_even(stream, detail::range(samples, "samples"), detail::range(histogram, "histogram"),
+                         static_cast<double>(lower), static_cast<double>(upper));
 }
 
 } // namespace oxide::cub

@@ -93,6 +93,32 @@ template <class T> T *host(const Range &r) {
   return reinterpret_cast<T *>(static_cast<std::uintptr_t>(r.address));
 }
 
+/// An output that every element of `in` may need a place in.
+void require_room(const char *what, const Range &in, const Range &out, const char *name) {
+  require(out.size >= in.size, ErrorKind::SizeMismatch, what,
+          fmt::format("'{}' holds {} elements and 'in' {}: every element may start a run, so '{}' must be at "
+                      "least as large",
+                      name, out.size, in.size, name));
+}
+
+/// A count's output: one int64.
+void require_count(const char *what, const Range &count, const char *name, const char *of) {
+  require(count.size == 1, ErrorKind::SizeMismatch, what,
+          fmt::format("'{}' holds {} elements; {} is one int64", name, count.size, of));
+}
+
+/// The bin of a sample inside [low, high) as CUB's HistogramEven computes it: in the samples'
+/// float type by the reciprocal of the bin width, or exactly in integers.
+template <class T, class Level> std::size_t histogram_bin(T sample, Level low, Level high, std::size_t bins) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const T reciprocal = static_cast<T>(static_cast<T>(bins) / static_cast<T>(high - low));
+    return static_cast<std::size_t>(static_cast<int>((sample - low) * reciprocal));
+  } else {
+    const auto offset = static_cast<std::uint64_t>(static_cast<std::int64_t>(sample) - low);
+    return static_cast<std::size_t>(offset * bins / static_cast<std::uint64_t>(std::int64_t{high} - low));
+  }
+}
+
 /// `f(T{})` for the arithmetic element type `dtype` names.
 template <class F> void with_arithmetic(std::int32_t dtype, F &&f) {
   if (!oxide::detail::visit_dtype(oxide::detail::CubArithmetic{}, dtype,
@@ -343,6 +369,101 @@ void select_flagged(Stream &stream, const Range &in, const Range &flags, const R
     return calls::select_flagged(static_cast<std::uint32_t>(in.element_bytes), host<const void>(in),
                                  host<const std::uint8_t>(flags), host<void>(out), host<std::int64_t>(count),
                                  static_cast<std::int64_t>(in.size), temp, bytes, s);
+  });
+}
+
+void unique(Stream &stream, const Range &in, const Range &out, const Range &count) {
+  check_common(stream, "unique", {&in, &out, &count});
+  require_room("unique", in, out, "out");
+  require_count("unique", count, "count", "the number of runs");
+  require_apart("unique", out, in);
+  require_apart("unique", count, in);
+  require_apart("unique", count, out);
+  if (context_of(stream).is_simulator()) {
+    with_arithmetic(in.dtype, [&](auto zero) {
+      using T = decltype(zero);
+      const T *from = host<const T>(in);
+      T *to = host<T>(out);
+      std::int64_t runs = 0;
+      for (std::size_t i = 0; i < in.size; ++i)
+        if (i == 0 || !(from[i] == from[i - 1]))
+          to[runs++] = from[i];
+      *host<std::int64_t>(count) = runs;
+    });
+    return;
+  }
+  run_on_gpu(stream, "cub::DeviceSelect::Unique", [&](void *temp, std::size_t &bytes, void *s) {
+    return calls::unique(in.dtype, host<const void>(in), host<void>(out), host<std::int64_t>(count),
+                         static_cast<std::int64_t>(in.size), temp, bytes, s);
+  });
+}
+
+void run_length_encode(Stream &stream, const Range &in, const Range &unique_out, const Range &lengths,
+                       const Range &runs) {
+  check_common(stream, "run_length_encode", {&in, &unique_out, &lengths, &runs});
+  require_room("run_length_encode", in, unique_out, "unique_out");
+  require_room("run_length_encode", in, lengths, "lengths");
+  require_count("run_length_encode", runs, "runs", "the number of runs");
+  for (const Range *written : {&unique_out, &lengths, &runs})
+    for (const Range *other : {&in, &unique_out, &lengths, &runs})
+      if (written != other)
+        require_apart("run_length_encode", *written, *other);
+  if (context_of(stream).is_simulator()) {
+    with_arithmetic(in.dtype, [&](auto zero) {
+      using T = decltype(zero);
+      const T *from = host<const T>(in);
+      T *values = host<T>(unique_out);
+      auto *length = host<std::int64_t>(lengths);
+      std::int64_t count = 0;
+      for (std::size_t i = 0; i < in.size; ++i) {
+        if (i == 0 || !(from[i] == from[i - 1])) {
+          values[count] = from[i];
+          length[count++] = 0;
+        }
+        ++length[count - 1];
+      }
+      *host<std::int64_t>(runs) = count;
+    });
+    return;
+  }
+  run_on_gpu(stream, "cub::DeviceRunLengthEncode::Encode", [&](void *temp, std::size_t &bytes, void *s) {
+    return calls::run_length_encode(in.dtype, host<const void>(in), host<void>(unique_out),
+                                    host<std::int64_t>(lengths), host<std::int64_t>(runs),
+                                    static_cast<std::int64_t>(in.size), temp, bytes, s);
+  });
+}
+
+void histogram_even(Stream &stream, const Range &samples, const Range &histogram, double lower,
+                    double upper) {
+  check_common(stream, "histogram_even", {&samples, &histogram});
+  require(histogram.size >= 1 && histogram.size < std::size_t{1} << 31, ErrorKind::SizeMismatch,
+          "histogram_even",
+          fmt::format("'histogram' holds {} counters; it needs 1 to 2^31 - 1 bins", histogram.size));
+  require(lower < upper, ErrorKind::Other, "histogram_even",
+          fmt::format("the levels [{}, {}) are empty: lower must be below upper", lower, upper));
+  require_apart("histogram_even", histogram, samples);
+  if (context_of(stream).is_simulator()) {
+    auto *counters = host<std::uint32_t>(histogram);
+    std::fill(counters, counters + histogram.size, 0U);
+    if (!oxide::detail::visit_dtype(oxide::detail::CubHistogramSamples{}, samples.dtype, [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          using Level = oxide::detail::HistogramLevel<T>;
+          const auto low = static_cast<Level>(lower), high = static_cast<Level>(upper);
+          const T *from = host<const T>(samples);
+          for (std::size_t i = 0; i < samples.size; ++i)
+            if (from[i] >= low && from[i] < high)
+              if (const std::size_t bin = histogram_bin(from[i], low, high, histogram.size);
+                  bin < histogram.size)
+                ++counters[bin]; // (a float just below `upper` may round to the bin past the last)
+        }))
+      throw Error(fmt::format("oxide::cub::histogram_even: unsupported sample type {}",
+                              oxide::detail::dtype_name(samples.dtype)));
+    return;
+  }
+  run_on_gpu(stream, "cub::DeviceHistogram::HistogramEven", [&](void *temp, std::size_t &bytes, void *s) {
+    return calls::histogram_even(samples.dtype, host<const void>(samples), host<std::uint32_t>(histogram),
+                                 static_cast<int>(histogram.size), lower, upper,
+                                 static_cast<std::int64_t>(samples.size), temp, bytes, s);
   });
 }
 

@@ -46,4 +46,19 @@ int select_flagged(std::uint32_t element_bytes, const void *in, const std::uint8
                    std::int64_t *selected, std::int64_t count, void *temp, std::size_t &temp_bytes,
                    void *stream);
 
+/// The first element of each run of equal consecutive elements of `in` (an arithmetic `dtype`,
+/// compared with ==) to the front of `out`, in order, and their number to `*count` (an int64):
+/// DeviceSelect::Unique.
+int unique(std::int32_t dtype, const void *in, void *out, std::int64_t *count, std::int64_t n, void *temp,
+           std::size_t &temp_bytes, void *stream);
+/// Each run's element to `unique_out`, its length to `lengths` (int64), and the number of runs to
+/// `*runs`: DeviceRunLengthEncode::Encode.
+int run_length_encode(std::int32_t dtype, const void *in, void *unique_out, std::int64_t *lengths,
+                      std::int64_t *runs, std::int64_t n, void *temp, std::size_t &temp_bytes, void *stream);
+/// `bins` uint32 counters of the samples (uint8, uint16, int32 or float) in bins of equal width
+/// over [lower, upper), the levels in the samples' type (int for the integers):
+/// DeviceHistogram::HistogramEven.
+int histogram_even(std::int32_t dtype, const void *samples, std::uint32_t *histogram, int bins, double lower,
+                   double upper, std::int64_t n, void *temp, std::size_t &temp_bytes, void *stream);
+
 } // namespace oxide::cub::calls

@@ -254,6 +254,77 @@ int main() try {
              "select_flagged 16-byte records");
   }
 
+  // Runs of equal elements: unique and run-length encoding of sorted keys with duplicates, and of
+  // floats where -0.0 equals +0.0.
+  {
+    std::vector<std::int32_t> runs_in(20000);
+    for (std::size_t i = 0; i < runs_in.size(); ++i)
+      runs_in[i] = static_cast<std::int32_t>(host_keys[i % host_keys.size()] % 7) - 3 +
+                   static_cast<std::int32_t>(i / 9);
+    std::vector<std::int32_t> want_unique;
+    std::vector<std::int64_t> want_lengths;
+    for (std::size_t i = 0; i < runs_in.size(); ++i) {
+      if (i == 0 || runs_in[i] != runs_in[i - 1]) {
+        want_unique.push_back(runs_in[i]);
+        want_lengths.push_back(0);
+      }
+      ++want_lengths.back();
+    }
+    auto in = oxide::DeviceBuffer<std::int32_t>::from_host(stream, runs_in);
+    auto firsts = oxide::DeviceBuffer<std::int32_t>::uninitialized(stream, runs_in.size());
+    auto lengths = oxide::DeviceBuffer<std::int64_t>::uninitialized(stream, runs_in.size());
+    auto count = oxide::DeviceBuffer<std::int64_t>::uninitialized(stream, 1);
+    oxide::cub::unique(stream, in, firsts, count);
+    std::int64_t n_runs = count.to_host(stream)[0];
+    std::vector<std::int32_t> got = firsts.to_host(stream);
+    got.resize(static_cast<std::size_t>(std::clamp<std::int64_t>(n_runs, 0, std::int64_t(got.size()))));
+    c.expect(n_runs == std::int64_t(want_unique.size()) && got == want_unique, "unique int32");
+    oxide::cub::run_length_encode(stream, in, firsts, lengths, count);
+    n_runs = count.to_host(stream)[0];
+    got = firsts.to_host(stream);
+    std::vector<std::int64_t> got_lengths = lengths.to_host(stream);
+    const auto runs = static_cast<std::size_t>(std::clamp<std::int64_t>(n_runs, 0, std::int64_t(got.size())));
+    got.resize(runs);
+    got_lengths.resize(runs);
+    c.expect(n_runs == std::int64_t(want_unique.size()) && got == want_unique && got_lengths == want_lengths,
+             "run_length_encode int32");
+    auto zeros = oxide::DeviceBuffer<float>::from_host(
+        stream, std::vector<float>{1.0f, -0.0f, 0.0f, 0.0f, 2.0f, 2.0f});
+    auto zero_firsts = oxide::DeviceBuffer<float>::uninitialized(stream, 6);
+    oxide::cub::run_length_encode(stream, zeros, zero_firsts, lengths.slice(0, 6), count);
+    const std::vector<std::int64_t> zero_lengths = lengths.to_host(stream);
+    c.expect(count.to_host(stream)[0] == 3 && zero_lengths[0] == 1 && zero_lengths[1] == 3 &&
+                 zero_lengths[2] == 2,
+             "run_length_encode floats: -0.0 == +0.0");
+  }
+
+  // Histograms of bytes and of floats (away from the bins' edges, where float rounding decides).
+  {
+    std::vector<std::uint8_t> bytes(100000);
+    for (std::size_t i = 0; i < bytes.size(); ++i)
+      bytes[i] = static_cast<std::uint8_t>(host_keys[i % host_keys.size()] >> 8);
+    std::vector<std::uint32_t> want(10, 0);
+    for (std::uint8_t b : bytes)
+      if (b >= 20 && b < 220)
+        ++want[(b - 20) * 10 / 200];
+    auto samples = oxide::DeviceBuffer<std::uint8_t>::from_host(stream, bytes);
+    auto bins = oxide::DeviceBuffer<std::uint32_t>::from_host(stream, std::vector<std::uint32_t>(10, 77));
+    oxide::cub::histogram_even(stream, samples, bins, 20, 220);
+    c.expect(bins.to_host(stream) == want, "histogram_even uint8, 10 bins over [20, 220)");
+    std::vector<float> values(50000);
+    std::vector<std::uint32_t> want_f(8, 0);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const int bin = static_cast<int>(host_keys[i % host_keys.size()] % 10) - 1; // -1 and 8: outside
+      values[i] = -1.0f + 0.25f * static_cast<float>(bin) + 0.125f;               // bin centres
+      if (bin >= 0 && bin < 8)
+        ++want_f[static_cast<std::size_t>(bin)];
+    }
+    auto fsamples = oxide::DeviceBuffer<float>::from_host(stream, values);
+    auto fbins = oxide::DeviceBuffer<std::uint32_t>::uninitialized(stream, 8);
+    oxide::cub::histogram_even(stream, fsamples, fbins, -1.0f, 1.0f);
+    c.expect(fbins.to_host(stream) == want_f, "histogram_even float, 8 bins over [-1, 1)");
+  }
+
   // Misuse: each refused before anything runs, with its kind.
   using K = oxide::ErrorKind;
   c.expect_error(K::SizeMismatch, "sort into a shorter buffer",
@@ -271,6 +342,16 @@ int main() try {
                  [&] { oxide::cub::select_flagged(stream, rin, rflags, rout.slice(0, 10), rcount); });
   c.expect_error(K::SizeMismatch, "offsets that do not match the segments",
                  [&] { oxide::cub::segmented_reduce_max(stream, vout, seg, per.slice(0, 2)); });
+  c.expect_error(K::Other, "a histogram over empty levels", [&] {
+    auto s8 = oxide::DeviceBuffer<std::uint8_t>::zeroed(stream, 10);
+    auto b = oxide::DeviceBuffer<std::uint32_t>::uninitialized(stream, 4);
+    oxide::cub::histogram_even(stream, s8, b, 5, 5);
+  });
+  c.expect_error(K::SizeMismatch, "unique into a smaller buffer", [&] {
+    auto out = oxide::DeviceBuffer<std::uint32_t>::uninitialized(stream, 9);
+    auto n = oxide::DeviceBuffer<std::int64_t>::uninitialized(stream, 1);
+    oxide::cub::unique(stream, keys.slice(0, 10), out, n);
+  });
   c.expect_error(K::OverlappingArguments, "a scan into an overlapping, shifted slice",
                  [&] { oxide::cub::inclusive_sum(stream, vout.slice(0, 10), vout.slice(1, 10)); });
 

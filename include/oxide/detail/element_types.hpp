@@ -41,7 +41,12 @@ template <class... Ts, class F> bool visit_dtype(TypeList<Ts...>, std::int32_t d
   return ((arithmetic_dtype<Ts>() == dtype ? (f(TypeTag<Ts>{}), true) : false) || ...);
 }
 
-/// The key types of oxide::cub's radix sorts and the element types of its scans and reductions.
+/// The key types of oxide::cub's radix sorts and the element types of its scans, reductions,
+/// unique and run-length encoding.
 using CubArithmetic = TypeList<std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double>;
+/// The sample types of oxide::cub::histogram_even, and the type of their bin levels (CUB's
+/// LevelT): int for the integers, float for float.
+using CubHistogramSamples = TypeList<std::uint8_t, std::uint16_t, std::int32_t, float>;
+template <class T> using HistogramLevel = std::conditional_t<std::is_floating_point_v<T>, T, int>;
 
 } // namespace oxide::detail
