@@ -1,10 +1,10 @@
 // cub::BlockRadixSort with CUB's interface: a stable sort of the block's BLOCK_THREADS *
 // ITEMS_PER_THREAD keys (and values with them), held ITEMS_PER_THREAD a thread in blocked order,
 // by RADIX_BITS bits a pass. Each pass counts each thread's digits in its own column of shared
-// 16-bit counters, scans the counters in digit-major order (a run of them a thread, then a block
-// scan of the runs' sums), and moves the keys to their ranks through shared memory. Keys are integers, float
-// or double, in CUB's order (-0.0 equals +0.0; NaNs by their sign). cub_warp.hpp says why this is not
-// NVIDIA's code.
+// 16-bit counters (two a word), scans the words (a run of them a thread, then a block scan of the
+// runs' sums, both halves at once), and moves the keys to their ranks through shared memory. Keys are
+// integers, float or double, in CUB's order (-0.0 equals +0.0; NaNs by their sign). cub_warp.hpp says why
+// this is not NVIDIA's code.
 #pragma once
 
 #include <cstddef>
@@ -34,15 +34,17 @@ class BlockRadixSort {
   static constexpr std::uint32_t kDigits = 1u << RADIX_BITS;
   using Bits = decltype(oxide::detail::radix_key(KeyT{}));
 
-  // The counters of kDigits digits for every thread, digit-major: thread t counts into its own
-  // column [d][t]; read as runs, thread t's run is the t-th kDigits counters in that order (the
-  // raking scan's share), two to sixteen 16-bit counters, one vector load.
-  struct alignas(2 * kDigits < 16 ? 2 * kDigits : 16) Run {
-    std::uint16_t count[kDigits];
+  // Each thread's digit counters, two 16-bit counters a 32-bit word: digit d in row d % kRows of
+  // the thread's own column, low half for d < kRows, high half above. A thread's counting then
+  // touches only its own words (conflict-free: column t is bank t % 32), and a scan of the words
+  // in row-major order scans both halves at once (they never carry into each other).
+  static constexpr std::uint32_t kRows = kDigits > 1 ? kDigits / 2 : 1;
+  struct alignas(4 * kRows < 16 ? 4 * kRows : 16) Run {
+    std::uint32_t word[kRows];
   };
   union Counters {
-    std::uint16_t by_digit[kDigits][Shape::kThreads];
-    Run runs[Shape::kThreads];
+    std::uint32_t rows[kRows][Shape::kThreads];
+    Run runs[Shape::kThreads]; // thread t's share of the raking scan: words [t * kRows, (t + 1) * kRows)
   };
   using Scan = BlockScan<std::uint32_t, BLOCK_DIM_X, BLOCK_SCAN_WARP_SCANS, BLOCK_DIM_Y, BLOCK_DIM_Z>;
   static constexpr std::uint32_t pad(std::uint32_t i) noexcept { return i + i / warp::kSize; }
@@ -102,6 +104,8 @@ public:
 
 private:
   static constexpr int kKeyBits = 8 * sizeof(KeyT);
+  // The shift of digit d's counter in its word.
+  static constexpr std::uint32_t half(std::uint32_t d) noexcept { return d < kRows ? 0 : 16; }
   using Values = std::conditional_t<kValues, ValueT, char>;
 
   template <bool Descending, bool Striped>
@@ -121,35 +125,37 @@ private:
       const Bits mask = static_cast<Bits>((Bits{1} << width) - 1);
       std::uint32_t digit[ITEMS_PER_THREAD], rank[ITEMS_PER_THREAD];
       // Count, each thread in its own column.
-      for (std::uint32_t d = 0; d < kDigits; ++d)
-        storage_.counters.by_digit[d][t] = 0;
+      for (std::uint32_t row = 0; row < kRows; ++row)
+        storage_.counters.rows[row][t] = 0;
       for (std::uint32_t i = 0; i < kItems; ++i) {
         Bits key = oxide::detail::radix_key(keys[i]);
         if constexpr (Descending)
           key = static_cast<Bits>(~key);
         digit[i] = static_cast<std::uint32_t>((key >> bit) & mask);
-        const std::uint16_t before = storage_.counters.by_digit[digit[i]][t];
-        rank[i] = before;
-        storage_.counters.by_digit[digit[i]][t] = static_cast<std::uint16_t>(before + 1);
+        const std::uint32_t word = storage_.counters.rows[digit[i] % kRows][t], shift = half(digit[i]);
+        rank[i] = (word >> shift) & 0xffff;
+        storage_.counters.rows[digit[i] % kRows][t] = word + (1u << shift);
       }
       sync_threads();
-      // Scan the counters in digit-major order, a run a thread: each becomes the position of
-      // its (digit, thread)'s first key in the block.
+      // Scan the words row-major, a run a thread: each half becomes the position of its (digit,
+      // thread)'s first key among the keys of its half's digits; the high halves then move past
+      // all the low digits' keys.
       Run run = storage_.counters.runs[t];
       std::uint32_t sum = 0;
-      for (std::uint32_t k = 0; k < kDigits; ++k)
-        sum += run.count[k];
-      std::uint32_t start;
-      Scan(storage_.scan).ExclusiveSum(sum, start);
-      for (std::uint32_t k = 0; k < kDigits; ++k) {
-        const std::uint32_t count = run.count[k];
-        run.count[k] = static_cast<std::uint16_t>(start);
+      for (std::uint32_t k = 0; k < kRows; ++k)
+        sum += run.word[k];
+      std::uint32_t start, total;
+      Scan(storage_.scan).ExclusiveSum(sum, start, total);
+      start += (total & 0xffff) << 16;
+      for (std::uint32_t k = 0; k < kRows; ++k) {
+        const std::uint32_t count = run.word[k];
+        run.word[k] = start;
         start += count;
       }
       storage_.counters.runs[t] = run;
       sync_threads();
       for (std::uint32_t i = 0; i < kItems; ++i)
-        rank[i] += storage_.counters.by_digit[digit[i]][t];
+        rank[i] += (storage_.counters.rows[digit[i] % kRows][t] >> half(digit[i])) & 0xffff;
       const bool last = bit + RADIX_BITS >= end_bit;
       move(keys, values, rank, t, Striped && last);
     }
