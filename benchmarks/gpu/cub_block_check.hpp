@@ -12,8 +12,8 @@
 namespace bench {
 
 constexpr unsigned kCollectiveBlock = 256;
-constexpr unsigned kSortItems = 8;      // a sorted tile: 2048 (key, value) pairs
-constexpr unsigned kScanItems = 4;      // a scanned tile: 1024 ints
+constexpr unsigned kSortItems = 8;       // a sorted tile: 2048 (key, value) pairs
+constexpr unsigned kScanItems = 4;       // a scanned tile: 1024 ints
 constexpr unsigned kHistogramItems = 16; // a counted tile: 4096 bytes
 
 inline std::vector<std::uint32_t> block_sort_keys(std::size_t n) {
@@ -31,8 +31,9 @@ inline bool tiles_sorted_right(const char *name, const std::vector<std::uint32_t
   for (std::size_t first = 0; first < keys.size(); first += tile) {
     std::iota(order.begin(), order.end(), static_cast<std::uint32_t>(first));
     // Stable: equal keys by position (std::stable_sort warns under clang 22 with libstdc++ 12).
-    std::sort(order.begin(), order.end(),
-              [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b] || (keys[a] == keys[b] && a < b); });
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return keys[a] < keys[b] || (keys[a] == keys[b] && a < b);
+    });
     for (std::size_t j = 0; j < tile; ++j)
       if (got_values[first + j] != order[j] || got_keys[first + j] != keys[order[j]]) {
         mismatch(name, first + j, got_values[first + j], order[j]);
@@ -51,7 +52,8 @@ inline std::vector<std::int32_t> block_scan_input(std::size_t n) {
 
 /// Each tile's exclusive sum, and each tile's total.
 inline bool tiles_scanned_right(const char *name, const std::vector<std::int32_t> &x, std::size_t tile,
-                                const std::vector<std::int32_t> &got, const std::vector<std::int32_t> &totals) {
+                                const std::vector<std::int32_t> &got,
+                                const std::vector<std::int32_t> &totals) {
   for (std::size_t first = 0; first < x.size(); first += tile) {
     std::int32_t running = 0;
     for (std::size_t j = first; j < first + tile; ++j) {

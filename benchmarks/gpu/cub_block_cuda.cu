@@ -13,7 +13,8 @@ using bench::kCollectiveBlock, bench::kSortItems, bench::kScanItems, bench::kHis
 
 using SortLoad = cub::BlockLoad<std::uint32_t, kCollectiveBlock, kSortItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
 using Sort = cub::BlockRadixSort<std::uint32_t, kCollectiveBlock, kSortItems, std::uint32_t>;
-using SortStore = cub::BlockStore<std::uint32_t, kCollectiveBlock, kSortItems, cub::BLOCK_STORE_WARP_TRANSPOSE>;
+using SortStore =
+    cub::BlockStore<std::uint32_t, kCollectiveBlock, kSortItems, cub::BLOCK_STORE_WARP_TRANSPOSE>;
 
 __global__ void __launch_bounds__(kCollectiveBlock)
     block_sort_pairs(const std::uint32_t *keys, const std::uint32_t *values, std::uint32_t *sorted,
@@ -38,7 +39,8 @@ __global__ void __launch_bounds__(kCollectiveBlock)
 
 using ScanLoad = cub::BlockLoad<std::int32_t, kCollectiveBlock, kScanItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
 using Scan = cub::BlockScan<std::int32_t, kCollectiveBlock, cub::BLOCK_SCAN_WARP_SCANS>;
-using ScanStore = cub::BlockStore<std::int32_t, kCollectiveBlock, kScanItems, cub::BLOCK_STORE_WARP_TRANSPOSE>;
+using ScanStore =
+    cub::BlockStore<std::int32_t, kCollectiveBlock, kScanItems, cub::BLOCK_STORE_WARP_TRANSPOSE>;
 
 __global__ void __launch_bounds__(kCollectiveBlock)
     block_scan_tiles(const std::int32_t *in, std::int32_t *out, std::int32_t *totals) {
@@ -58,8 +60,10 @@ __global__ void __launch_bounds__(kCollectiveBlock)
     totals[blockIdx.x] = total;
 }
 
-using HistogramLoad = cub::BlockLoad<std::uint8_t, kCollectiveBlock, kHistogramItems, cub::BLOCK_LOAD_STRIPED>;
-using Histogram = cub::BlockHistogram<std::uint8_t, kCollectiveBlock, kHistogramItems, 256, cub::BLOCK_HISTO_ATOMIC>;
+using HistogramLoad =
+    cub::BlockLoad<std::uint8_t, kCollectiveBlock, kHistogramItems, cub::BLOCK_LOAD_STRIPED>;
+using Histogram =
+    cub::BlockHistogram<std::uint8_t, kCollectiveBlock, kHistogramItems, 256, cub::BLOCK_HISTO_ATOMIC>;
 
 __global__ void __launch_bounds__(kCollectiveBlock)
     block_histogram(const std::uint8_t *in, std::size_t count, std::uint32_t *rows) {
@@ -93,7 +97,8 @@ int main(int argc, char **argv) {
     const float ms = timer.median_ms([&](int) {
       block_sort_pairs<<<unsigned(n / tile), kCollectiveBlock>>>(keys.ptr, values.ptr, sorted.ptr, moved.ptr);
     });
-    const bool ok = bench::tiles_sorted_right("block_radix_sort", host, tile, sorted.download(), moved.download());
+    const bool ok =
+        bench::tiles_sorted_right("block_radix_sort", host, tile, sorted.download(), moved.download());
     bench::report("block_radix_sort", size, "bytes", double(n * 16), ms, ok, "cuda");
   }
   {
@@ -102,8 +107,9 @@ int main(int argc, char **argv) {
     bench::DeviceArray<std::int32_t> in(host), out(count), totals(count / tile);
     out.poison();
     totals.poison();
-    const float ms = timer.median_ms(
-        [&](int) { block_scan_tiles<<<unsigned(count / tile), kCollectiveBlock>>>(in.ptr, out.ptr, totals.ptr); });
+    const float ms = timer.median_ms([&](int) {
+      block_scan_tiles<<<unsigned(count / tile), kCollectiveBlock>>>(in.ptr, out.ptr, totals.ptr);
+    });
     const bool ok = bench::tiles_scanned_right("block_scan", host, tile, out.download(), totals.download());
     bench::report("block_scan", std::to_string(count), "bytes", double(count * 8), ms, ok, "cuda");
   }

@@ -16,7 +16,8 @@ using bench::kCollectiveBlock, bench::kSortItems, bench::kScanItems, bench::kHis
 
 using SortLoad = cub::BlockLoad<std::uint32_t, kCollectiveBlock, kSortItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
 using Sort = cub::BlockRadixSort<std::uint32_t, kCollectiveBlock, kSortItems, std::uint32_t>;
-using SortStore = cub::BlockStore<std::uint32_t, kCollectiveBlock, kSortItems, cub::BLOCK_STORE_WARP_TRANSPOSE>;
+using SortStore =
+    cub::BlockStore<std::uint32_t, kCollectiveBlock, kSortItems, cub::BLOCK_STORE_WARP_TRANSPOSE>;
 union SortStorage {
   SortLoad::TempStorage load;
   Sort::TempStorage sort;
@@ -44,7 +45,8 @@ block_sort_pairs(oxide::Span<const std::uint32_t> keys, oxide::Span<const std::u
 
 using ScanLoad = cub::BlockLoad<std::int32_t, kCollectiveBlock, kScanItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
 using Scan = cub::BlockScan<std::int32_t, kCollectiveBlock, cub::BLOCK_SCAN_WARP_SCANS>;
-using ScanStore = cub::BlockStore<std::int32_t, kCollectiveBlock, kScanItems, cub::BLOCK_STORE_WARP_TRANSPOSE>;
+using ScanStore =
+    cub::BlockStore<std::int32_t, kCollectiveBlock, kScanItems, cub::BLOCK_STORE_WARP_TRANSPOSE>;
 union ScanStorage {
   ScanLoad::TempStorage load;
   Scan::TempStorage scan;
@@ -66,8 +68,10 @@ block_scan_tiles(oxide::Span<const std::int32_t> in, oxide::DisjointSpan<std::in
     *t = total;
 }
 
-using HistogramLoad = cub::BlockLoad<std::uint8_t, kCollectiveBlock, kHistogramItems, cub::BLOCK_LOAD_STRIPED>;
-using Histogram = cub::BlockHistogram<std::uint8_t, kCollectiveBlock, kHistogramItems, 256, cub::BLOCK_HISTO_ATOMIC>;
+using HistogramLoad =
+    cub::BlockLoad<std::uint8_t, kCollectiveBlock, kHistogramItems, cub::BLOCK_LOAD_STRIPED>;
+using Histogram =
+    cub::BlockHistogram<std::uint8_t, kCollectiveBlock, kHistogramItems, 256, cub::BLOCK_HISTO_ATOMIC>;
 
 // Each block counts its tiles (a block-stride loop) into shared bins; row b of `rows` is block b's.
 [[kernel, oxide::launch_contract("domain = 1, block = 256")]] void
@@ -104,9 +108,11 @@ int main(int argc, char **argv) try {
     auto moved = oxide::DeviceBuffer<std::uint32_t>::uninitialized(stream, n);
     bench::poison(timer, stream, sorted);
     bench::poison(timer, stream, moved);
-    auto launch = oxide::prepare(ctx, block_sort_pairs, oxide::LaunchConfig1D{std::uint32_t(n / tile), kCollectiveBlock});
+    auto launch = oxide::prepare(ctx, block_sort_pairs,
+                                 oxide::LaunchConfig1D{std::uint32_t(n / tile), kCollectiveBlock});
     const float ms = timer.median_ms(stream, [&](int) { launch(stream, keys, values, sorted, moved); });
-    const bool ok = bench::tiles_sorted_right("block_radix_sort", host, tile, sorted.to_host(stream), moved.to_host(stream));
+    const bool ok = bench::tiles_sorted_right("block_radix_sort", host, tile, sorted.to_host(stream),
+                                              moved.to_host(stream));
     bench::report("block_radix_sort", size, "bytes", double(n * 16), ms, ok, "safe");
   }
   { // tiles of ints scanned
@@ -117,9 +123,11 @@ int main(int argc, char **argv) try {
     auto totals = oxide::DeviceBuffer<std::int32_t>::uninitialized(stream, count / tile);
     bench::poison(timer, stream, out);
     bench::poison(timer, stream, totals);
-    auto launch = oxide::prepare(ctx, block_scan_tiles, oxide::LaunchConfig1D{std::uint32_t(count / tile), kCollectiveBlock});
+    auto launch = oxide::prepare(ctx, block_scan_tiles,
+                                 oxide::LaunchConfig1D{std::uint32_t(count / tile), kCollectiveBlock});
     const float ms = timer.median_ms(stream, [&](int) { launch(stream, in, out, totals); });
-    const bool ok = bench::tiles_scanned_right("block_scan", host, tile, out.to_host(stream), totals.to_host(stream));
+    const bool ok =
+        bench::tiles_scanned_right("block_scan", host, tile, out.to_host(stream), totals.to_host(stream));
     bench::report("block_scan", std::to_string(count), "bytes", double(count * 8), ms, ok, "safe");
   }
   { // a histogram of bytes

@@ -14,10 +14,9 @@ int histogram_even(std::int32_t dtype, const void *samples, std::uint32_t *histo
       [&](auto tag) {
         using T = typename decltype(tag)::type;
         using Level = oxide::detail::HistogramLevel<T>;
-        return int(::cub::DeviceHistogram::HistogramEven(temp, temp_bytes, static_cast<const T *>(samples), histogram,
-                                                         bins + 1, static_cast<Level>(lower),
-                                                         static_cast<Level>(upper), static_cast<int>(n),
-                                                         stream_of(stream)));
+        return int(::cub::DeviceHistogram::HistogramEven(
+            temp, temp_bytes, static_cast<const T *>(samples), histogram, bins + 1, static_cast<Level>(lower),
+            static_cast<Level>(upper), static_cast<int>(n), stream_of(stream)));
       },
       result);
   return result;

@@ -11,8 +11,9 @@ int unique(std::int32_t dtype, const void *in, void *out, std::int64_t *count, s
            std::size_t &temp_bytes, void *stream) {
   return with_arithmetic(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return int(::cub::DeviceSelect::Unique(temp, temp_bytes, static_cast<const T *>(in), static_cast<T *>(out), count,
-                                           static_cast<int>(n), stream_of(stream)));
+    return int(::cub::DeviceSelect::Unique(temp, temp_bytes, static_cast<const T *>(in),
+                                           static_cast<T *>(out), count, static_cast<int>(n),
+                                           stream_of(stream)));
   });
 }
 
@@ -21,8 +22,8 @@ int run_length_encode(std::int32_t dtype, const void *in, void *unique_out, std:
   return with_arithmetic(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     return int(::cub::DeviceRunLengthEncode::Encode(temp, temp_bytes, static_cast<const T *>(in),
-                                                    static_cast<T *>(unique_out), lengths, runs, static_cast<int>(n),
-                                                    stream_of(stream)));
+                                                    static_cast<T *>(unique_out), lengths, runs,
+                                                    static_cast<int>(n), stream_of(stream)));
   });
 }
 

@@ -24,7 +24,7 @@ constexpr int kResults = 16; // per thread in `collectives`
 
 // Each thread's results of the warp and block collectives over `in` (256 threads a block).
 [[kernel, oxide::launch_contract("domain = 1, block = 256")]] void collectives(oxide::Span<const int> in,
-                                                                                oxide::DisjointSpan<int> out) {
+                                                                               oxide::DisjointSpan<int> out) {
   const auto i = oxide::thread::index_1d();
   const int x = in[i.get()];
   int r[kResults] = {};
@@ -58,7 +58,7 @@ constexpr int kResults = 16; // per thread in `collectives`
 // Three warps a block, four float items a thread: reductions and scans of items in blocked order.
 constexpr int kItemResults = 10;
 [[kernel, oxide::launch_contract("domain = 1, block = 96")]] void items(oxide::Span<const float> in,
-                                                                          oxide::DisjointSpan<float> out) {
+                                                                        oxide::DisjointSpan<float> out) {
   const auto i = oxide::thread::index_1d();
   float v[4];
   for (int k = 0; k < 4; ++k)
@@ -89,8 +89,8 @@ struct RunningTotal {
     return before;
   }
 };
-[[kernel, oxide::launch_contract("domain = 1, block = 128")]] void row_scan(oxide::Span<const int> in,
-                                                                             oxide::DisjointSpan2D<long long> out) {
+[[kernel, oxide::launch_contract("domain = 1, block = 128")]] void
+row_scan(oxide::Span<const int> in, oxide::DisjointSpan2D<long long> out) {
   const auto &b = oxide::block::index();
   const std::size_t width = out.width();
   auto row = out.row_mut(b);
@@ -122,25 +122,26 @@ void copy_tile(const oxide::Span<const int> &in, const oxide::DisjointSpan<int> 
   cub::BlockStore<int, 128, 4, Store>().Store(out, i, v, valid);
 }
 [[kernel, oxide::launch_contract("domain = 1, block = 128")]] void copy_direct(oxide::Span<const int> in,
-                                                                                oxide::DisjointSpan<int> out) {
+                                                                               oxide::DisjointSpan<int> out) {
   copy_tile<cub::BLOCK_LOAD_DIRECT, cub::BLOCK_STORE_DIRECT>(in, out, oxide::thread::index_1d());
 }
-[[kernel, oxide::launch_contract("domain = 1, block = 128")]] void copy_striped(oxide::Span<const int> in,
-                                                                                 oxide::DisjointSpan<int> out) {
+[[kernel, oxide::launch_contract("domain = 1, block = 128")]] void
+copy_striped(oxide::Span<const int> in, oxide::DisjointSpan<int> out) {
   copy_tile<cub::BLOCK_LOAD_STRIPED, cub::BLOCK_STORE_STRIPED>(in, out, oxide::thread::index_1d());
 }
-[[kernel, oxide::launch_contract("domain = 1, block = 128")]] void copy_transposed(oxide::Span<const int> in,
-                                                                                    oxide::DisjointSpan<int> out) {
+[[kernel, oxide::launch_contract("domain = 1, block = 128")]] void
+copy_transposed(oxide::Span<const int> in, oxide::DisjointSpan<int> out) {
   copy_tile<cub::BLOCK_LOAD_TRANSPOSE, cub::BLOCK_STORE_TRANSPOSE>(in, out, oxide::thread::index_1d());
 }
-[[kernel, oxide::launch_contract("domain = 1, block = 128")]] void copy_warp_transposed(oxide::Span<const int> in,
-                                                                                         oxide::DisjointSpan<int> out) {
-  copy_tile<cub::BLOCK_LOAD_WARP_TRANSPOSE, cub::BLOCK_STORE_WARP_TRANSPOSE>(in, out, oxide::thread::index_1d());
+[[kernel, oxide::launch_contract("domain = 1, block = 128")]] void
+copy_warp_transposed(oxide::Span<const int> in, oxide::DisjointSpan<int> out) {
+  copy_tile<cub::BLOCK_LOAD_WARP_TRANSPOSE, cub::BLOCK_STORE_WARP_TRANSPOSE>(in, out,
+                                                                             oxide::thread::index_1d());
 }
 
 // Each block's histogram of its 256 x 8 bytes, into its row of `out`.
-[[kernel, oxide::launch_contract("domain = 1, block = 256")]] void histogram(oxide::Span<const std::uint8_t> in,
-                                                                              oxide::DisjointSpan2D<unsigned> out) {
+[[kernel, oxide::launch_contract("domain = 1, block = 256")]] void
+histogram(oxide::Span<const std::uint8_t> in, oxide::DisjointSpan2D<unsigned> out) {
   const auto &b = oxide::block::index();
   std::uint8_t v[8];
   cub::BlockLoad<std::uint8_t, 256, 8, cub::BLOCK_LOAD_STRIPED>().Load(in, b.get() * 2048, v);
@@ -154,9 +155,9 @@ void copy_tile(const oxide::Span<const int> &in, const oxide::DisjointSpan<int> 
 
 // Tiles of 128 x 8 (key, index) pairs sorted by key, stable; the tail padded with the largest
 // key as CUB programs do.
-[[kernel, oxide::launch_contract("domain = 1, block = 128")]] void sort_pairs(oxide::Span<const std::uint32_t> keys,
-                                                                               oxide::DisjointSpan<std::uint32_t> sorted,
-                                                                               oxide::DisjointSpan<std::uint32_t> ids) {
+[[kernel, oxide::launch_contract("domain = 1, block = 128")]] void
+sort_pairs(oxide::Span<const std::uint32_t> keys, oxide::DisjointSpan<std::uint32_t> sorted,
+           oxide::DisjointSpan<std::uint32_t> ids) {
   const auto i = oxide::thread::index_1d();
   const std::size_t offset = oxide::block::index().get() * 1024;
   const int valid = static_cast<int>(std::min<std::size_t>(1024, keys.size() - offset));
@@ -171,24 +172,25 @@ void copy_tile(const oxide::Span<const int> &in, const oxide::DisjointSpan<int> 
 
 // Float keys descending, the result striped; int64 keys by bits [4, 20); 16-bit keys by 3 bits a
 // pass in a block of one warp.
-[[kernel, oxide::launch_contract("domain = 1, block = 64")]] void sort_floats(oxide::Span<const float> keys,
-                                                                              oxide::DisjointSpan<float> sorted) {
+[[kernel, oxide::launch_contract("domain = 1, block = 64")]] void
+sort_floats(oxide::Span<const float> keys, oxide::DisjointSpan<float> sorted) {
   const auto i = oxide::thread::index_1d();
   float k[4];
   cub::BlockLoad<float, 64, 4>().Load(keys, oxide::block::index().get() * 256, k);
   cub::BlockRadixSort<float, 64, 4>().SortDescendingBlockedToStriped(k);
   cub::BlockStore<float, 64, 4, cub::BLOCK_STORE_STRIPED>().Store(sorted, i, k);
 }
-[[kernel, oxide::launch_contract("domain = 1, block = 64")]] void sort_bits(oxide::Span<const std::int64_t> keys,
-                                                                            oxide::DisjointSpan<std::int64_t> sorted) {
+[[kernel, oxide::launch_contract("domain = 1, block = 64")]] void
+sort_bits(oxide::Span<const std::int64_t> keys, oxide::DisjointSpan<std::int64_t> sorted) {
   const auto i = oxide::thread::index_1d();
   std::int64_t k[4];
-  cub::BlockLoad<std::int64_t, 64, 4, cub::BLOCK_LOAD_TRANSPOSE>().Load(keys, oxide::block::index().get() * 256, k);
+  cub::BlockLoad<std::int64_t, 64, 4, cub::BLOCK_LOAD_TRANSPOSE>().Load(keys,
+                                                                        oxide::block::index().get() * 256, k);
   cub::BlockRadixSort<std::int64_t, 64, 4>().Sort(k, 4, 20);
   cub::BlockStore<std::int64_t, 64, 4>().Store(sorted, i, k);
 }
-[[kernel, oxide::launch_contract("domain = 1, block = 32")]] void sort_shorts(oxide::Span<const std::int16_t> keys,
-                                                                              oxide::DisjointSpan<std::int16_t> sorted) {
+[[kernel, oxide::launch_contract("domain = 1, block = 32")]] void
+sort_shorts(oxide::Span<const std::int16_t> keys, oxide::DisjointSpan<std::int16_t> sorted) {
   const auto i = oxide::thread::index_1d();
   std::int16_t k[5];
   cub::BlockLoad<std::int16_t, 32, 5>().Load(keys, oxide::block::index().get() * 160, k);
@@ -231,7 +233,8 @@ std::uint32_t float_key(float f) {
   return (bits & 0x80000000u) ? ~bits : bits | 0x80000000u;
 }
 
-template <class T, class Key> std::vector<T> stable_sorted(std::vector<T> v, Key key, bool descending = false) {
+template <class T, class Key>
+std::vector<T> stable_sorted(std::vector<T> v, Key key, bool descending = false) {
   std::vector<std::size_t> p(v.size());
   std::iota(p.begin(), p.end(), std::size_t{0});
   std::sort(p.begin(), p.end(), [&](std::size_t a, std::size_t b) {
@@ -258,7 +261,8 @@ void check_collectives(Checks &c, oxide::Context &ctx, oxide::Stream &stream) {
   const auto at = [&](std::size_t t, int k) { return r[t * kResults + k]; };
   std::size_t wrong[kResults] = {};
   for (std::size_t t = 0; t < n; ++t) {
-    const std::size_t warp = t / 32 * 32, lane = t % 32, block = t / 256 * 256, sub = t / 8 * 8, half = t / 16 * 16;
+    const std::size_t warp = t / 32 * 32, lane = t % 32, block = t / 256 * 256, sub = t / 8 * 8,
+                      half = t / 16 * 16;
     int sum = 0, max = x[warp], sum8 = 0, sum20 = 0, incl = 0, excl16 = 0, agg16 = 0, minscan = 1000;
     for (std::size_t j = warp; j < warp + 32; ++j) {
       sum += x[j];
@@ -285,8 +289,8 @@ void check_collectives(Checks &c, oxide::Context &ctx, oxide::Stream &stream) {
       if (j <= t)
         bincl_max = std::max(bincl_max, x[j]);
     }
-    const int want[kResults] = {sum,   max,   sum8,  sum20,  incl,      excl16, agg16, minscan,
-                                bsum,  bmax,  bsum100, bexcl, bsum, bincl_max, weird, x[warp + 5]};
+    const int want[kResults] = {sum,  max,  sum8,    sum20, incl, excl16,    agg16, minscan,
+                                bsum, bmax, bsum100, bexcl, bsum, bincl_max, weird, x[warp + 5]};
     for (int k = 0; k < kResults; ++k) {
       const bool lane0_only = k == 3, thread0_only = k == 8 || k == 9 || k == 10;
       if ((lane0_only && lane != 0) || (thread0_only && t != block))
@@ -294,12 +298,22 @@ void check_collectives(Checks &c, oxide::Context &ctx, oxide::Stream &stream) {
       wrong[k] += at(t, k) != want[k];
     }
   }
-  const char *names[kResults] = {"WarpReduce Sum",        "WarpReduce Max",         "WarpReduce<8> Sum",
-                                 "WarpReduce Sum(valid)", "WarpScan InclusiveSum",  "WarpScan<16> ExclusiveSum",
-                                 "WarpScan aggregate",    "WarpScan ExclusiveScan", "BlockReduce Sum",
-                                 "BlockReduce Max",       "BlockReduce Sum(valid)", "BlockScan ExclusiveSum",
-                                 "BlockScan aggregate",   "BlockScan InclusiveScan max",
-                                 "BlockScan ExclusiveScan (not commutative)", "WarpScan Broadcast"};
+  const char *names[kResults] = {"WarpReduce Sum",
+                                 "WarpReduce Max",
+                                 "WarpReduce<8> Sum",
+                                 "WarpReduce Sum(valid)",
+                                 "WarpScan InclusiveSum",
+                                 "WarpScan<16> ExclusiveSum",
+                                 "WarpScan aggregate",
+                                 "WarpScan ExclusiveScan",
+                                 "BlockReduce Sum",
+                                 "BlockReduce Max",
+                                 "BlockReduce Sum(valid)",
+                                 "BlockScan ExclusiveSum",
+                                 "BlockScan aggregate",
+                                 "BlockScan InclusiveScan max",
+                                 "BlockScan ExclusiveScan (not commutative)",
+                                 "WarpScan Broadcast"};
   for (int k = 0; k < kResults; ++k)
     c.expect(wrong[k] == 0, std::string(names[k]) + ": " + std::to_string(wrong[k]) + " threads wrong");
 }
@@ -331,8 +345,10 @@ void check_items(Checks &c, oxide::Context &ctx, oxide::Stream &stream) {
     }
     wrong_scan += r[t * kItemResults + 9] != total;
   }
-  c.expect(wrong_sum == 0, "BlockReduce<float, 96> Sum of 4 items: " + std::to_string(wrong_sum) + " blocks wrong");
-  c.expect(wrong_scan == 0, "BlockScan<float, 96> of 4 items: " + std::to_string(wrong_scan) + " values wrong");
+  c.expect(wrong_sum == 0,
+           "BlockReduce<float, 96> Sum of 4 items: " + std::to_string(wrong_sum) + " blocks wrong");
+  c.expect(wrong_scan == 0,
+           "BlockScan<float, 96> of 4 items: " + std::to_string(wrong_scan) + " values wrong");
 }
 
 void check_row_scan(Checks &c, oxide::Context &ctx, oxide::Stream &stream) {
@@ -425,24 +441,30 @@ void check_sorts(Checks &c, oxide::Context &ctx, oxide::Stream &stream) {
   { // floats descending, striped
     constexpr std::size_t n = 2 * 256;
     std::vector<float> keys(n);
-    const float special[] = {0.0f, -0.0f, std::numeric_limits<float>::infinity(),
-                             -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
-                             -std::numeric_limits<float>::quiet_NaN(), 1e-40f, -1e-40f};
+    const float special[] = {0.0f,
+                             -0.0f,
+                             std::numeric_limits<float>::infinity(),
+                             -std::numeric_limits<float>::infinity(),
+                             std::numeric_limits<float>::quiet_NaN(),
+                             -std::numeric_limits<float>::quiet_NaN(),
+                             1e-40f,
+                             -1e-40f};
     for (std::size_t j = 0; j < n; ++j)
-      keys[j] = j % 9 < 8 && j % 5 == 0 ? special[j % 8] : static_cast<float>(static_cast<int>(mix(j) % 200) - 100) / 8;
+      keys[j] = j % 9 < 8 && j % 5 == 0 ? special[j % 8]
+                                        : static_cast<float>(static_cast<int>(mix(j) % 200) - 100) / 8;
     auto in = oxide::DeviceBuffer<float>::from_host(stream, keys);
     auto sorted = oxide::DeviceBuffer<float>::uninitialized(stream, n);
     oxide::prepare(ctx, sort_floats, oxide::LaunchConfig1D{2, 64})(stream, in, sorted);
     const std::vector<float> got = sorted.to_host(stream);
     std::size_t wrong = 0;
     for (std::size_t tile = 0; tile < 2; ++tile) {
-      const std::vector<float> want =
-          stable_sorted(std::vector<float>(keys.begin() + tile * 256, keys.begin() + tile * 256 + 256), float_key, true);
+      const std::vector<float> want = stable_sorted(
+          std::vector<float>(keys.begin() + tile * 256, keys.begin() + tile * 256 + 256), float_key, true);
       for (std::size_t j = 0; j < 256; ++j)
         wrong += std::bit_cast<std::uint32_t>(got[tile * 256 + j]) != std::bit_cast<std::uint32_t>(want[j]);
     }
-    c.expect(wrong == 0, "BlockRadixSort floats descending (-0.0, NaN, inf), striped: " + std::to_string(wrong) +
-                             " wrong");
+    c.expect(wrong == 0, "BlockRadixSort floats descending (-0.0, NaN, inf), striped: " +
+                             std::to_string(wrong) + " wrong");
   }
   { // int64 by bits [4, 20)
     constexpr std::size_t n = 3 * 256;
@@ -455,8 +477,9 @@ void check_sorts(Checks &c, oxide::Context &ctx, oxide::Stream &stream) {
     const std::vector<std::int64_t> got = sorted.to_host(stream);
     std::size_t wrong = 0;
     for (std::size_t tile = 0; tile < 3; ++tile) {
-      const auto want = stable_sorted(std::vector<std::int64_t>(keys.begin() + tile * 256, keys.begin() + tile * 256 + 256),
-                                      [](std::int64_t k) { return (static_cast<std::uint64_t>(k) >> 4) & 0xffff; });
+      const auto want =
+          stable_sorted(std::vector<std::int64_t>(keys.begin() + tile * 256, keys.begin() + tile * 256 + 256),
+                        [](std::int64_t k) { return (static_cast<std::uint64_t>(k) >> 4) & 0xffff; });
       for (std::size_t j = 0; j < 256; ++j)
         wrong += got[tile * 256 + j] != want[j];
     }

@@ -25,7 +25,11 @@
 
 namespace oxide::cub {
 
-enum BlockReduceAlgorithm { BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY, BLOCK_REDUCE_RAKING, BLOCK_REDUCE_WARP_REDUCTIONS };
+enum BlockReduceAlgorithm {
+  BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY,
+  BLOCK_REDUCE_RAKING,
+  BLOCK_REDUCE_WARP_REDUCTIONS
+};
 enum BlockScanAlgorithm { BLOCK_SCAN_RAKING, BLOCK_SCAN_RAKING_MEMOIZE, BLOCK_SCAN_WARP_SCANS };
 enum BlockLoadAlgorithm {
   BLOCK_LOAD_DIRECT,
@@ -70,7 +74,8 @@ template <int X, int Y, int Z> struct BlockShape {
 };
 
 /// A thread's items combined in order with `op`.
-template <class T, int N, class Op> [[gnu::always_inline]] inline T reduce_items(const T (&items)[N], Op op) noexcept {
+template <class T, int N, class Op>
+[[gnu::always_inline]] inline T reduce_items(const T (&items)[N], Op op) noexcept {
   T total = items[0];
   for (int i = 1; i < N; ++i)
     total = op(total, items[i]);
@@ -261,16 +266,19 @@ public:
     ExclusiveScan(input, output, initial_value, op, aggregate);
   }
   template <int N, class ScanOp>
-  void ExclusiveScan(const T (&input)[N], T (&output)[N], T initial_value, ScanOp op, T &block_aggregate) noexcept {
+  void ExclusiveScan(const T (&input)[N], T (&output)[N], T initial_value, ScanOp op,
+                     T &block_aggregate) noexcept {
     const Parts p = scan(detail::reduce_items(input, op), op);
     block_aggregate = p.aggregate;
     items_exclusive(input, output, op, Shape::rank() == 0 ? initial_value : op(initial_value, p.exclusive));
   }
-  template <int N, class PrefixOp> void ExclusiveSum(const T (&input)[N], T (&output)[N], PrefixOp &prefix_op) noexcept {
+  template <int N, class PrefixOp>
+  void ExclusiveSum(const T (&input)[N], T (&output)[N], PrefixOp &prefix_op) noexcept {
     const Parts p = scan_after_prefix(detail::reduce_items(input, cub::Sum{}), cub::Sum{}, prefix_op);
     items_exclusive(input, output, cub::Sum{}, p.exclusive);
   }
-  template <int N, class PrefixOp> void InclusiveSum(const T (&input)[N], T (&output)[N], PrefixOp &prefix_op) noexcept {
+  template <int N, class PrefixOp>
+  void InclusiveSum(const T (&input)[N], T (&output)[N], PrefixOp &prefix_op) noexcept {
     const Parts p = scan_after_prefix(detail::reduce_items(input, cub::Sum{}), cub::Sum{}, prefix_op);
     items_inclusive(input, output, cub::Sum{}, p.exclusive, true);
   }
@@ -296,7 +304,8 @@ private:
         storage_.warp_aggregates[w] = inclusive;
       sync_threads();
       // Lane j: the warps 0..j combined; every warp scans the warps' totals itself.
-      const T totals = cg::inclusive_scan(tile, storage_.warp_aggregates[lane < Shape::kWarps ? lane : 0], op);
+      const T totals =
+          cg::inclusive_scan(tile, storage_.warp_aggregates[lane < Shape::kWarps ? lane : 0], op);
       const T warp_prefix = tile.shfl(totals, w == 0 ? 0 : w - 1);
       const T aggregate = tile.shfl(totals, Shape::kWarps - 1);
       if (w != 0) {
@@ -308,7 +317,8 @@ private:
   }
 
   // The scan with the callback's prefix put first: every thread's exclusive prefix is defined.
-  template <class Op, class PrefixOp> [[gnu::always_inline]] Parts scan_after_prefix(T input, Op op, PrefixOp &prefix_op) noexcept {
+  template <class Op, class PrefixOp>
+  [[gnu::always_inline]] Parts scan_after_prefix(T input, Op op, PrefixOp &prefix_op) noexcept {
     Parts p = scan(input, op);
     if (Shape::warp() == 0) {
       const T prefix = prefix_op(p.aggregate);
@@ -323,7 +333,8 @@ private:
   }
 
   template <int N, class Op>
-  [[gnu::always_inline]] static void items_exclusive(const T (&input)[N], T (&output)[N], Op op, T running) noexcept {
+  [[gnu::always_inline]] static void items_exclusive(const T (&input)[N], T (&output)[N], Op op,
+                                                     T running) noexcept {
     for (int i = 0; i < N; ++i) {
       const T item = input[i];
       output[i] = running;
@@ -366,12 +377,14 @@ public:
   explicit BlockExchange(TempStorage &storage) noexcept : storage_(storage) {}
 
   void StripedToBlocked(const T (&input)[ITEMS_PER_THREAD], T (&output)[ITEMS_PER_THREAD]) noexcept {
-    exchange(input, output, [](std::uint32_t t, std::uint32_t i) { return i * Shape::kThreads + t; },
-             [](std::uint32_t t, std::uint32_t i) { return t * kItems + i; }, true);
+    exchange(
+        input, output, [](std::uint32_t t, std::uint32_t i) { return i * Shape::kThreads + t; },
+        [](std::uint32_t t, std::uint32_t i) { return t * kItems + i; }, true);
   }
   void BlockedToStriped(const T (&input)[ITEMS_PER_THREAD], T (&output)[ITEMS_PER_THREAD]) noexcept {
-    exchange(input, output, [](std::uint32_t t, std::uint32_t i) { return t * kItems + i; },
-             [](std::uint32_t t, std::uint32_t i) { return i * Shape::kThreads + t; }, true);
+    exchange(
+        input, output, [](std::uint32_t t, std::uint32_t i) { return t * kItems + i; },
+        [](std::uint32_t t, std::uint32_t i) { return i * Shape::kThreads + t; }, true);
   }
   /// Within each warp: lane l's item i is the warp's item i * 32 + l (warp-striped).
   void WarpStripedToBlocked(const T (&input)[ITEMS_PER_THREAD], T (&output)[ITEMS_PER_THREAD]) noexcept {
@@ -398,10 +411,12 @@ public:
                         const Rank (&ranks)[ITEMS_PER_THREAD]) noexcept {
     scatter(input, output, ranks, [](std::uint32_t t, std::uint32_t i) { return i * Shape::kThreads + t; });
   }
-  template <class Rank> void ScatterToBlocked(T (&items)[ITEMS_PER_THREAD], const Rank (&ranks)[ITEMS_PER_THREAD]) noexcept {
+  template <class Rank>
+  void ScatterToBlocked(T (&items)[ITEMS_PER_THREAD], const Rank (&ranks)[ITEMS_PER_THREAD]) noexcept {
     ScatterToBlocked(items, items, ranks);
   }
-  template <class Rank> void ScatterToStriped(T (&items)[ITEMS_PER_THREAD], const Rank (&ranks)[ITEMS_PER_THREAD]) noexcept {
+  template <class Rank>
+  void ScatterToStriped(T (&items)[ITEMS_PER_THREAD], const Rank (&ranks)[ITEMS_PER_THREAD]) noexcept {
     ScatterToStriped(items, items, ranks);
   }
 
@@ -414,8 +429,8 @@ private:
   }
 
   template <class From, class To>
-  [[gnu::always_inline]] void exchange(const T (&input)[ITEMS_PER_THREAD], T (&output)[ITEMS_PER_THREAD], From from,
-                                       To to, bool block_wide) noexcept {
+  [[gnu::always_inline]] void exchange(const T (&input)[ITEMS_PER_THREAD], T (&output)[ITEMS_PER_THREAD],
+                                       From from, To to, bool block_wide) noexcept {
     Shape::check();
     const std::uint32_t t = Shape::rank();
     for (std::uint32_t i = 0; i < kItems; ++i)
@@ -436,8 +451,9 @@ private:
     for (std::uint32_t i = 0; i < kItems; ++i) {
       const auto rank = static_cast<std::make_unsigned_t<Rank>>(ranks[i]);
       if (rank >= kTile) [[unlikely]]
-        __oxide_trap("oxide::cub::BlockExchange: a rank is outside the block's BLOCK_THREADS * ITEMS_PER_THREAD "
-                     "items");
+        __oxide_trap(
+            "oxide::cub::BlockExchange: a rank is outside the block's BLOCK_THREADS * ITEMS_PER_THREAD "
+            "items");
       storage_.buffer[pad(static_cast<std::uint32_t>(rank))] = input[i];
     }
     sync_threads();

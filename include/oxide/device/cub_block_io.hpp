@@ -36,7 +36,8 @@ class BlockLoad {
 
 public:
   struct Empty {};
-  using TempStorage = std::conditional_t<kBlockTranspose || kWarpTranspose, typename Exchange::TempStorage, Empty>;
+  using TempStorage =
+      std::conditional_t<kBlockTranspose || kWarpTranspose, typename Exchange::TempStorage, Empty>;
 
   template <auto Site = [] {}> BlockLoad() noexcept : storage_(temp_storage<BlockLoad, Site>()) {}
   explicit BlockLoad(TempStorage &storage) noexcept : storage_(storage) {}
@@ -100,12 +101,14 @@ private:
 template <class T, int BLOCK_DIM_X, int ITEMS_PER_THREAD, BlockStoreAlgorithm ALGORITHM = BLOCK_STORE_DIRECT,
           int BLOCK_DIM_Y = 1, int BLOCK_DIM_Z = 1>
 class BlockStore {
-  static_assert(BLOCK_DIM_Y == 1 && BLOCK_DIM_Z == 1,
-                "oxide::cub::BlockStore writes a block's tile of a 1-D launch: BLOCK_DIM_Y and BLOCK_DIM_Z are 1");
+  static_assert(
+      BLOCK_DIM_Y == 1 && BLOCK_DIM_Z == 1,
+      "oxide::cub::BlockStore writes a block's tile of a 1-D launch: BLOCK_DIM_Y and BLOCK_DIM_Z are 1");
   using Shape = detail::BlockShape<BLOCK_DIM_X, 1, 1>;
   static_assert(Shape::kThreads > 0); // checks the block shape where the collective is named
   using Exchange = BlockExchange<T, BLOCK_DIM_X, ITEMS_PER_THREAD>;
-  static constexpr bool kTranspose = ALGORITHM == BLOCK_STORE_TRANSPOSE || ALGORITHM == BLOCK_STORE_WARP_TRANSPOSE ||
+  static constexpr bool kTranspose = ALGORITHM == BLOCK_STORE_TRANSPOSE ||
+                                     ALGORITHM == BLOCK_STORE_WARP_TRANSPOSE ||
                                      ALGORITHM == BLOCK_STORE_WARP_TRANSPOSE_TIMESLICED;
   static constexpr bool kStriped = ALGORITHM == BLOCK_STORE_STRIPED || kTranspose;
   static constexpr std::uint32_t kItems = ITEMS_PER_THREAD;

@@ -97,8 +97,11 @@ public:
     return cg::reduce(tile(), input, detail::as_cg_op<T>(op));
   }
   /// Over the first `valid_items` lanes of the logical warp; the result in its lane 0.
-  [[nodiscard]] T Sum(T input, int valid_items) const noexcept { return Reduce(input, cub::Sum{}, valid_items); }
-  template <class ReductionOp> [[nodiscard]] T Reduce(T input, ReductionOp op, int valid_items) const noexcept {
+  [[nodiscard]] T Sum(T input, int valid_items) const noexcept {
+    return Reduce(input, cub::Sum{}, valid_items);
+  }
+  template <class ReductionOp>
+  [[nodiscard]] T Reduce(T input, ReductionOp op, int valid_items) const noexcept {
     return detail::reduce_first<kLanes>(tile(), input, op, valid_items < 0 ? 0u : std::uint32_t(valid_items));
   }
 
@@ -136,7 +139,8 @@ public:
   template <class ScanOp> void InclusiveScan(T input, T &output, ScanOp op) const noexcept {
     output = cg::inclusive_scan(tile(), input, op);
   }
-  template <class ScanOp> void InclusiveScan(T input, T &output, ScanOp op, T &warp_aggregate) const noexcept {
+  template <class ScanOp>
+  void InclusiveScan(T input, T &output, ScanOp op, T &warp_aggregate) const noexcept {
     const auto t = tile();
     output = cg::inclusive_scan(t, input, op);
     warp_aggregate = t.shfl(output, kLanes - 1);
@@ -163,7 +167,9 @@ public:
     output = t.thread_rank() == 0 ? initial_value : op(initial_value, below);
   }
   /// The input of lane `src_lane` of the logical warp, to every lane.
-  [[nodiscard]] T Broadcast(T input, unsigned src_lane) const noexcept { return tile().shfl(input, src_lane); }
+  [[nodiscard]] T Broadcast(T input, unsigned src_lane) const noexcept {
+    return tile().shfl(input, src_lane);
+  }
 
 private:
   static cg::thread_block_tile<kLanes> tile() noexcept {
