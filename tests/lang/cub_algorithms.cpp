@@ -7,6 +7,8 @@
 #include <oxide/cub.hpp>
 #include <oxide/oxide.hpp>
 
+#include "lang_check.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -32,23 +34,7 @@
 
 namespace {
 
-struct Checks {
-  std::size_t count = 0, failures = 0;
-  void expect(bool ok, const std::string &what) {
-    ++count;
-    if (!ok && failures++ < 20)
-      std::printf("mismatch: %s\n", what.c_str());
-  }
-  template <class F> void expect_error(oxide::ErrorKind kind, const std::string &what, F &&f) {
-    try {
-      f();
-      expect(false, what + ": no error");
-    } catch (const oxide::Error &e) {
-      expect(e.kind() == kind, what + ": " + std::string(e.kind_name()) + ": " + e.what());
-      std::printf("refused, %s: %s\n", what.c_str(), e.what()); // the message the user reads
-    }
-  }
-};
+using lang::Checks;
 
 /// A stable sort of `v` by `less` (std::stable_sort warns under clang 22 with libstdc++ 12).
 template <class T, class Less> void stable_sort_by(std::vector<T> &v, Less less) {

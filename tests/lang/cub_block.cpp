@@ -8,6 +8,8 @@
 #include <oxide/cub.hpp>
 #include <oxide/oxide.hpp>
 
+#include "lang_check.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -209,14 +211,7 @@ sort_shorts(oxide::Span<const std::int16_t> keys, oxide::DisjointSpan<std::int16
 
 namespace {
 
-struct Checks {
-  std::size_t count = 0, failures = 0;
-  void expect(bool ok, const std::string &what) {
-    ++count;
-    if (!ok && failures++ < 20)
-      std::printf("mismatch: %s\n", what.c_str());
-  }
-};
+using lang::Checks;
 
 std::uint64_t mix(std::uint64_t z) {
   z += 0x9e3779b97f4a7c15ULL;

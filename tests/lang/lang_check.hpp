@@ -13,11 +13,32 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace lang {
+
+/// Named checks counted for the summary line; the first 20 failures are printed as
+/// "mismatch: WHAT", and a refused call prints the message the user reads.
+struct Checks {
+  std::size_t count = 0, failures = 0;
+  void expect(bool ok, const std::string &what) {
+    ++count;
+    if (!ok && failures++ < 20)
+      std::printf("mismatch: %s\n", what.c_str());
+  }
+  template <class F> void expect_error(oxide::ErrorKind kind, const std::string &what, F &&f) {
+    try {
+      f();
+      expect(false, what + ": no error");
+    } catch (const oxide::Error &e) {
+      expect(e.kind() == kind, what + ": " + std::string(e.kind_name()) + ": " + e.what());
+      std::printf("refused, %s: %s\n", what.c_str(), e.what()); // the message the user reads
+    }
+  }
+};
 
 struct Checker {
   oxide::Context ctx = oxide::Context::create();
