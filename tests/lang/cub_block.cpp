@@ -141,6 +141,41 @@ copy_warp_transposed(oxide::Span<const int> in, oxide::DisjointSpan<int> out) {
                                                                              oxide::thread::index_1d());
 }
 
+// A loop over tiles of 128 x 4 ints with fewer blocks than tiles (block_stride), each tile stored
+// into the block's row of a DisjointSpan2D of tiles: blocked items (through the store's own
+// exchange), striped and transposed; a block of 32 x 4 threads too.
+template <cub::BlockStoreAlgorithm Store, int X, int Y>
+void copy_rows_tile(const oxide::Span<const int> &in, const oxide::DisjointSpan2D<int> &out) {
+  constexpr int kTile = X * Y * 4;
+  const auto t = static_cast<int>(oxide::thread_idx().y * X + oxide::thread_idx().x);
+  for (const auto &b : oxide::block::block_stride(out.height())) {
+    const std::size_t offset = b.get() * kTile;
+    const int valid = static_cast<int>(std::min<std::size_t>(kTile, in.size() - offset));
+    int v[4];
+    cub::BlockLoad<int, X, 4, cub::BLOCK_LOAD_DIRECT, Y>().Load(in, offset, v, valid, -1);
+    for (int k = 0; k < 4; ++k)
+      v[k] = v[k] * 2 + t * 4 + k;
+    cub::BlockStore<int, X, 4, Store, Y>().Store(out.row_mut(b), v, valid);
+    oxide::sync_threads(); // the next tile reuses the collectives' storage
+  }
+}
+[[kernel, oxide::launch_contract("domain = 1, block = 128")]] void
+rows_direct(oxide::Span<const int> in, oxide::DisjointSpan2D<int> out) {
+  copy_rows_tile<cub::BLOCK_STORE_DIRECT, 128, 1>(in, out);
+}
+[[kernel, oxide::launch_contract("domain = 1, block = 128")]] void
+rows_striped(oxide::Span<const int> in, oxide::DisjointSpan2D<int> out) {
+  copy_rows_tile<cub::BLOCK_STORE_STRIPED, 128, 1>(in, out);
+}
+[[kernel, oxide::launch_contract("domain = 1, block = 128")]] void
+rows_transposed(oxide::Span<const int> in, oxide::DisjointSpan2D<int> out) {
+  copy_rows_tile<cub::BLOCK_STORE_WARP_TRANSPOSE, 128, 1>(in, out);
+}
+[[kernel, oxide::launch_contract("domain = 2, block = (32, 4)")]] void
+rows_2d_block(oxide::Span<const int> in, oxide::DisjointSpan2D<int> out) {
+  copy_rows_tile<cub::BLOCK_STORE_DIRECT, 32, 4>(in, out);
+}
+
 // Each block's histogram of its 256 x 8 bytes, into its row of `out`.
 [[kernel, oxide::launch_contract("domain = 1, block = 256")]] void
 histogram(oxide::Span<const std::uint8_t> in, oxide::DisjointSpan2D<unsigned> out) {
@@ -396,6 +431,33 @@ void check_copy(Checks &c, oxide::Context &ctx, oxide::Stream &stream, Kernel ke
   c.expect(wrong == 0, std::string(name) + ": " + std::to_string(wrong) + " elements wrong");
 }
 
+// copy_rows_tile's kernels: 2 blocks (1 x 2 of the 2-D launch) over 4 tiles, the last partial.
+template <class Kernel, class Config>
+void check_rows(Checks &c, oxide::Context &ctx, oxide::Stream &stream, Kernel kernel, Config config,
+                const char *name, bool striped_store) {
+  constexpr std::size_t n = 3 * 512 + 200, tiles = 4;
+  std::vector<int> x(n);
+  for (std::size_t j = 0; j < n; ++j)
+    x[j] = static_cast<int>(mix(j + 3) % 1000);
+  auto in = oxide::DeviceBuffer<int>::from_host(stream, x);
+  auto out = oxide::DeviceBuffer<int>::from_host(stream, std::vector<int>(tiles * 512, -5));
+  oxide::prepare(ctx, kernel, config)(stream, in, out.view_2d(512, tiles));
+  const std::vector<int> r = out.to_host(stream);
+  std::vector<int> want(tiles * 512, -5);
+  for (std::size_t tile = 0; tile < tiles; ++tile)
+    for (std::size_t t = 0; t < 128; ++t)
+      for (std::size_t k = 0; k < 4; ++k) {
+        const std::size_t from = tile * 512 + t * 4 + k;
+        const std::size_t to = tile * 512 + (striped_store ? k * 128 + t : t * 4 + k);
+        if (to < n) // an item past the input was loaded as -1
+          want[to] = (from < n ? x[from] : -1) * 2 + static_cast<int>(t * 4 + k);
+      }
+  std::size_t wrong = 0;
+  for (std::size_t j = 0; j < r.size(); ++j)
+    wrong += r[j] != want[j];
+  c.expect(wrong == 0, std::string(name) + ": " + std::to_string(wrong) + " elements wrong");
+}
+
 void check_histogram(Checks &c, oxide::Context &ctx, oxide::Stream &stream) {
   constexpr std::size_t blocks = 3;
   std::vector<std::uint8_t> x(blocks * 2048);
@@ -508,6 +570,14 @@ int main() try {
   check_copy(c, ctx, stream, copy_striped, "BlockLoad/BlockStore striped", true, true);
   check_copy(c, ctx, stream, copy_transposed, "BlockLoad/BlockStore transposed", false, false);
   check_copy(c, ctx, stream, copy_warp_transposed, "BlockLoad/BlockStore warp-transposed", false, false);
+  check_rows(c, ctx, stream, rows_direct, oxide::LaunchConfig1D{2, 128}, "BlockStore direct into block rows",
+             false);
+  check_rows(c, ctx, stream, rows_striped, oxide::LaunchConfig1D{2, 128},
+             "BlockStore striped into block rows", true);
+  check_rows(c, ctx, stream, rows_transposed, oxide::LaunchConfig1D{2, 128},
+             "BlockStore warp-transposed into block rows", false);
+  check_rows(c, ctx, stream, rows_2d_block, oxide::LaunchConfig2D{{1, 2, 1}, {32, 4, 1}},
+             "BlockStore direct into block rows, a block of 32 x 4", false);
   check_histogram(c, ctx, stream);
   check_sorts(c, ctx, stream);
 

@@ -1,9 +1,10 @@
 // CUB's block loads, stores and histograms with CUB's interface (cub_block.hpp has the rest).
 // Loads read any tile of a Span. Stores write the block's own tile of a DisjointSpan through the
 // thread's witness: block b of a 1-D launch owns elements [b * T * ITEMS, (b + 1) * T * ITEMS)
-// (T threads a block), which is where CUB code stores with `d_out + blockIdx.x * TILE`; a tile
-// at another offset is not the block's to write. Histograms count into a shared-memory array
-// with shared atomics.
+// (T threads a block), which is where CUB code stores with `d_out + blockIdx.x * TILE`; or the
+// row of a DisjointSpan2D of tiles that a block witness names (a loop over tiles with
+// block_stride, a persistent kernel). A tile at a computed offset is not the block's to write. Histograms
+// count into a shared-memory array with shared atomics.
 #pragma once
 
 #include <cstddef>
@@ -101,12 +102,9 @@ private:
 template <class T, int BLOCK_DIM_X, int ITEMS_PER_THREAD, BlockStoreAlgorithm ALGORITHM = BLOCK_STORE_DIRECT,
           int BLOCK_DIM_Y = 1, int BLOCK_DIM_Z = 1>
 class BlockStore {
-  static_assert(
-      BLOCK_DIM_Y == 1 && BLOCK_DIM_Z == 1,
-      "oxide::cub::BlockStore writes a block's tile of a 1-D launch: BLOCK_DIM_Y and BLOCK_DIM_Z are 1");
-  using Shape = detail::BlockShape<BLOCK_DIM_X, 1, 1>;
+  using Shape = detail::BlockShape<BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z>;
   static_assert(Shape::kThreads > 0); // checks the block shape where the collective is named
-  using Exchange = BlockExchange<T, BLOCK_DIM_X, ITEMS_PER_THREAD>;
+  using Exchange = BlockExchange<T, BLOCK_DIM_X, ITEMS_PER_THREAD, false, BLOCK_DIM_Y, BLOCK_DIM_Z>;
   static constexpr bool kTranspose = ALGORITHM == BLOCK_STORE_TRANSPOSE ||
                                      ALGORITHM == BLOCK_STORE_WARP_TRANSPOSE ||
                                      ALGORITHM == BLOCK_STORE_WARP_TRANSPOSE_TIMESLICED;
@@ -128,10 +126,27 @@ public:
                                     const T (&items)[ITEMS_PER_THREAD], int valid_items) noexcept {
     store(out, index, items, valid_items < 0 ? 0 : valid_items);
   }
+  /// Into the block's row of a DisjointSpan2D (`out.row_mut(b)` for a block witness `b`: the
+  /// block's own index, or a step of `oxide::block::block_stride(tiles)` in a loop over tiles):
+  /// the tile is the row's first BLOCK_THREADS * ITEMS_PER_THREAD elements. The row's thread t
+  /// owns its elements t, t + BLOCK_THREADS..., the striped order, so blocked items (the DIRECT
+  /// and VECTORIZE algorithms) go through a shared-memory exchange of their own first.
+  [[gnu::always_inline]] void Store(const OwnedElements<T, intrinsic::Ownership::block_threads> &row,
+                                    const T (&items)[ITEMS_PER_THREAD]) noexcept {
+    store_row(row, items, Shape::kThreads * kItems);
+  }
+  [[gnu::always_inline]] void Store(const OwnedElements<T, intrinsic::Ownership::block_threads> &row,
+                                    const T (&items)[ITEMS_PER_THREAD], int valid_items) noexcept {
+    store_row(row, items, valid_items < 0 ? 0 : valid_items);
+  }
 
 private:
   [[gnu::always_inline]] void store(const DisjointSpan<T> &out, const thread::ThreadIndex1D &index,
                                     const T (&items)[ITEMS_PER_THREAD], std::uint32_t valid_items) noexcept {
+    static_assert(BLOCK_DIM_Y == 1 && BLOCK_DIM_Z == 1,
+                  "oxide::cub::BlockStore into a DisjointSpan writes a block's tile of a 1-D launch: "
+                  "BLOCK_DIM_Y and BLOCK_DIM_Z are 1 (a block of more dimensions stores into its row of "
+                  "a DisjointSpan2D, out.row_mut(oxide::block::index()))");
     Shape::check();
     const std::uint32_t t = Shape::rank();
     if constexpr (kStriped) {
@@ -153,6 +168,28 @@ private:
         if (i < n && t * kItems + i < valid_items)
           tile[i] = items[i];
     }
+  }
+
+  [[gnu::always_inline]] void store_row(const OwnedElements<T, intrinsic::Ownership::block_threads> &row,
+                                        const T (&items)[ITEMS_PER_THREAD],
+                                        std::uint32_t valid_items) noexcept {
+    Shape::check();
+    const std::uint32_t t = Shape::rank();
+    T striped[ITEMS_PER_THREAD];
+    if constexpr (kTranspose) {
+      Exchange(storage_).BlockedToStriped(items, striped);
+    } else if constexpr (kStriped) {
+      for (std::uint32_t i = 0; i < kItems; ++i)
+        striped[i] = items[i];
+    } else {
+      // The exchange's storage is this call's own; the barrier lets a loop over tiles reuse it.
+      sync_threads();
+      Exchange().BlockedToStriped(items, striped);
+    }
+    for (std::uint32_t i = 0; i < kItems; ++i)
+      if (i * Shape::kThreads + t < valid_items)
+        if (T *o = row.get_mut(i))
+          *o = striped[i];
   }
 
   TempStorage &storage_;
