@@ -18,14 +18,17 @@
 //
 // In kernels, CUB's block and warp collectives with CUB's interface (oxide/device/cub_*.hpp):
 // oxide::cub::BlockReduce, BlockScan, BlockExchange, BlockLoad, BlockStore, BlockHistogram,
-// BlockRadixSort, WarpReduce, WarpScan.
+// BlockRadixSort, BlockDiscontinuity, BlockAdjacentDifference, BlockShuffle, WarpReduce, WarpScan,
+// WarpExchange, WarpLoad, WarpStore.
 #pragma once
 
 #include "oxide/detail/element_types.hpp"
 #include "oxide/device/cub_block.hpp"
+#include "oxide/device/cub_block_adjacent.hpp"
 #include "oxide/device/cub_block_io.hpp"
 #include "oxide/device/cub_block_radix_sort.hpp"
 #include "oxide/device/cub_warp.hpp"
+#include "oxide/device/cub_warp_io.hpp"
 #include "oxide/host/buffer.hpp"
 #include "oxide/host/dtype.hpp"
 #include "oxide/host/stream.hpp"
