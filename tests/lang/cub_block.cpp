@@ -207,6 +207,36 @@ sort_pairs(oxide::Span<const std::uint32_t> keys, oxide::DisjointSpan<std::uint3
   cub::BlockStore<std::uint32_t, 128, 8>().Store(ids, i, v, valid);
 }
 
+// The same in tiles of 512 x 16 pairs, the collectives' storage one union as CUB programs write
+// it: 33 KB, inside the 48 KB of static shared memory because BlockRadixSort's ranking and its
+// exchanges of keys and of values share theirs too, as in CUB.
+[[kernel, oxide::launch_contract("domain = 1, block = 512")]] void
+sort_pairs_large(oxide::Span<const std::uint32_t> keys, oxide::DisjointSpan<std::uint32_t> sorted,
+                 oxide::DisjointSpan<std::uint32_t> ids) {
+  using Load = cub::BlockLoad<std::uint32_t, 512, 16, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using Sort = cub::BlockRadixSort<std::uint32_t, 512, 16, std::uint32_t>;
+  using Store = cub::BlockStore<std::uint32_t, 512, 16, cub::BLOCK_STORE_WARP_TRANSPOSE>;
+  union Storage {
+    Load::TempStorage load;
+    Sort::TempStorage sort;
+    Store::TempStorage store;
+  };
+  auto &storage = oxide::shared_object<Storage>();
+  const auto i = oxide::thread::index_1d();
+  const std::size_t offset = oxide::block::index().get() * 8192;
+  const int valid = static_cast<int>(std::min<std::size_t>(8192, keys.size() - offset));
+  std::uint32_t k[16], v[16];
+  Load(storage.load).Load(keys, offset, k, valid, ~0U);
+  for (int j = 0; j < 16; ++j)
+    v[j] = static_cast<std::uint32_t>(offset + oxide::thread_idx().x * 16 + j);
+  oxide::sync_threads();
+  Sort(storage.sort).Sort(k, v);
+  oxide::sync_threads();
+  Store(storage.store).Store(sorted, i, k, valid);
+  oxide::sync_threads();
+  Store(storage.store).Store(ids, i, v, valid);
+}
+
 // Float keys descending, the result striped; int64 keys by bits [4, 20); 16-bit keys by 3 bits a
 // pass in a block of one warp.
 [[kernel, oxide::launch_contract("domain = 1, block = 64")]] void
@@ -474,27 +504,30 @@ void check_histogram(Checks &c, oxide::Context &ctx, oxide::Stream &stream) {
 }
 
 void check_sorts(Checks &c, oxide::Context &ctx, oxide::Stream &stream) {
-  { // pairs, stable, with a tail
-    constexpr std::size_t n = 3 * 1024 + 300;
+  // Pairs, stable, with a tail: tiles of `tile` keys sorted by blocks of `threads`.
+  auto check_pairs = [&](auto kernel, std::size_t tile, unsigned threads, const std::string &name) {
+    const std::size_t n = 3 * tile + 300;
     std::vector<std::uint32_t> keys(n);
     for (std::size_t j = 0; j < n; ++j)
       keys[j] = static_cast<std::uint32_t>(mix(j) % 50) * 0x01010101u; // duplicates, every byte used
     auto in = oxide::DeviceBuffer<std::uint32_t>::from_host(stream, keys);
     auto sorted = oxide::DeviceBuffer<std::uint32_t>::uninitialized(stream, n);
     auto ids = oxide::DeviceBuffer<std::uint32_t>::uninitialized(stream, n);
-    oxide::prepare(ctx, sort_pairs, oxide::LaunchConfig1D{4, 128})(stream, in, sorted, ids);
+    oxide::prepare(ctx, kernel, oxide::LaunchConfig1D{4, threads})(stream, in, sorted, ids);
     const std::vector<std::uint32_t> got_keys = sorted.to_host(stream), got_ids = ids.to_host(stream);
     std::size_t wrong = 0;
-    for (std::size_t tile = 0; tile * 1024 < n; ++tile) {
-      const std::size_t first = tile * 1024, last = std::min(n, first + 1024);
+    for (std::size_t first = 0; first < n; first += tile) {
+      const std::size_t last = std::min(n, first + tile);
       std::vector<std::uint32_t> id(last - first);
       std::iota(id.begin(), id.end(), static_cast<std::uint32_t>(first));
       id = stable_sorted(id, [&](std::uint32_t j) { return keys[j]; });
       for (std::size_t j = first; j < last; ++j)
         wrong += got_ids[j] != id[j - first] || got_keys[j] != keys[id[j - first]];
     }
-    c.expect(wrong == 0, "BlockRadixSort pairs, stable, tail: " + std::to_string(wrong) + " wrong");
-  }
+    c.expect(wrong == 0, name + ": " + std::to_string(wrong) + " wrong");
+  };
+  check_pairs(sort_pairs, 1024, 128, "BlockRadixSort pairs, stable, tail");
+  check_pairs(sort_pairs_large, 8192, 512, "BlockRadixSort pairs in tiles of 512 x 16, stable, tail");
   { // floats descending, striped
     constexpr std::size_t n = 2 * 256;
     std::vector<float> keys(n);

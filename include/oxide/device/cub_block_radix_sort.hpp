@@ -49,10 +49,17 @@ class BlockRadixSort {
   using Scan = BlockScan<std::uint32_t, BLOCK_DIM_X, BLOCK_SCAN_WARP_SCANS, BLOCK_DIM_Y, BLOCK_DIM_Z>;
   static constexpr std::uint32_t pad(std::uint32_t i) noexcept { return i + i / warp::kSize; }
 
-public:
-  struct TempStorage {
+  struct Ranking {
     Counters counters;
     typename Scan::TempStorage scan;
+  };
+
+public:
+  /// As CUB's: the ranking's counters and the exchanges of keys and of values share their
+  /// memory (a pass ranks, then moves the keys, then the values, a barrier between each), so a
+  /// tile of 512 threads x 16 (key, value) pairs of 4 bytes needs 33 KB, not 82.
+  union TempStorage {
+    Ranking ranking;
     KeyT keys[pad(kTile - 1) + 1];
     std::conditional_t<kValues, ValueT, char> values[kValues ? pad(kTile - 1) + 1 : 1];
   };
@@ -124,60 +131,69 @@ private:
       const int width = end_bit - bit < RADIX_BITS ? end_bit - bit : RADIX_BITS;
       const Bits mask = static_cast<Bits>((Bits{1} << width) - 1);
       std::uint32_t digit[ITEMS_PER_THREAD], rank[ITEMS_PER_THREAD];
+      // Every thread has read the previous pass's (or call's) keys and values out of the
+      // storage before the counters overwrite them.
+      sync_threads();
       // Count, each thread in its own column.
       for (std::uint32_t row = 0; row < kRows; ++row)
-        storage_.counters.rows[row][t] = 0;
+        storage_.ranking.counters.rows[row][t] = 0;
       for (std::uint32_t i = 0; i < kItems; ++i) {
         Bits key = oxide::detail::radix_key(keys[i]);
         if constexpr (Descending)
           key = static_cast<Bits>(~key);
         digit[i] = static_cast<std::uint32_t>((key >> bit) & mask);
-        const std::uint32_t word = storage_.counters.rows[digit[i] % kRows][t], shift = half(digit[i]);
+        const std::uint32_t word = storage_.ranking.counters.rows[digit[i] % kRows][t],
+                            shift = half(digit[i]);
         rank[i] = (word >> shift) & 0xffff;
-        storage_.counters.rows[digit[i] % kRows][t] = word + (1u << shift);
+        storage_.ranking.counters.rows[digit[i] % kRows][t] = word + (1u << shift);
       }
       sync_threads();
       // Scan the words row-major, a run a thread: each half becomes the position of its (digit,
       // thread)'s first key among the keys of its half's digits; the high halves then move past
       // all the low digits' keys.
-      Run run = storage_.counters.runs[t];
+      Run run = storage_.ranking.counters.runs[t];
       std::uint32_t sum = 0;
       for (std::uint32_t k = 0; k < kRows; ++k)
         sum += run.word[k];
       std::uint32_t start, total;
-      Scan(storage_.scan).ExclusiveSum(sum, start, total);
+      Scan(storage_.ranking.scan).ExclusiveSum(sum, start, total);
       start += (total & 0xffff) << 16;
       for (std::uint32_t k = 0; k < kRows; ++k) {
         const std::uint32_t count = run.word[k];
         run.word[k] = start;
         start += count;
       }
-      storage_.counters.runs[t] = run;
+      storage_.ranking.counters.runs[t] = run;
       sync_threads();
       for (std::uint32_t i = 0; i < kItems; ++i)
-        rank[i] += (storage_.counters.rows[digit[i] % kRows][t] >> half(digit[i])) & 0xffff;
+        rank[i] += (storage_.ranking.counters.rows[digit[i] % kRows][t] >> half(digit[i])) & 0xffff;
+      sync_threads(); // the counters are read before the keys overwrite them
       const bool last = bit + RADIX_BITS >= end_bit;
       move(keys, values, rank, t, Striped && last);
     }
   }
 
   // Every thread's items to their ranks, and the block's positions back to the threads, blocked
-  // or striped. The pass's barriers have let every thread finish reading the previous pass's keys.
+  // or striped: the keys, then the values through the same memory. The caller has synced since
+  // the storage's last use.
   [[gnu::always_inline]] void move(KeyT (&keys)[ITEMS_PER_THREAD], Values (*values)[ITEMS_PER_THREAD],
                                    const std::uint32_t (&rank)[ITEMS_PER_THREAD], std::uint32_t t,
                                    bool striped) noexcept {
-    for (std::uint32_t i = 0; i < kItems; ++i) {
-      storage_.keys[pad(rank[i])] = keys[i];
-      if constexpr (kValues)
-        storage_.values[pad(rank[i])] = (*values)[i];
+    exchange(storage_.keys, keys, rank, t, striped);
+    if constexpr (kValues) {
+      sync_threads(); // every thread has its keys before the values overwrite them
+      exchange(storage_.values, *values, rank, t, striped);
     }
+  }
+  template <class Item>
+  [[gnu::always_inline]] static void exchange(Item *buffer, Item (&items)[ITEMS_PER_THREAD],
+                                              const std::uint32_t (&rank)[ITEMS_PER_THREAD], std::uint32_t t,
+                                              bool striped) noexcept {
+    for (std::uint32_t i = 0; i < kItems; ++i)
+      buffer[pad(rank[i])] = items[i];
     sync_threads();
-    for (std::uint32_t i = 0; i < kItems; ++i) {
-      const std::uint32_t p = striped ? i * Shape::kThreads + t : t * kItems + i;
-      keys[i] = storage_.keys[pad(p)];
-      if constexpr (kValues)
-        (*values)[i] = storage_.values[pad(p)];
-    }
+    for (std::uint32_t i = 0; i < kItems; ++i)
+      items[i] = buffer[pad(striped ? i * Shape::kThreads + t : t * kItems + i)];
   }
 
   [[gnu::always_inline]] void to_striped(KeyT (&keys)[ITEMS_PER_THREAD], Values (*values)[ITEMS_PER_THREAD],
@@ -185,7 +201,7 @@ private:
     std::uint32_t rank[ITEMS_PER_THREAD];
     for (std::uint32_t i = 0; i < kItems; ++i)
       rank[i] = t * kItems + i;
-    sync_threads(); // the storage's previous users are done
+    sync_threads(); // the storage's previous uses are done
     move(keys, values, rank, t, true);
   }
 
