@@ -128,6 +128,10 @@ void copy_tile(const oxide::Span<const int> &in, const oxide::DisjointSpan<int> 
   copy_tile<cub::BLOCK_LOAD_DIRECT, cub::BLOCK_STORE_DIRECT>(in, out, oxide::thread::index_1d());
 }
 [[kernel, oxide::launch_contract("domain = 1, block = 128")]] void
+copy_vectorized(oxide::Span<const int> in, oxide::DisjointSpan<int> out) {
+  copy_tile<cub::BLOCK_LOAD_VECTORIZE, cub::BLOCK_STORE_VECTORIZE>(in, out, oxide::thread::index_1d());
+}
+[[kernel, oxide::launch_contract("domain = 1, block = 128")]] void
 copy_striped(oxide::Span<const int> in, oxide::DisjointSpan<int> out) {
   copy_tile<cub::BLOCK_LOAD_STRIPED, cub::BLOCK_STORE_STRIPED>(in, out, oxide::thread::index_1d());
 }
@@ -600,6 +604,7 @@ int main() try {
   check_items(c, ctx, stream);
   check_row_scan(c, ctx, stream);
   check_copy(c, ctx, stream, copy_direct, "BlockLoad/BlockStore direct", false, false);
+  check_copy(c, ctx, stream, copy_vectorized, "BlockLoad/BlockStore vectorised", false, false);
   check_copy(c, ctx, stream, copy_striped, "BlockLoad/BlockStore striped", true, true);
   check_copy(c, ctx, stream, copy_transposed, "BlockLoad/BlockStore transposed", false, false);
   check_copy(c, ctx, stream, copy_warp_transposed, "BlockLoad/BlockStore warp-transposed", false, false);

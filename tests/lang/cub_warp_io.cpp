@@ -22,10 +22,11 @@ namespace {
 
 constexpr int kItems = 4;
 constexpr int kWarpTile = 32 * kItems;
-constexpr int kResults = 5 * kItems; // per thread in `loads`
+constexpr int kResults = 7 * kItems; // per thread in `loads`
 
-// Three warps, each loading its tile of 128 ints (the last one partial, padded with -1) four
-// ways, then exchanging and scattering: every lane's 20 results into its tile of `out`.
+// Three warps, each loading its tile of 128 ints (the last one partial, padded with -1) five
+// ways (vectorised also one element on, off the vectors' alignment), then exchanging and
+// scattering: every lane's 28 results into its tile of `out`.
 [[kernel, oxide::launch_contract("domain = 1, block = 96")]] void loads(oxide::Span<const int> in,
                                                                         oxide::DisjointSpan<int> out) {
   const auto i = oxide::thread::index_1d();
@@ -43,6 +44,14 @@ constexpr int kResults = 5 * kItems; // per thread in `loads`
       oxide::shared_object<cub::WarpLoad<int, kItems, cub::WARP_LOAD_TRANSPOSE>::TempStorage[3]>();
   cub::WarpLoad<int, kItems, cub::WARP_LOAD_TRANSPOSE>(load_storage[w])
       .Load(in, offset, transposed, valid, -1);
+  int vectorized[kItems], shifted[kItems];
+  cub::WarpLoad<int, kItems, cub::WARP_LOAD_VECTORIZE>().Load(in, offset, vectorized, valid, -1);
+  // A whole tile one element on: inside `in` but off the vectors' alignment, so read item by item
+  // (a vector load there would fault on the GPU); the partial tile with valid_items.
+  if (offset + 1 + kWarpTile <= in.size())
+    cub::WarpLoad<int, kItems, cub::WARP_LOAD_VECTORIZE>().Load(in, offset + 1, shifted);
+  else
+    cub::WarpLoad<int, kItems, cub::WARP_LOAD_VECTORIZE>().Load(in, offset + 1, shifted, valid - 1, -1);
   int exchanged[kItems];
   Exchange(storage[w]).BlockedToStriped(blocked, exchanged);
   oxide::warp::sync(); // the storage is used again
@@ -59,6 +68,8 @@ constexpr int kResults = 5 * kItems; // per thread in `loads`
     r[2 * kItems + k] = transposed[k];
     r[3 * kItems + k] = exchanged[k];
     r[4 * kItems + k] = scattered[k];
+    r[5 * kItems + k] = vectorized[k];
+    r[6 * kItems + k] = shifted[k];
   }
   auto mine = out.tile_mut<kResults>(i);
   for (std::size_t k = 0; k < mine.size(); ++k)
@@ -139,7 +150,7 @@ void check_loads(Checks &c, oxide::Context &ctx, oxide::Stream &stream) {
   oxide::prepare(ctx, loads, oxide::LaunchConfig1D{1, 96})(stream, in, out);
   const std::vector<int> r = out.to_host(stream);
   auto item = [&](std::size_t w, std::size_t p) { return w * kWarpTile + p < n ? x[w * kWarpTile + p] : -1; };
-  std::size_t wrong[5] = {};
+  std::size_t wrong[7] = {};
   for (std::size_t t = 0; t < 96; ++t) {
     const std::size_t w = t / 32, lane = t % 32;
     for (std::size_t k = 0; k < kItems; ++k) {
@@ -149,11 +160,19 @@ void check_loads(Checks &c, oxide::Context &ctx, oxide::Stream &stream) {
       wrong[2] += got[2 * kItems + k] != item(w, lane * kItems + k);
       wrong[3] += got[3 * kItems + k] != item(w, k * 32 + lane);
       wrong[4] += got[4 * kItems + k] != item(w, kWarpTile - 1 - (k * 32 + lane));
+      wrong[5] += got[5 * kItems + k] != item(w, lane * kItems + k);
+      const std::size_t q = w * kWarpTile + lane * kItems + k + 1; // the tile one element on
+      wrong[6] += got[6 * kItems + k] != (q < n ? x[q] : -1);
     }
   }
-  const char *names[] = {"WarpLoad direct", "WarpLoad striped", "WarpLoad transposed",
-                         "WarpExchange BlockedToStriped", "WarpExchange ScatterToStriped (reversed)"};
-  for (int k = 0; k < 5; ++k)
+  const char *names[] = {"WarpLoad direct",
+                         "WarpLoad striped",
+                         "WarpLoad transposed",
+                         "WarpExchange BlockedToStriped",
+                         "WarpExchange ScatterToStriped (reversed)",
+                         "WarpLoad vectorised",
+                         "WarpLoad vectorised, unaligned"};
+  for (int k = 0; k < 7; ++k)
     c.expect(wrong[k] == 0, std::string(names[k]) + ": " + std::to_string(wrong[k]) + " items wrong");
 }
 

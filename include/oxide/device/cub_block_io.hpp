@@ -13,6 +13,7 @@
 
 #include "oxide/device/atomic.hpp"
 #include "oxide/device/cub_block.hpp"
+#include "oxide/device/cub_vector_load.hpp"
 #include "oxide/device/span.hpp"
 #include "oxide/device/thread.hpp"
 
@@ -21,9 +22,11 @@ namespace oxide::cub {
 /// cub::BlockLoad: the block's tile of BLOCK_THREADS * ITEMS_PER_THREAD items, starting at
 /// `block_offset` of `in`, into each thread's ITEMS_PER_THREAD items in blocked order
 /// (BLOCK_LOAD_DIRECT, _VECTORIZE, _TRANSPOSE, _WARP_TRANSPOSE*) or striped order
-/// (BLOCK_LOAD_STRIPED). The transposing algorithms read coalesced and exchange through shared
-/// memory. Reads are checked: an item past the end of `in` that the call must read stops the
-/// kernel; the forms with `valid_items` read only the tile's first valid_items items.
+/// (BLOCK_LOAD_STRIPED). BLOCK_LOAD_VECTORIZE reads a whole tile's thread run as 2- or
+/// 4-element vectors where it is aligned (as CUB: else, and for partial tiles, item by item). The transposing
+/// algorithms read coalesced and exchange through shared memory. Reads are checked: an item past the end of
+/// `in` that the call must read stops the kernel; the forms with `valid_items` read only the tile's first
+/// valid_items items.
 template <class T, int BLOCK_DIM_X, int ITEMS_PER_THREAD, BlockLoadAlgorithm ALGORITHM = BLOCK_LOAD_DIRECT,
           int BLOCK_DIM_Y = 1, int BLOCK_DIM_Z = 1>
 class BlockLoad {
@@ -77,6 +80,10 @@ private:
                                    std::int64_t valid_items, const T *oob_default) noexcept {
     Shape::check();
     const std::uint32_t t = Shape::rank();
+    if constexpr (ALGORITHM == BLOCK_LOAD_VECTORIZE)
+      if (valid_items >= std::int64_t{Shape::kThreads * kItems} &&
+          detail::load_vectors(in, block_offset + std::size_t{t} * kItems, items))
+        return;
     for (std::uint32_t i = 0; i < kItems; ++i) {
       const std::uint32_t p = read_position(t, i);
       if (p < valid_items)

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "oxide/device/cub_vector_load.hpp"
 #include "oxide/device/cub_warp.hpp"
 #include "oxide/device/span.hpp"
 #include "oxide/device/thread.hpp"
@@ -117,10 +118,11 @@ private:
 };
 
 /// cub::WarpLoad: the logical warp's tile of L * ITEMS_PER_THREAD items, starting at
-/// `warp_offset` of `in`, into each lane's items in blocked order (WARP_LOAD_DIRECT, _VECTORIZE,
-/// _TRANSPOSE: read coalesced, then exchanged through the TempStorage) or striped order
-/// (WARP_LOAD_STRIPED). Reads are checked: an item past the end of `in` that the call must read
-/// stops the kernel; the forms with `valid_items` read only the tile's first valid_items items.
+/// `warp_offset` of `in`, into each lane's items in blocked order (WARP_LOAD_DIRECT, _VECTORIZE:
+/// a whole tile's lane run as vectors where aligned, _TRANSPOSE: read coalesced, then exchanged
+/// through the TempStorage) or striped order (WARP_LOAD_STRIPED). Reads are checked: an item past the end of
+/// `in` that the call must read stops the kernel; the forms with `valid_items` read only the tile's first
+/// valid_items items.
 template <class T, int ITEMS_PER_THREAD, WarpLoadAlgorithm ALGORITHM = WARP_LOAD_DIRECT,
           int LOGICAL_WARP_THREADS = 32>
 class WarpLoad {
@@ -165,6 +167,10 @@ private:
   [[gnu::always_inline]] void load(Span<U> in, std::size_t warp_offset, T (&items)[ITEMS_PER_THREAD],
                                    std::int64_t valid_items, const T *oob_default) noexcept {
     const std::uint32_t lane = Warp::lane();
+    if constexpr (ALGORITHM == WARP_LOAD_VECTORIZE)
+      if (valid_items >= std::int64_t{Warp::kLanes * kItems} &&
+          detail::load_vectors(in, warp_offset + std::size_t{lane} * kItems, items))
+        return;
     for (std::uint32_t i = 0; i < kItems; ++i) {
       const std::uint32_t p =
           ALGORITHM == WARP_LOAD_STRIPED || kTranspose ? i * Warp::kLanes + lane : lane * kItems + i;
