@@ -3,8 +3,8 @@
 // thread's witness: block b of a 1-D launch owns elements [b * T * ITEMS, (b + 1) * T * ITEMS)
 // (T threads a block), which is where CUB code stores with `d_out + blockIdx.x * TILE`; or the
 // row of a DisjointSpan2D of tiles that a block witness names (a loop over tiles with
-// block_stride, a persistent kernel). A tile at a computed offset is not the block's to write. Histograms
-// count into a shared-memory array with shared atomics.
+// block_stride, a persistent kernel). A tile at a computed offset is not the block's to write.
+// Histograms count into a shared-memory array with shared atomics.
 #pragma once
 
 #include <cstddef>
@@ -23,10 +23,10 @@ namespace oxide::cub {
 /// `block_offset` of `in`, into each thread's ITEMS_PER_THREAD items in blocked order
 /// (BLOCK_LOAD_DIRECT, _VECTORIZE, _TRANSPOSE, _WARP_TRANSPOSE*) or striped order
 /// (BLOCK_LOAD_STRIPED). BLOCK_LOAD_VECTORIZE reads a whole tile's thread run as 2- or
-/// 4-element vectors where it is aligned (as CUB: else, and for partial tiles, item by item). The transposing
-/// algorithms read coalesced and exchange through shared memory. Reads are checked: an item past the end of
-/// `in` that the call must read stops the kernel; the forms with `valid_items` read only the tile's first
-/// valid_items items.
+/// 4-element vectors where it is aligned (as CUB: else, and for partial tiles, item by item).
+/// The transposing algorithms read coalesced and exchange through shared memory. Reads are
+/// checked: an item past the end of `in` that the call must read stops the kernel; the forms
+/// with `valid_items` read only the tile's first valid_items items.
 template <class T, int BLOCK_DIM_X, int ITEMS_PER_THREAD, BlockLoadAlgorithm ALGORITHM = BLOCK_LOAD_DIRECT,
           int BLOCK_DIM_Y = 1, int BLOCK_DIM_Z = 1>
 class BlockLoad {

@@ -2,7 +2,8 @@
 // ITEMS_PER_THREAD keys (and values with them), held ITEMS_PER_THREAD a thread in blocked order,
 // by RADIX_BITS bits a pass. Each pass counts each thread's digits in its own column of shared
 // 16-bit counters (two a word), scans the words (a run of them a thread, then a block scan of
-// the runs' sums, both halves at once), and moves the keys to their ranks through shared memory.
+// the runs' sums, both halves at once), and moves the keys, then the values, to their ranks
+// through shared memory that the counters use too (one TempStorage, as CUB's).
 // Keys are integers, float or double, in CUB's order (-0.0 equals +0.0; NaNs by their sign).
 // cub_warp.hpp says why this is not NVIDIA's code.
 #pragma once

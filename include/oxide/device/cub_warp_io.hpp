@@ -120,9 +120,9 @@ private:
 /// cub::WarpLoad: the logical warp's tile of L * ITEMS_PER_THREAD items, starting at
 /// `warp_offset` of `in`, into each lane's items in blocked order (WARP_LOAD_DIRECT, _VECTORIZE:
 /// a whole tile's lane run as vectors where aligned, _TRANSPOSE: read coalesced, then exchanged
-/// through the TempStorage) or striped order (WARP_LOAD_STRIPED). Reads are checked: an item past the end of
-/// `in` that the call must read stops the kernel; the forms with `valid_items` read only the tile's first
-/// valid_items items.
+/// through the TempStorage) or striped order (WARP_LOAD_STRIPED). Reads are checked: an item
+/// past the end of `in` that the call must read stops the kernel; the forms with `valid_items`
+/// read only the tile's first valid_items items.
 template <class T, int ITEMS_PER_THREAD, WarpLoadAlgorithm ALGORITHM = WARP_LOAD_DIRECT,
           int LOGICAL_WARP_THREADS = 32>
 class WarpLoad {
