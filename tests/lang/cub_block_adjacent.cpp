@@ -577,24 +577,13 @@ int main() try {
   check_shuffles_256(c, ctx, stream);
   check_shuffles_96(c, ctx, stream);
 
-  // The misuse last: a stopped kernel may leave the context unusable on the GPU.
-  try {
+  c.expect_stop("a BlockShuffle<int, 256> in a block of 128", [&] {
     auto in = oxide::DeviceBuffer<int>::from_host(stream, std::vector<int>(128, 1));
     auto out = oxide::DeviceBuffer<int>::uninitialized(stream, 128);
     oxide::prepare(ctx, wrong_block, oxide::LaunchConfig1D{1, 128})(stream, in, out);
     stream.synchronize();
-    c.expect(false, "a BlockShuffle<int, 256> in a block of 128: not stopped");
-  } catch (const oxide::Error &e) {
-    std::printf("stopped, a BlockShuffle<int, 256> in a block of 128: %s\n", e.what());
-    c.expect(true, "stopped");
-  }
-
-  if (c.failures != 0) {
-    std::printf("FAIL: %zu of %zu checks\n", c.failures, c.count);
-    return 1;
-  }
-  std::printf("cub_block_adjacent: %zu checks on %s\nPASS\n", c.count, ctx.device().name().c_str());
-  return 0;
+  });
+  return c.finish("cub_block_adjacent", ctx);
 } catch (const oxide::Error &e) {
   std::fprintf(stderr, "%s\nFAIL\n", e.what());
   return 1;

@@ -38,6 +38,26 @@ struct Checks {
       std::printf("refused, %s: %s\n", what.c_str(), e.what()); // the message the user reads
     }
   }
+  /// `launch` must stop its kernel: prints "stopped, WHAT: message" (the message the user reads).
+  /// Call it last: a stopped kernel may leave the context unusable on the GPU.
+  template <class F> void expect_stop(const std::string &what, F &&launch) {
+    try {
+      launch();
+      expect(false, what + ": not stopped");
+    } catch (const oxide::Error &e) {
+      std::printf("stopped, %s: %s\n", what.c_str(), e.what());
+      expect(true, "stopped");
+    }
+  }
+  /// The program's last lines: "NAME: N checks on DEVICE" and PASS (exit code 0), or the failures.
+  [[nodiscard]] int finish(const char *name, const oxide::Context &ctx) const {
+    if (failures != 0) {
+      std::printf("FAIL: %zu of %zu checks\n", failures, count);
+      return 1;
+    }
+    std::printf("%s: %zu checks on %s\nPASS\n", name, count, ctx.device().name().c_str());
+    return 0;
+  }
 };
 
 struct Checker {

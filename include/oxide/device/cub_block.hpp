@@ -365,12 +365,10 @@ class BlockExchange {
   static_assert(ITEMS_PER_THREAD > 0, "oxide::cub::BlockExchange: ITEMS_PER_THREAD must be positive");
   static constexpr std::uint32_t kItems = ITEMS_PER_THREAD;
   static constexpr std::uint32_t kTile = Shape::kThreads * kItems;
-  // One padding element every 32 keeps blocked accesses (stride ITEMS) off one bank.
-  static constexpr std::uint32_t pad(std::uint32_t i) noexcept { return i + i / warp::kSize; }
 
 public:
   struct TempStorage {
-    T buffer[pad(kTile - 1) + 1];
+    T buffer[detail::bank_padded(kTile - 1) + 1];
   };
 
   template <auto Site = [] {}> BlockExchange() noexcept : storage_(temp_storage<BlockExchange, Site>()) {}
@@ -434,13 +432,13 @@ private:
     Shape::check();
     const std::uint32_t t = Shape::rank();
     for (std::uint32_t i = 0; i < kItems; ++i)
-      storage_.buffer[pad(from(t, i))] = input[i];
+      storage_.buffer[detail::bank_padded(from(t, i))] = input[i];
     if (block_wide)
       sync_threads();
     else
       warp::sync();
     for (std::uint32_t i = 0; i < kItems; ++i)
-      output[i] = storage_.buffer[pad(to(t, i))];
+      output[i] = storage_.buffer[detail::bank_padded(to(t, i))];
   }
 
   template <class Rank, class To>
@@ -454,12 +452,12 @@ private:
         __oxide_trap(
             "oxide::cub::BlockExchange: a rank is outside the block's BLOCK_THREADS * ITEMS_PER_THREAD "
             "items");
-      storage_.buffer[pad(static_cast<std::uint32_t>(rank))] = input[i];
+      storage_.buffer[detail::bank_padded(static_cast<std::uint32_t>(rank))] = input[i];
     }
     sync_threads();
     const std::uint32_t t = Shape::rank();
     for (std::uint32_t i = 0; i < kItems; ++i)
-      output[i] = storage_.buffer[pad(to(t, i))];
+      output[i] = storage_.buffer[detail::bank_padded(to(t, i))];
   }
 
   TempStorage &storage_;

@@ -48,7 +48,6 @@ class BlockRadixSort {
     Run runs[Shape::kThreads]; // thread t's share of the raking scan: words [t * kRows, (t + 1) * kRows)
   };
   using Scan = BlockScan<std::uint32_t, BLOCK_DIM_X, BLOCK_SCAN_WARP_SCANS, BLOCK_DIM_Y, BLOCK_DIM_Z>;
-  static constexpr std::uint32_t pad(std::uint32_t i) noexcept { return i + i / warp::kSize; }
 
   struct Ranking {
     Counters counters;
@@ -61,8 +60,8 @@ public:
   /// tile of 512 threads x 16 (key, value) pairs of 4 bytes needs 33 KB, not 82.
   union TempStorage {
     Ranking ranking;
-    KeyT keys[pad(kTile - 1) + 1];
-    std::conditional_t<kValues, ValueT, char> values[kValues ? pad(kTile - 1) + 1 : 1];
+    KeyT keys[detail::bank_padded(kTile - 1) + 1];
+    std::conditional_t<kValues, ValueT, char> values[kValues ? detail::bank_padded(kTile - 1) + 1 : 1];
   };
 
   template <auto Site = [] {}> BlockRadixSort() noexcept : storage_(temp_storage<BlockRadixSort, Site>()) {}
@@ -191,10 +190,10 @@ private:
                                               const std::uint32_t (&rank)[ITEMS_PER_THREAD], std::uint32_t t,
                                               bool striped) noexcept {
     for (std::uint32_t i = 0; i < kItems; ++i)
-      buffer[pad(rank[i])] = items[i];
+      buffer[detail::bank_padded(rank[i])] = items[i];
     sync_threads();
     for (std::uint32_t i = 0; i < kItems; ++i)
-      items[i] = buffer[pad(striped ? i * Shape::kThreads + t : t * kItems + i)];
+      items[i] = buffer[detail::bank_padded(striped ? i * Shape::kThreads + t : t * kItems + i)];
   }
 
   [[gnu::always_inline]] void to_striped(KeyT (&keys)[ITEMS_PER_THREAD], Values (*values)[ITEMS_PER_THREAD],

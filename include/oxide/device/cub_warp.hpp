@@ -41,6 +41,11 @@ template <class Collective, auto Site = [] {}>
 
 namespace detail {
 
+/// Where item i of a shared-memory exchange buffer sits: one padding element every 32, so that
+/// blocked accesses (stride ITEMS_PER_THREAD) do not all fall on one bank. A buffer of n items
+/// holds bank_padded(n - 1) + 1.
+constexpr std::uint32_t bank_padded(std::uint32_t i) noexcept { return i + i / warp::kSize; }
+
 /// The cg operator that does what CUB's operator does on T (so that 32-bit integer sums,
 /// minima and maxima take one redux.sync), or `op` itself.
 template <class T, class Op> constexpr auto as_cg_op(Op op) noexcept {

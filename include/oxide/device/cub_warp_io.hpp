@@ -52,12 +52,10 @@ class WarpExchange {
   static_assert(ITEMS_PER_THREAD > 0, "oxide::cub::WarpExchange: ITEMS_PER_THREAD must be positive");
   static constexpr std::uint32_t kItems = ITEMS_PER_THREAD;
   static constexpr std::uint32_t kTile = Warp::kLanes * kItems;
-  // One padding element every 32 keeps blocked accesses (stride ITEMS) off one bank.
-  static constexpr std::uint32_t pad(std::uint32_t i) noexcept { return i + i / warp::kSize; }
 
 public:
   struct TempStorage {
-    InputT buffer[pad(kTile - 1) + 1];
+    InputT buffer[detail::bank_padded(kTile - 1) + 1];
   };
 
   WarpExchange() = delete; // as CUB: each logical warp names its own storage
@@ -88,12 +86,12 @@ public:
       if (rank >= kTile) [[unlikely]]
         __oxide_trap("oxide::cub::WarpExchange: a rank is outside the warp's LOGICAL_WARP_THREADS * "
                      "ITEMS_PER_THREAD items");
-      storage_.buffer[pad(static_cast<std::uint32_t>(rank))] = input[i];
+      storage_.buffer[detail::bank_padded(static_cast<std::uint32_t>(rank))] = input[i];
     }
     Warp::sync();
     const std::uint32_t lane = Warp::lane();
     for (std::uint32_t i = 0; i < kItems; ++i)
-      output[i] = static_cast<OutputT>(storage_.buffer[pad(striped(lane, i))]);
+      output[i] = static_cast<OutputT>(storage_.buffer[detail::bank_padded(striped(lane, i))]);
   }
 
 private:
@@ -108,10 +106,10 @@ private:
                                        OutputT (&output)[ITEMS_PER_THREAD], From from, To to) noexcept {
     const std::uint32_t lane = Warp::lane();
     for (std::uint32_t i = 0; i < kItems; ++i)
-      storage_.buffer[pad(from(lane, i))] = input[i];
+      storage_.buffer[detail::bank_padded(from(lane, i))] = input[i];
     Warp::sync();
     for (std::uint32_t i = 0; i < kItems; ++i)
-      output[i] = static_cast<OutputT>(storage_.buffer[pad(to(lane, i))]);
+      output[i] = static_cast<OutputT>(storage_.buffer[detail::bank_padded(to(lane, i))]);
   }
 
   TempStorage &storage_;
