@@ -1,6 +1,7 @@
 //===- TargetCodegen.cpp --------------------------------------------------===//
 
 #include "oxide/compiler/TargetCodegen.h"
+#include "oxide/compiler/ColumnLoops.h"
 #include "oxide/compiler/DebugKernelParameters.h"
 #include "oxide/compiler/FenceOrderedAtomics.h"
 #include "oxide/compiler/HoistBoundsChecks.h"
@@ -118,13 +119,15 @@ void oxide::optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, unsign
   // checks of row-major indices that the contracts' sizes prove (before SLP vectorisation
   // turns the guarding comparisons into vectors); the checks of indices that step through a
   // loop once per loop, before unrolling; the remaining checks go ahead of the work around them;
-  // then, the proofs done, 64-bit loop counters that fit 32 bits are counted in 32.
+  // then, the proofs done, loops over a block's row of owned elements are counted by their
+  // column, and 64-bit loop counters that fit 32 bits are counted in 32.
   if (module.getTargetTriple().isNVPTX()) {
     pb.registerScalarOptimizerLateEPCallback([](llvm::FunctionPassManager &fpm, llvm::OptimizationLevel) {
       fpm.addPass(KernelGeometryFactsPass());
       fpm.addPass(ProveIndexBoundsPass());
       fpm.addPass(LoopBoundsChecksPass());
       fpm.addPass(HoistBoundsChecksPass());
+      fpm.addPass(ColumnLoopsPass());
       fpm.addPass(NarrowLoopCountersPass());
     });
     // Last: the checks that survive every optimisation join (JoinBoundsChecksPass), and no

@@ -1,6 +1,7 @@
 //===- LLVMPasses.cpp - Oxide's LLVM IR passes by name --------------------===//
 
 #include "oxide/compiler/LLVMPasses.h"
+#include "oxide/compiler/ColumnLoops.h"
 #include "oxide/compiler/DebugKernelParameters.h"
 #include "oxide/compiler/FenceOrderedAtomics.h"
 #include "oxide/compiler/GuardedWrites.h"

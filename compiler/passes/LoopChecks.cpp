@@ -72,6 +72,39 @@ std::optional<Check> oxide::loop_checks::checkEnding(BasicBlock *block) {
   return std::nullopt;
 }
 
+bool oxide::loop_checks::impliesBelow(Value *condition, bool truth, const SCEV *a, const SCEV *b,
+                                      ScalarEvolution &scev, unsigned depth) {
+  Value *x, *y;
+  if (depth < 4 && (truth ? match(condition, m_LogicalAnd(m_Value(x), m_Value(y)))
+                          : match(condition, m_LogicalOr(m_Value(x), m_Value(y)))))
+    return impliesBelow(x, truth, a, b, scev, depth + 1) || impliesBelow(y, truth, a, b, scev, depth + 1);
+  auto *cmp = dyn_cast<ICmpInst>(condition);
+  if (!cmp || !scev.isSCEVable(cmp->getOperand(0)->getType()))
+    return false;
+  const CmpInst::Predicate p = truth ? cmp->getPredicate() : cmp->getInversePredicate();
+  Value *lhs = cmp->getOperand(0), *rhs = cmp->getOperand(1);
+  if (p == CmpInst::ICMP_UGT)
+    std::swap(lhs, rhs);
+  else if (p != CmpInst::ICMP_ULT)
+    return false;
+  return scev.getSCEV(lhs) == a && scev.getSCEV(rhs) == b;
+}
+
+bool oxide::loop_checks::enteredOnlyBelow(Loop &loop, const SCEV *start, const SCEV *bound,
+                                          ScalarEvolution &scev, DominatorTree &dominators) {
+  BasicBlock *preheader = loop.getLoopPreheader();
+  for (DomTreeNode *node = dominators.getNode(preheader); node; node = node->getIDom()) {
+    auto *branch = dyn_cast<BranchInst>(node->getBlock()->getTerminator());
+    if (!branch || !branch->isConditional() || branch->getSuccessor(0) == branch->getSuccessor(1))
+      continue;
+    for (unsigned side = 0; side < 2; ++side)
+      if (dominators.dominates(BasicBlockEdge(node->getBlock(), branch->getSuccessor(side)), preheader) &&
+          impliesBelow(branch->getCondition(), side == 0, start, bound, scev))
+        return true;
+  }
+  return false;
+}
+
 bool oxide::loop_checks::computedInFullWidth(Value *value, const Loop &loop) {
   SmallVector<Value *, 16> work{value};
   SmallPtrSet<Value *, 16> seen;

@@ -50,6 +50,17 @@ std::optional<Check> checkEnding(llvm::BasicBlock *block);
 /// signed arithmetic in the user's code sets without proof).
 bool computedInFullWidth(llvm::Value *value, const llvm::Loop &loop);
 
+/// Whether `condition` being `truth` means `a <u b`, directly or as one side of a conjunction
+/// (`x && y` true, `x || y` false).
+bool impliesBelow(llvm::Value *condition, bool truth, const llvm::SCEV *a, const llvm::SCEV *b,
+                  llvm::ScalarEvolution &scev, unsigned depth = 0);
+
+/// Whether `loop` is entered only when `start <u bound`: a branch whose edge dominates the
+/// preheader tests it. Read from the branches themselves, not from SCEV's implication engine,
+/// which reasons with no-wrap flags.
+bool enteredOnlyBelow(llvm::Loop &loop, const llvm::SCEV *start, const llvm::SCEV *bound,
+                      llvm::ScalarEvolution &scev, llvm::DominatorTree &dominators);
+
 /// The unsigned values `value` may take: its arithmetic's ranges (modular, without the IR's
 /// no-wrap flags) met with what its known bits say (a product of two 32-bit values plus a
 /// thread index is below 2^64, which known bits alone cannot tell).

@@ -2,27 +2,31 @@
 // writes it) keeps no branch inside (issue 41): the element guard of get_mut(j) holds for every
 // j below the set's size (oxide-loop-bounds-checks proves it from the count), and each checked
 // read of a column that steps through the loop is tested once, for the last column, before the
-// loop. The loop is then unrolled and its loads issue back to back; with the branches in it,
-// layernorm's write loop ran at 0.82 of nvcc's on the H200.
+// loop; with the branches in it, layernorm's write loop ran at 0.82 of nvcc's on the H200. A
+// block's row is then counted by its column (oxide-column-loops): one element an iteration, the
+// column compared with the width less the block, no trip count and no unrolled copy, as nvcc's
+// `for (c = t; c < cols; c += 1024)`. A warp's row is unrolled by LLVM.
 // RUN: oxcc build %s --arch=sm_90 --emit=ptx -o - | FileCheck %s
 #include <oxide/oxide.hpp>
 
 #include <cstdint>
 
 // CHECK-LABEL: .entry {{.*}}scale_rows
+// The last column less the block, once: max(W, 1024) - 1024.
+// CHECK: max.u64 [[ROOM:%rd[0-9]+]], {{%rd[0-9]+}}, 1024;
+// CHECK: add.s64 [[LIMIT:%rd[0-9]+]], [[ROOM]], -1024;
 // The reads of the last column, before the loop, with their reports:
 // CHECK: setp.ge.u64
 // CHECK: bra
-// The loop: four elements per step, no branch between them.
+// The loop: one element, the column stepped by 1024 and compared with the limit.
 // CHECK: ld.global.nc.b32
 // CHECK-NOT: bra
 // CHECK: st.global.b32
-// CHECK-NOT: bra
-// CHECK: st.global.b32
-// CHECK-NOT: bra
-// CHECK: st.global.b32
-// CHECK-NOT: bra
-// CHECK: st.global.b32
+// CHECK-NOT: st.global
+// CHECK: add.s64 {{%rd[0-9]+}}, [[COLUMN:%rd[0-9]+]], 1024;
+// CHECK-NEXT: setp.lt.u64 [[GOES_ON:%p[0-9]+]], [[COLUMN]], [[LIMIT]];
+// CHECK-NOT: st.global
+// CHECK: @[[GOES_ON]] bra
 // CHECK: __oxide_bounds_failure
 [[kernel, oxide::launch_contract("domain = 1, block = 1024, requires = (in.size() == rows * cols, "
                                  "out.size() == rows * cols, weight.size() == cols)")]] void
