@@ -1,5 +1,6 @@
-// CUB's device-wide algorithms on Oxide buffers: radix sort, scans, reductions, segmented
-// reductions and selection, called from host code in a stream's order, as CUDA programs call
+// CUB's device-wide algorithms on Oxide buffers: radix sort, segmented sort, scans, reductions,
+// segmented reductions, selection, partition, unique, run-length encoding and histograms, called
+// from host code in a stream's order, as CUDA programs call
 // cub::DeviceRadixSort and friends. The toolkit's CUB does the work on the GPU (compiled into
 // liboxide_cub.a, which oxcc links when a program calls one of these); on the CPU simulator the
 // same calls run the same algorithms on the host, with CUB's orders.
@@ -18,8 +19,8 @@
 //
 // In kernels, CUB's block and warp collectives with CUB's interface (oxide/device/cub_*.hpp):
 // oxide::cub::BlockReduce, BlockScan, BlockExchange, BlockLoad, BlockStore, BlockHistogram,
-// BlockRadixSort, BlockDiscontinuity, BlockAdjacentDifference, BlockShuffle, WarpReduce, WarpScan,
-// WarpExchange, WarpLoad, WarpStore.
+// BlockRadixSort, BlockMergeSort, BlockDiscontinuity, BlockAdjacentDifference, BlockShuffle,
+// WarpReduce, WarpScan, WarpExchange, WarpLoad, WarpStore, WarpMergeSort.
 #pragma once
 
 #include "oxide/detail/element_types.hpp"
@@ -27,6 +28,7 @@
 #include "oxide/device/cub_block_adjacent.hpp"
 #include "oxide/device/cub_block_io.hpp"
 #include "oxide/device/cub_block_radix_sort.hpp"
+#include "oxide/device/cub_merge_sort.hpp"
 #include "oxide/device/cub_warp.hpp"
 #include "oxide/device/cub_warp_io.hpp"
 #include "oxide/host/buffer.hpp"
@@ -117,6 +119,11 @@ void unique(Stream &stream, const Range &in, const Range &out, const Range &coun
 void run_length_encode(Stream &stream, const Range &in, const Range &unique_out, const Range &lengths,
                        const Range &runs);
 void histogram_even(Stream &stream, const Range &samples, const Range &histogram, double lower, double upper);
+void partition_flagged(Stream &stream, const Range &in, const Range &flags, const Range &out,
+                       const Range &count);
+void histogram_range(Stream &stream, const Range &samples, const Range &levels, const Range &counters);
+void segmented_sort(Stream &stream, const Range &keys_in, const Range &keys_out, const Range *values_in,
+                    const Range *values_out, const Range &offsets, Order order);
 
 } // namespace detail
 
@@ -166,6 +173,38 @@ void sort_pairs(Stream &stream, const KeysIn &keys_in, KeysOut &&keys_out, const
                                    detail::range(values_out, "values_out")};
   detail::sort(stream, detail::range(keys_in, "keys_in"), detail::range(keys_out, "keys_out"), &values[0],
                &values[1], order, bits);
+}
+
+/// Sorts each segment keys_in[offsets[s], offsets[s + 1]) into the same places of `keys_out`
+/// (same size, no overlap), stably: cub::DeviceSegmentedSort::StableSortKeys
+/// (StableSortKeysDescending). `offsets` holds one more int64 than there are segments, each at
+/// most keys_in.size() and none smaller than the one before (read on the GPU, not checked there);
+/// elements outside every segment are neither read nor written. Floats as sort's, except NaNs:
+/// CUB compares the keys of small segments with < and radix sorts large ones, so where NaNs go
+/// depends on the segment's size (on the simulator, as sort puts them).
+template <class In, class Out, detail::Input Offsets>
+  requires detail::Arithmetic<In, Out> && std::is_same_v<detail::Element<Offsets>, std::int64_t>
+void segmented_sort(Stream &stream, const In &keys_in, Out &&keys_out, const Offsets &offsets,
+                    Order order = Order::ascending) {
+  detail::segmented_sort(stream, detail::range(keys_in, "keys_in"), detail::range(keys_out, "keys_out"),
+                         nullptr, nullptr, detail::range(offsets, "offsets"), order);
+}
+
+/// Sorts the pairs (keys_in[i], values_in[i]) of each segment [offsets[s], offsets[s + 1]) by
+/// key, stably, into keys_out and values_out: cub::DeviceSegmentedSort::StableSortPairs. Keys,
+/// values and offsets as segmented_sort's and sort_pairs'.
+template <class KeysIn, class KeysOut, detail::Input ValuesIn, detail::Output ValuesOut,
+          detail::Input Offsets>
+  requires detail::Arithmetic<KeysIn, KeysOut> &&
+           std::is_same_v<detail::Element<ValuesIn>, detail::Element<ValuesOut>> &&
+           PairValue<detail::Element<ValuesIn>> && std::is_same_v<detail::Element<Offsets>, std::int64_t>
+void segmented_sort_pairs(Stream &stream, const KeysIn &keys_in, KeysOut &&keys_out,
+                          const ValuesIn &values_in, ValuesOut &&values_out, const Offsets &offsets,
+                          Order order = Order::ascending) {
+  const detail::Range values[2] = {detail::range(values_in, "values_in"),
+                                   detail::range(values_out, "values_out")};
+  detail::segmented_sort(stream, detail::range(keys_in, "keys_in"), detail::range(keys_out, "keys_out"),
+                         &values[0], &values[1], detail::range(offsets, "offsets"), order);
 }
 
 /// out[i] = in[0] op ... op in[i] (cub::DeviceScan::InclusiveSum, or InclusiveScan with min or
@@ -246,6 +285,20 @@ void select_flagged(Stream &stream, const In &in, const Flags &flags, Out &&out,
                          detail::range(out, "out"), detail::range(count, "count"));
 }
 
+/// Partitions `in` by its flags into `out` (the same size): the elements whose flag is set
+/// (nonzero) first, in order, then the others in reverse order (the last one first), and the
+/// number selected to count[0]: cub::DevicePartition::Flagged. Elements and flags as
+/// select_flagged's; `count` one int64.
+template <detail::Input In, detail::Input Flags, detail::Output Out, detail::Output Count>
+  requires std::is_same_v<detail::Element<In>, detail::Element<Out>> && SelectElement<detail::Element<In>> &&
+           (std::is_same_v<detail::Element<Flags>, std::uint8_t> ||
+            std::is_same_v<detail::Element<Flags>, bool>) &&
+           std::is_same_v<detail::Element<Count>, std::int64_t>
+void partition_flagged(Stream &stream, const In &in, const Flags &flags, Out &&out, Count &&count) {
+  detail::partition_flagged(stream, detail::range(in, "in"), detail::range(flags, "flags"),
+                            detail::range(out, "out"), detail::range(count, "count"));
+}
+
 /// Copies the first element of each run of equal consecutive elements of `in` to the front of
 /// `out` (at least as large as `in`), in order, and their number to `count` (one int64):
 /// cub::DeviceSelect::Unique. Elements are SortKey types, compared with == (so -0.0 == +0.0, and
@@ -281,6 +334,21 @@ void histogram_even(Stream &stream, const Samples &samples, Histogram &&histogra
                     std::type_identity_t<oxide::detail::HistogramLevel<detail::Element<Samples>>> upper) {
   detail::histogram_even(stream, detail::range(samples, "samples"), detail::range(histogram, "histogram"),
                          static_cast<double>(lower), static_cast<double>(upper));
+}
+
+/// Counts `samples` into the bins [levels[i], levels[i + 1]) (`counters`: levels.size() - 1
+/// uint32 counters, zeroed first; `levels` at least 2 values of the samples' level type, int for
+/// uint8, uint16 and int32 samples, float for float): cub::DeviceHistogram::HistogramRange.
+/// Samples below levels[0] or at or above the last level are not counted. The levels should not
+/// decrease; they are read on the GPU and not checked: CUB bins each sample by a binary search
+/// for the first level above it, whatever their order, and the simulator does the same search.
+template <detail::Input Samples, detail::Input Levels, detail::Output Counters>
+  requires HistogramSample<detail::Element<Samples>> &&
+           std::is_same_v<detail::Element<Levels>, oxide::detail::HistogramLevel<detail::Element<Samples>>> &&
+           std::is_same_v<detail::Element<Counters>, std::uint32_t>
+void histogram_range(Stream &stream, const Samples &samples, const Levels &levels, Counters &&counters) {
+  detail::histogram_range(stream, detail::range(samples, "samples"), detail::range(levels, "levels"),
+                          detail::range(counters, "counters"));
 }
 
 } // namespace oxide::cub

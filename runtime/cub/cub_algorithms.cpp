@@ -5,8 +5,7 @@
 #include "oxide/detail/radix_key.hpp"
 #include "oxide/host/error.hpp"
 
-#include "../context_state.hpp"
-#include "cub_calls.hpp"
+#include "cub_host.hpp"
 
 #include <fmt/format.h>
 
@@ -20,78 +19,10 @@
 #include <vector>
 
 namespace oxide::cub::detail {
+
+using namespace host_side;
+
 namespace {
-
-using oxide::Error;
-using oxide::ErrorKind;
-using oxide::detail::ContextState;
-
-const ContextState &context_of(const Stream &stream) {
-  return *oxide::detail::StreamAccess::context_state(stream);
-}
-
-void require(bool ok, ErrorKind kind, const std::string &what, const std::string &message) {
-  if (!ok)
-    throw Error(kind, fmt::format("oxide::cub::{}: {}", what, message));
-}
-
-/// Every range of `ranges` in the stream's context, of at most 2^31 - 1 elements, aligned for
-/// its elements.
-void check_common(const Stream &stream, const char *what, std::initializer_list<const Range *> ranges) {
-  const ContextState &context = context_of(stream);
-  for (const Range *r : ranges) {
-    require(
-        r->context == nullptr || r->context == &context || r->size == 0, ErrorKind::WrongContext, what,
-        fmt::format("'{}' belongs to another context than the stream; use buffers of the stream's context",
-                    r->role));
-    require(r->size <= static_cast<std::size_t>(INT_MAX), ErrorKind::Other, what,
-            fmt::format("'{}' holds {} elements, more than CUB's int counts take (2^31 - 1); work in parts",
-                        r->role, r->size));
-    require(
-        r->address % r->element_bytes == 0 || r->size == 0, ErrorKind::Other, what,
-        fmt::format("'{}' is not aligned to its {}-byte elements (a slice at an odd offset); pass an aligned "
-                    "slice",
-                    r->role, r->element_bytes));
-  }
-}
-
-void require_size(const char *what, const Range &r, std::size_t size, const Range &of) {
-  require(r.size == size, ErrorKind::SizeMismatch, what,
-          fmt::format("'{}' holds {} elements and '{}' {}; they must be the same size", r.role, r.size,
-                      of.role, of.size));
-}
-
-/// `written` shares no byte with `other` (an input it is not allowed to be).
-void require_apart(const char *what, const Range &written, const Range &other) {
-  const std::uint64_t a = written.address, b = other.address;
-  const std::uint64_t a_end = a + written.size * written.element_bytes,
-                      b_end = b + other.size * other.element_bytes;
-  require(
-      written.size == 0 || other.size == 0 || a_end <= b || b_end <= a, ErrorKind::OverlappingArguments, what,
-      fmt::format("'{}' overlaps '{}'; CUB writes its output while it reads the other: use separate buffers",
-                  written.role, other.role));
-}
-
-/// Runs a CUB call twice (the temporary storage's size, then the work) with the stream's
-/// context current, the storage allocated in the stream's order; throws oxide::Error naming
-/// `api` if CUB fails.
-template <class Call> void run_on_gpu(Stream &stream, const char *api, Call &&call) {
-  const oxide::detail::ScopedCurrent current(context_of(stream));
-  void *cu_stream = stream.native_handle();
-  std::size_t bytes = 0;
-  int error = call(nullptr, bytes, cu_stream);
-  if (error == 0) {
-    DeviceBuffer<std::byte> temp =
-        DeviceBuffer<std::byte>::allocate_async(stream, std::max<std::size_t>(bytes, 1));
-    error = call(reinterpret_cast<void *>(static_cast<std::uintptr_t>(temp.device_ptr())), bytes, cu_stream);
-  }
-  if (error != 0)
-    throw Error::driver(api, error, calls::error_name(error), calls::error_description(error));
-}
-
-template <class T> T *host(const Range &r) {
-  return reinterpret_cast<T *>(static_cast<std::uintptr_t>(r.address));
-}
 
 /// An output that every element of `in` may need a place in.
 void require_room(const char *what, const Range &in, const Range &out, const char *name) {
@@ -119,46 +50,20 @@ template <class T, class Level> std::size_t histogram_bin(T sample, Level low, L
   }
 }
 
-/// `f(T{})` for the arithmetic element type `dtype` names.
-template <class F> void with_arithmetic(std::int32_t dtype, F &&f) {
-  if (!oxide::detail::visit_dtype(oxide::detail::CubArithmetic{}, dtype,
-                                  [&](auto tag) { f(typename decltype(tag)::type{}); }))
-    throw Error(fmt::format("oxide::cub: unsupported element type {}", oxide::detail::dtype_name(dtype)));
-}
-
-/// The simulator's sort: a stable sort of the positions by the keys' bits [begin, end).
-template <class K>
-void sort_on_host(const Range &keys_in, const Range &keys_out, const Range *values_in,
-                  const Range *values_out, Order order, int begin, int end) {
-  const std::size_t n = keys_in.size;
-  const K *in = host<const K>(keys_in);
-  using U = decltype(oxide::detail::radix_key(K{}));
-  const int width = end - begin;
-  const U mask = width >= int(8 * sizeof(U)) ? ~U{0} : static_cast<U>((U{1} << width) - 1);
-  std::vector<U> digits(n);
-  for (std::size_t i = 0; i < n; ++i)
-    digits[i] = static_cast<U>(oxide::detail::radix_key(in[i]) >> begin) & mask;
-  std::vector<std::size_t> position(n);
-  std::iota(position.begin(), position.end(), std::size_t{0});
-  // Stable: equal digits keep their positions' order (std::sort with the position as the tie).
-  const bool ascending = order == Order::ascending;
-  std::sort(position.begin(), position.end(), [&](std::size_t a, std::size_t b) {
-    if (digits[a] != digits[b])
-      return ascending == (digits[a] < digits[b]);
-    return a < b;
-  });
-  std::vector<K> keys(n);
-  for (std::size_t i = 0; i < n; ++i)
-    keys[i] = in[position[i]];
-  std::memcpy(host<K>(keys_out), keys.data(), n * sizeof(K));
-  if (values_in) {
-    const std::size_t w = values_in->element_bytes;
-    const auto *from = host<const std::byte>(*values_in);
-    std::vector<std::byte> values(n * w);
-    for (std::size_t i = 0; i < n; ++i)
-      std::memcpy(&values[i * w], from + position[i] * w, w);
-    std::memcpy(host<std::byte>(*values_out), values.data(), values.size());
+/// CUB's UpperBound (cub/thread/thread_search.cuh) over `levels`: the binary search
+/// HistogramRange bins a sample by, the same search whether or not the levels are sorted.
+template <class Level> int upper_bound(const Level *levels, int count, Level value) {
+  int result = 0;
+  while (count > 0) {
+    const int half = count >> 1;
+    if (value < levels[result + half]) {
+      count = half;
+    } else {
+      result += half + 1;
+      count -= half + 1;
+    }
   }
+  return result;
 }
 
 /// A scan's arguments: the same size, `out` either `in` itself or apart from it. False when
@@ -191,17 +96,7 @@ const char *op_name(Op op) { return op == Op::sum ? "sum" : op == Op::min ? "min
 void sort(Stream &stream, const Range &keys_in, const Range &keys_out, const Range *values_in,
           const Range *values_out, Order order, KeyBits bits) {
   const char *what = values_in ? "sort_pairs" : "sort";
-  check_common(stream, what, {&keys_in, &keys_out});
-  require_size(what, keys_out, keys_in.size, keys_in);
-  require_apart(what, keys_out, keys_in);
-  if (values_in) {
-    check_common(stream, what, {values_in, values_out});
-    require_size(what, *values_in, keys_in.size, keys_in);
-    require_size(what, *values_out, keys_in.size, keys_in);
-    for (const Range *r : {&keys_in, &keys_out, values_in})
-      require_apart(what, *values_out, *r);
-    require_apart(what, keys_out, *values_in);
-  }
+  check_sort_ranges(stream, what, keys_in, keys_out, values_in, values_out);
   const int key_bits = static_cast<int>(8 * keys_in.element_bytes);
   const int end = bits.end < 0 ? key_bits : bits.end;
   require(
@@ -211,7 +106,11 @@ void sort(Stream &stream, const Range &keys_in, const Range &keys_out, const Ran
     return;
   if (context_of(stream).is_simulator()) {
     with_arithmetic(keys_in.dtype, [&](auto key) {
-      sort_on_host<decltype(key)>(keys_in, keys_out, values_in, values_out, order, bits.begin, end);
+      using K = decltype(key);
+      sort_on_host(host<const K>(keys_in), host<K>(keys_out),
+                   values_in ? host<const std::byte>(*values_in) : nullptr,
+                   values_out ? host<std::byte>(*values_out) : nullptr,
+                   values_in ? values_in->element_bytes : 0, keys_in.size, order, bits.begin, end);
     });
     return;
   }
@@ -314,12 +213,7 @@ void segmented_reduce(Stream &stream, const Range &in, const Range &offsets, con
     return;
   if (context_of(stream).is_simulator()) {
     const std::int64_t *bounds = host<const std::int64_t>(offsets);
-    for (std::size_t s = 0; s < out.size; ++s)
-      require(bounds[s] >= 0 && bounds[s] <= bounds[s + 1] &&
-                  static_cast<std::uint64_t>(bounds[s + 1]) <= in.size,
-              ErrorKind::Other, what,
-              fmt::format("segment {} is [{}, {}), not inside the {} elements of 'in'", s, bounds[s],
-                          bounds[s + 1], in.size));
+    check_segments(what.c_str(), bounds, out.size, in.size, "in");
     with_arithmetic(in.dtype, [&](auto zero) {
       using T = decltype(zero);
       const T *from = host<const T>(in);
@@ -369,6 +263,39 @@ void select_flagged(Stream &stream, const Range &in, const Range &flags, const R
     return calls::select_flagged(static_cast<std::uint32_t>(in.element_bytes), host<const void>(in),
                                  host<const std::uint8_t>(flags), host<void>(out), host<std::int64_t>(count),
                                  static_cast<std::int64_t>(in.size), temp, bytes, s);
+  });
+}
+
+void partition_flagged(Stream &stream, const Range &in, const Range &flags, const Range &out,
+                       const Range &count) {
+  const char *what = "partition_flagged";
+  check_common(stream, what, {&in, &flags, &out, &count});
+  require_size(what, flags, in.size, in);
+  require_size(what, out, in.size, in); // the rejected elements end at out[in.size - 1]
+  require_count(what, count, "count", "the number selected");
+  for (const Range *r : {&in, &flags, &count})
+    require_apart(what, out, *r);
+  require_apart(what, count, in);
+  require_apart(what, count, flags);
+  if (context_of(stream).is_simulator()) {
+    // CUB's order: the selected elements at the front in order, the rejected ones from the back
+    // inwards, so that they read in reverse order.
+    const auto *from = host<const std::byte>(in);
+    const auto *flag = host<const std::uint8_t>(flags);
+    auto *to = host<std::byte>(out);
+    const std::size_t w = in.element_bytes;
+    std::size_t selected = 0, rejected = 0;
+    for (std::size_t i = 0; i < in.size; ++i) {
+      const std::size_t place = flag[i] != 0 ? selected++ : in.size - 1 - rejected++;
+      std::memcpy(to + place * w, from + i * w, w);
+    }
+    *host<std::int64_t>(count) = static_cast<std::int64_t>(selected);
+    return;
+  }
+  run_on_gpu(stream, "cub::DevicePartition::Flagged", [&](void *temp, std::size_t &bytes, void *s) {
+    return calls::partition_flagged(
+        static_cast<std::uint32_t>(in.element_bytes), host<const void>(in), host<const std::uint8_t>(flags),
+        host<void>(out), host<std::int64_t>(count), static_cast<std::int64_t>(in.size), temp, bytes, s);
   });
 }
 
@@ -464,6 +391,46 @@ void histogram_even(Stream &stream, const Range &samples, const Range &histogram
     return calls::histogram_even(samples.dtype, host<const void>(samples), host<std::uint32_t>(histogram),
                                  static_cast<int>(histogram.size), lower, upper,
                                  static_cast<std::int64_t>(samples.size), temp, bytes, s);
+  });
+}
+
+void histogram_range(Stream &stream, const Range &samples, const Range &levels, const Range &counters) {
+  const char *what = "histogram_range";
+  check_common(stream, what, {&samples, &levels, &counters});
+  require(levels.size >= 2, ErrorKind::SizeMismatch, what,
+          fmt::format("'levels' holds {} values; bin i is [levels[i], levels[i + 1]), so it needs at least 2",
+                      levels.size));
+  require(
+      counters.size == levels.size - 1, ErrorKind::SizeMismatch, what,
+      fmt::format("'counters' holds {} elements and 'levels' {} values; there is one bin fewer than levels",
+                  counters.size, levels.size));
+  require_apart(what, counters, samples);
+  require_apart(what, counters, levels);
+  if (context_of(stream).is_simulator()) {
+    auto *counter = host<std::uint32_t>(counters);
+    std::fill(counter, counter + counters.size, 0U);
+    if (!oxide::detail::visit_dtype(oxide::detail::CubHistogramSamples{}, samples.dtype, [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          using Level = oxide::detail::HistogramLevel<T>;
+          const Level *level = host<const Level>(levels);
+          const int count = static_cast<int>(levels.size), bins = count - 1;
+          const T *from = host<const T>(samples);
+          for (std::size_t i = 0; i < samples.size; ++i) {
+            // As CUB: the bin before the first level above the sample, none below levels[0] or
+            // at or above the last level (NaNs too).
+            const int bin = upper_bound(level, count, static_cast<Level>(from[i])) - 1;
+            if (bin >= 0 && bin < bins)
+              ++counter[bin];
+          }
+        }))
+      throw Error(fmt::format("oxide::cub::histogram_range: unsupported sample type {}",
+                              oxide::detail::dtype_name(samples.dtype)));
+    return;
+  }
+  run_on_gpu(stream, "cub::DeviceHistogram::HistogramRange", [&](void *temp, std::size_t &bytes, void *s) {
+    return calls::histogram_range(samples.dtype, host<const void>(samples), host<std::uint32_t>(counters),
+                                  static_cast<int>(levels.size), host<const void>(levels),
+                                  static_cast<std::int64_t>(samples.size), temp, bytes, s);
   });
 }
 

@@ -46,6 +46,13 @@ int select_flagged(std::uint32_t element_bytes, const void *in, const std::uint8
                    std::int64_t *selected, std::int64_t count, void *temp, std::size_t &temp_bytes,
                    void *stream);
 
+/// The elements of `in` whose flag is set to the front of `out`, in order, the others to its back
+/// in reverse order (the last rejected element first), and the number selected to `*selected`:
+/// DevicePartition::Flagged. Elements as select_flagged's.
+int partition_flagged(std::uint32_t element_bytes, const void *in, const std::uint8_t *flags, void *out,
+                      std::int64_t *selected, std::int64_t count, void *temp, std::size_t &temp_bytes,
+                      void *stream);
+
 /// The first element of each run of equal consecutive elements of `in` (an arithmetic `dtype`,
 /// compared with ==) to the front of `out`, in order, and their number to `*count` (an int64):
 /// DeviceSelect::Unique.
@@ -60,5 +67,18 @@ int run_length_encode(std::int32_t dtype, const void *in, void *unique_out, std:
 /// DeviceHistogram::HistogramEven.
 int histogram_even(std::int32_t dtype, const void *samples, std::uint32_t *histogram, int bins, double lower,
                    double upper, std::int64_t n, void *temp, std::size_t &temp_bytes, void *stream);
+
+/// `levels_count - 1` uint32 counters of the samples (as histogram_even's) in the bins
+/// [levels[i], levels[i + 1]), `levels` in the samples' level type: DeviceHistogram::HistogramRange.
+int histogram_range(std::int32_t dtype, const void *samples, std::uint32_t *histogram, int levels_count,
+                    const void *levels, std::int64_t n, void *temp, std::size_t &temp_bytes, void *stream);
+
+/// The stable sort of each segment [offsets[s], offsets[s + 1]) of `args` (its key bits unused):
+/// DeviceSegmentedSort::StableSortKeys/StableSortPairs[Descending]. `offsets` holds segments + 1
+/// int64; keys of 32 bits and of 64 bits, as sort32 and sort64.
+int segmented_sort32(const SortArgs &args, std::int64_t segments, const std::int64_t *offsets, void *temp,
+                     std::size_t &temp_bytes, void *stream);
+int segmented_sort64(const SortArgs &args, std::int64_t segments, const std::int64_t *offsets, void *temp,
+                     std::size_t &temp_bytes, void *stream);
 
 } // namespace oxide::cub::calls

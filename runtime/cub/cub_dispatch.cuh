@@ -33,4 +33,29 @@ int with_arithmetic(std::int32_t dtype, F &&f) {
   return result;
 }
 
+/// A 16-byte element, moved as a whole.
+struct alignas(16) Bytes16 {
+  std::uint64_t lo, hi;
+};
+
+/// `f(TypeTag<W>{})` for the word type W of `element_bytes` bytes (1, 2, 4, 8 or 16): what the
+/// selections and partitions move elements of any trivially copyable type as;
+/// cudaErrorInvalidValue for another size.
+template <class F> int with_element_bytes(std::uint32_t element_bytes, F &&f) {
+  switch (element_bytes) {
+  case 1:
+    return f(oxide::detail::TypeTag<std::uint8_t>{});
+  case 2:
+    return f(oxide::detail::TypeTag<std::uint16_t>{});
+  case 4:
+    return f(oxide::detail::TypeTag<std::uint32_t>{});
+  case 8:
+    return f(oxide::detail::TypeTag<std::uint64_t>{});
+  case 16:
+    return f(oxide::detail::TypeTag<Bytes16>{});
+  default:
+    return int(cudaErrorInvalidValue);
+  }
+}
+
 } // namespace oxide::cub::calls

@@ -25,11 +25,6 @@ template <class T, class F> int with_op(Op op, F &&f) {
   return int(cudaErrorInvalidValue);
 }
 
-/// A 16-byte element, moved as a whole.
-struct alignas(16) Bytes16 {
-  std::uint64_t lo, hi;
-};
-
 } // namespace
 
 const char *error_name(int error) { return cudaGetErrorName(static_cast<cudaError_t>(error)); }
@@ -84,26 +79,12 @@ int segmented_reduce(std::int32_t dtype, Op op, const void *in, void *out, std::
 int select_flagged(std::uint32_t element_bytes, const void *in, const std::uint8_t *flags, void *out,
                    std::int64_t *selected, std::int64_t count, void *temp, std::size_t &temp_bytes,
                    void *stream) {
-  const auto as = [&](auto tag) {
+  return with_element_bytes(element_bytes, [&](auto tag) {
     using T = typename decltype(tag)::type;
     return int(::cub::DeviceSelect::Flagged(temp, temp_bytes, static_cast<const T *>(in), flags,
                                             static_cast<T *>(out), selected, static_cast<int>(count),
                                             stream_of(stream)));
-  };
-  switch (element_bytes) {
-  case 1:
-    return as(oxide::detail::TypeTag<std::uint8_t>{});
-  case 2:
-    return as(oxide::detail::TypeTag<std::uint16_t>{});
-  case 4:
-    return as(oxide::detail::TypeTag<std::uint32_t>{});
-  case 8:
-    return as(oxide::detail::TypeTag<std::uint64_t>{});
-  case 16:
-    return as(oxide::detail::TypeTag<Bytes16>{});
-  default:
-    return int(cudaErrorInvalidValue);
-  }
+  });
 }
 
 } // namespace oxide::cub::calls
