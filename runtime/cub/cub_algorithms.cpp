@@ -114,16 +114,7 @@ void sort(Stream &stream, const Range &keys_in, const Range &keys_out, const Ran
     });
     return;
   }
-  const calls::SortArgs args{keys_in.dtype,
-                             host<const void>(keys_in),
-                             host<void>(keys_out),
-                             values_in ? static_cast<std::uint32_t>(values_in->element_bytes) : 0U,
-                             values_in ? host<const void>(*values_in) : nullptr,
-                             values_out ? host<void>(*values_out) : nullptr,
-                             static_cast<std::int64_t>(keys_in.size),
-                             bits.begin,
-                             end,
-                             order == Order::descending};
+  const calls::SortArgs args = sort_args(keys_in, keys_out, values_in, values_out, bits.begin, end, order);
   const char *api = values_in ? (order == Order::descending ? "cub::DeviceRadixSort::SortPairsDescending"
                                                             : "cub::DeviceRadixSort::SortPairs")
                               : (order == Order::descending ? "cub::DeviceRadixSort::SortKeysDescending"

@@ -145,6 +145,22 @@ inline void check_sort_ranges(const Stream &stream, const char *what, const Rang
   }
 }
 
+/// What the nvcc-built sorts take (cub_calls.hpp) for a sort's or a segmented sort's ranges,
+/// the key bits [begin_bit, end_bit) and the order.
+inline calls::SortArgs sort_args(const Range &keys_in, const Range &keys_out, const Range *values_in,
+                                 const Range *values_out, int begin_bit, int end_bit, Order order) {
+  return {keys_in.dtype,
+          host<const void>(keys_in),
+          host<void>(keys_out),
+          values_in ? static_cast<std::uint32_t>(values_in->element_bytes) : 0U,
+          values_in ? host<const void>(*values_in) : nullptr,
+          values_out ? host<void>(*values_out) : nullptr,
+          static_cast<std::int64_t>(keys_in.size),
+          begin_bit,
+          end_bit,
+          order == Order::descending};
+}
+
 /// On the simulator: each of the `segments` segments [bounds[s], bounds[s + 1]) inside the `size`
 /// elements of `role`, none ending before it begins (the GPU reads them unchecked).
 inline void check_segments(const char *what, const std::int64_t *bounds, std::size_t segments,

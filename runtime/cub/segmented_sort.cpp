@@ -39,16 +39,7 @@ void segmented_sort(Stream &stream, const Range &keys_in, const Range &keys_out,
     });
     return;
   }
-  const calls::SortArgs args{keys_in.dtype,
-                             host<const void>(keys_in),
-                             host<void>(keys_out),
-                             values_in ? static_cast<std::uint32_t>(values_in->element_bytes) : 0U,
-                             values_in ? host<const void>(*values_in) : nullptr,
-                             values_out ? host<void>(*values_out) : nullptr,
-                             static_cast<std::int64_t>(keys_in.size),
-                             0,
-                             key_bits,
-                             order == Order::descending};
+  const calls::SortArgs args = sort_args(keys_in, keys_out, values_in, values_out, 0, key_bits, order);
   const char *api = values_in
                         ? (order == Order::descending ? "cub::DeviceSegmentedSort::StableSortPairsDescending"
                                                       : "cub::DeviceSegmentedSort::StableSortPairs")
