@@ -124,12 +124,16 @@ bool rewrite(Loop &loop, ScalarEvolution &scev, DominatorTree &dominators) {
     return false;
 
   // The body's values {f + d, +, S}: the column itself (d = 0) and what is at a fixed distance.
+  // Only those computed in the counter's width: SCEV widens a narrower value through the no-wrap
+  // flags of the user's arithmetic, and such a value equals c + d only where that arithmetic does
+  // not wrap. The others keep their own computation from j, which still counts.
   const SCEV *step = scev.getSCEV(last.step);
+  const unsigned bits = counted->counter->getType()->getIntegerBitWidth();
   SmallVector<std::pair<Instruction *, const SCEV *>, 8> columns;
   for (BasicBlock *block : loop.blocks())
     for (Instruction &inst : *block) {
       if (&inst == counted->counter || inst.getType() != counted->counter->getType() ||
-          !scev.isSCEVable(inst.getType()))
+          !scev.isSCEVable(inst.getType()) || !oxide::loop_checks::computedInFullWidth(&inst, loop, bits))
         continue;
       const auto *r = dyn_cast<SCEVAddRecExpr>(scev.getSCEV(&inst));
       if (!r || r->getLoop() != &loop || !r->isAffine() || r->getStepRecurrence(scev) != step)
@@ -169,6 +173,7 @@ bool rewrite(Loop &loop, ScalarEvolution &scev, DominatorTree &dominators) {
   }
   for (auto [inst, distance] : columns)
     RecursivelyDeleteTriviallyDeadInstructions(inst);
+  // j stays where a value of the body was not replaced.
   RecursivelyDeleteDeadPHINode(counted->counter);
   // One element a row per thread is the common case; a runtime-unrolled copy only adds a test.
   addStringMetadataToLoop(&loop, "llvm.loop.unroll.runtime.disable");

@@ -105,14 +105,14 @@ bool oxide::loop_checks::enteredOnlyBelow(Loop &loop, const SCEV *start, const S
   return false;
 }
 
-bool oxide::loop_checks::computedInFullWidth(Value *value, const Loop &loop) {
+bool oxide::loop_checks::computedInFullWidth(Value *value, const Loop &loop, unsigned width) {
   SmallVector<Value *, 16> work{value};
   SmallPtrSet<Value *, 16> seen;
   while (!work.empty()) {
     auto *inst = dyn_cast<Instruction>(work.pop_back_val());
     if (!inst || !loop.contains(inst) || !seen.insert(inst).second)
       continue;
-    if (isa<ZExtInst, SExtInst, TruncInst>(inst) || !inst->getType()->isIntegerTy(64))
+    if (isa<ZExtInst, SExtInst, TruncInst>(inst) || !inst->getType()->isIntegerTy(width))
       return false;
     if (isa<PHINode>(inst) && inst->getParent() != loop.getHeader())
       return false;

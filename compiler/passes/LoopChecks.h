@@ -45,10 +45,10 @@ struct Check {
 /// The check that ends `block`, if its branch tests indices against bounds.
 std::optional<Check> checkEnding(llvm::BasicBlock *block);
 
-/// Whether `value` is computed in 64 bits from the loop's values: no extension of a narrower
+/// Whether `value` is computed in `width` bits from the loop's values: no extension of a narrower
 /// value that changes in `loop` (SCEV widens such a value through its no-wrap flags, which
 /// signed arithmetic in the user's code sets without proof).
-bool computedInFullWidth(llvm::Value *value, const llvm::Loop &loop);
+bool computedInFullWidth(llvm::Value *value, const llvm::Loop &loop, unsigned width = 64);
 
 /// Whether `condition` being `truth` means `a <u b`, directly or as one side of a conjunction
 /// (`x && y` true, `x || y` false).

@@ -119,6 +119,46 @@ exit:
   ret void
 }
 
+; The loop is rewritten, but a value computed in 32 bits and sign-extended keeps its own
+; computation: SCEV sees {t, +, 1024} in it only through the user's `nsw` (the 32-bit column would
+; wrap past 2^31 where the 64-bit one goes on). The value computed in 64 bits is replaced.
+; CHECK-LABEL: @narrow_index(
+; CHECK: loop:
+; CHECK-NEXT: %column = phi i64 [ %t, %pre ], [ %column.next, %loop ]
+; CHECK-NEXT: %c32 = phi i32 [ %tid, %pre ], [ %c32.next, %loop ]
+; CHECK-NEXT: %e = sext i32 %c32 to i64
+; CHECK-NEXT: getelementptr inbounds float, ptr %out, i64 %e
+; CHECK: getelementptr inbounds float, ptr %copy, i64 %column
+; CHECK: %column.goes_on = icmp ult i64 %column, %column.limit
+define void @narrow_index(ptr %out, ptr %copy, i64 %w) {
+entry:
+  %tid = call range(i32 0, 1024) i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %t = zext nneg i32 %tid to i64
+  %inside = icmp ugt i64 %w, %t
+  %not = xor i64 %t, -1
+  %x = add i64 %w, %not
+  %q = lshr i64 %x, 10
+  br i1 %inside, label %pre, label %exit
+pre:
+  br label %loop
+loop:
+  %j = phi i64 [ 0, %pre ], [ %j.next, %loop ]
+  %c32 = phi i32 [ %tid, %pre ], [ %c32.next, %loop ]
+  %e = sext i32 %c32 to i64
+  %p = getelementptr inbounds float, ptr %out, i64 %e
+  store float 1.0, ptr %p
+  %s = shl nuw i64 %j, 10
+  %c = or disjoint i64 %s, %t
+  %p2 = getelementptr inbounds float, ptr %copy, i64 %c
+  store float 2.0, ptr %p2
+  %c32.next = add nsw i32 %c32, 1024
+  %j.next = add nuw nsw i64 %j, 1
+  %last = icmp eq i64 %j, %q
+  br i1 %last, label %exit, label %loop
+exit:
+  ret void
+}
+
 ; Not rewritten: nothing says the loop is entered only when t < w (then q is no count of
 ; columns below w, and the loops would differ).
 ; CHECK-LABEL: @unguarded(
