@@ -45,6 +45,7 @@ using namespace llvm;
 using namespace llvm::PatternMatch;
 using oxide::ForbiddenWrite;
 using oxide::detail::ParamKind;
+using oxide::index_facts::FunctionFacts;
 using oxide::index_facts::IndexFacts;
 using oxide::index_facts::Linear;
 using oxide::value_ranges::linearRange;
@@ -107,6 +108,9 @@ public:
         assumptions.push_back(call);
     if (kernel.hasFnAttribute("oxide.contract"))
       restateContract();
+    // The audit adds no block until every write is proven or listed (run()), so the facts of
+    // blocks and edges are gathered once for all of them.
+    known = std::make_unique<FunctionFacts>(dominators, assumptions);
   }
   KernelAudit(const KernelAudit &) = delete;
   KernelAudit &operator=(const KernelAudit &) = delete;
@@ -288,7 +292,7 @@ private:
         range && range->lo >= 0 && range->hi < count - reach)
       return true;
     Value *bound = ConstantInt::get(Type::getInt64Ty(kernel.getContext()), count - reach);
-    return IndexFacts(write.inst, dominators, assumptions).below(*index, bound);
+    return known->at(write.inst).below(*index, bound);
   }
 
   /// Tests, ahead of `write`, that it lies inside one of `arrays`, and stops the kernel with the
@@ -556,7 +560,7 @@ private:
     if (AddOverflow(address->constant, static_cast<int64_t>(*write.bytes) - 1, last))
       return false;
     const int64_t hi = divideFloorSigned(last, elementSize);
-    const IndexFacts facts(write.inst, dominators, assumptions);
+    const IndexFacts facts = known->at(write.inst);
     // A write whose check oxide-loop-bounds-checks proved (markProvedWrites): its index, or for
     // a 2-D span its column, is below the extent; the row is proven here.
     if (write.inst->getMetadata(oxide::kProvedWriteMetadata)) {
@@ -603,7 +607,7 @@ private:
       return testsBelow(outside, bit, extent(parameter, 0));
     if (!match(word, m_LShr(m_Value(bit), m_SpecificInt(5))))
       return false;
-    return IndexFacts(at, dominators, assumptions).below(bit, extent(parameter, 0));
+    return known->at(at).below(bit, extent(parameter, 0));
   }
 
   /// Whether `outside` is false only where j <u size: it is `size <=u j` or `j >=u size`, or an
@@ -631,6 +635,7 @@ private:
   const DataLayout &layout;
   DominatorTree dominators;
   SmallVector<IntrinsicInst *, 8> assumptions;
+  std::unique_ptr<FunctionFacts> known;
   SmallVector<Instruction *, 8> temporaries;
   DenseMap<std::pair<Argument *, unsigned>, Value *> extents;
   SmallVector<Unproven, 4> unproven;

@@ -526,95 +526,123 @@ void addBranchFacts(Facts &facts, BasicBlock *block, BasicBlock *edgeTo, Dominat
   }
 }
 
-/// The facts on the edge `from` -> `to`: the branches dominating `from`, the edge's own
-/// condition, the assumptions dominating `from`'s end and (`depth` levels) the induction facts
-/// of the phis on `from`'s dominator chain.
-Facts edgeFacts(BasicBlock *from, BasicBlock *to, DominatorTree &dominators,
-                ArrayRef<IntrinsicInst *> assumptions, unsigned depth);
+/// The bounds a block's phis are known to satisfy by induction (phi <u bound, or <=u).
+struct PhiBound {
+  PHINode *phi;
+  Value *bound;
+  bool strict;
+};
 
-/// `phi <u bound` when every incoming value is below `bound` on its edge: a loop's induction
-/// variable whose start is tested before the loop and whose next value is tested at the latch
-/// (the shape of every rotated loop `for (i = start; i < n; i += step)`). `bound` must dominate
-/// the phi, so it is the same value on every edge and at the phi.
-void addInductionFacts(Facts &facts, BasicBlock *block, DominatorTree &dominators,
-                       ArrayRef<IntrinsicInst *> assumptions, unsigned depth) {
-  for (PHINode &phi : block->phis()) {
-    if (!phi.getType()->isIntegerTy() || phi.getNumIncomingValues() < 2 || phi.getNumIncomingValues() > 4)
-      continue;
-    SmallVector<Facts, 4> incoming;
-    for (unsigned i = 0; i < phi.getNumIncomingValues(); ++i)
-      incoming.push_back(edgeFacts(phi.getIncomingBlock(i), block, dominators, assumptions, depth));
-    // The candidate bounds: those the first incoming value is known to be below.
-    for (Value *bound : incoming.front().upperBoundsOf(phi.getIncomingValue(0))) {
-      auto *defined = dyn_cast<Instruction>(bound);
-      if (defined && !dominators.properlyDominates(defined->getParent(), block))
-        continue;
-      const bool everyEdge = llvm::all_of(llvm::seq(phi.getNumIncomingValues()), [&](unsigned i) {
-        std::optional<Affine> value = affine(phi.getIncomingValue(i), /*modular=*/false);
-        return value && withinExtent(*value, bound, incoming[i]);
-      });
-      if (everyEdge)
-        facts.addBelow(&phi, bound);
-    }
-    // Counters that step by one, by induction over the iterations (the forms LLVM gives a test
-    // `i < n` of each iteration once it knows i never passes n):
-    //  - phi starts at most n and steps only where phi != n is known: phi <= n (phi < n, so
-    //    phi + 1 <= n);
-    //  - phi starts below n and steps only where phi + 1 != n is known: phi < n (phi + 1 <= n).
-    if (phi.getNumIncomingValues() != 2)
-      continue;
-    for (unsigned step : {0u, 1u}) {
-      Value *next = phi.getIncomingValue(step);
-      std::optional<Affine> first = affine(phi.getIncomingValue(1 - step), /*modular=*/false);
-      if (!first || !match(next, m_Add(m_Specific(&phi), m_One())))
-        continue;
-      auto invariant = [&](Value *bound) {
-        auto *defined = dyn_cast<Instruction>(bound);
-        return !defined || dominators.properlyDominates(defined->getParent(), block);
-      };
-      for (Value *bound : incoming[step].differentFrom(&phi, 0))
-        if (invariant(bound) && incoming[1 - step].atMost(*first, bound))
-          facts.addAtMost(&phi, bound);
-      for (Value *bound : incoming[step].differentFrom(&phi, 1))
-        if (invariant(bound) && withinExtent(*first, bound, incoming[1 - step]))
-          facts.addBelow(&phi, bound);
-    }
-  }
-}
-
-Facts edgeFacts(BasicBlock *from, BasicBlock *to, DominatorTree &dominators,
-                ArrayRef<IntrinsicInst *> assumptions, unsigned depth) {
-  Facts facts;
-  addBranchFacts(facts, from, to, dominators);
-  for (IntrinsicInst *assume : assumptions)
-    if (dominators.dominates(assume, from->getTerminator()))
-      facts.add(assume->getArgOperand(0), true);
-  if (depth > 0)
-    for (DomTreeNode *node = dominators.getNode(from); node; node = node->getIDom())
-      addInductionFacts(facts, node->getBlock(), dominators, assumptions, depth - 1);
-  facts.addTileFacts();
-  return facts;
-}
-
-/// The facts that hold at `at`: dominating branch conditions, assumptions, and the bounds of
-/// the induction variables of the loops around it (two loops deep).
-Facts factsAt(Instruction *at, DominatorTree &dominators, ArrayRef<IntrinsicInst *> assumptions) {
-  Facts facts;
-  addBranchFacts(facts, at->getParent(), nullptr, dominators);
-  for (IntrinsicInst *assume : assumptions)
-    if (dominators.dominates(assume, at))
-      facts.add(assume->getArgOperand(0), true);
-  for (DomTreeNode *node = dominators.getNode(at->getParent()); node; node = node->getIDom())
-    addInductionFacts(facts, node->getBlock(), dominators, assumptions, /*depth=*/1);
-  facts.addTileFacts();
-  return facts;
-}
 } // namespace
 
 namespace oxide::index_facts {
+/// What FunctionFacts gathers once: the facts of each edge into a block with phis (its branches,
+/// edge condition, assumptions and tiles) and the bounds of each block's phis. Every point a
+/// prover asks about shares them, so its facts cost one walk up its dominators.
+struct FunctionFacts::Cache {
+  Cache(DominatorTree &dominators, ArrayRef<IntrinsicInst *> assumptions)
+      : dominators(dominators), assumptions(assumptions) {}
 
-IndexFacts::IndexFacts(Instruction *at, DominatorTree &dominators, ArrayRef<IntrinsicInst *> assumptions)
-    : facts(std::make_unique<Facts>(factsAt(at, dominators, assumptions))) {}
+  DominatorTree &dominators;
+  SmallVector<IntrinsicInst *, 8> assumptions;
+  DenseMap<std::pair<BasicBlock *, BasicBlock *>, std::unique_ptr<Facts>> edges;
+  DenseMap<BasicBlock *, SmallVector<PhiBound, 2>> phiBounds;
+
+  /// The facts on the edge `from` -> `to`: the branches dominating `from`, the edge's own
+  /// condition and the assumptions dominating `from`'s end.
+  const Facts &edge(BasicBlock *from, BasicBlock *to) {
+    std::unique_ptr<Facts> &known = edges[{from, to}];
+    if (!known) {
+      known = std::make_unique<Facts>();
+      addBranchFacts(*known, from, to, dominators);
+      for (IntrinsicInst *assume : assumptions)
+        if (dominators.dominates(assume, from->getTerminator()))
+          known->add(assume->getArgOperand(0), true);
+      known->addTileFacts();
+    }
+    return *known;
+  }
+
+  /// `phi <u bound` when every incoming value is below `bound` on its edge: a loop's induction
+  /// variable whose start is tested before the loop and whose next value is tested at the latch
+  /// (the shape of every rotated loop `for (i = start; i < n; i += step)`). `bound` must
+  /// dominate the phi, so it is the same value on every edge and at the phi.
+  ArrayRef<PhiBound> boundsOfPhis(BasicBlock *block) {
+    if (auto known = phiBounds.find(block); known != phiBounds.end())
+      return known->second;
+    SmallVector<PhiBound, 2> bounds;
+    for (PHINode &phi : block->phis()) {
+      if (!phi.getType()->isIntegerTy() || phi.getNumIncomingValues() < 2 || phi.getNumIncomingValues() > 4)
+        continue;
+      SmallVector<const Facts *, 4> incoming;
+      for (unsigned i = 0; i < phi.getNumIncomingValues(); ++i)
+        incoming.push_back(&edge(phi.getIncomingBlock(i), block));
+      // The candidate bounds: those the first incoming value is known to be below.
+      for (Value *bound : incoming.front()->upperBoundsOf(phi.getIncomingValue(0))) {
+        auto *defined = dyn_cast<Instruction>(bound);
+        if (defined && !dominators.properlyDominates(defined->getParent(), block))
+          continue;
+        const bool everyEdge = llvm::all_of(llvm::seq(phi.getNumIncomingValues()), [&](unsigned i) {
+          std::optional<Affine> value = affine(phi.getIncomingValue(i), /*modular=*/false);
+          return value && withinExtent(*value, bound, *incoming[i]);
+        });
+        if (everyEdge)
+          bounds.push_back({&phi, bound, /*strict=*/true});
+      }
+      // Counters that step by one, by induction over the iterations (the forms LLVM gives a test
+      // `i < n` of each iteration once it knows i never passes n):
+      //  - phi starts at most n and steps only where phi != n is known: phi <= n (phi < n, so
+      //    phi + 1 <= n);
+      //  - phi starts below n and steps only where phi + 1 != n is known: phi < n (phi + 1 <= n).
+      if (phi.getNumIncomingValues() != 2)
+        continue;
+      for (unsigned step : {0u, 1u}) {
+        Value *next = phi.getIncomingValue(step);
+        std::optional<Affine> first = affine(phi.getIncomingValue(1 - step), /*modular=*/false);
+        if (!first || !match(next, m_Add(m_Specific(&phi), m_One())))
+          continue;
+        auto invariant = [&](Value *bound) {
+          auto *defined = dyn_cast<Instruction>(bound);
+          return !defined || dominators.properlyDominates(defined->getParent(), block);
+        };
+        for (Value *bound : incoming[step]->differentFrom(&phi, 0))
+          if (invariant(bound) && incoming[1 - step]->atMost(*first, bound))
+            bounds.push_back({&phi, bound, /*strict=*/false});
+        for (Value *bound : incoming[step]->differentFrom(&phi, 1))
+          if (invariant(bound) && withinExtent(*first, bound, *incoming[1 - step]))
+            bounds.push_back({&phi, bound, /*strict=*/true});
+      }
+    }
+    return phiBounds[block] = std::move(bounds);
+  }
+
+  /// The facts that hold at `at`: dominating branch conditions, assumptions, and the bounds of
+  /// the induction variables of the loops around it.
+  Facts at(Instruction *at) {
+    Facts facts;
+    addBranchFacts(facts, at->getParent(), nullptr, dominators);
+    for (IntrinsicInst *assume : assumptions)
+      if (dominators.dominates(assume, at))
+        facts.add(assume->getArgOperand(0), true);
+    for (DomTreeNode *node = dominators.getNode(at->getParent()); node; node = node->getIDom())
+      for (const PhiBound &b : boundsOfPhis(node->getBlock())) {
+        if (b.strict)
+          facts.addBelow(b.phi, b.bound);
+        else
+          facts.addAtMost(b.phi, b.bound);
+      }
+    facts.addTileFacts();
+    return facts;
+  }
+};
+
+FunctionFacts::FunctionFacts(DominatorTree &dominators, ArrayRef<IntrinsicInst *> assumptions)
+    : cache(std::make_unique<Cache>(dominators, assumptions)) {}
+FunctionFacts::~FunctionFacts() = default;
+
+IndexFacts FunctionFacts::at(Instruction *at) { return IndexFacts(std::make_unique<Facts>(cache->at(at))); }
+
+IndexFacts::IndexFacts(std::unique_ptr<Facts> facts) : facts(std::move(facts)) {}
 IndexFacts::IndexFacts(IndexFacts &&) noexcept = default;
 IndexFacts &IndexFacts::operator=(IndexFacts &&) noexcept = default;
 IndexFacts::~IndexFacts() = default;

@@ -19,7 +19,7 @@
 #include "llvm/IR/IntrinsicInst.h"
 
 using namespace llvm;
-using oxide::index_facts::IndexFacts;
+using oxide::index_facts::FunctionFacts;
 
 PreservedAnalyses oxide::ProveIndexBoundsPass::run(Function &function, FunctionAnalysisManager &analyses) {
   SmallVector<IntrinsicInst *, 8> assumptions;
@@ -33,6 +33,8 @@ PreservedAnalyses oxide::ProveIndexBoundsPass::run(Function &function, FunctionA
   if (candidates.empty())
     return PreservedAnalyses::all();
   auto &dominators = analyses.getResult<DominatorTreeAnalysis>(function);
+  // Replacing a proven test by a constant changes no block or edge, so the facts stay valid.
+  FunctionFacts facts(dominators, assumptions);
   bool changed = false;
   for (ICmpInst *cmp : candidates) {
     // i <u s is true; s <=u i (its negation, as the branch may test it) is false.
@@ -54,7 +56,7 @@ PreservedAnalyses oxide::ProveIndexBoundsPass::run(Function &function, FunctionA
     default:
       continue;
     }
-    if (!IndexFacts(cmp, dominators, assumptions).below(index, size))
+    if (!facts.at(cmp).below(index, size))
       continue;
     cmp->replaceAllUsesWith(ConstantInt::getBool(cmp->getType(), value));
     changed = true;

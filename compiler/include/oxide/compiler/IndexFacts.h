@@ -53,12 +53,31 @@ std::optional<Linear> linearize(llvm::Value *v);
 bool sameValue(llvm::Value *a, llvm::Value *b);
 
 class Facts;
+class IndexFacts;
+
+/// The facts of one function, for the points a prover asks about. What every point shares (the
+/// facts of the edges into loops, the bounds of their counters) is gathered once, so a point
+/// costs one walk up its dominators. Valid while the function's control flow and the
+/// dominator tree stay as they were.
+class FunctionFacts {
+public:
+  FunctionFacts(llvm::DominatorTree &dominators, llvm::ArrayRef<llvm::IntrinsicInst *> assumptions);
+  FunctionFacts(const FunctionFacts &) = delete;
+  FunctionFacts &operator=(const FunctionFacts &) = delete;
+  ~FunctionFacts();
+
+  /// What is known at `at`: the dominating branch conditions, the assumptions and the bounds
+  /// of the induction variables of the loops around it.
+  [[nodiscard]] IndexFacts at(llvm::Instruction *at);
+
+private:
+  struct Cache;
+  std::unique_ptr<Cache> cache;
+};
 
 /// What is known at one instruction.
 class IndexFacts {
 public:
-  IndexFacts(llvm::Instruction *at, llvm::DominatorTree &dominators,
-             llvm::ArrayRef<llvm::IntrinsicInst *> assumptions);
   IndexFacts(IndexFacts &&) noexcept;
   IndexFacts &operator=(IndexFacts &&) noexcept;
   ~IndexFacts();
@@ -77,6 +96,8 @@ public:
   [[nodiscard]] bool rowBelow(const Linear &index, llvm::Value *width, llvm::Value *height) const;
 
 private:
+  friend class FunctionFacts;
+  explicit IndexFacts(std::unique_ptr<Facts> facts);
   std::unique_ptr<Facts> facts;
 };
 
