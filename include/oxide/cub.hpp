@@ -20,7 +20,7 @@
 // In kernels, CUB's block and warp collectives with CUB's interface (oxide/device/cub_*.hpp):
 // oxide::cub::BlockReduce, BlockScan, BlockExchange, BlockLoad, BlockStore, BlockHistogram,
 // BlockRadixSort, BlockMergeSort, BlockDiscontinuity, BlockAdjacentDifference, BlockShuffle,
-// WarpReduce, WarpScan, WarpExchange, WarpLoad, WarpStore, WarpMergeSort.
+// BlockRunLengthDecode, WarpReduce, WarpScan, WarpExchange, WarpLoad, WarpStore, WarpMergeSort.
 #pragma once
 
 #include "oxide/detail/element_types.hpp"
@@ -29,6 +29,7 @@
 #include "oxide/device/cub_block_io.hpp"
 #include "oxide/device/cub_block_radix_sort.hpp"
 #include "oxide/device/cub_merge_sort.hpp"
+#include "oxide/device/cub_run_length.hpp"
 #include "oxide/device/cub_warp.hpp"
 #include "oxide/device/cub_warp_io.hpp"
 #include "oxide/host/buffer.hpp"

@@ -122,10 +122,10 @@ sanitize() { # tool exe limit: the exit status file of the run
 # Programs that stop kernels on purpose (lang/ub_guards checks that each undefined-behaviour
 # variant traps or writes nothing outside its elements, lang/loop_checks that a loop reading one
 # element past its input stops, lang/cub_block that a collective in a block of another size
-# stops, lang/cub_block_adjacent and lang/cub_merge_sort the same, lang/cub_warp_io that a scatter
+# stops, lang/cub_block_adjacent, lang/cub_merge_sort and lang/cub_run_length the same, lang/cub_warp_io that a scatter
 # rank outside the warp's tile stops): memcheck reports each device assert and trap, and the API calls that then fail. Those
 # alone are not memory errors; any other report is.
-traps_on_purpose=" lang/ub_guards lang/loop_checks lang/cub_block lang/cub_block_adjacent lang/cub_merge_sort lang/cub_warp_io "
+traps_on_purpose=" lang/ub_guards lang/loop_checks lang/cub_block lang/cub_block_adjacent lang/cub_merge_sort lang/cub_run_length lang/cub_warp_io "
 only_intended_traps() { # name log
   [[ "$traps_on_purpose" == *" $1 "* ]] || return 1
   ! grep -E '^========= [A-Z]' "$2" | grep -vqE '^========= (Warp assert|Trace/breakpoint trap|Program hit CUDA_ERROR_(ASSERT|LAUNCH_FAILED) |ERROR SUMMARY|COMPUTE-SANITIZER)'
