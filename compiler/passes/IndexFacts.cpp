@@ -23,7 +23,6 @@
 using namespace llvm;
 using namespace llvm::PatternMatch;
 using oxide::index_facts::Affine;
-using oxide::index_facts::affine;
 using oxide::index_facts::Linear;
 using oxide::index_facts::linearize;
 using oxide::index_facts::sameValue;
