@@ -30,6 +30,7 @@ ContextState::~ContextState() {
   if (api.cuCtxPushCurrent(handle_) == CUDA_SUCCESS) {
     for (const auto &[image, module] : modules_)
       (void)api.cuModuleUnload(module); // nothing to do about a failure while tearing down
+    failure_reports_.reset();           // its memory is the context's
     CUcontext popped = nullptr;
     (void)api.cuCtxPopCurrent(&popped);
   }

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "failure_report.hpp"
 #include "oxide/detail/host/registry.hpp"
 #include "oxide/host/device.hpp"
 #include "sim/options.hpp"
@@ -95,6 +96,7 @@ private:
   std::vector<CUcontext> peers_; // contexts this one has enabled peer access to
   std::mutex modules_mutex_;
   std::unordered_map<std::size_t, CUmodule> modules_; // image index -> module
+  std::unique_ptr<FailureReports> failure_reports_;   // made with the first module; may stay null
 
   struct CachedFunction {
     GpuFunction function;

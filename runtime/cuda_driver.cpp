@@ -1,4 +1,5 @@
 #include "cuda_driver.hpp"
+#include "failure_report.hpp"
 
 #include <cudaTypedefs.h>
 #include <dlfcn.h>
@@ -175,8 +176,12 @@ void throw_driver_error(CUresult result, std::string_view api, std::string_view 
   std::string error_name = name ? std::string(name) : fmt::format("CUDA error {}", static_cast<int>(result));
   if (is_kernel_fault(result)) {
     std::string faulted = kernel.empty() ? last_kernel_in_current_context() : std::string(kernel);
+    CUcontext current = nullptr;
+    if (!functions.cuCtxGetCurrent || functions.cuCtxGetCurrent(&current) != CUDA_SUCCESS)
+      current = nullptr;
     throw Error::kernel_fault(std::string(api), static_cast<int>(result), std::move(error_name),
-                              description ? description : "unknown error", std::move(faulted));
+                              description ? description : "unknown error", std::move(faulted),
+                              current ? take_failure_report(current) : std::string());
   }
   throw Error::driver(std::string(api), static_cast<int>(result), std::move(error_name),
                       description ? description : "unknown error", std::string(kernel), details);

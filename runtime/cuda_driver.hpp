@@ -41,6 +41,7 @@ namespace oxide::detail {
   X(cuMemFree, 3020)                                                                                         \
   X(cuMemHostAlloc, 2020)                                                                                    \
   X(cuMemFreeHost, 2000)                                                                                     \
+  X(cuMemHostGetDevicePointer, 3020)                                                                         \
   X(cuMemcpyDtoDAsync, 3020)                                                                                 \
   X(cuMemcpyPeerAsync, 4000)                                                                                 \
   X(cuMemcpyHtoDAsync, 3020)                                                                                 \
@@ -64,6 +65,7 @@ namespace oxide::detail {
   X(cuStreamWaitEvent, 3020)                                                                                 \
   X(cuStreamGetCtx, 9020)                                                                                    \
   X(cuStreamIsCapturing, 10000)                                                                              \
+  X(cuThreadExchangeStreamCaptureMode, 10010)                                                                \
   X(cuLaunchHostFunc, 10000)                                                                                 \
   X(cuEventCreate, 2000)                                                                                     \
   X(cuEventDestroy, 4000)                                                                                    \

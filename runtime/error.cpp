@@ -81,13 +81,17 @@ Error Error::driver(std::string api, int code, std::string error_name, std::stri
 }
 
 Error Error::kernel_fault(std::string api, int code, std::string error_name, std::string_view description,
-                          std::string kernel) {
+                          std::string kernel, std::string_view reason) {
   const std::string who = kernel.empty() ? std::string("a kernel") : fmt::format("kernel '{}'", kernel);
   std::string what =
-      fmt::format("oxide: {} stopped on the device: {} ({}); the device printed the reason above, if it "
-                  "was an assert, a trap or a bounds check. Reported by {}; the context cannot be used "
-                  "after this error.",
-                  who, error_name, description, api);
+      reason.empty()
+          ? fmt::format(
+                "oxide: {} stopped on the device: {} ({}); the device printed the reason above, if it "
+                "was an assert or a trap. Reported by {}; the context cannot be used after this error.",
+                who, error_name, description, api)
+          : fmt::format("oxide: {} stopped on the device: {}. {} ({}), reported by {}; the context cannot be "
+                        "used after this error.",
+                        who, reason, error_name, description, api);
   return Error(what,
                Info{ErrorKind::KernelFault, std::move(api), std::move(error_name), code, std::move(kernel)});
 }

@@ -30,10 +30,15 @@ std::string_view trimmed(const char *log) {
   return text;
 }
 
+struct LoadedModule {
+  CUmodule module;
+  const CodeObject *code;
+};
+
 /// `user` says what needs the module ("kernel 'vecadd'", "constant 'taps'"), for messages;
 /// `kernel` is the kernel's name for Error::kernel(), if a kernel needs it.
-CUmodule load_module(const DeviceImage &image, const std::string &user, const std::string &kernel,
-                     const Device &device) {
+LoadedModule load_module(const DeviceImage &image, const std::string &user, const std::string &kernel,
+                         const Device &device) {
   const int arch = device.compute_capability().as_int();
   const CodeObject *code = select_code(image, arch);
   if (!code)
@@ -62,7 +67,7 @@ CUmodule load_module(const DeviceImage &image, const std::string &user, const st
       details += fmt::format("\nJIT error log:\n{}", log);
     throw_driver_error(result, "cuModuleLoadDataEx", kernel, details);
   }
-  return module;
+  return {module, code};
 }
 
 } // namespace
@@ -79,8 +84,15 @@ CUmodule ContextState::module_for_image(const DeviceImage &image, std::size_t im
   if (auto it = modules_.find(image_index); it != modules_.end())
     return it->second;
   ScopedCurrent current(*this);
-  CUmodule module = load_module(image, user, kernel, device_);
+  const auto [module, code] = load_module(image, user, kernel, device_);
   modules_.emplace(image_index, module);
+  // A module whose code has a failure report gets the context's record (made on first need).
+  if (FailureReports::reports_failures(code->bytes)) {
+    if (!failure_reports_)
+      failure_reports_ = FailureReports::create(handle_);
+    if (failure_reports_)
+      failure_reports_->attach(module);
+  }
   return module;
 }
 

@@ -1,6 +1,7 @@
 //===- NvptxBackend.cpp - device LLVM IR to PTX and cubin -----------------===//
 
 #include "oxide/compiler/NvptxBackend.h"
+#include "oxide/compiler/FailureReports.h"
 #include "oxide/compiler/GuardedWrites.h"
 #include "oxide/compiler/ReportedError.h"
 #include "oxide/compiler/ScopedAtomics.h"
@@ -124,6 +125,8 @@ llvm::Expected<std::string> oxide::generatePtx(llvm::Module &module, llvm::Strin
     printUndefinedBehaviourHints(hints, diagnostics ? *diagnostics : llvm::errs());
     return reportedError("the audit of the optimised device code");
   }
+  // The checks found and audited, their reports are written without a call (FailureReports.h).
+  writeFailureReports(module);
   if (auto err = checkUndefinedExternals(module))
     return std::move(err);
   // The source lines served the checks and the diagnostics; the PTX (and so the cubin, which

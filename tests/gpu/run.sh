@@ -128,7 +128,7 @@ sanitize() { # tool exe limit: the exit status file of the run
 traps_on_purpose=" lang/ub_guards lang/loop_checks lang/cub_block lang/cub_block_adjacent lang/cub_merge_sort lang/cub_run_length lang/cub_warp_io "
 only_intended_traps() { # name log
   [[ "$traps_on_purpose" == *" $1 "* ]] || return 1
-  ! grep -E '^========= [A-Z]' "$2" | grep -vqE '^========= (Warp assert|Trace/breakpoint trap|Program hit CUDA_ERROR_(ASSERT|LAUNCH_FAILED) |ERROR SUMMARY|COMPUTE-SANITIZER)'
+  ! grep -E '^========= [A-Z]' "$2" | grep -vqE '^========= (Warp assert|Trace/breakpoint trap|Program hit CUDA_ERROR_(ASSERT|LAUNCH_FAILED|ILLEGAL_INSTRUCTION) |ERROR SUMMARY|COMPUTE-SANITIZER)'
 }
 for run in "${runs[@]}"; do
   read -r tool exe <<< "$run"

@@ -154,8 +154,20 @@ int run(const char *variant, std::size_t size, const std::function<float(std::si
     host[k] = input(k);
   const auto in = oxide::DeviceBuffer<float>::from_host(env.stream, host);
   auto out = oxide::DeviceBuffer<float>::from_host(env.stream, std::vector<float>(kThreads, -1.0f));
-  launch(env, out, in);
-  env.stream.synchronize();
+  try {
+    launch(env, out, in);
+    env.stream.synchronize();
+  } catch (const oxide::Error &e) {
+    // The stop must be the failed bounds check, reported with its index and size; on a GPU also
+    // with its place (the kernel writes it to the host: oxide/detail/failure_record.hpp).
+    const std::string what = e.what();
+    std::printf("%s: launch failed: %s: %s\n", variant, oxide::to_string(e.kind()).data(), e.what());
+    const bool located = env.ctx.is_simulator() || what.find("loop_checks.cpp:") != std::string::npos;
+    return e.kind() == oxide::ErrorKind::KernelFault &&
+                   what.find("out of bounds for span of size") != std::string::npos && located
+               ? 3
+               : 1;
+  }
   const std::vector<float> got = out.to_host(env.stream);
   int wrong = 0;
   for (std::size_t t = 0; t < kThreads; ++t)

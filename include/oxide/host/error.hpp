@@ -93,9 +93,11 @@ public:
 
   /// A kernel that stopped on the GPU (kind() == ErrorKind::KernelFault): a trap, a failed
   /// assert or bounds check, an illegal address. The driver reports it at the next call that
-  /// waits for the kernel (`api`); what() names the kernel and says that the context is lost.
+  /// waits for the kernel (`api`); what() names the kernel, says why it stopped when the kernel
+  /// reported it (`reason`: a failed bounds check's place, thread, index and size) and that the
+  /// context is lost.
   static Error kernel_fault(std::string api, int code, std::string error_name, std::string_view description,
-                            std::string kernel);
+                            std::string kernel, std::string_view reason = {});
 
   [[nodiscard]] ErrorKind kind() const noexcept { return info_->kind; }
   /// to_string(kind()): "RequiresViolated".

@@ -1,7 +1,9 @@
 // RUN: oxide-opt %s -split-input-file -oxide-to-nvvm | FileCheck %s
 
-// A failed bounds check calls one cold, out-of-line report per module (vprintf + __assertfail).
-// CHECK-LABEL: llvm.func internal @__oxide_bounds_failure(
+// A failed bounds check calls one cold, out-of-line report per module (vprintf + __assertfail),
+// external so that no interprocedural pass changes its arguments: oxide-write-failure-reports
+// (compiler/passes/FailureReports.cpp) writes the reports in place of its calls and removes it.
+// CHECK-LABEL: llvm.func @__oxide_bounds_failure(
 // CHECK-SAME: passthrough = ["noinline", "cold", "noreturn"]
 // CHECK: llvm.call @vprintf
 // CHECK: llvm.call @__assertfail

@@ -24,7 +24,7 @@ constexpr std::uint32_t kTile = 32, kPitch = 33, kRows = 8;
 // CHECK: ld.global.nc.b32
 // CHECK-NOT: {{bra|setp}}
 // CHECK: bar.sync 0;
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 2, block = (32, 8), "
                                  "requires = (width * height == in.size(), in.size() == out.size())")]] void
 transpose_plain(std::uint32_t width, std::uint32_t height, oxide::Span<const float> in,
@@ -50,7 +50,7 @@ transpose_plain(std::uint32_t width, std::uint32_t height, oxide::Span<const flo
 // CHECK-NEXT: setp.lt.u64 {{%p[0-9]+}}, [[FIRST]], -896;
 // CHECK-NOT: {{add.s64 .*, (128|256|384|512|640|768);}}
 // CHECK: ld.global.nc.b32
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1, block = 128")]] void
 batch_reads(oxide::Span<const std::uint32_t> words, oxide::DisjointSpan<std::uint32_t> out, std::uint64_t start) {
   const std::uint32_t t = oxide::thread_idx().x;

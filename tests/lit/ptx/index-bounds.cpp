@@ -32,7 +32,7 @@ struct Inner {
 
 // The five-point stencil: all five checks go.
 // CHECK-LABEL: .entry {{.*}}stencil
-// CHECK-NOT: __oxide_bounds_failure
+// CHECK-NOT: [__oxide_failure_record]
 // CHECK: ret;
 [[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() == out.size())")]] void
 stencil(In in, Out out) {
@@ -49,7 +49,7 @@ stencil(In in, Out out) {
 
 // A transpose's read: row < height, col < width and width * height == in.size().
 // CHECK-LABEL: .entry {{.*}}transpose_read
-// CHECK-NOT: __oxide_bounds_failure
+// CHECK-NOT: [__oxide_failure_record]
 // CHECK: ret;
 [[kernel, oxide::launch_contract("domain = 2, block = (32, 8), "
                                  "requires = (width * height == in.size(), in.size() == out.size())")]] void
@@ -66,7 +66,7 @@ transpose_read(std::uint32_t width, std::uint32_t height, In in, Out out) {
 // The right neighbour without x != w - 1: at x == w - 1 it is the next row's first element, or
 // past the end on the last row.
 // CHECK-LABEL: .entry {{.*}}right_unguarded
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() == out.size())")]] void
 right_unguarded(In in, Out out) {
   apply(in, out, Everywhere{}, [](std::size_t c, std::size_t) { return c + 1; });
@@ -74,7 +74,7 @@ right_unguarded(In in, Out out) {
 
 // The left neighbour without x != 0: at c == 0 the index wraps around.
 // CHECK-LABEL: .entry {{.*}}left_unguarded
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() == out.size())")]] void
 left_unguarded(In in, Out out) {
   apply(in, out, Everywhere{}, [](std::size_t c, std::size_t) { return c - 1; });
@@ -82,7 +82,7 @@ left_unguarded(In in, Out out) {
 
 // The row below without y != h - 1: past the end on the last row.
 // CHECK-LABEL: .entry {{.*}}down_unguarded
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() == out.size())")]] void
 down_unguarded(In in, Out out) {
   apply(in, out, Everywhere{}, [](std::size_t c, std::size_t w) { return c + w; });
@@ -90,7 +90,7 @@ down_unguarded(In in, Out out) {
 
 // Two columns to the right with only x != w - 1 known: x == w - 2 reaches the next row.
 // CHECK-LABEL: .entry {{.*}}two_right
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() == out.size())")]] void
 two_right(In in, Out out) {
   apply(in, out, Inner{}, [](std::size_t c, std::size_t) { return c + 2; });
@@ -98,14 +98,14 @@ two_right(In in, Out out) {
 
 // Nothing relates in.size() to the output's extents.
 // CHECK-LABEL: .entry {{.*}}unrelated
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 2, block = (32, 8)")]] void unrelated(In in, Out out) {
   apply(in, out, Everywhere{}, [](std::size_t c, std::size_t) { return c; });
 }
 
 // A smaller input than the output: in.size() <= out.size() is not equality.
 // CHECK-LABEL: .entry {{.*}}smaller_input
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() <= out.size())")]] void
 smaller_input(In in, Out out) {
   apply(in, out, Everywhere{}, [](std::size_t c, std::size_t) { return c; });
@@ -113,7 +113,7 @@ smaller_input(In in, Out out) {
 
 // The transposed index, y * h + x: neither extent bounds x and y the right way round.
 // CHECK-LABEL: .entry {{.*}}swapped
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 2, block = (32, 8), requires = (in.size() == out.size())")]] void
 swapped(In in, Out out) {
   const auto p = oxide::thread::index_2d();
@@ -127,7 +127,7 @@ swapped(In in, Out out) {
 // the column from a thread-stride loop (c < cols likewise), so b * cols + c < rows * cols: both
 // loops' induction variables are bounded on every edge into their headers.
 // CHECK-LABEL: .entry {{.*}}row_sums
-// CHECK-NOT: __oxide_bounds_failure
+// CHECK-NOT: [__oxide_failure_record]
 // CHECK: ret;
 [[kernel, oxide::launch_contract("domain = 1, block = 256, "
                                  "requires = (in.size() == rows * cols, sums.size() == rows)")]] void
@@ -144,7 +144,7 @@ row_sums(std::uint32_t rows, std::uint32_t cols, In in, oxide::DisjointSpan<floa
 
 // The column loop runs to c <= cols: its last step is the next row's first element.
 // CHECK-LABEL: .entry {{.*}}row_sums_inclusive
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1, block = 256, "
                                  "requires = (in.size() == rows * cols, sums.size() == rows)")]] void
 row_sums_inclusive(std::uint32_t rows, std::uint32_t cols, In in, oxide::DisjointSpan<float> sums) {
@@ -159,7 +159,7 @@ row_sums_inclusive(std::uint32_t rows, std::uint32_t cols, In in, oxide::Disjoin
 
 // The column starts one past the thread's index, untested: only the latch bounds it.
 // CHECK-LABEL: .entry {{.*}}row_sums_unchecked_start
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1, block = 256, "
                                  "requires = (in.size() == rows * cols, sums.size() == rows)")]] void
 row_sums_unchecked_start(std::uint32_t rows, std::uint32_t cols, In in, oxide::DisjointSpan<float> sums) {
@@ -178,7 +178,7 @@ row_sums_unchecked_start(std::uint32_t rows, std::uint32_t cols, In in, oxide::D
 // A thread-stride loop over a row's columns: c < cols on every edge into the loop bounds c
 // itself (weight.size() == cols), with no product in the index.
 // CHECK-LABEL: .entry {{.*}}scaled_row_sums
-// CHECK-NOT: __oxide_bounds_failure
+// CHECK-NOT: [__oxide_failure_record]
 // CHECK: ret;
 [[kernel, oxide::launch_contract("domain = 1, block = 256, "
                                  "requires = (in.size() == rows * cols, weight.size() == cols, "
@@ -196,7 +196,7 @@ scaled_row_sums(std::uint32_t rows, std::uint32_t cols, In in, In weight, oxide:
 
 // The weights are one shorter than the row: the last column reads past them.
 // CHECK-LABEL: .entry {{.*}}scaled_row_sums_short
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1, block = 256, "
                                  "requires = (in.size() == rows * cols, weight.size() + 1 == cols, "
                                  "sums.size() == rows)")]] void

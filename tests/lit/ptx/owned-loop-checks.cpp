@@ -27,7 +27,7 @@
 // CHECK-NEXT: setp.lt.u64 [[GOES_ON:%p[0-9]+]], [[COLUMN]], [[LIMIT]];
 // CHECK-NOT: st.global
 // CHECK: @[[GOES_ON]] bra
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1, block = 1024, requires = (in.size() == rows * cols, "
                                  "out.size() == rows * cols, weight.size() == cols)")]] void
 scale_rows(std::uint32_t rows, std::uint32_t cols, oxide::Span<const float> in, oxide::Span<const float> weight,
@@ -47,7 +47,7 @@ scale_rows(std::uint32_t rows, std::uint32_t cols, oxide::Span<const float> in, 
 // With the output's shape in the contract (out.width() == cols), the element guard's column bound
 // is the reads' bound too: no check is left anywhere in the kernel.
 // CHECK-LABEL: .entry {{.*}}scale_shaped_rows
-// CHECK-NOT: __oxide_bounds_failure
+// CHECK-NOT: [__oxide_failure_record]
 // CHECK: ret;
 [[kernel, oxide::launch_contract("domain = 1, block = 1024, requires = (in.size() == rows * cols, "
                                  "out.width() == cols, out.height() == rows, weight.size() == cols)")]] void
@@ -71,7 +71,7 @@ scale_shaped_rows(std::uint32_t rows, std::uint32_t cols, oxide::Span<const floa
 // CHECK: st.global.b32
 // CHECK-NOT: bra
 // CHECK: st.global.b32
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1")]] void
 divide_rows(std::uint32_t rows, std::uint32_t cols, oxide::Span<const float> in, oxide::DisjointSpan2D<float> out) {
   for (const auto &w : oxide::warp::warp_stride(rows)) {

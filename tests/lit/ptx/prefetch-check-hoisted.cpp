@@ -24,7 +24,7 @@
 // CHECK: ld.global.nc.b32
 // CHECK-NOT: .u64
 // CHECK: bra{{(.uni)?}} [[LOOP]];
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1, block = 256")]] void
 prefetch_sum(std::uint32_t n, oxide::Span<const float> a, oxide::DisjointSpan<float> out) {
   const std::uint32_t t = oxide::thread_idx().x;
@@ -53,7 +53,7 @@ prefetch_sum(std::uint32_t n, oxide::Span<const float> a, oxide::DisjointSpan<fl
 // CHECK: ld.global.nc.b32
 // CHECK-NOT: .u64
 // CHECK: bra{{(.uni)?}} [[LOOP]];
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1, block = 256")]] void
 prefetch_staged(std::uint32_t n, oxide::Span<const float> a, oxide::DisjointSpan<float> out) {
   auto staged = oxide::shared_array<float, 256>();

@@ -38,7 +38,7 @@ inline void count(unsigned *__restrict__ hits, const unsigned *__restrict__ limi
 // CHECK: @%p{{[0-9]+}} bra
 // CHECK: shl.b64 {{%rd[0-9]+}}, [[K]], 2;
 // CHECK: atom.global.add.u32
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1")]] void restrict_counter(oxide::AtomicSpan<unsigned> bins,
                                                                        oxide::Span<const unsigned> in) {
   unsigned hits = 0;
@@ -55,7 +55,7 @@ inline void count(unsigned *__restrict__ hits, const unsigned *__restrict__ limi
 // CHECK: @%p{{[0-9]+}} bra
 // CHECK: shl.b64 {{%rd[0-9]+}}, [[K]], 2;
 // CHECK: atom.global.add.u32
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1")]] void float_read_as_int(oxide::AtomicSpan<unsigned> bins,
                                                                         oxide::Span<const float> in) {
   if (const float *x = in.get(oxide::thread::index_1d().get())) {
@@ -75,7 +75,7 @@ inline unsigned written_then_read(float *f, unsigned *u, float v) {
 // CHECK: setp.{{(gt|le)}}.u64 [[IN:%p[0-9]+]], [[SIZE]], 7;
 // CHECK: @%p{{[0-9]+}} bra
 // CHECK: atom.global.add.u32 %r{{[0-9]+}}, [%rd{{[0-9]+}}+28], 1;
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1")]] void float_over_int(oxide::AtomicSpan<unsigned> bins,
                                                                      oxide::Span<const float> in) {
   if (const float *x = in.get(oxide::thread::index_1d().get())) {
@@ -90,7 +90,7 @@ inline unsigned written_then_read(float *f, unsigned *u, float v) {
 // CHECK: @%p{{[0-9]+}} bra
 // CHECK: shl.b64 {{%rd[0-9]+}}, [[K]], 2;
 // CHECK: atom.global.add.u32
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1")]] void union_pun(oxide::AtomicSpan<unsigned> bins,
                                                                 oxide::Span<const float> in) {
   union {
@@ -109,7 +109,7 @@ inline unsigned written_then_read(float *f, unsigned *u, float v) {
 // CHECK: @%p{{[0-9]+}} bra
 // CHECK: shl.b64 {{%rd[0-9]+}}, [[K]], 2;
 // CHECK: atom.global.add.u32
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1")]] void after_scope(oxide::AtomicSpan<unsigned> bins,
                                                                   oxide::Span<const unsigned> in) {
   const unsigned *q;
@@ -131,7 +131,7 @@ inline const unsigned *dangling(unsigned v) {
 // CHECK: setp.gt.u64 [[IN:%p[0-9]+]], [[SIZE]], %rd{{[0-9]+}};
 // CHECK: @[[IN]] bra
 // CHECK: atom.global.add.u32
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1")]] void returned_local(oxide::AtomicSpan<unsigned> bins,
                                                                      oxide::Span<const unsigned> in) {
   if (const unsigned *x = in.get(oxide::thread::index_1d().get()))
@@ -144,7 +144,7 @@ inline const unsigned *dangling(unsigned v) {
 // CHECK: and.pred [[IN:%p[0-9]+]], [[EXISTS]], %p{{[0-9]+}};
 // CHECK: @[[IN]] bra
 // CHECK: st.global.b32
-// CHECK: call.uni __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1")]] void after_loop(oxide::DisjointSpan<float> out, unsigned n) {
   const float *last = nullptr;
   for (unsigned k = 0; k < n; ++k) {

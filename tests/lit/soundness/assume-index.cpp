@@ -93,7 +93,7 @@ template <class T> void put(oxide::DisjointSpan<T> out, const oxide::thread::Thr
 // CHECK: setp.{{(lt|ge)}}.u32 [[IN:%p[0-9]+]], [[X]], 64;
 // CHECK: @%p{{[0-9]+}} bra
 // CHECK: atom.global.add.u32
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1, requires = (bins.size() == 64)")]] void
 atomic_loaded(oxide::AtomicSpan<unsigned> bins, oxide::Span<const unsigned> in) {
   if (const unsigned *x = in.get(oxide::thread::index_1d().get())) {
@@ -110,7 +110,7 @@ atomic_loaded(oxide::AtomicSpan<unsigned> bins, oxide::Span<const unsigned> in) 
 // CHECK: setp.{{(gt|le)}}.u64 [[IN:%p[0-9]+]], [[SIZE]], [[X64]];
 // CHECK: @%p{{[0-9]+}} bra
 // CHECK: atom.global.add.u32
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1")]] void atomic_helper(oxide::AtomicSpan<unsigned> bins,
                                                                     oxide::Span<const unsigned> in) {
   if (const unsigned *x = in.get(oxide::thread::index_1d().get())) {
@@ -125,7 +125,7 @@ atomic_loaded(oxide::AtomicSpan<unsigned> bins, oxide::Span<const unsigned> in) 
 // CHECK: setp.{{(lt|ge)}}.u64 [[IN:%p[0-9]+]], [[K]], [[SIZE]];
 // CHECK: @%p{{[0-9]+}} bra
 // CHECK: atom.global.add.u32
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1")]] void atomic_modulo(oxide::AtomicSpan<unsigned> bins) {
   const auto &i = oxide::thread::index_1d();
   __builtin_assume(i.get() % 256 == 0);
@@ -139,7 +139,7 @@ atomic_loaded(oxide::AtomicSpan<unsigned> bins, oxide::Span<const unsigned> in) 
 // CHECK: setp.{{(ne|eq)}}.b64 [[IN:%p[0-9]+]], [[K]], 0;
 // CHECK: @%p{{[0-9]+}} bra
 // CHECK: atom.global.add.u32
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1, requires = (bins.size() == 1)")]] void
 atomic_modulo_helper(oxide::AtomicSpan<unsigned> bins) {
   const auto &i = oxide::thread::index_1d();

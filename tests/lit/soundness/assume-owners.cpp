@@ -116,7 +116,7 @@ inline void expect_attr(bool condition) { [[assume(condition)]]; }
 // CHECK: and.pred [[IN:%p[0-9]+]], [[EXISTS]], [[ROOM]];
 // CHECK: @[[IN]] bra
 // CHECK: st.global.b32 [%rd{{[0-9]+}}+12]
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1")]] void tile_full_attr(oxide::DisjointSpan<float> out) {
   const auto t = out.tile_mut<4>(oxide::thread::index_1d());
   [[assume(t.full())]];
@@ -135,7 +135,7 @@ inline void expect_attr(bool condition) { [[assume(condition)]]; }
 // CHECK: and.pred [[IN:%p[0-9]+]], [[EXISTS]], [[ROOM]];
 // CHECK: @[[IN]] bra
 // CHECK: st.global.b32 [%rd{{[0-9]+}}+12]
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1")]] void tile_full_helper(oxide::DisjointSpan<float> out) {
   const auto t = out.tile_mut<4>(oxide::thread::index_1d());
   expect(t.full());
@@ -152,7 +152,7 @@ inline void expect_attr(bool condition) { [[assume(condition)]]; }
 // CHECK: and.pred [[OK:%p[0-9]+]], %p{{[0-9]+}}, [[IN_TILE]];
 // CHECK: @[[OK]] bra
 // CHECK: st.global.b32
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1")]] void tile_index_helper(oxide::DisjointSpan<float> out,
                                                                         unsigned j) {
   const auto t = out.tile_mut<4>(oxide::thread::index_1d());

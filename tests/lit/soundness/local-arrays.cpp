@@ -19,7 +19,7 @@
 // CHECK: [[UPDATE]]:
 // CHECK: atom.global.add.u32
 // CHECK: [[FAIL]]:
-// CHECK: call.uni __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1, requires = (bins.size() == 256)")]] void
 histogram_loop(oxide::AtomicSpan<unsigned> bins, oxide::Span<const unsigned> in, unsigned n) {
   unsigned hist[256] = {};
@@ -37,7 +37,7 @@ histogram_loop(oxide::AtomicSpan<unsigned> bins, oxide::Span<const unsigned> in,
 // CHECK: [[UPDATE]]:
 // CHECK: atom.global.add.u32
 // CHECK: [[FAIL]]:
-// CHECK: call.uni __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1, requires = (bins.size() == 64)")]] void
 write_loop(oxide::AtomicSpan<unsigned> bins, oxide::DisjointSpan<unsigned> out,
            oxide::Span<const unsigned> in, unsigned n) {
@@ -57,7 +57,7 @@ write_loop(oxide::AtomicSpan<unsigned> bins, oxide::DisjointSpan<unsigned> out,
 // CHECK: @%p{{[0-9]+}} bra [[FAIL:\$L__BB[0-9_]+]];
 // CHECK: atom.global.add.u32
 // CHECK: [[FAIL]]:
-// CHECK: call.uni __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1, requires = (bins.size() == 64)")]] void
 read_loop(oxide::AtomicSpan<unsigned> bins, oxide::DisjointSpan<unsigned> out, oxide::Span<const unsigned> in,
           unsigned n) {
@@ -82,7 +82,7 @@ oxide::constant<unsigned[64]> weights;
 // CHECK: ld.const.b32
 // CHECK: atom.global.add.u32
 // CHECK: [[FAIL]]:
-// CHECK: call.uni __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1, requires = (bins.size() == 64)")]] void
 constant_table(oxide::AtomicSpan<unsigned> bins, unsigned n) {
   for (unsigned k = 0; k < n; ++k)
@@ -99,7 +99,7 @@ constant_table(oxide::AtomicSpan<unsigned> bins, unsigned n) {
 // CHECK: [[END]]:
 // CHECK: ret;
 // CHECK: [[FAIL]]:
-// CHECK: call.uni __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1, requires = (bins.size() == 16)")]] void
 search_array(oxide::AtomicSpan<unsigned> bins, oxide::Span<const unsigned> in) {
   unsigned seen[16] = {};

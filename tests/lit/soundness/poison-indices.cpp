@@ -19,7 +19,7 @@
 // CHECK: setp.{{(lt|ge)}}.u64 [[IN:%p[0-9]+]], [[J]], [[SIZE]];
 // CHECK: @%p{{[0-9]+}} bra
 // CHECK: atom.global.add.u32
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1")]] void
 overflow_thread_index(oxide::AtomicSpan<unsigned> bins) {
   int j = int(oxide::thread::index_1d().get()) + INT_MAX; // overflows for every thread but 0
@@ -33,7 +33,7 @@ overflow_thread_index(oxide::AtomicSpan<unsigned> bins) {
 // CHECK: @%p{{[0-9]+}} bra
 // CHECK: shl.b64 {{%rd[0-9]+}}, [[J]], 2;
 // CHECK: atom.global.add.u32
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1")]] void overflow_loaded(oxide::AtomicSpan<unsigned> bins,
                                                                       oxide::Span<const int> in) {
   if (const int *x = in.get(oxide::thread::index_1d().get())) {
@@ -54,7 +54,7 @@ overflow_thread_index(oxide::AtomicSpan<unsigned> bins) {
 // CHECK: @%p{{[0-9]+}} bra
 // CHECK: shl.b64 {{%rd[0-9]+}}, [[J]], 2;
 // CHECK: atom.global.add.u32
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1")]] void overflow_scaled(oxide::AtomicSpan<unsigned> bins,
                                                                       oxide::Span<const int> in) {
   if (const int *x = in.get(oxide::thread::index_1d().get()))
@@ -67,7 +67,7 @@ overflow_thread_index(oxide::AtomicSpan<unsigned> bins) {
 // CHECK: @%p{{[0-9]+}} bra
 // CHECK: add.s64 {{%rd[0-9]+}}, %rd{{[0-9]+}}, -8589934592;
 // CHECK: atom.global.add.u32
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1")]] void overflow_constant(oxide::AtomicSpan<unsigned> bins) {
   int j = INT_MAX;
   j = j + 1;
@@ -79,7 +79,7 @@ overflow_thread_index(oxide::AtomicSpan<unsigned> bins) {
 // CHECK: setp.{{(ne|eq)}}.b64 [[IN:%p[0-9]+]], [[SIZE]], 0;
 // CHECK: @%p{{[0-9]+}} bra
 // CHECK: atom.global.add.u32
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1")]] void uninitialised_int(oxide::AtomicSpan<unsigned> bins) {
   int k;
   bins.fetch_add(k, 1u);
@@ -91,7 +91,7 @@ overflow_thread_index(oxide::AtomicSpan<unsigned> bins) {
 // CHECK: setp.{{(ne|eq)}}.b64 {{%p[0-9]+}}, [[SIZE]], 0;
 // CHECK: @%p{{[0-9]+}} bra
 // CHECK: atom.global.add.u32
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1")]] void uninitialised_size(oxide::AtomicSpan<unsigned> bins) {
   std::size_t k;
   bins.fetch_add(k, 1u);
@@ -103,7 +103,7 @@ overflow_thread_index(oxide::AtomicSpan<unsigned> bins) {
 // CHECK: @%p{{[0-9]+}} bra
 // CHECK: shl.b64 {{%rd[0-9]+}}, [[K]], 2;
 // CHECK: atom.global.add.u32
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1")]] void
 uninitialised_on_one_path(oxide::AtomicSpan<unsigned> bins, oxide::Span<const int> in) {
   int k;
@@ -117,7 +117,7 @@ uninitialised_on_one_path(oxide::AtomicSpan<unsigned> bins, oxide::Span<const in
 // CHECK: setp.{{(ne|eq)}}.b64 {{%p[0-9]+}}, [[SIZE]], 0;
 // CHECK: @%p{{[0-9]+}} bra
 // CHECK: atom.global.add.u32
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1")]] void uninitialised_element(oxide::AtomicSpan<unsigned> bins,
                                                                             oxide::Span<const unsigned> in) {
   std::size_t index[2];
@@ -135,7 +135,7 @@ uninitialised_on_one_path(oxide::AtomicSpan<unsigned> bins, oxide::Span<const in
 // CHECK: and.pred [[IN:%p[0-9]+]], [[EXISTS]], %p{{[0-9]+}};
 // CHECK: @[[IN]] bra
 // CHECK: st.global.b32
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1")]] void
 uninitialised_tile_index(oxide::DisjointSpan<float> out) {
   unsigned j;
@@ -152,7 +152,7 @@ uninitialised_tile_index(oxide::DisjointSpan<float> out) {
 // CHECK: and.pred [[IN:%p[0-9]+]], %p{{[0-9]+}}, [[IN_TILE]];
 // CHECK: @[[IN]] bra
 // CHECK: st.global.b32
-// CHECK: __oxide_bounds_failure
+// CHECK: [__oxide_failure_record]
 [[kernel, oxide::launch_contract("domain = 1")]] void overflow_tile_index(oxide::DisjointSpan<float> out,
                                                                           oxide::Span<const int> in) {
   const auto &i = oxide::thread::index_1d();

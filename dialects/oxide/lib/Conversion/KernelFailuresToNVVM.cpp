@@ -46,7 +46,9 @@ void oxide::buildBoundsFailureFunction(ModuleOp module) {
   auto voidType = LLVM::LLVMVoidType::get(ctx);
   // (index, size, file, line, function)
   auto fnType = LLVM::LLVMFunctionType::get(voidType, {i64, i64, ptr, i32, ptr});
-  auto fn = LLVM::LLVMFuncOp::create(b, loc, kBoundsFailureName, fnType, LLVM::Linkage::Internal);
+  // External, so that no interprocedural pass drops or specialises an argument: the calls keep
+  // the five arguments until oxide-write-failure-reports, which removes the function.
+  auto fn = LLVM::LLVMFuncOp::create(b, loc, kBoundsFailureName, fnType, LLVM::Linkage::External);
   fn.setPassthroughAttr(
       b.getArrayAttr({b.getStringAttr("noinline"), b.getStringAttr("cold"), b.getStringAttr("noreturn")}));
   Block *entry = fn.addEntryBlock(b);
