@@ -299,12 +299,7 @@ namespace {
 
 using lang::Checks;
 
-std::uint64_t mix(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+using lang::mix;
 
 /// The positions [first, first + count) of x in the order std::stable_sort of the first `valid`
 /// by `cmp` gives them (equal keys by position: std::sort on the positions, as libstdc++ 12's

@@ -12,6 +12,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <type_traits>
@@ -19,6 +20,14 @@
 #include <vector>
 
 namespace lang {
+
+/// SplitMix64's finaliser: reproducible pseudo-random test data from an index.
+inline std::uint64_t mix(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
 
 /// Named checks counted for the summary line; the first 20 failures are printed as
 /// "mismatch: WHAT", and a refused call prints the message the user reads.
