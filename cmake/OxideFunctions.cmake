@@ -36,6 +36,14 @@ function(oxide_target target)
     cmake_language(EVAL CODE "cmake_language(DEFER CALL _oxide_set_launcher [[${target}]])")
   endif()
   target_compile_features("${target}" PRIVATE cxx_std_20)
+  # CMake names sources by absolute paths: __FILE__ and the files a kernel's failure reports name
+  # are written relative to the project ("src/k.cpp:47"), so that no directory of the build
+  # machine reaches the binary and two checkouts build the same bytes. Debug information (-g)
+  # keeps whole paths, for the debugger; OXIDE_KEEP_SOURCE_PATHS keeps them everywhere.
+  if(NOT OXIDE_KEEP_SOURCE_PATHS)
+    target_compile_options("${target}" PRIVATE
+      "-fmacro-prefix-map=${CMAKE_SOURCE_DIR}/=" "-fmacro-prefix-map=${CMAKE_BINARY_DIR}/=")
+  endif()
   if(_type STREQUAL "EXECUTABLE" OR _type STREQUAL "SHARED_LIBRARY" OR _type STREQUAL "MODULE_LIBRARY")
     target_link_libraries("${target}" PRIVATE Oxide::runtime)
   else()

@@ -1,8 +1,10 @@
 //===- NvptxBackend.cpp - device LLVM IR to PTX and cubin -----------------===//
 
 #include "oxide/compiler/NvptxBackend.h"
+#include "oxide/compiler/DebugFiles.h"
 #include "oxide/compiler/FailureReports.h"
 #include "oxide/compiler/GuardedWrites.h"
+#include "oxide/compiler/LoopLatchBranches.h"
 #include "oxide/compiler/ReportedError.h"
 #include "oxide/compiler/ScopedAtomics.h"
 #include "oxide/compiler/TargetCodegen.h"
@@ -100,7 +102,8 @@ llvm::Error oxide::checkUndefinedExternals(const llvm::Module &module) {
 
 llvm::Expected<std::string> oxide::generatePtx(llvm::Module &module, llvm::StringRef arch, unsigned optLevel,
                                                llvm::raw_ostream *dumpOptimized,
-                                               llvm::raw_ostream *diagnostics, bool lineInfo) {
+                                               llvm::raw_ostream *diagnostics, bool lineInfo,
+                                               llvm::ArrayRef<PathPrefix> debugPrefixMap) {
   auto tm = createTargetMachine(module, arch, "+ptx88", optLevel);
   if (!tm)
     return tm.takeError();
@@ -134,6 +137,11 @@ llvm::Expected<std::string> oxide::generatePtx(llvm::Module &module, llvm::Strin
   // asked (--lineinfo, -G), as nvcc's does: no source paths in the executable by default.
   if (!lineInfo)
     llvm::StripDebugInfo(module);
+  else
+    remapDebugPaths(module, debugPrefixMap);
+  // Last: loops in the form ptxas unrolls (LoopLatchBranches.h).
+  if (optLevel > 0)
+    orientLoopLatchBranches(module);
   return emitCode(module, **tm, llvm::CodeGenFileType::AssemblyFile);
 }
 

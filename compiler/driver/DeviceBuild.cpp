@@ -98,6 +98,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> lowerThroughMlir(const ArchStages 
   mlirOpts.archName = s.arch.name();
   mlirOpts.archChosen = opts.archsChosen();
   mlirOpts.archSpecific = &archSpecific;
+  mlirOpts.macroPrefixMap = opts.macroPrefixMap;
   // `oxcc check` compiles one architecture (checkArchs) and checks the kernels' requirements
   // against every other one the user chose; it stops after the checks.
   if (opts.emit == EmitStage::Check) {
@@ -138,7 +139,7 @@ llvm::Expected<std::string> generateArchPtx(const ArchStages &s, llvm::Module &l
   else if (s.temps.enabled())
     dumpOptimized = &optimizedOs;
   auto ptx = generatePtx(linked, target, optLevel, dumpOptimized, &s.diagOut,
-                         /*lineInfo=*/opts.lineInfo || opts.deviceDebug);
+                         /*lineInfo=*/opts.lineInfo || opts.deviceDebug, opts.debugPrefixMap);
   if (!ptx)
     return ptx.takeError();
   if (s.temps.enabled()) {
@@ -150,6 +151,44 @@ llvm::Expected<std::string> generateArchPtx(const ArchStages &s, llvm::Module &l
       return std::move(err);
   }
   return ptx;
+}
+
+/// The occupancy step (OccupancyStep.cpp): `cubin` and `ptxasOutput`, assembled from `ptx`,
+/// become those of `ptx` with the steps that spill nothing more than without, if any.
+void takeOccupancySteps(const ArchStages &s, llvm::StringRef ptx, const std::string &target,
+                        unsigned optLevel, llvm::ArrayRef<llvm::StringRef> ptxasFlags, std::string &cubin,
+                        std::string &ptxasOutput) {
+  const std::vector<KernelResources> before = parseResourceUsage(splitPtxasOutput(ptxasOutput).info);
+  std::vector<OccupancyStep> steps = findOccupancySteps(ptx, before, s.arch.number);
+  llvm::raw_ostream *log = s.tu.opts.verbose ? &s.log : nullptr;
+  while (!steps.empty()) {
+    std::string output;
+    auto stepped =
+        assembleCubin(s.tc.ptxas, withOccupancySteps(ptx, steps), target, optLevel, ptxasFlags, log, &output);
+    if (!stepped) {
+      llvm::consumeError(stepped.takeError());
+      return;
+    }
+    const std::vector<KernelResources> after = parseResourceUsage(splitPtxasOutput(output).info);
+    // A step is kept where it gave the block it asked for and spilled nothing more.
+    const size_t asked = steps.size();
+    llvm::erase_if(steps, [&](const OccupancyStep &step) {
+      const KernelResources *old = findKernel(before, step.kernel), *now = findKernel(after, step.kernel);
+      return !old || !now || now->registers > step.targetRegisters || now->spillStores > old->spillStores ||
+             now->spillLoads > old->spillLoads || now->stack > old->stack;
+    });
+    if (steps.size() != asked)
+      continue; // again, with the steps that held only
+    for (const OccupancyStep &step : steps)
+      if (log)
+        *log << "oxcc: occupancy: " << target << ": " << llvm::demangle(step.kernel) << ": " << step.registers
+             << " registers, " << step.blocks << " block(s) per multiprocessor; assembled again for "
+             << step.targetBlocks << " (.minnctapersm): " << findKernel(after, step.kernel)->registers
+             << " registers, no more spills\n";
+    cubin = std::move(*stepped);
+    ptxasOutput = std::move(output);
+    return;
+  }
 }
 
 /// The cubin of `ptx` for `target`, from ptxas: its warnings are printed, its -v report goes
@@ -169,11 +208,18 @@ llvm::Expected<std::string> assembleArchCubin(const ArchStages &s, const std::st
     ptxasFlags.push_back(option);
   const bool ptxasVerbose =
       llvm::is_contained(opts.ptxasOptions, "-v") || llvm::is_contained(opts.ptxasOptions, "--verbose");
-  if (opts.resourceUsage && !ptxasVerbose)
+  // The occupancy step reads ptxas -v's report too (OccupancyStep.cpp); a register limit of the
+  // user's (--maxrregcount) is theirs to choose.
+  const bool occupancyStep =
+      opts.occupancyStep && optLevel > 0 && !opts.deviceDebug &&
+      llvm::none_of(opts.ptxasOptions, [](llvm::StringRef o) { return o.contains("maxrregcount"); });
+  if ((opts.resourceUsage || occupancyStep) && !ptxasVerbose)
     ptxasFlags.push_back("-v");
   std::string ptxasOutput;
   auto cubin = assembleCubin(s.tc.ptxas, ptx, target, optLevel, ptxasFlags, opts.verbose ? &s.log : nullptr,
                              &ptxasOutput);
+  if (cubin && occupancyStep)
+    takeOccupancySteps(s, ptx, target, optLevel, ptxasFlags, *cubin, ptxasOutput);
   if (!cubin) {
     const std::string message = llvm::toString(cubin.takeError());
     const PtxasRefusal refusal = explainPtxasFailure(ptx, message);

@@ -61,9 +61,44 @@ struct PtxasReport {
 };
 PtxasReport splitPtxasOutput(llvm::StringRef output);
 
+/// What ptxas -v's report says of one kernel (its mangled name, the architecture), in bytes
+/// but for the registers.
+struct KernelResources {
+  std::string name, arch;
+  unsigned registers = 0, shared = 0, stack = 0, spillStores = 0, spillLoads = 0;
+};
+/// The kernels of ptxas -v's report `info`, in its order.
+std::vector<KernelResources> parseResourceUsage(llvm::StringRef info);
+/// The report of `kernel` among `kernels`, or null.
+const KernelResources *findKernel(llvm::ArrayRef<KernelResources> kernels, llvm::StringRef kernel);
+
 /// --resource-usage: one line per kernel of ptxas -v's report `info` ("oxcc: resource usage:
 /// FILE: sm_90: KERNEL: 16 registers, ..."), kernels demangled.
 std::string summarizeResourceUsage(llvm::StringRef info, llvm::StringRef input);
+
+/// The occupancy step (OccupancyStep.cpp): a kernel of a fixed block size (`.reqntid`) whose
+/// registers leave it a few short of one more resident block per multiprocessor is assembled
+/// again asking ptxas for that block (`.minnctapersm`), and kept so only if that spills nothing.
+struct OccupancyStep {
+  std::string kernel;           ///< mangled, as in the PTX
+  unsigned blocks = 0;          ///< resident blocks per multiprocessor now...
+  unsigned registers = 0;       ///< ...with this many registers a thread
+  unsigned targetBlocks = 0;    ///< asked for...
+  unsigned targetRegisters = 0; ///< ...which needs at most this many
+};
+/// The kernels of `ptx` (assembled for compute capability `arch`, reported on by `usage`) worth
+/// the step: a fixed block size, no launch bounds of the user's (`.minnctapersm`, `.maxnreg`),
+/// no clusters, registers the only limit on their occupancy (static shared memory, warps and
+/// blocks allow one more), and at most a tenth fewer registers needed for it. None for an
+/// architecture whose limits are not known here.
+std::vector<OccupancyStep> findOccupancySteps(llvm::StringRef ptx, llvm::ArrayRef<KernelResources> usage,
+                                              unsigned arch);
+/// `ptx` with `.minnctapersm` of each step's target added to its kernel's directives.
+std::string withOccupancySteps(llvm::StringRef ptx, llvm::ArrayRef<OccupancyStep> steps);
+/// Resident blocks per multiprocessor of a kernel of `threads` threads a block that uses
+/// `registers` registers a thread and `shared` bytes of static shared memory, on compute
+/// capability `arch`; nullopt when its limits are not known here.
+std::optional<unsigned> residentBlocks(unsigned arch, unsigned threads, unsigned registers, unsigned shared);
 
 /// The architectures to build: --arch's, or the defaults; several entries for one architecture
 /// merge (sm_90 and compute_90 are sm_90; 90-real and compute_90 too).

@@ -54,15 +54,10 @@ unsigned numberBefore(llvm::StringRef text, llvm::StringRef unit) {
   return n;
 }
 
-struct KernelUsage {
-  std::string name, arch;
-  unsigned registers = 0, shared = 0, stack = 0, spillStores = 0, spillLoads = 0;
-};
-
 } // namespace
 
-std::string driver::summarizeResourceUsage(llvm::StringRef info, llvm::StringRef input) {
-  std::vector<KernelUsage> kernels;
+std::vector<KernelResources> driver::parseResourceUsage(llvm::StringRef info) {
+  std::vector<KernelResources> kernels;
   llvm::StringRef properties; // the function whose properties the next line gives
   while (!info.empty()) {
     auto [line, rest] = info.split('\n');
@@ -70,7 +65,7 @@ std::string driver::summarizeResourceUsage(llvm::StringRef info, llvm::StringRef
     llvm::StringRef text = line.split(':').second.trim();
     if (line.starts_with("ptxas info") && text.consume_front("Compiling entry function '")) {
       auto [name, tail] = text.split('\'');
-      KernelUsage usage;
+      KernelResources usage;
       usage.name = name.str();
       usage.arch = tail.split('\'').second.split('\'').first.str();
       kernels.push_back(usage);
@@ -85,9 +80,18 @@ std::string driver::summarizeResourceUsage(llvm::StringRef info, llvm::StringRef
       kernels.back().shared = numberBefore(text, "bytes smem");
     }
   }
+  return kernels;
+}
+
+const KernelResources *driver::findKernel(llvm::ArrayRef<KernelResources> kernels, llvm::StringRef kernel) {
+  const auto *found = llvm::find_if(kernels, [&](const KernelResources &k) { return k.name == kernel; });
+  return found == kernels.end() ? nullptr : found;
+}
+
+std::string driver::summarizeResourceUsage(llvm::StringRef info, llvm::StringRef input) {
   std::string out;
   llvm::raw_string_ostream os(out);
-  for (const KernelUsage &k : kernels)
+  for (const KernelResources &k : parseResourceUsage(info))
     os << "oxcc: resource usage: " << llvm::sys::path::filename(input) << ": " << k.arch << ": "
        << llvm::demangle(k.name) << ": " << k.registers << " registers, " << k.shared
        << " bytes shared memory, " << k.stack << " bytes stack, " << k.spillStores << " bytes spill stores, "

@@ -512,6 +512,10 @@ std::vector<std::string> oxide::hostCompileArgs(const TranslationUnit &tu, const
   if (!tc.cudaPath.empty())
     args.insert(args.end(), {"-idirafter", tc.cudaPath + "/include"});
   addWarningArgs(args, opts, /*device=*/false);
+  for (const PathPrefix &prefix : opts.macroPrefixMap)
+    args.push_back("-fmacro-prefix-map=" + prefix.from + "=" + prefix.to);
+  for (const PathPrefix &prefix : opts.debugPrefixMap)
+    args.push_back("-fdebug-prefix-map=" + prefix.from + "=" + prefix.to);
   for (const auto &sanitizer : opts.sanitizers)
     args.push_back("-fsanitize=" + sanitizer);
   // As the user spelled it: clang's diagnostics name the file so (oxcc's own do too).
@@ -574,6 +578,10 @@ std::vector<std::string> oxide::deviceCompileArgs(const TranslationUnit &tu, con
     args.push_back("-ffast-math");
     args.push_back("-fgpu-flush-denormals-to-zero");
   }
+  // __FILE__ as the host compile has it; the device debug information keeps the paths as given
+  // (diagnostics read them) until the PTX is written (generatePtx).
+  for (const PathPrefix &prefix : opts.macroPrefixMap)
+    args.push_back("-fmacro-prefix-map=" + prefix.from + "=" + prefix.to);
   args.push_back(deviceWrapperPath(tu.input));
   return args;
 }

@@ -3,6 +3,7 @@
 #include "oxide/compiler/MlirStage.h"
 
 #include "oxide/compiler/Annotations.h"
+#include "oxide/compiler/DebugFiles.h"
 #include "oxide/compiler/DiagnosticFormat.h"
 #include "oxide/compiler/KernelTable.h"
 #include "oxide/compiler/ReportedError.h"
@@ -97,24 +98,7 @@ mlir::Location kernelLocation(mlir::LLVM::LLVMFuncOp kernel) {
 /// that a diagnostic names (and shows) the right file whatever the working directory (CMake and
 /// Ninja compile in the build directory).
 void absoluteDebugFileNames(llvm::Module &module) {
-  llvm::DebugInfoFinder finder;
-  finder.processModule(module);
-  llvm::SmallPtrSet<llvm::DIFile *, 16> files;
-  auto add = [&](llvm::DIFile *file) {
-    if (file)
-      files.insert(file);
-  };
-  for (llvm::DIScope *scope : finder.scopes())
-    add(scope->getFile());
-  for (llvm::DISubprogram *sp : finder.subprograms())
-    add(sp->getFile());
-  for (llvm::DICompileUnit *cu : finder.compile_units())
-    add(cu->getFile());
-  for (llvm::Function &fn : module)
-    for (llvm::Instruction &inst : llvm::instructions(fn))
-      for (llvm::DILocation *loc = inst.getDebugLoc(); loc; loc = loc->getInlinedAt())
-        add(loc->getScope()->getFile());
-  for (llvm::DIFile *file : files) {
+  for (llvm::DIFile *file : debugFiles(module)) {
     llvm::StringRef name = file->getFilename(), dir = file->getDirectory();
     if (name.empty() || dir.empty() || llvm::sys::path::is_absolute(name))
       continue;
@@ -247,6 +231,12 @@ llvm::Expected<std::unique_ptr<llvm::Module>> oxide::runMlirStage(std::unique_pt
       return err;
   if (options.checksOnly)
     return nullptr;
+  if (!options.macroPrefixMap.empty()) {
+    llvm::SmallVector<mlir::Attribute> pairs;
+    for (const PathPrefix &prefix : options.macroPrefixMap)
+      pairs.push_back(mlir::StringAttr::get(&context, prefix.from + "=" + prefix.to));
+    (*module)->setAttr(OxideDialect::getMacroPrefixMapAttrName(), mlir::ArrayAttr::get(&context, pairs));
+  }
   if (mlir::failed(lowering.run(*module)))
     return reportedError("lowering the oxide dialect");
 

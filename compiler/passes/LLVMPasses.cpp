@@ -9,6 +9,7 @@
 #include "oxide/compiler/HoistBoundsChecks.h"
 #include "oxide/compiler/KernelGeometryFacts.h"
 #include "oxide/compiler/LoopBoundsChecks.h"
+#include "oxide/compiler/LoopLatchBranches.h"
 #include "oxide/compiler/NarrowLoopCounters.h"
 #include "oxide/compiler/ProveIndexBounds.h"
 #include "oxide/compiler/ScopedAtomics.h"

@@ -99,12 +99,16 @@ std::string oxcc::cacheKeyMaterial(const oxide::TranslationUnit &tu, const oxide
     os << "sanitize " << s << "\n";
   for (const auto &option : opts.ptxasOptions)
     os << "Xptxas " << option << "\n";
-  os << "resource-usage " << opts.resourceUsage << "\nfatbinary " << tc.fatbinary << " "
-     << stamp(tc.fatbinary) << "\n";
+  os << "resource-usage " << opts.resourceUsage << "\noccupancy-step " << opts.occupancyStep << "\nfatbinary "
+     << tc.fatbinary << " " << stamp(tc.fatbinary) << "\n";
   for (const auto &d : opts.includeDirs)
     os << "I " << d << "\n";
   for (const auto &d : opts.defines)
     os << "D " << d << "\n";
+  for (const auto &prefix : opts.macroPrefixMap)
+    os << "macro-prefix-map " << prefix.from << "=" << prefix.to << "\n";
+  for (const auto &prefix : opts.debugPrefixMap)
+    os << "debug-prefix-map " << prefix.from << "=" << prefix.to << "\n";
   // The compiles' own command lines: a flag the frontend adds or changes makes a new key.
   auto commandLine = [&](llvm::StringRef what, const std::vector<std::string> &args) {
     os << what;

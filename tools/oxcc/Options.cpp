@@ -174,6 +174,9 @@ private:
     case OPT_D:
     case OPT_O:
     case OPT_std_EQ:
+    case OPT_ffile_prefix_map_EQ:
+    case OPT_fmacro_prefix_map_EQ:
+    case OPT_fdebug_prefix_map_EQ:
       return languageOption(item);
     case OPT_arch_EQ:
     case OPT_fast_math:
@@ -185,6 +188,7 @@ private:
     case OPT_lineinfo:
     case OPT_Xptxas:
     case OPT_resource_usage:
+    case OPT_no_occupancy_step:
       return deviceCodeOption(item);
     case OPT_o:
     case OPT_emit_EQ:
@@ -277,6 +281,20 @@ private:
         return usageError("'-D' needs a macro name", verb);
       cmd.opts.defines.push_back(value->str());
       break;
+    case OPT_ffile_prefix_map_EQ:
+    case OPT_fmacro_prefix_map_EQ:
+    case OPT_fdebug_prefix_map_EQ: {
+      const llvm::StringRef flag = arg.take_until([](char c) { return c == '='; });
+      if (!value || !value->contains('='))
+        return usageError("'" + flag + "=' needs OLD=NEW, e.g. " + flag + "=/home/me/project/=", verb);
+      const auto [from, to] = value->split('=');
+      const oxide::PathPrefix prefix{from.str(), to.str()};
+      if (item.id != OPT_fdebug_prefix_map_EQ)
+        cmd.opts.macroPrefixMap.push_back(prefix);
+      if (item.id != OPT_fmacro_prefix_map_EQ)
+        cmd.opts.debugPrefixMap.push_back(prefix);
+      break;
+    }
     case OPT_O: {
       std::optional<unsigned> level = optimizationLevel(*value);
       if (!level) {
@@ -354,6 +372,9 @@ private:
     }
     case OPT_resource_usage:
       cmd.opts.resourceUsage = true;
+      break;
+    case OPT_no_occupancy_step:
+      cmd.opts.occupancyStep = false;
       break;
     default:
       llvm_unreachable("an option of another group");

@@ -76,11 +76,16 @@ def : Flag<["--"], "generate-line-info">, Alias<lineinfo>;
 // `-line-info` as users type it; without it the linker flag -l took it as a library name.
 def : Flag<["--", "-"], "line-info">, Alias<lineinfo>;
 def fsanitize_EQ : Joined<["-"], "fsanitize=">;
+// Paths in what the build writes, as GCC and clang take them: OLD=NEW.
+def ffile_prefix_map_EQ : Joined<["-"], "ffile-prefix-map=">;
+def fmacro_prefix_map_EQ : Joined<["-"], "fmacro-prefix-map=">;
+def fdebug_prefix_map_EQ : Joined<["-"], "fdebug-prefix-map=">;
 // nvcc's ptxas pass-through (comma lists, repeatable) and resource report.
 def Xptxas : Separate<["-", "--"], "Xptxas">;
 def : Joined<["--"], "ptxas-options=">, Alias<Xptxas>;
 def : Separate<["--"], "ptxas-options">, Alias<Xptxas>;
 def resource_usage : Flag<["--", "-"], "resource-usage">;
+def no_occupancy_step : Flag<["--"], "no-occupancy-step">;
 // Colours of diagnostics, as clang and GCC spell them (CMake's CMAKE_COLOR_DIAGNOSTICS too).
 def fdiagnostics_color : Flag<["-"], "fdiagnostics-color">;
 def fdiagnostics_color_EQ : Joined<["-"], "fdiagnostics-color=">;

@@ -76,6 +76,8 @@ COMPILE OPTIONS:
                       registers, shared memory and spills per kernel and architecture
   --resource-usage    one line per kernel and architecture: registers, shared memory, stack,
                       spills
+  --no-occupancy-step do not assemble a kernel of a fixed block size again when a few
+                      fewer registers would fit one more block per multiprocessor
   -fdiagnostics-color[=always|never|auto]
                       colour diagnostics (default auto: on a terminal)
   -fsanitize=LIST     sanitize the host code (address, undefined...), for the simulator

@@ -480,3 +480,16 @@ llvm.func @disjoint_types(%p: !llvm.ptr, %n: i64, %i: i64) {
   %e = "oxide.disjoint_get"(%p, %n, %i) {elem_size = 4 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (!llvm.ptr, i64, i64) -> !llvm.ptr<1>
   llvm.return
 }
+
+// -----
+
+// expected-error @+1 {{'oxide.macro_prefix_map' must be an array of "OLD=NEW" strings}}
+module attributes {oxide.macro_prefix_map = ["/home/me/project"]} {
+}
+
+// -----
+
+// expected-error @+1 {{'oxide.macro_prefix_map' may only be set on a module}}
+llvm.func @prefix_map_on_a_function() attributes {oxide.macro_prefix_map = ["/src/=./"]} {
+  llvm.return
+}

@@ -53,3 +53,17 @@ llvm.func @cooperative() attributes {oxide.kernel = #oxide.kernel} {
   oxide.grid_sync
   llvm.return
 }
+
+// -----
+
+// The module's -fmacro-prefix-map (oxide.macro_prefix_map) rewrites the file a failure report
+// names: of the pairs that apply, the one whose OLD sorts last (the longer of nested ones).
+// CHECK-LABEL: llvm.mlir.global private constant @__oxide_file.str0("lib/ops.cpp\00")
+// CHECK-LABEL: llvm.func ptx_kernelcc @remapped
+module attributes {oxide.macro_prefix_map = ["/home/me/=~/", "/home/me/project/src/=lib/"]} {
+  llvm.func @remapped(%n: i64) attributes {oxide.kernel = #oxide.kernel} {
+    %i = oxide.thread_index rank 1 dim x : i64
+    oxide.bounds_fail %i, %n : i64 loc("/home/me/project/src/ops.cpp":12:3)
+    llvm.return
+  }
+}

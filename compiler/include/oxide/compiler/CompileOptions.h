@@ -2,6 +2,8 @@
 #ifndef OXIDE_COMPILER_COMPILEOPTIONS_H
 #define OXIDE_COMPILER_COMPILEOPTIONS_H
 
+#include "Oxide/IR/SourcePaths.h"
+
 #include "llvm/Support/Error.h"
 
 #include <string>
@@ -60,6 +62,13 @@ struct CompileOptions {
   std::string output;                   ///< executable (or stage dump) path; "-" for stdout
   std::vector<std::string> includeDirs; ///< -I
   std::vector<std::string> defines;     ///< -D (NAME or NAME=VALUE)
+  /// -fmacro-prefix-map (and -ffile-prefix-map): the source paths the program itself holds,
+  /// __FILE__ and the file of a device assert's or a bounds failure's report, are rewritten
+  /// so (PathPrefix.h): no directory of the build machine need reach the executable.
+  std::vector<PathPrefix> macroPrefixMap;
+  /// -fdebug-prefix-map (and -ffile-prefix-map): the paths of the debug information (-g, -G,
+  /// --lineinfo). Diagnostics keep the paths as the command line gives them.
+  std::vector<PathPrefix> debugPrefixMap;
   /// Warning flags as the user wrote them (-Wall, -Wno-X, -Werror=X, -w, -pedantic...), for the
   /// host compile; the device compile takes them less those that make warnings errors, since it
   /// prints only the warnings of code the host compile does not see.
@@ -102,6 +111,10 @@ struct CompileOptions {
   std::vector<std::string> ptxasOptions;
   /// --resource-usage: one line per kernel and architecture with what ptxas -v reports.
   bool resourceUsage = false;
+  /// A kernel of a fixed block size a few registers past one more resident block per
+  /// multiprocessor is assembled again for it (compiler/driver/OccupancyStep.cpp);
+  /// --no-occupancy-step turns it off.
+  bool occupancyStep = true;
   /// -fsanitize=...: for the host compile and the link (e.g. address, undefined), which is how
   /// kernels are debugged on the CPU simulator.
   std::vector<std::string> sanitizers;

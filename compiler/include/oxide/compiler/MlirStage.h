@@ -2,6 +2,8 @@
 #ifndef OXIDE_COMPILER_MLIRSTAGE_H
 #define OXIDE_COMPILER_MLIRSTAGE_H
 
+#include "Oxide/IR/SourcePaths.h"
+
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -48,6 +50,9 @@ struct MlirStageOptions {
   /// setmaxnreg: sm_90a): the module must then be compiled for the "a" target, whose code runs
   /// on that compute capability only.
   bool *archSpecific = nullptr;
+  /// -fmacro-prefix-map: the files that the kernels' reports name (a failed assert, a bounds
+  /// failure) are written with these prefixes replaced; diagnostics keep the paths as given.
+  std::vector<PathPrefix> macroPrefixMap;
 };
 
 /// Imports clang's device IR into MLIR, raises the __oxide_* intrinsics into the oxide dialect,

@@ -2,6 +2,8 @@
 #ifndef OXIDE_COMPILER_NVPTXBACKEND_H
 #define OXIDE_COMPILER_NVPTXBACKEND_H
 
+#include "Oxide/IR/SourcePaths.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
@@ -25,10 +27,12 @@ llvm::Error checkUndefinedExternals(const llvm::Module &module);
 /// When `dumpOptimized` is set, the optimised LLVM IR is printed there first. The optimised
 /// module is audited for undefined-behaviour facts (UndefinedBehaviour.h); what the audit finds
 /// is printed to `diagnostics` (stderr when null) and fails the build. Without `lineInfo`
-/// (--lineinfo, -G) the PTX has no source lines (.file, .loc), as nvcc's.
+/// (--lineinfo, -G) the PTX has no source lines (.file, .loc), as nvcc's; with them, their paths
+/// are rewritten by `debugPrefixMap` (-fdebug-prefix-map) once the audits have printed theirs.
 llvm::Expected<std::string> generatePtx(llvm::Module &module, llvm::StringRef arch, unsigned optLevel,
                                         llvm::raw_ostream *dumpOptimized = nullptr,
-                                        llvm::raw_ostream *diagnostics = nullptr, bool lineInfo = true);
+                                        llvm::raw_ostream *diagnostics = nullptr, bool lineInfo = true,
+                                        llvm::ArrayRef<PathPrefix> debugPrefixMap = {});
 
 /// Assembles PTX into a cubin with ptxas, adding `extraFlags` (e.g. -lineinfo); with `log` set
 /// (-v) the command is printed there first. What ptxas prints when it succeeds (its warnings,

@@ -86,7 +86,7 @@ struct BoundsFailLowering : OpConversionPattern<oxide::BoundsFailOp> {
     auto failure = module.lookupSymbol<LLVM::LLVMFuncOp>(kBoundsFailureName);
     if (!failure)
       return LogicalResult::failure();
-    auto [file, line] = userSourceLocation(loc);
+    auto [file, line] = userSourceLocation(op);
     auto func = op->getParentOfType<LLVM::LLVMFuncOp>();
     std::string function = func ? llvm::demangle(func.getSymName()) : std::string("<kernel>");
     Value fileStr = globalString(module, rewriter, loc, "__oxide_file", file);

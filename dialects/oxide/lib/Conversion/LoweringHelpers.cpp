@@ -3,6 +3,7 @@
 #include "LoweringHelpers.h"
 
 #include "Oxide/IR/OxideOps.h"
+#include "Oxide/IR/SourcePaths.h"
 #include "Oxide/IR/UserLocation.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -90,11 +91,18 @@ Value globalString(ModuleOp module, OpBuilder &b, Location loc, StringRef prefix
   return LLVM::createGlobalString(loc, b, name, (text + llvm::Twine('\0')).str(), LLVM::Linkage::Private);
 }
 
-/// The file and line to blame for `loc` (see userLocation).
-std::pair<std::string, unsigned> userSourceLocation(Location loc) {
-  if (auto frame = dyn_cast<FileLineColLoc>(oxide::userLocation(loc)))
-    return {frame.getFilename().str(), frame.getLine()};
-  return {"<unknown>", 0};
+std::pair<std::string, unsigned> userSourceLocation(Operation *op) {
+  auto frame = dyn_cast<FileLineColLoc>(oxide::userLocation(op->getLoc()));
+  if (!frame)
+    return {"<unknown>", 0};
+  std::vector<oxide::PathPrefix> map;
+  if (auto module = op->getParentOfType<ModuleOp>())
+    if (auto pairs = module->getAttrOfType<ArrayAttr>(oxide::OxideDialect::getMacroPrefixMapAttrName()))
+      for (auto pair : pairs.getAsValueRange<StringAttr>()) {
+        auto [from, to] = pair.split('=');
+        map.push_back({from.str(), to.str()});
+      }
+  return {oxide::remapPathPrefix(frame.getFilename(), map), frame.getLine()};
 }
 
 /// Calls the CUDA device runtime's __assertfail (what `assert` uses): it prints the message
@@ -107,7 +115,7 @@ void emitAssertFail(Operation *op, OpBuilder &b, Value message) {
   auto fnType = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptr, ptr, i32, ptr, i64});
   LLVM::LLVMFuncOp assertFail = declareFunction(module, b, "__assertfail", fnType);
 
-  auto [file, line] = userSourceLocation(loc);
+  auto [file, line] = userSourceLocation(op);
   auto func = op->getParentOfType<LLVM::LLVMFuncOp>();
   std::string function = func ? llvm::demangle(func.getSymName()) : std::string("<kernel>");
   Value fileStr = globalString(module, b, loc, "__oxide_file", file);

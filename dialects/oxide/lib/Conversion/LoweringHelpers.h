@@ -46,8 +46,9 @@ mlir::LLVM::LLVMFuncOp declareFunction(mlir::ModuleOp module, mlir::OpBuilder &b
 /// A private constant C string, unique per module.
 mlir::Value globalString(mlir::ModuleOp module, mlir::OpBuilder &b, mlir::Location loc,
                          llvm::StringRef prefix, llvm::StringRef text);
-/// The file and line to blame for `loc` (see userLocation).
-std::pair<std::string, unsigned> userSourceLocation(mlir::Location loc);
+/// The file and line to blame for `op` (see userLocation), the file as the program may hold it
+/// (the module's -fmacro-prefix-map, Oxide/IR/SourcePaths.h).
+std::pair<std::string, unsigned> userSourceLocation(mlir::Operation *op);
 /// Calls the CUDA device runtime's __assertfail (what `assert` uses): it prints the message
 /// with the source location, block and thread, and stops the kernel with CUDA_ERROR_ASSERT.
 void emitAssertFail(mlir::Operation *op, mlir::OpBuilder &b, mlir::Value message);

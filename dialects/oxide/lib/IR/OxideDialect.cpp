@@ -19,6 +19,17 @@ void OxideDialect::initialize() {
 
 LogicalResult OxideDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
+  if (name == getMacroPrefixMapAttrName()) {
+    if (!isa<ModuleOp>(op))
+      return op->emitError() << "'" << name << "' may only be set on a module";
+    auto pairs = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!pairs || !llvm::all_of(pairs, [](Attribute pair) {
+          auto text = dyn_cast<StringAttr>(pair);
+          return text && text.getValue().contains('=');
+        }))
+      return op->emitError() << "'" << name << "' must be an array of \"OLD=NEW\" strings";
+    return success();
+  }
   if (name != getKernelAttrName())
     return op->emitError() << "unknown oxide attribute '" << name << "'";
   if (!isa<KernelAttr>(attr.getValue()))

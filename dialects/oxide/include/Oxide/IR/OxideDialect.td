@@ -27,6 +27,10 @@ def Oxide_Dialect : Dialect {
   let extraClassDeclaration = [{
     /// Name of the attribute (a KernelAttr) that marks an llvm.func as a kernel entry point.
     static constexpr ::llvm::StringLiteral getKernelAttrName() { return "oxide.kernel"; }
+    /// Name of the module attribute that carries -fmacro-prefix-map's pairs to the lowering
+    /// (an array of "OLD=NEW" strings, in the order given; Oxide/IR/SourcePaths.h): the files
+    /// a kernel's reports name (a failed assert, a bounds failure) are written with them.
+    static constexpr ::llvm::StringLiteral getMacroPrefixMapAttrName() { return "oxide.macro_prefix_map"; }
 
   private:
     /// Adds the attributes of OxideAttrs.td (in KernelAttr.cpp, beside their storage).
