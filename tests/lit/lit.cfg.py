@@ -46,6 +46,11 @@ if shutil.which("script"):
     except (OSError, subprocess.TimeoutExpired):
         pass
 
+# clangd 22 beside the LLVM tools (scripts/install-deps.sh installs it), for the editor tests.
+config.substitutions.append(("%llvm_tools_dir", config.llvm_tools_dir))
+if os.access(os.path.join(config.llvm_tools_dir, "clangd"), os.X_OK):
+    config.available_features.add("clangd")
+
 # LLVM's linker beside the LLVM tools: oxcc links with it (scripts/install-deps.sh installs it).
 if os.access(os.path.join(config.llvm_tools_dir, "ld.lld"), os.X_OK):
     config.available_features.add("lld")
