@@ -513,9 +513,9 @@ std::vector<std::string> oxide::hostCompileArgs(const TranslationUnit &tu, const
     args.insert(args.end(), {"-idirafter", tc.cudaPath + "/include"});
   addWarningArgs(args, opts, /*device=*/false);
   for (const PathPrefix &prefix : opts.macroPrefixMap)
-    args.push_back("-fmacro-prefix-map=" + prefix.from + "=" + prefix.to);
+    args.push_back("-fmacro-prefix-map=" + prefix.text());
   for (const PathPrefix &prefix : opts.debugPrefixMap)
-    args.push_back("-fdebug-prefix-map=" + prefix.from + "=" + prefix.to);
+    args.push_back("-fdebug-prefix-map=" + prefix.text());
   for (const auto &sanitizer : opts.sanitizers)
     args.push_back("-fsanitize=" + sanitizer);
   // As the user spelled it: clang's diagnostics name the file so (oxcc's own do too).
@@ -581,7 +581,7 @@ std::vector<std::string> oxide::deviceCompileArgs(const TranslationUnit &tu, con
   // __FILE__ as the host compile has it; the device debug information keeps the paths as given
   // (diagnostics read them) until the PTX is written (generatePtx).
   for (const PathPrefix &prefix : opts.macroPrefixMap)
-    args.push_back("-fmacro-prefix-map=" + prefix.from + "=" + prefix.to);
+    args.push_back("-fmacro-prefix-map=" + prefix.text());
   args.push_back(deviceWrapperPath(tu.input));
   return args;
 }

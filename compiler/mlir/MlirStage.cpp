@@ -234,7 +234,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> oxide::runMlirStage(std::unique_pt
   if (!options.macroPrefixMap.empty()) {
     llvm::SmallVector<mlir::Attribute> pairs;
     for (const PathPrefix &prefix : options.macroPrefixMap)
-      pairs.push_back(mlir::StringAttr::get(&context, prefix.from + "=" + prefix.to));
+      pairs.push_back(mlir::StringAttr::get(&context, prefix.text()));
     (*module)->setAttr(OxideDialect::getMacroPrefixMapAttrName(), mlir::ArrayAttr::get(&context, pairs));
   }
   if (mlir::failed(lowering.run(*module)))

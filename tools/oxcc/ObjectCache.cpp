@@ -106,9 +106,9 @@ std::string oxcc::cacheKeyMaterial(const oxide::TranslationUnit &tu, const oxide
   for (const auto &d : opts.defines)
     os << "D " << d << "\n";
   for (const auto &prefix : opts.macroPrefixMap)
-    os << "macro-prefix-map " << prefix.from << "=" << prefix.to << "\n";
+    os << "macro-prefix-map " << prefix.text() << "\n";
   for (const auto &prefix : opts.debugPrefixMap)
-    os << "debug-prefix-map " << prefix.from << "=" << prefix.to << "\n";
+    os << "debug-prefix-map " << prefix.text() << "\n";
   // The compiles' own command lines: a flag the frontend adds or changes makes a new key.
   auto commandLine = [&](llvm::StringRef what, const std::vector<std::string> &args) {
     os << what;

@@ -285,14 +285,13 @@ private:
     case OPT_fmacro_prefix_map_EQ:
     case OPT_fdebug_prefix_map_EQ: {
       const llvm::StringRef flag = arg.take_until([](char c) { return c == '='; });
-      if (!value || !value->contains('='))
+      const std::optional<oxide::PathPrefix> prefix = oxide::PathPrefix::parse(value.value_or(""));
+      if (!prefix)
         return usageError("'" + flag + "=' needs OLD=NEW, e.g. " + flag + "=/home/me/project/=", verb);
-      const auto [from, to] = value->split('=');
-      const oxide::PathPrefix prefix{from.str(), to.str()};
       if (item.id != OPT_fdebug_prefix_map_EQ)
-        cmd.opts.macroPrefixMap.push_back(prefix);
+        cmd.opts.macroPrefixMap.push_back(*prefix);
       if (item.id != OPT_fmacro_prefix_map_EQ)
-        cmd.opts.debugPrefixMap.push_back(prefix);
+        cmd.opts.debugPrefixMap.push_back(*prefix);
       break;
     }
     case OPT_O: {

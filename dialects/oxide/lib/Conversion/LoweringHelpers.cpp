@@ -98,10 +98,9 @@ std::pair<std::string, unsigned> userSourceLocation(Operation *op) {
   std::vector<oxide::PathPrefix> map;
   if (auto module = op->getParentOfType<ModuleOp>())
     if (auto pairs = module->getAttrOfType<ArrayAttr>(oxide::OxideDialect::getMacroPrefixMapAttrName()))
-      for (auto pair : pairs.getAsValueRange<StringAttr>()) {
-        auto [from, to] = pair.split('=');
-        map.push_back({from.str(), to.str()});
-      }
+      for (auto pair : pairs.getAsValueRange<StringAttr>())
+        if (std::optional<oxide::PathPrefix> prefix = oxide::PathPrefix::parse(pair))
+          map.push_back(std::move(*prefix));
   return {oxide::remapPathPrefix(frame.getFilename(), map), frame.getLine()};
 }
 

@@ -2,20 +2,19 @@
 
 #include "Oxide/IR/SourcePaths.h"
 
-#include "llvm/ADT/SmallString.h"
-#include "llvm/Support/Path.h"
+std::optional<oxide::PathPrefix> oxide::PathPrefix::parse(llvm::StringRef text) {
+  if (!text.contains('='))
+    return std::nullopt;
+  const auto [from, to] = text.split('=');
+  return PathPrefix{from.str(), to.str()};
+}
 
 std::string oxide::remapPathPrefix(llvm::StringRef path, llvm::ArrayRef<PathPrefix> map) {
   const PathPrefix *chosen = nullptr;
-  for (const PathPrefix &prefix : map) {
-    llvm::SmallString<256> probe(path);
-    if (!llvm::sys::path::replace_path_prefix(probe, prefix.from, prefix.to))
-      continue;
-    if (!chosen || prefix.from >= chosen->from)
+  for (const PathPrefix &prefix : map)
+    if (path.starts_with(prefix.from) && (!chosen || prefix.from >= chosen->from))
       chosen = &prefix;
-  }
-  llvm::SmallString<256> result(path);
-  if (chosen)
-    llvm::sys::path::replace_path_prefix(result, chosen->from, chosen->to);
-  return std::string(result);
+  if (!chosen)
+    return path.str();
+  return chosen->to + path.drop_front(chosen->from.size()).str();
 }

@@ -11,6 +11,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <optional>
 #include <string>
 
 namespace oxide {
@@ -18,6 +19,10 @@ namespace oxide {
 /// One OLD=NEW pair: a path that starts with the directory `from` starts with `to` instead.
 struct PathPrefix {
   std::string from, to;
+  /// "OLD=NEW", as the flags and the module attribute spell the pair.
+  std::string text() const { return from + "=" + to; }
+  /// The pair `text` spells ("OLD=NEW", split at the first '='); nullopt without a '='.
+  static std::optional<PathPrefix> parse(llvm::StringRef text);
   friend bool operator==(const PathPrefix &, const PathPrefix &) = default;
 };
 
