@@ -24,7 +24,9 @@ set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE "amd64")
 set(CPACK_DEBIAN_PACKAGE_SECTION "devel")
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
     "libllvm22, llvm-22-dev, libclang-cpp22, libmlir-22, clang-22, libclang-common-22-dev, libclang-rt-22-dev, libstdc++-12-dev, libc6 (>= 2.36)")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "lld-22, clangd-22, cmake (>= 3.20), ninja-build")
+# CMake projects also need a compiler CMake finds as `c++` (clang-22 installs only clang++-22):
+# oxcc compiles the Oxide sources as the launcher, but project(... CXX) tests the compiler.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "lld-22, clangd-22, cmake (>= 3.20), ninja-build, g++")
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
     "oxcc compiles C++ with [[kernel]] functions into executables that carry their GPU code (a CUDA fatbinary) and run it through the CUDA driver, or on a CPU simulator without a GPU. Needs a CUDA toolkit 12 or newer in /usr/local/cuda (OXIDE_CUDA_PATH) for device code; run `oxcc doctor`.")
 include(CPack)
