@@ -49,8 +49,18 @@ struct Inputs {
   }
 };
 
+/// The launch: a block per q-tile, or persistent (a block per multiprocessor taking several).
+enum class Launch { per_tile, persistent };
+
+oxide::LaunchConfig1D launch_config(const Problem &p, Launch how, std::uint32_t rows, std::uint32_t d) {
+  return how == Launch::persistent
+             ? attention::persistent_config(rows, d, static_cast<std::uint32_t>(p.ctx.device().sm_count()))
+             : attention::config(rows, d);
+}
+
 /// Runs one configuration; true when every checked element is within the tolerance.
-template <std::uint32_t D, bool Causal, bool Overlap, bool PingPong = Overlap> bool run(const Problem &p) {
+template <std::uint32_t D, bool Causal, bool Overlap, bool PingPong = Overlap>
+bool run(const Problem &p, Launch how = Launch::per_tile) {
   const std::uint32_t rows = p.batch * p.heads * p.seq_len;
   const std::size_t n = std::size_t{rows} * D;
   const Inputs in(n, 7 + D + Causal, [](std::size_t) { return false; });
@@ -64,7 +74,7 @@ template <std::uint32_t D, bool Causal, bool Overlap, bool PingPong = Overlap> b
   auto o = oxide::DeviceBuffer<bf16>::from_host(p.stream, std::vector<bf16>(n, oxide::to_bfloat16(NAN)));
   const float scale = 1.0f / std::sqrt(float(D));
   auto launch =
-      oxide::prepare(p.ctx, attention::forward<D, Causal, Overlap, PingPong>, attention::config(rows, D));
+      oxide::prepare(p.ctx, attention::forward<D, Causal, Overlap, PingPong>, launch_config(p, how, rows, D));
   auto once = [&] { launch(p.stream, q, k, v, o.view_2d(D, rows), p.seq_len, scale); };
   once(); // a warm-up on a GPU, the run on the simulator
   p.stream.synchronize();
@@ -99,11 +109,11 @@ template <std::uint32_t D, bool Causal, bool Overlap, bool PingPong = Overlap> b
       }
     }
   const double flops = 4.0 * heads * double(p.seq_len) * p.seq_len * D * (Causal ? 0.5 : 1.0);
-  std::printf("attention D=%u%s%s: B=%u H=%u S=%u, %zu elements checked", D, Causal ? " causal" : "",
+  std::printf("attention D=%u%s%s%s: B=%u H=%u S=%u, %zu elements checked", D, Causal ? " causal" : "",
               !Overlap   ? " serial"
               : PingPong ? ""
                          : " no ping-pong",
-              p.batch, p.heads, p.seq_len, checked);
+              how == Launch::persistent ? " persistent" : "", p.batch, p.heads, p.seq_len, checked);
   if (reps)
     std::printf(", %.1f TFLOP/s", flops / seconds / 1e12);
   std::printf(wrong ? ": %zu wrong\n" : "\n", wrong);
@@ -113,7 +123,7 @@ template <std::uint32_t D, bool Causal, bool Overlap, bool PingPong = Overlap> b
 /// Sequences of different lengths packed in each head (attention::forward_varlen): lengths off
 /// the tiles' multiples, so that q-tiles span sequences, and padding rows after the last, whose
 /// keys and values are huge (a query that saw one would be far off) and whose outputs must be 0.
-template <std::uint32_t D, bool Causal> bool run_varlen(const Problem &p) {
+template <std::uint32_t D, bool Causal> bool run_varlen(const Problem &p, Launch how = Launch::per_tile) {
   const std::vector<std::uint32_t> lengths = p.small ? std::vector<std::uint32_t>{100, 300, 37, 203}
                                                      : std::vector<std::uint32_t>{1000, 3000, 517, 2203, 1};
   std::vector<std::uint32_t> starts{0};
@@ -132,7 +142,7 @@ template <std::uint32_t D, bool Causal> bool run_varlen(const Problem &p) {
   auto q = map(hq), k = map(hk), v = map(hv);
   auto o = oxide::DeviceBuffer<bf16>::from_host(p.stream, std::vector<bf16>(n, oxide::to_bfloat16(NAN)));
   auto d_starts = oxide::DeviceBuffer<std::uint32_t>::from_host(p.stream, starts);
-  oxide::prepare(p.ctx, attention::forward_varlen<D, Causal>, attention::config(total, D))(
+  oxide::prepare(p.ctx, attention::forward_varlen<D, Causal>, launch_config(p, how, total, D))(
       p.stream, q, k, v, o.view_2d(D, total), d_starts, rows, 1.0f / std::sqrt(float(D)));
   const std::vector<bf16> got = o.to_host(p.stream);
 
@@ -154,8 +164,9 @@ template <std::uint32_t D, bool Causal> bool run_varlen(const Problem &p) {
                       Causal ? " causal" : "", h, r, e, g, want[e]);
       }
     }
-  std::printf("attention varlen D=%u%s: %zu sequences in %u rows per head, %zu elements checked", D,
-              Causal ? " causal" : "", lengths.size(), rows, checked);
+  std::printf("attention varlen D=%u%s%s: %zu sequences in %u rows per head, %zu elements checked", D,
+              Causal ? " causal" : "", how == Launch::persistent ? " persistent" : "", lengths.size(), rows,
+              checked);
   std::printf(wrong ? ": %zu wrong\n" : "\n", wrong);
   return wrong == 0;
 }
@@ -183,6 +194,12 @@ int main() try {
   ok &= run<128, true, true, false>(p);
   ok &= run_varlen<64, false>(p);
   ok &= run_varlen<128, true>(p);
+  // Persistent: a block per multiprocessor (on the simulator, per host thread) takes several
+  // q-tiles, so that Q's and the K/V ring's phases run on from one tile to the next.
+  ok &= run<64, true, true>(p, Launch::persistent);
+  ok &= run<128, true, false>(p, Launch::persistent);
+  ok &= run<128, false, true>(p, Launch::persistent);
+  ok &= run_varlen<128, true>(p, Launch::persistent);
   std::printf("attention on %s\n%s\n", ctx.device().name().c_str(), ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;
 } catch (const oxide::Error &e) {

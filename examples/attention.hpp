@@ -17,7 +17,10 @@
 //   consumers take turns at the tensor cores (named barriers).
 // The output is written from O's registers through DisjointSpan2D::warpgroup_tile_mut: each
 // thread writes the elements it holds, two at a time. Causal blocks take their heads' q-tiles
-// longest-first (the last q-tile of every head first).
+// longest-first (the last q-tile of every head first). Launch persistent_config() (a block per
+// multiprocessor, each taking several q-tiles, the next one's loads under this one's end): on an
+// H100 it is faster than a block per q-tile (config()) in every shape, by 2 % (D = 128) to 12 %
+// (causal D = 64; docs/performance.md, session 40).
 #pragma once
 
 #include <oxide/oxide.hpp>
@@ -58,7 +61,7 @@ template <std::uint32_t D> struct Shared {
   Map::matrix_type q[D / 64];
   Map::matrix_type k[kStages<D>][D / 64];
   VTile<D> v[kStages<D>];
-  oxide::Mbarrier q_full, full[kStages<D>], empty[kStages<D>];
+  oxide::Mbarrier q_full, q_empty, full[kStages<D>], empty[kStages<D>];
 };
 template <std::uint32_t D>
 inline constexpr std::uint32_t kSharedBytes = oxide::dynamic_shared_bytes_for<Shared<D>>;
@@ -257,152 +260,223 @@ template <bool Causal> struct PackedSequences {
   }
 };
 
-/// The body of the attention kernels: O = softmax(Q K^T scale) V for the block's 128 queries
-/// against the keys `heads` gives them. With Overlap, each consumer's softmax runs while its
-/// previous P V is on the tensor cores; with PingPong (and Overlap) the two consumers also take
-/// turns at the tensor cores.
+/// Where a q-tile's 128 queries start (`row0` of their head, whose rows start at `head`), and the
+/// keys they need: [keys.lo, keys.hi) of the head, `steps` tiles of 128 from keys.lo.
+struct TileKeys {
+  std::uint32_t head = 0, row0 = 0, steps = 0;
+  KeyRange keys;
+};
+template <class Heads, class Origin>
+[[gnu::always_inline]] inline TileKeys tile_keys(const Heads &heads, const Origin &origin) noexcept {
+  const std::uint32_t rows = heads.head_rows();
+  const std::uint32_t head = static_cast<std::uint32_t>(origin.row / rows * rows);
+  const std::uint32_t row0 = static_cast<std::uint32_t>(origin.row) - head;
+  const KeyRange keys = heads.block_keys(row0);
+  const std::uint32_t steps = keys.hi > keys.lo ? (keys.hi - keys.lo + kBN - 1) / kBN : 0;
+  return {head, row0, steps, keys};
+}
+
+/// The producer (one thread of warpgroup 0): for each of the block's q-tiles, its first K/V
+/// stage, then its Q once the consumers are done with the previous tile's, then its other
+/// stages, each into the next free stage of the ring.
+template <std::uint32_t D, class Heads>
+[[gnu::always_inline]] inline void produce(Shared<D> &sm, const Map &q, const Map &k, const Map &v,
+                                           const oxide::DisjointSpan2D<bf16> &o, const Heads &heads,
+                                           std::size_t tiles) {
+  constexpr std::uint32_t stages = kStages<D>, pieces = D / 64;
+  oxide::PipelineState<stages> at;
+  std::uint32_t issued = 0, q_loads = 0;
+  for (const auto &tile : oxide::block::block_stride(tiles)) {
+    const auto origin = heads.template origin<D>(o, tile);
+    if (!origin.inside)
+      continue;
+    const TileKeys t = tile_keys(heads, origin);
+    if (t.steps == 0)
+      continue;
+    auto load_keys = [&](std::uint32_t j) {
+      if (issued >= stages) // the consumers are done with this stage's previous keys
+        sm.empty[at.stage].wait(at.phase ^ 1);
+      auto &full = sm.full[at.stage];
+      full.arrive_expect_tx(pieces * Map::box_bytes + VTile<D>::bytes);
+      const auto row = static_cast<std::int32_t>(t.head + t.keys.lo + j * kBN);
+      for (std::uint32_t p = 0; p < pieces; ++p)
+        oxide::tma::load(sm.k[at.stage][p], k, {row, static_cast<std::int32_t>(64 * p)}, full);
+      oxide::tma::load(sm.v[at.stage], v, {row, 0}, full);
+      ++issued;
+      at.advance();
+    };
+    // The first keys before Q: they need only a free stage, Q the consumers' last tile done.
+    load_keys(0);
+    if (q_loads > 0)
+      sm.q_empty.wait((q_loads - 1) % 2);
+    sm.q_full.arrive_expect_tx(pieces * Map::box_bytes);
+    for (std::uint32_t p = 0; p < pieces; ++p)
+      oxide::tma::load(sm.q[p], q, {static_cast<std::int32_t>(origin.row), static_cast<std::int32_t>(64 * p)},
+                       sm.q_full);
+    ++q_loads;
+    for (std::uint32_t j = 1; j < t.steps; ++j)
+      load_keys(j);
+  }
+}
+
+/// A consumer's state for one q-tile: its 64 rows' scores, output and softmax, and what it
+/// needs to mask them.
+template <std::uint32_t D> struct TileState {
+  oxide::wgmma::Accumulator<bf16, kBN> s;
+  oxide::wgmma::Accumulator<bf16, D> out;
+  OnlineSoftmax softmax;
+  float rescale[2];
+  TileKeys t;
+  KeyRange row_keys[2]; ///< the keys of the thread's two rows
+  std::uint32_t consumer, rank;
+  float scale_log2;
+};
+
+/// The tile's steps one after the other: S = Q K^T, the softmax, O += P V.
+template <std::uint32_t D, class Heads>
+[[gnu::always_inline]] inline void steps_serial(Shared<D> &sm, TileState<D> &x,
+                                                oxide::PipelineState<kStages<D>> &at, const Heads &heads) {
+  for (std::uint32_t j = 0; j < x.t.steps; ++j, at.advance()) {
+    sm.full[at.stage].wait(at.phase);
+    oxide::wgmma::fence();
+    issue_scores(x.s, sm, at.stage, x.consumer);
+    oxide::wgmma::wait_group<0>();
+    if (heads.needs_mask(x.t.keys.lo + j * kBN, x.t.row0))
+      mask_keys(x.s, x.rank, x.t.keys.lo + j * kBN, x.row_keys);
+    x.softmax.step(x.s, x.scale_log2, x.rescale);
+    scale_rows(x.out, x.rescale);
+    const auto p = oxide::wgmma::to_register_a<bf16>(x.s); // P = bf16(S), in registers
+    oxide::wgmma::fence();
+    issue_output(x.out, p, sm.v[at.stage]);
+    oxide::wgmma::wait_group<0>();
+    if (x.rank == 0)
+      sm.empty[at.stage].arrive();
+  }
+}
+
+/// FlashAttention-3's overlap inside the warpgroup: the softmax of step j runs while the tensor
+/// cores add step j - 1's P V. S_j and that product are issued together, S_j waited for alone
+/// (wait_group<1>); O is rescaled once the product has landed. With PingPong, the two consumers
+/// also take turns at the tensor cores (named barriers 1 and 2: a consumer issues after the other
+/// has issued), so that one's softmax runs under the other's products. At least one step.
+template <std::uint32_t D, bool PingPong, class Heads>
+[[gnu::always_inline]] inline void
+steps_overlapped(Shared<D> &sm, TileState<D> &x, oxide::PipelineState<kStages<D>> &at, const Heads &heads) {
+  const oxide::NamedBarrier my_turn(1 + x.consumer, 2 * oxide::warpgroup::kThreads),
+      their_turn(2 - x.consumer, 2 * oxide::warpgroup::kThreads);
+  if (PingPong && x.consumer == 1)
+    their_turn.arrive(); // consumer 0 goes first
+  sm.full[at.stage].wait(at.phase);
+  if constexpr (PingPong)
+    my_turn.sync();
+  oxide::wgmma::fence();
+  issue_scores(x.s, sm, at.stage, x.consumer);
+  if constexpr (PingPong)
+    their_turn.arrive();
+  oxide::wgmma::wait_group<0>();
+  if (heads.needs_mask(x.t.keys.lo, x.t.row0))
+    mask_keys(x.s, x.rank, x.t.keys.lo, x.row_keys);
+  x.softmax.step(x.s, x.scale_log2, x.rescale); // O is still zero: nothing to rescale
+  auto p = oxide::wgmma::to_register_a<bf16>(x.s);
+  std::uint32_t previous = at.stage;
+  at.advance();
+  for (std::uint32_t j = 1; j < x.t.steps; ++j, at.advance()) {
+    sm.full[at.stage].wait(at.phase);
+    if constexpr (PingPong)
+      my_turn.sync();
+    oxide::wgmma::fence();
+    issue_scores(x.s, sm, at.stage, x.consumer);
+    issue_output(x.out, p, sm.v[previous]);
+    if constexpr (PingPong)
+      their_turn.arrive();
+    oxide::wgmma::wait_group<1>(); // S_j has landed; the product may still run
+    if (heads.needs_mask(x.t.keys.lo + j * kBN, x.t.row0))
+      mask_keys(x.s, x.rank, x.t.keys.lo + j * kBN, x.row_keys);
+    x.softmax.step(x.s, x.scale_log2, x.rescale);
+    oxide::wgmma::wait_group<0>();
+    if (x.rank == 0)
+      sm.empty[previous].arrive();
+    scale_rows(x.out, x.rescale);
+    p = oxide::wgmma::to_register_a<bf16>(x.s);
+    previous = at.stage;
+  }
+  if constexpr (PingPong)
+    my_turn.sync();
+  oxide::wgmma::fence();
+  issue_output(x.out, p, sm.v[previous]);
+  if constexpr (PingPong)
+    their_turn.arrive();
+  oxide::wgmma::wait_group<0>();
+  if (x.rank == 0)
+    sm.empty[previous].arrive();
+  if (PingPong && x.consumer == 0)
+    my_turn.sync(); // consumer 1's last arrival, so that no barrier is left half-way
+}
+
+/// The body of the attention kernels: O = softmax(Q K^T scale) V for the block's q-tiles of 128
+/// queries against the keys `heads` gives them. With Overlap, each consumer's softmax runs while
+/// its previous P V is on the tensor cores; with PingPong (and Overlap) the two consumers also
+/// take turns at the tensor cores.
 template <std::uint32_t D, bool Overlap, bool PingPong, class Heads>
 [[gnu::always_inline]] inline void attend(const Map &q, const Map &k, const Map &v,
                                           oxide::DisjointSpan2D<bf16> o, const Heads &heads, float scale) {
-  constexpr std::uint32_t stages = kStages<D>, pieces = D / 64;
   auto &sm = oxide::dynamic_shared_object<Shared<D>>();
-  const auto block = oxide::block::index();
   const std::uint32_t role = oxide::warpgroup::index(), rank = oxide::warpgroup::rank();
-  const auto origin = heads.template origin<D>(o, block);
   if (role == 0 && rank == 0) {
     sm.q_full.init(1);
-    for (std::uint32_t s = 0; s < stages; ++s) {
+    sm.q_empty.init(kConsumers);
+    for (std::uint32_t s = 0; s < kStages<D>; ++s) {
       sm.full[s].init(1);
       sm.empty[s].init(kConsumers);
     }
     oxide::Mbarrier::fence_init();
   }
   oxide::sync_threads();
-  if (!origin.inside)
-    return;
-  // The block's 128 queries start at row `row0` of their head, whose rows start at `head`; the
-  // keys they need are [keys.lo, keys.hi) of the head, `steps` tiles of 128 from keys.lo.
-  const std::uint32_t rows = heads.head_rows();
-  const std::uint32_t head = static_cast<std::uint32_t>(origin.row / rows * rows);
-  const std::uint32_t row0 = static_cast<std::uint32_t>(origin.row) - head;
-  const KeyRange keys = heads.block_keys(row0);
-  const std::uint32_t steps = keys.hi > keys.lo ? (keys.hi - keys.lo + kBN - 1) / kBN : 0;
-
+  // The block's q-tiles: tile b, then b + blocks, ... (one tile when a block is launched per
+  // tile, config(); persistent_config() launches a block per multiprocessor). The K/V ring's
+  // stages and phases, and Q's, run on from one tile to the next, so that the producer loads the
+  // next tile's first keys and its Q while the consumers still finish and store this one.
+  const std::size_t tiles = (o.height() + kBM - 1) / kBM;
   if (role == 0) {
     oxide::warpgroup::decrease_registers<24>();
-    if (rank == 0 && steps > 0) {
-      sm.q_full.arrive_expect_tx(pieces * Map::box_bytes);
-      for (std::uint32_t p = 0; p < pieces; ++p)
-        oxide::tma::load(sm.q[p], q,
-                         {static_cast<std::int32_t>(origin.row), static_cast<std::int32_t>(64 * p)},
-                         sm.q_full);
-      oxide::PipelineState<stages> at;
-      for (std::uint32_t j = 0; j < steps; ++j, at.advance()) {
-        if (j >= stages) // the consumers are done with this stage's previous keys
-          sm.empty[at.stage].wait(at.phase ^ 1);
-        auto &full = sm.full[at.stage];
-        full.arrive_expect_tx(pieces * Map::box_bytes + VTile<D>::bytes);
-        const auto row = static_cast<std::int32_t>(head + keys.lo + j * kBN);
-        for (std::uint32_t p = 0; p < pieces; ++p)
-          oxide::tma::load(sm.k[at.stage][p], k, {row, static_cast<std::int32_t>(64 * p)}, full);
-        oxide::tma::load(sm.v[at.stage], v, {row, 0}, full);
-      }
-    }
+    if (rank == 0)
+      produce(sm, q, k, v, o, heads, tiles);
     return;
   }
 
   oxide::warpgroup::increase_registers<240>();
   const std::uint32_t consumer = role - 1;
   const float scale_log2 = scale * 1.44269504088896340736f; // exp(x s) = exp2(x s log2(e))
-  // The keys of the thread's two rows, and whether step j's tile needs masking.
-  const std::uint32_t my_row = row0 + 64 * consumer + 16 * (rank / 32) + rank % 32 / 4;
-  const KeyRange row_keys[2] = {heads.row_keys(my_row), heads.row_keys(my_row + 8)};
-  oxide::wgmma::Accumulator<bf16, kBN> s;
-  oxide::wgmma::Accumulator<bf16, D> out;
-  OnlineSoftmax softmax;
-  float rescale[2];
-  oxide::PipelineState<stages> at;
-  if (steps > 0)
-    sm.q_full.wait(0);
-  if constexpr (!Overlap) {
-    for (std::uint32_t j = 0; j < steps; ++j, at.advance()) {
-      sm.full[at.stage].wait(at.phase);
-      oxide::wgmma::fence();
-      issue_scores(s, sm, at.stage, consumer);
-      oxide::wgmma::wait_group<0>();
-      if (heads.needs_mask(keys.lo + j * kBN, row0))
-        mask_keys(s, rank, keys.lo + j * kBN, row_keys);
-      softmax.step(s, scale_log2, rescale);
-      scale_rows(out, rescale);
-      const auto p = oxide::wgmma::to_register_a<bf16>(s); // P = bf16(S), in registers
-      oxide::wgmma::fence();
-      issue_output(out, p, sm.v[at.stage]);
-      oxide::wgmma::wait_group<0>();
-      if (rank == 0)
-        sm.empty[at.stage].arrive();
+  oxide::PipelineState<kStages<D>> at;
+  std::uint32_t q_loads = 0;
+  for (const auto &tile : oxide::block::block_stride(tiles)) {
+    const auto origin = heads.template origin<D>(o, tile);
+    if (!origin.inside)
+      continue;
+    TileState<D> x;
+    x.t = tile_keys(heads, origin);
+    const std::uint32_t my_row = x.t.row0 + 64 * consumer + 16 * (rank / 32) + rank % 32 / 4;
+    x.row_keys[0] = heads.row_keys(my_row);
+    x.row_keys[1] = heads.row_keys(my_row + 8);
+    x.consumer = consumer;
+    x.rank = rank;
+    x.scale_log2 = scale_log2;
+    if (x.t.steps > 0) {
+      sm.q_full.wait(q_loads % 2);
+      if constexpr (Overlap)
+        steps_overlapped<D, PingPong>(sm, x, at, heads);
+      else
+        steps_serial(sm, x, at, heads);
+      ++q_loads;
+      if (rank == 0) // this consumer's products are done: Q may be loaded again
+        sm.q_empty.arrive();
     }
-  } else if (steps > 0) {
-    // FlashAttention-3's overlap inside the warpgroup: the softmax of step j runs while the
-    // tensor cores add step j - 1's P V. S_j and that product are issued together, S_j waited
-    // for alone (wait_group<1>); O is rescaled once the product has landed. With PingPong, the
-    // two consumers also take turns at the tensor cores (named barriers 1 and 2: a consumer
-    // issues after the other has issued), so that one's softmax runs under the other's products.
-    const oxide::NamedBarrier my_turn(1 + consumer, 2 * oxide::warpgroup::kThreads),
-        their_turn(2 - consumer, 2 * oxide::warpgroup::kThreads);
-    if (PingPong && consumer == 1)
-      their_turn.arrive(); // consumer 0 goes first
-    sm.full[at.stage].wait(at.phase);
-    if constexpr (PingPong)
-      my_turn.sync();
-    oxide::wgmma::fence();
-    issue_scores(s, sm, at.stage, consumer);
-    if constexpr (PingPong)
-      their_turn.arrive();
-    oxide::wgmma::wait_group<0>();
-    if (heads.needs_mask(keys.lo, row0))
-      mask_keys(s, rank, keys.lo, row_keys);
-    softmax.step(s, scale_log2, rescale); // O is still zero: nothing to rescale
-    auto p = oxide::wgmma::to_register_a<bf16>(s);
-    std::uint32_t previous = at.stage;
-    at.advance();
-    for (std::uint32_t j = 1; j < steps; ++j, at.advance()) {
-      sm.full[at.stage].wait(at.phase);
-      if constexpr (PingPong)
-        my_turn.sync();
-      oxide::wgmma::fence();
-      issue_scores(s, sm, at.stage, consumer);
-      issue_output(out, p, sm.v[previous]);
-      if constexpr (PingPong)
-        their_turn.arrive();
-      oxide::wgmma::wait_group<1>(); // S_j has landed; the product may still run
-      if (heads.needs_mask(keys.lo + j * kBN, row0))
-        mask_keys(s, rank, keys.lo + j * kBN, row_keys);
-      softmax.step(s, scale_log2, rescale);
-      oxide::wgmma::wait_group<0>();
-      if (rank == 0)
-        sm.empty[previous].arrive();
-      scale_rows(out, rescale);
-      p = oxide::wgmma::to_register_a<bf16>(s);
-      previous = at.stage;
-    }
-    if constexpr (PingPong)
-      my_turn.sync();
-    oxide::wgmma::fence();
-    issue_output(out, p, sm.v[previous]);
-    if constexpr (PingPong)
-      their_turn.arrive();
-    oxide::wgmma::wait_group<0>();
-    if (rank == 0)
-      sm.empty[previous].arrive();
-    if (PingPong && consumer == 0)
-      my_turn.sync(); // consumer 1's last arrival, so that no barrier is left half-way
+    // O / the rows' sums, written from the registers two elements at a time (rows that attend to
+    // nothing, padding, as zeros), while the producer loads the next tile.
+    float inverse[2];
+    x.softmax.inverse_sums(inverse);
+    store_rows(heads.template tile_mut<D>(o, tile), x.out, inverse);
   }
-
-  // O / the rows' sums, written from the registers two elements at a time (rows that attend to
-  // nothing, padding, as zeros).
-  float inverse[2];
-  softmax.inverse_sums(inverse);
-  store_rows(heads.template tile_mut<D>(o, block), out, inverse);
 }
 
 /// O = softmax(Q K^T scale) V, with keys after the query masked out when Causal. q, k, v and o
@@ -458,9 +532,15 @@ inline std::vector<double> reference_row(const std::vector<float> &q, const std:
   return out;
 }
 
-/// The launch for `rows` = batch * heads * seq_len query rows: a block per 128.
+/// The launch for `rows` = batch * heads * seq_len query rows: a block per 128 ...
 inline oxide::LaunchConfig1D config(std::uint32_t rows, std::uint32_t d) {
   return {(rows + kBM - 1) / kBM, kThreads, d == 64 ? kSharedBytes<64> : kSharedBytes<128>};
+}
+/// ... or persistent: a block per multiprocessor (`sms`), each taking every sms-th q-tile (in the
+/// causal kernels' longest-first order), its next tile's loads under this one's last products
+/// and stores.
+inline oxide::LaunchConfig1D persistent_config(std::uint32_t rows, std::uint32_t d, std::uint32_t sms) {
+  return {std::min((rows + kBM - 1) / kBM, sms), kThreads, d == 64 ? kSharedBytes<64> : kSharedBytes<128>};
 }
 
 } // namespace attention

@@ -3,7 +3,7 @@
 // issue 38 compare: B=4 H=32 S=4096 D=128 and B=16 H=16 S=1024 D=64, causal and not, with the
 // kernels' default schedule (attention::kOverlap: FlashAttention-3's softmax overlap at D = 64,
 // none at D = 128) and the others as diagnostic rows (attention_*_serial, _overlap,
-// _no_pingpong). The
+// _no_pingpong), and the default schedules launched persistent (_persistent). The
 // library side is PyTorch's SDPA with its cuDNN and FlashAttention backends
 // (attention_cuda.py, run on the same GPU in the same run). Each result is checked at sampled rows
 // against the double-precision reference.
@@ -25,7 +25,7 @@ using attention::bf16;
 
 template <std::uint32_t D, bool Causal, bool Overlap = attention::kOverlap<D>, bool PingPong = Overlap>
 void bench_shape(oxide::Context &ctx, oxide::Stream &stream, bench::EventTimer &timer, std::uint32_t batch,
-                 std::uint32_t heads, std::uint32_t seq_len) {
+                 std::uint32_t heads, std::uint32_t seq_len, bool persistent = false) {
   const std::uint32_t rows = batch * heads * seq_len;
   const std::size_t n = std::size_t{rows} * D;
   std::vector<bf16> hq(n), hk(n), hv(n);
@@ -41,8 +41,10 @@ void bench_shape(oxide::Context &ctx, oxide::Stream &stream, bench::EventTimer &
   auto q = map(hq), k = map(hk), v = map(hv);
   auto o = oxide::DeviceBuffer<bf16>::uninitialized(stream, n);
   const float scale = 1.0f / std::sqrt(float(D));
-  auto launch =
-      oxide::prepare(ctx, attention::forward<D, Causal, Overlap, PingPong>, attention::config(rows, D));
+  const auto config = persistent
+                          ? attention::persistent_config(rows, D, std::uint32_t(ctx.device().sm_count()))
+                          : attention::config(rows, D);
+  auto launch = oxide::prepare(ctx, attention::forward<D, Causal, Overlap, PingPong>, config);
   bench::poison(timer, stream, o);
   const float ms =
       timer.median_ms(stream, [&](int) { launch(stream, q, k, v, o.view_2d(D, rows), seq_len, scale); });
@@ -65,10 +67,11 @@ void bench_shape(oxide::Context &ctx, oxide::Stream &stream, bench::EventTimer &
   // The row without a suffix is the kernel's default schedule (attention::kOverlap<D>).
   const bool is_default = Overlap == attention::kOverlap<D> && PingPong == Overlap;
   const std::string name = "attention_d" + std::to_string(D) + (Causal ? "_causal" : "") +
-                           (is_default ? ""
-                            : !Overlap ? "_serial"
-                            : PingPong ? "_overlap"
-                                       : "_no_pingpong");
+                           (persistent   ? "_persistent"
+                            : is_default ? ""
+                            : !Overlap   ? "_serial"
+                            : PingPong   ? "_overlap"
+                                         : "_no_pingpong");
   const std::string size = std::to_string(batch) + "x" + std::to_string(heads) + "x" +
                            std::to_string(seq_len) + "x" + std::to_string(D);
   bench::report(name.c_str(), size, "flops", flops, ms, ok, "safe");
@@ -92,6 +95,12 @@ int main() try {
   bench_shape<128, true, true, false>(ctx, stream, timer, 4, 32, 4096);
   bench_shape<64, false, false>(ctx, stream, timer, 16, 16, 1024);
   bench_shape<64, true, false>(ctx, stream, timer, 16, 16, 1024);
+  // The default schedules launched persistent: a block per multiprocessor taking every sms-th
+  // q-tile (longest-first when causal), the next tile's loads under this one's end.
+  bench_shape<128, false>(ctx, stream, timer, 4, 32, 4096, true);
+  bench_shape<128, true>(ctx, stream, timer, 4, 32, 4096, true);
+  bench_shape<64, false>(ctx, stream, timer, 16, 16, 1024, true);
+  bench_shape<64, true>(ctx, stream, timer, 16, 16, 1024, true);
   return 0;
 } catch (const oxide::Error &e) {
   std::fprintf(stderr, "attention_oxide: %s\n", e.what());

@@ -32,16 +32,17 @@ REFERENCES = {
     "cublaslt_bf16_gelu_bias": ["wgmma_gemm_bias_gelu"],
 }
 # PyTorch's SDPA (attention_cuda.py), each backend the reference of the attention kernel of its shape.
+ATTENTION_VARIANTS = ("", "_serial", "_overlap", "_no_pingpong", "_persistent")
 for _backend in ("sdpa_cudnn", "sdpa_flash"):
     for _shape in ("d128", "d128_causal", "d64", "d64_causal"):
-        REFERENCES[f"{_backend}_{_shape}"] = [f"attention_{_shape}{v}" for v in ("", "_serial", "_overlap", "_no_pingpong")]
+        REFERENCES[f"{_backend}_{_shape}"] = [f"attention_{_shape}{v}" for v in ATTENTION_VARIANTS]
 DIAGNOSTIC |= set(REFERENCES)
 # Oxide kernels with no nvcc twin yet, measured only against their library reference: shown, left
 # out of the geometric mean.
 UNTWINNED = {
     "wgmma_gemm_tf32", "wgmma_gemm_e4m3", "wgmma_gemm_bias_gelu", "wgmma_gemm_persistent",
     "wgmma_gemm_nn_persistent"
-} | {f"attention_{shape}{variant}" for shape in ("d128", "d128_causal", "d64", "d64_causal") for variant in ("", "_serial", "_overlap", "_no_pingpong")}
+} | {f"attention_{shape}{variant}" for shape in ("d128", "d128_causal", "d64", "d64_causal") for variant in ATTENTION_VARIANTS}
 DIAGNOSTIC |= UNTWINNED
 
 
