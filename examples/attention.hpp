@@ -16,8 +16,8 @@
 //   one key tile runs while its P V of the previous tile is on the tensor cores, and the two
 //   consumers take turns at the tensor cores (named barriers).
 // The output is written from O's registers through DisjointSpan2D::warpgroup_tile_mut: each
-// thread writes the elements it holds, two at a time. Causal blocks take their heads' q-tiles
-// longest-first (the last q-tile of every head first). Launch persistent_config() (a block per
+// thread writes the elements it holds, two at a time. Causal blocks take their q-tiles
+// longest-first, by default each head's in turn (CausalOrder). Launch persistent_config() (a block per
 // multiprocessor, each taking several q-tiles, the next one's loads under this one's end): on an
 // H100 it is faster than a block per q-tile (config()) in every shape, by 2 % (D = 128) to 12 %
 // (causal D = 64; docs/performance.md, session 40).
@@ -173,9 +173,20 @@ struct KeyRange {
   }
 }
 
+/// The order causal blocks take their q-tiles in, longest first either way (a head's last q-tile
+/// has the most keys), so that the short ones fill the end.
+enum class CausalOrder {
+  /// Each head's q-tiles longest-first, one head after another (LongestFirst over all the tiles:
+  /// the whole order reversed): the blocks running at once share a few heads' K and V in L2.
+  heads_together,
+  /// Every head's longest q-tile first, then every head's next (LongestFirst with a head's tiles
+  /// as the period): the best balance, but the blocks running at once read all heads' K and V.
+  heads_interleaved,
+};
+
 /// Heads of seq_len rows, every query attending to its head's keys (up to itself when causal).
-/// Causal blocks take every head's last q-tile first: it has the most keys.
-template <bool Causal> struct FixedLength {
+/// Causal blocks take the q-tiles longest-first in `Order`.
+template <bool Causal, CausalOrder Order = CausalOrder::heads_together> struct FixedLength {
   std::uint32_t seq_len;
 
   [[nodiscard]] std::uint32_t head_rows() const noexcept { return seq_len; }
@@ -190,11 +201,16 @@ template <bool Causal> struct FixedLength {
   [[nodiscard]] bool needs_mask(std::uint32_t key0, std::uint32_t row0) const noexcept {
     return Causal && key0 + kBN > row0 + 1;
   }
+  /// LongestFirst's runs: all the q-tiles (heads_together), or a head's.
+  [[nodiscard]] oxide::LongestFirst order(const oxide::DisjointSpan2D<bf16> &o) const noexcept {
+    return {Order == CausalOrder::heads_together ? static_cast<std::uint32_t>(o.height() / kBM)
+                                                 : seq_len / kBM};
+  }
   template <std::uint32_t D>
   [[nodiscard]] auto origin(const oxide::DisjointSpan2D<bf16> &o,
                             const oxide::block::BlockIndex &b) const noexcept {
     if constexpr (Causal)
-      return o.warpgroup_tile_origin<D, kConsumers, 1>(b, oxide::LongestFirst{seq_len / kBM});
+      return o.warpgroup_tile_origin<D, kConsumers, 1>(b, order(o));
     else
       return o.warpgroup_tile_origin<D, kConsumers, 1>(b);
   }
@@ -202,7 +218,7 @@ template <bool Causal> struct FixedLength {
   [[nodiscard, gnu::always_inline]] auto tile_mut(const oxide::DisjointSpan2D<bf16> &o,
                                                   const oxide::block::BlockIndex &b) const noexcept {
     if constexpr (Causal)
-      return o.warpgroup_tile_mut<D, kConsumers, 1>(b, oxide::LongestFirst{seq_len / kBM});
+      return o.warpgroup_tile_mut<D, kConsumers, 1>(b, order(o));
     else
       return o.warpgroup_tile_mut<D, kConsumers, 1>(b);
   }
@@ -480,13 +496,15 @@ template <std::uint32_t D, bool Overlap, bool PingPong, class Heads>
 }
 
 /// O = softmax(Q K^T scale) V, with keys after the query masked out when Causal. q, k, v and o
-/// hold batch * heads heads of seq_len rows of D (seq_len a multiple of 128); launch config().
-template <std::uint32_t D, bool Causal, bool Overlap = kOverlap<D>, bool PingPong = Overlap>
+/// hold batch * heads heads of seq_len rows of D (seq_len a multiple of 128); launch
+/// persistent_config() (or config()). Causal blocks take the q-tiles in `Order`.
+template <std::uint32_t D, bool Causal, bool Overlap = kOverlap<D>, bool PingPong = Overlap,
+          CausalOrder Order = CausalOrder::heads_together>
 [[kernel, oxide::launch_bounds(kThreads, 1),
   oxide::launch_contract("domain = 1, block = 384, dynamic_shared = kSharedBytes<D>..232448, "
                          "requires = (seq_len % 128 == 0, o.height() % seq_len == 0)")]] void
 forward(Map q, Map k, Map v, oxide::DisjointSpan2D<bf16> o, std::uint32_t seq_len, float scale) {
-  attend<D, Overlap, PingPong>(q, k, v, o, FixedLength<Causal>{seq_len}, scale);
+  attend<D, Overlap, PingPong>(q, k, v, o, FixedLength<Causal, Order>{seq_len}, scale);
 }
 
 /// The same for sequences of different lengths (FlashAttention's varlen): each head's `rows`

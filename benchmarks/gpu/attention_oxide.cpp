@@ -3,7 +3,8 @@
 // issue 38 compare: B=4 H=32 S=4096 D=128 and B=16 H=16 S=1024 D=64, causal and not, with the
 // kernels' default schedule (attention::kOverlap: FlashAttention-3's softmax overlap at D = 64,
 // none at D = 128) and the others as diagnostic rows (attention_*_serial, _overlap,
-// _no_pingpong), and the default schedules launched persistent (_persistent). The
+// _no_pingpong), the default schedules launched persistent (_persistent), and the causal kernels
+// with their q-tiles in the order used before session 40 (_interleaved). The
 // library side is PyTorch's SDPA with its cuDNN and FlashAttention backends
 // (attention_cuda.py, run on the same GPU in the same run). Each result is checked at sampled rows
 // against the double-precision reference.
@@ -23,7 +24,8 @@ namespace {
 
 using attention::bf16;
 
-template <std::uint32_t D, bool Causal, bool Overlap = attention::kOverlap<D>, bool PingPong = Overlap>
+template <std::uint32_t D, bool Causal, bool Overlap = attention::kOverlap<D>, bool PingPong = Overlap,
+          attention::CausalOrder Order = attention::CausalOrder::heads_together>
 void bench_shape(oxide::Context &ctx, oxide::Stream &stream, bench::EventTimer &timer, std::uint32_t batch,
                  std::uint32_t heads, std::uint32_t seq_len, bool persistent = false) {
   const std::uint32_t rows = batch * heads * seq_len;
@@ -44,7 +46,7 @@ void bench_shape(oxide::Context &ctx, oxide::Stream &stream, bench::EventTimer &
   const auto config = persistent
                           ? attention::persistent_config(rows, D, std::uint32_t(ctx.device().sm_count()))
                           : attention::config(rows, D);
-  auto launch = oxide::prepare(ctx, attention::forward<D, Causal, Overlap, PingPong>, config);
+  auto launch = oxide::prepare(ctx, attention::forward<D, Causal, Overlap, PingPong, Order>, config);
   bench::poison(timer, stream, o);
   const float ms =
       timer.median_ms(stream, [&](int) { launch(stream, q, k, v, o.view_2d(D, rows), seq_len, scale); });
@@ -71,7 +73,8 @@ void bench_shape(oxide::Context &ctx, oxide::Stream &stream, bench::EventTimer &
                             : is_default ? ""
                             : !Overlap   ? "_serial"
                             : PingPong   ? "_overlap"
-                                         : "_no_pingpong");
+                                         : "_no_pingpong") +
+                           (Order == attention::CausalOrder::heads_interleaved ? "_interleaved" : "");
   const std::string size = std::to_string(batch) + "x" + std::to_string(heads) + "x" +
                            std::to_string(seq_len) + "x" + std::to_string(D);
   bench::report(name.c_str(), size, "flops", flops, ms, ok, "safe");
@@ -101,6 +104,13 @@ int main() try {
   bench_shape<128, true>(ctx, stream, timer, 4, 32, 4096, true);
   bench_shape<64, false>(ctx, stream, timer, 16, 16, 1024, true);
   bench_shape<64, true>(ctx, stream, timer, 16, 16, 1024, true);
+  // Causal q-tiles in the other order (every head's longest first, all heads at once: the default
+  // before session 40), launched both ways.
+  constexpr auto interleaved = attention::CausalOrder::heads_interleaved;
+  bench_shape<128, true, false, false, interleaved>(ctx, stream, timer, 4, 32, 4096);
+  bench_shape<128, true, false, false, interleaved>(ctx, stream, timer, 4, 32, 4096, true);
+  bench_shape<64, true, true, true, interleaved>(ctx, stream, timer, 16, 16, 1024);
+  bench_shape<64, true, true, true, interleaved>(ctx, stream, timer, 16, 16, 1024, true);
   return 0;
 } catch (const oxide::Error &e) {
   std::fprintf(stderr, "attention_oxide: %s\n", e.what());

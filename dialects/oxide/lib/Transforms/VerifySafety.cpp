@@ -85,7 +85,8 @@ bool verifyOwners(oxide::OwnedElemOp owned, oxide::WitnessProvenance &provenance
     emitError(oxide::userLocation(owned.getLoc()))
         << "the period of this longest-first warpgroup tile is not the same for every thread: the blocks' "
            "tiles are a bijection only when they all use one period; pass a constant or a kernel parameter "
-           "(or arithmetic of them, such as seq_len / 128) [safety rule: witness]";
+           "(or a span parameter's extent, or arithmetic of them, such as seq_len / 128) [safety rule: "
+           "witness]";
     return false;
   }
   if (info.param == oxide::intrinsic::OwnedParam::distance &&
@@ -98,8 +99,9 @@ bool verifyOwners(oxide::OwnedElemOp owned, oxide::WitnessProvenance &provenance
                "iterations would write overlapping pairs at once: launch the kernel once per distance, "
                "passing it as a parameter (as a bitonic sort launches once per step) [safety rule: witness]";
     else
-      error << "pass a constant or a kernel parameter (not a value computed from the thread's index or "
-               "loaded from memory) [safety rule: witness]";
+      error
+          << "pass a constant or a kernel parameter (or a span parameter's extent; not a value computed from "
+             "the thread's index or loaded from other memory) [safety rule: witness]";
     return false;
   }
   return true;

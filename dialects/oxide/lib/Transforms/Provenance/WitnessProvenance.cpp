@@ -236,6 +236,47 @@ bool WitnessProvenance::isWitnessAt(Value value, Operation *at, llvm::function_r
   return false;
 }
 
+namespace {
+
+/// `address` stripped of GEPs whose indices are all constants.
+Value stripConstantOffsets(Value address) {
+  while (auto gep = address.getDefiningOp<LLVM::GEPOp>()) {
+    if (!llvm::all_of(gep.getDynamicIndices(), [](Value index) { return matchPattern(index, m_Constant()); }))
+      return address;
+    address = gep.getBase();
+  }
+  return address;
+}
+
+/// Whether every use of `pointer`, through GEPs, only loads from it: the memory is never
+/// written, so what it holds is what the launch put there.
+bool onlyLoadedFrom(Value pointer, unsigned depth = 0) {
+  if (depth > 16)
+    return false;
+  return llvm::all_of(pointer.getUses(), [&](OpOperand &use) {
+    Operation *user = use.getOwner();
+    if (auto load = dyn_cast<LLVM::LoadOp>(user))
+      return load.getAddr() == pointer;
+    if (auto gep = dyn_cast<LLVM::GEPOp>(user))
+      return gep.getBase() == pointer && onlyLoadedFrom(gep.getResult(), depth + 1);
+    return false;
+  });
+}
+
+/// Whether `address` lies at a constant offset in a kernel's by-value parameter (a span's data
+/// and extents, a struct's fields) that the kernel never writes or passes on: every thread's copy
+/// of it holds the launch's bytes.
+bool isReadOnlyKernelParameter(Value address) {
+  auto arg = dyn_cast<BlockArgument>(stripConstantOffsets(address));
+  if (!arg || !arg.getOwner()->isEntryBlock())
+    return false;
+  auto func = dyn_cast<LLVM::LLVMFuncOp>(arg.getOwner()->getParentOp());
+  return func && func->hasAttr(oxide::OxideDialect::getKernelAttrName()) &&
+         func.getArgAttr(arg.getArgNumber(), LLVM::LLVMDialect::getByValAttrName()) && onlyLoadedFrom(arg);
+}
+
+} // namespace
+
 bool WitnessProvenance::isUniform(Value value, unsigned depth) {
   if (depth > 64)
     return false;
@@ -243,6 +284,8 @@ bool WitnessProvenance::isUniform(Value value, unsigned depth) {
     return false;
   if (matchPattern(value, m_Constant()))
     return true;
+  if (auto load = value.getDefiningOp<LLVM::LoadOp>())
+    return !load.getVolatile_() && isReadOnlyKernelParameter(load.getAddr());
   if (auto arg = dyn_cast<BlockArgument>(value)) {
     auto func = dyn_cast<LLVM::LLVMFuncOp>(arg.getOwner()->getParentOp());
     return arg.getOwner()->isEntryBlock() && func && func->hasAttr(OxideDialect::getKernelAttrName()) &&
