@@ -169,35 +169,40 @@ TEST(OwnedElement, TwoDimensionalShapesAreDisjoint) {
 }
 
 TEST(OwnedElement, WarpgroupTilesAreDisjointAndStartAtTheirOrigin) {
-  // Blocks of three warpgroups: a producer and two consumers, tiles of 128 x 64.
+  // Blocks of three warpgroups: a producer and two consumers, tiles of 128 x 64; longest-first
+  // orders of runs of 3 tiles, all the runs at once (0) or 1, 2 or 3 of the 4 (the last group
+  // short), packed as the kernel packs them.
   const std::array<std::uint64_t, 3> block{384, 1, 1};
-  for (const std::uint32_t longest_first : {0u, 1u}) {
-    const WarpgroupTile tile{64, 2, 1, 1, longest_first};
-    const std::uint64_t width = 128, height = 6 * 128, period = 3, tiles = 2 * 6;
-    const std::array<std::uint64_t, 3> grid{tiles + 2, 1, 1};
-    auto operands = [&](const Thread &t, std::uint64_t j) {
-      OwnedElementOperands<std::uint64_t> in{t.block(), 0, j, width, height, 1, period};
-      in.tile = tile;
-      return in;
-    };
-    EXPECT_EQ(claimed(Ownership::warpgroup_tile, grid, block, 32, width * height, operands), width * height)
-        << "longest_first " << longest_first;
-    // The first consumer thread's element 0 is its block's tile origin.
-    for (std::uint64_t b = 0; b < grid[0]; ++b) {
-      Thread t;
-      t.grid_dim = grid;
-      t.block_dim = block;
-      t.block_idx[0] = b;
-      t.thread_idx[0] = 128;
-      Integers arithmetic{t};
-      const auto [element, ok] =
-          oxide::detail::owned_element(arithmetic, Ownership::warpgroup_tile, operands(t, 0));
-      const auto origin = tile.origin(b, width, height, period);
-      EXPECT_EQ(static_cast<bool>(ok), origin.inside) << "block " << b;
-      if (ok && origin.inside)
-        EXPECT_EQ(element, origin.row * width + origin.column) << "block " << b;
+  const std::uint64_t width = 128, height = 6 * 128, tiles = 2 * 6;
+  const std::array<std::uint64_t, 3> grid{tiles + 2, 1, 1};
+  for (const std::uint64_t order :
+       {std::uint64_t{3}, WarpgroupTile::longest_first_order(3, 1), WarpgroupTile::longest_first_order(3, 2),
+        WarpgroupTile::longest_first_order(3, 3)})
+    for (const std::uint32_t longest_first : {0u, 1u}) {
+      const WarpgroupTile tile{64, 2, 1, 1, longest_first};
+      auto operands = [&](const Thread &t, std::uint64_t j) {
+        OwnedElementOperands<std::uint64_t> in{t.block(), 0, j, width, height, 1, order};
+        in.tile = tile;
+        return in;
+      };
+      EXPECT_EQ(claimed(Ownership::warpgroup_tile, grid, block, 32, width * height, operands), width * height)
+          << "longest_first " << longest_first << ", order " << order;
+      // The first consumer thread's element 0 is its block's tile origin.
+      for (std::uint64_t b = 0; b < grid[0]; ++b) {
+        Thread t;
+        t.grid_dim = grid;
+        t.block_dim = block;
+        t.block_idx[0] = b;
+        t.thread_idx[0] = 128;
+        Integers arithmetic{t};
+        const auto [element, ok] =
+            oxide::detail::owned_element(arithmetic, Ownership::warpgroup_tile, operands(t, 0));
+        const auto origin = tile.origin(b, width, height, order);
+        EXPECT_EQ(static_cast<bool>(ok), origin.inside) << "block " << b << ", order " << order;
+        if (ok && origin.inside)
+          EXPECT_EQ(element, origin.row * width + origin.column) << "block " << b << ", order " << order;
+      }
     }
-  }
 }
 
 } // namespace

@@ -17,11 +17,11 @@ using oxide::detail::WarpgroupTile;
 
 /// The (row, column) of each block's tile for blocks [0, blocks), checking that none repeats
 /// and that blocks past the tiles own nothing; returns how many blocks owned a tile.
-std::size_t owned_tiles(const WarpgroupTile &tile, std::size_t width, std::size_t height, std::size_t period,
+std::size_t owned_tiles(const WarpgroupTile &tile, std::size_t width, std::size_t height, std::uint64_t order,
                         std::size_t blocks) {
   std::set<std::pair<std::size_t, std::size_t>> seen;
   for (std::size_t b = 0; b < blocks; ++b) {
-    const auto origin = tile.origin(b, width, height, period);
+    const auto origin = tile.origin(b, width, height, order);
     if (!origin.inside)
       continue;
     EXPECT_LT(origin.row, height);
@@ -63,6 +63,38 @@ TEST(WarpgroupTile, LongestFirstIsABijectionThatStartsWithEveryRunsLastTile) {
   // A period that is 0 or does not divide the tiles gives nothing.
   EXPECT_EQ(owned_tiles(tile, 64, height, 0, heads * period), 0u);
   EXPECT_EQ(owned_tiles(tile, 64, height, 7, heads * period), 0u);
+}
+
+TEST(WarpgroupTile, LongestFirstRunsAtOnceIsABijectionGroupByGroup) {
+  // 7 heads of 4 q-tiles: taken 1, 2, 3 (the last group short), 7 or 100 heads at a time.
+  const WarpgroupTile tile{64, 2, 1, 1, 1};
+  const std::size_t period = 4, heads = 7, tiles = heads * period, height = tiles * 128;
+  auto row_of = [&](std::size_t b, std::size_t at_once) {
+    return tile.origin(b, 64, height, WarpgroupTile::longest_first_order(period, at_once)).row / 128;
+  };
+  for (const std::size_t at_once : {1, 2, 3, 7, 100})
+    EXPECT_EQ(owned_tiles(tile, 64, height, WarpgroupTile::longest_first_order(period, at_once), tiles + 5),
+              tiles)
+        << at_once << " at once";
+  // One head at a time: each head's tiles from its last.
+  for (std::size_t b = 0; b < tiles; ++b)
+    EXPECT_EQ(row_of(b, 1), b / period * period + period - 1 - b % period) << "block " << b;
+  // Three at a time: heads 0-2's last tiles, then their third... then heads 3-5's, then head 6's.
+  EXPECT_EQ(row_of(0, 3), 3u);
+  EXPECT_EQ(row_of(2, 3), 11u);
+  EXPECT_EQ(row_of(3, 3), 2u);
+  EXPECT_EQ(row_of(11, 3), 8u);
+  EXPECT_EQ(row_of(12, 3), 15u);
+  EXPECT_EQ(row_of(24, 3), 27u);
+  EXPECT_EQ(row_of(27, 3), 24u);
+  // All heads at once (0 or as many as there are, or more) is the order without a group.
+  for (std::size_t b = 0; b < tiles; ++b) {
+    EXPECT_EQ(row_of(b, 0), row_of(b, heads)) << "block " << b;
+    EXPECT_EQ(row_of(b, 0), row_of(b, 100)) << "block " << b;
+  }
+  // Past what the order packs: a period of 2^40 divides nothing, too many runs mean all of them.
+  EXPECT_EQ(WarpgroupTile::longest_first_order(std::uint64_t{1} << 40, 1) & WarpgroupTile::kMaxPeriod, 0u);
+  EXPECT_EQ(WarpgroupTile::longest_first_order(4, std::uint64_t{1} << 24), 4u);
 }
 
 } // namespace

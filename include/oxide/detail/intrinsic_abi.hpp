@@ -271,11 +271,14 @@ constexpr std::uint64_t reserve_increment(std::uint64_t counter, std::uint64_t c
 /// tiles_m = ceil(height / (64 consumers)), tiles_n = ceil(width / n), per = group * tiles_n,
 /// first_m = b / per * group and rows = min(group, tiles_m - first_m),
 /// bm = first_m + b % per % rows and bn = b % per / rows (for b < tiles_m * tiles_n; that is a
-/// bijection). With `longest_first`, block b first becomes b' = (b % runs) period +
-/// (period - 1 - b / runs): the tiles come in runs of `period` (a run-time value the same for every
-/// thread, passed as the owner's y: an attention head's q-tiles, whose work grows along the run),
-/// runs = tiles / period, and the blocks take every run's last tile first (a bijection too; a
-/// period that is 0 or does not divide the tiles gives no block a tile). In the tile, thread t of
+/// bijection). With `longest_first`, block b is first reordered by a run-time value the same for
+/// every thread, passed as the owner's y: its low kPeriodBits bits are `period` p, the rest
+/// `runs at once` G (longest_first_order() packs them). The tiles come in runs = tiles / p runs
+/// of p (an attention head's q-tiles, whose work grows along the run), taken G runs at a time
+/// (0, or G >= runs: all of them): group g = b / (p G) holds runs [g G, g G + n), n = min(G,
+/// runs - g G), and with r = b % (p G), b' = (g G + r % n) p + (p - 1 - r / n): each group's runs'
+/// last tiles first, then their next (a bijection too; a period that is 0 or does not divide the
+/// tiles gives no block a tile). In the tile, thread t of
 /// the block (linear) in warpgroup w = t / 128, c = w - first <
 /// consumers, writes element j < n / 2 of its accumulator (oxide/device/wgmma.hpp): row
 /// 64 c + 16 (t % 128 / 32) + t % 32 / 4 + 8 (j / 2 % 2), column 8 (j / 4) + 2 (t % 4) + j % 2.
@@ -283,6 +286,18 @@ struct WarpgroupTile {
   std::uint32_t n = 0, consumers = 0, first = 0, group = 0, longest_first = 0;
 
   static constexpr std::uint32_t kMaxGroup = 0xffff;
+  /// The longest-first order's run-time value: the period in the low kPeriodBits bits, the runs
+  /// taken at once above them.
+  static constexpr unsigned kPeriodBits = 40;
+  static constexpr std::uint64_t kMaxPeriod = (std::uint64_t{1} << kPeriodBits) - 1;
+  static constexpr std::uint64_t kMaxRunsAtOnce = (std::uint64_t{1} << (64 - kPeriodBits)) - 1;
+  /// A period past kMaxPeriod divides no tile count (tiles stay below 2^40), so it packs as 0 (no
+  /// tile); more runs at once than kMaxRunsAtOnce pack as 0 (all the runs).
+  [[nodiscard]] static constexpr std::uint64_t longest_first_order(std::uint64_t period,
+                                                                   std::uint64_t runs_at_once) noexcept {
+    return (period > kMaxPeriod ? 0 : period) | (runs_at_once > kMaxRunsAtOnce ? 0 : runs_at_once)
+                                                    << kPeriodBits;
+  }
   [[nodiscard]] constexpr std::uint64_t pack() const noexcept {
     return std::uint64_t{n} | std::uint64_t{consumers} << 16 | std::uint64_t{first} << 24 |
            std::uint64_t{group} << 32 | std::uint64_t{longest_first} << 48;
@@ -299,17 +314,20 @@ struct WarpgroupTile {
     bool inside = false;
   };
   [[nodiscard]] constexpr Origin origin(std::size_t b, std::size_t width, std::size_t height,
-                                        std::size_t period = 0) const noexcept {
+                                        std::uint64_t order = 0) const noexcept {
     const std::size_t tile_rows = 64 * std::size_t{consumers};
     const std::size_t tiles_m = (height + tile_rows - 1) / tile_rows, tiles_n = (width + n - 1) / n;
     const std::size_t tiles = tiles_m * tiles_n;
     if (b >= tiles)
       return {};
     if (longest_first) {
-      if (period == 0 || tiles % period != 0)
+      const std::size_t p = order & kMaxPeriod, at_once = order >> kPeriodBits;
+      if (p == 0 || tiles % p != 0)
         return {};
-      const std::size_t runs = tiles / period;
-      b = b % runs * period + (period - 1 - b / runs);
+      const std::size_t runs = tiles / p, g = at_once == 0 || at_once > runs ? runs : at_once;
+      const std::size_t first_run = b / (p * g) * g, left = runs - first_run, n = left < g ? left : g;
+      const std::size_t r = b % (p * g);
+      b = (first_run + r % n) * p + (p - 1 - r / n);
     }
     const std::size_t per = group * tiles_n, first_m = b / per * group;
     const std::size_t rows = tiles_m - first_m < group ? tiles_m - first_m : group, local = b % per;

@@ -26,7 +26,7 @@ template <class V> struct OwnedElementOperands {
   V owner_y;               ///< the owner's y (2-D owners); unused otherwise
   V j;                     ///< which element of the set
   V width, height, depth;  ///< the output's extents (height and depth only for 2-D and 3-D outputs)
-  V uniform;               ///< pair's distance, or a longest-first tile's period
+  V uniform;               ///< pair's distance, or a longest-first tile's packed order
   std::uint64_t count = 1; ///< block_strided's and strided_rows' K
   WarpgroupTile tile{};    ///< warpgroup_tile's shape
   std::int64_t lanes = 1;  ///< elements named at once (warpgroup_tile: 1 or 2)
@@ -70,7 +70,7 @@ template <class A>
 OwnedElement<typename A::Value> warpgroup_tile_element(A &a, const WarpgroupTile &tile,
                                                        typename A::Value block, typename A::Value j,
                                                        typename A::Value width, typename A::Value height,
-                                                       std::int64_t lanes, typename A::Value period) {
+                                                       std::int64_t lanes, typename A::Value order) {
   using V = typename A::Value;
   auto ceil_div = [&](V x, std::int64_t y) { return a.udiv(a.add(x, a.constant(y - 1)), a.constant(y)); };
   const std::int64_t tile_rows = 64 * std::int64_t{tile.consumers};
@@ -81,15 +81,24 @@ OwnedElement<typename A::Value> warpgroup_tile_element(A &a, const WarpgroupTile
   // Outside the tiles the divisors below may be 0: use 1 there (the element is not written).
   V one = a.constant(1);
   if (tile.longest_first) {
-    // b' = (b % runs) period + period - 1 - b / runs, runs = tiles / period: with b < tiles and
-    // period dividing tiles, b' < tiles and no step wraps.
+    // WarpgroupTile's reordering: b' = (g G + r % n) p + (p - 1 - r / n). With b < tiles and p
+    // dividing tiles, G clamped to runs: p G <= tiles, g G <= b / p < runs, so n >= 1, r < n p,
+    // b' < tiles and no step wraps. Outside, every divisor is 1.
     V zero = a.constant(0);
-    V period_ok =
-        a.both(a.ne(period, zero), a.eq(a.urem(tiles, a.select(a.eq(period, zero), one, period)), zero));
+    V split = a.constant(std::int64_t{1} << WarpgroupTile::kPeriodBits);
+    V period_raw = a.urem(order, split), at_once = a.udiv(order, split);
+    V period_ok = a.both(a.ne(period_raw, zero),
+                         a.eq(a.urem(tiles, a.select(a.eq(period_raw, zero), one, period_raw)), zero));
     inside = a.both(inside, period_ok);
-    V p = a.select(period_ok, period, one);
+    V p = a.select(period_ok, period_raw, one);
     V runs = a.select(inside, a.udiv(tiles, p), one);
-    V reordered = a.add(a.mul(a.urem(block, runs), p), a.sub(a.sub(p, one), a.udiv(block, runs)));
+    V g = a.select(a.both(a.ne(at_once, zero), a.ult(at_once, runs)), at_once, runs);
+    V span = a.mul(p, g);
+    V first_run = a.select(inside, a.mul(a.udiv(block, span), g), zero);
+    V left = a.sub(runs, first_run);
+    V n = a.select(a.ult(left, g), left, g);
+    V r = a.urem(block, span);
+    V reordered = a.add(a.mul(a.add(first_run, a.urem(r, n)), p), a.sub(a.sub(p, one), a.udiv(r, n)));
     block = a.select(inside, reordered, zero);
   }
   V per = a.select(inside, a.mul(group, tiles_n), one);

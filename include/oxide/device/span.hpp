@@ -373,9 +373,17 @@ private:
 };
 
 /// The order of DisjointSpan2D::warpgroup_tile_mut's tiles for work that grows along runs of
-/// `period` tiles (causal attention: a head's q-tiles): every run's longest tile first.
+/// `period` tiles (causal attention: a head's q-tiles): longest tiles first, `runs_at_once` runs
+/// at a time (0: all of them). Fewer runs at once keep the blocks running together on fewer
+/// inputs (a few heads' keys and values in L2); more spread the long tiles over more blocks.
 struct LongestFirst {
   std::size_t period;
+  std::size_t runs_at_once = 0;
+
+  /// Both, packed as the tile's one run-time operand (detail::WarpgroupTile).
+  [[nodiscard]] constexpr std::uint64_t packed() const noexcept {
+    return detail::WarpgroupTile::longest_first_order(period, runs_at_once);
+  }
 };
 
 /// A row-major width x height output of a 2-D launch; thread (x, y) may write element
@@ -462,11 +470,12 @@ public:
     return detail::WarpgroupTile{N, Consumers, First, Group}.origin(b.get(), width_, height_);
   }
   /// The same tiles taken longest-first: they come in runs of `order.period` tiles whose work
-  /// grows along the run (the q-tiles of one head in causal attention), and block b gets run
-  /// b % runs's tile period - 1 - b / runs (runs = tiles / period), so that the first blocks
-  /// launched take every run's longest tile. A bijection from blocks to tiles, as the other
-  /// order; the period must be the same for every thread (a constant, a kernel parameter or
-  /// arithmetic of them: checked) and divide the tiles (or no block gets a tile).
+  /// grows along the run (the q-tiles of one head in causal attention), taken
+  /// `order.runs_at_once` runs at a time (0: all): the blocks of a group of runs take each run's
+  /// last tile, then each run's tile before, and so on (detail::WarpgroupTile gives the formula).
+  /// A bijection from blocks to tiles, as the other order; the order must be the same for every
+  /// thread (constants, kernel parameters, the launch's dimensions or arithmetic of them:
+  /// checked) and the period divide the tiles (or no block gets a tile).
   template <std::uint32_t N, std::uint32_t Consumers, std::uint32_t First = 0>
   [[nodiscard, gnu::always_inline]] OwnedElements<T, intrinsic::Ownership::warpgroup_tile>
   warpgroup_tile_mut(const block::BlockIndex &b, LongestFirst order) const noexcept {
@@ -474,12 +483,12 @@ public:
     static_assert(tile.valid(),
                   "warpgroup_tile_mut: N is a multiple of 8 up to 256, 1 to 4 consumer warpgroups "
                   "among a block's 8");
-    return {data_, width_, height_, 1, tile.pack(), b.get(), order.period, N / 2};
+    return {data_, width_, height_, 1, tile.pack(), b.get(), order.packed(), N / 2};
   }
   template <std::uint32_t N, std::uint32_t Consumers, std::uint32_t First = 0>
   [[nodiscard]] detail::WarpgroupTile::Origin warpgroup_tile_origin(const block::BlockIndex &b,
                                                                     LongestFirst order) const noexcept {
-    return detail::WarpgroupTile{N, Consumers, First, 1, 1}.origin(b.get(), width_, height_, order.period);
+    return detail::WarpgroupTile{N, Consumers, First, 1, 1}.origin(b.get(), width_, height_, order.packed());
   }
 
 private:

@@ -153,23 +153,41 @@ llvm.func @warpgroup_tile_pair(%p: !llvm.ptr, %w: i64, %h: i64, %j: i64) -> !llv
   llvm.return %e : !llvm.ptr
 }
 
-// Longest-first (a fifth tile field, the period as 'uniform'): the period must be nonzero and
-// divide the tiles, then block b becomes (b % runs) period + period - 1 - b / runs before the
-// grouped order.
+// Longest-first (a fifth tile field, the order as 'uniform': the period in its low 40 bits, the
+// runs taken at once above): the period must be nonzero and divide the tiles; the runs at once
+// are clamped to the runs (0: all); then with span = period * runs at once, block b becomes
+// (first run of b's group + b % span % n) period + period - 1 - b % span / n before the grouped
+// order, n the runs in b's group.
 // CHECK-LABEL: llvm.func @warpgroup_tile_longest_first
-// CHECK: %[[P0:.*]] = llvm.freeze %arg4 : i64
+// CHECK: %[[U:.*]] = llvm.freeze %arg4 : i64
+// CHECK: %[[SPLIT:.*]] = llvm.mlir.constant(1099511627776 : i64) : i64
+// CHECK: %[[P0:.*]] = llvm.urem %[[U]], %[[SPLIT]] : i64
+// CHECK: %[[G0:.*]] = llvm.udiv %[[U]], %[[SPLIT]] : i64
 // CHECK: %[[NZ:.*]] = llvm.icmp "ne" %[[P0]], %{{.*}} : i64
 // CHECK: %[[REM:.*]] = llvm.urem %[[TILES:[0-9]+]], %{{.*}} : i64
 // CHECK: %[[DIVIDES:.*]] = llvm.icmp "eq" %[[REM]], %{{.*}} : i64
 // CHECK: %[[POK:.*]] = llvm.and %[[NZ]], %[[DIVIDES]] : i1
 // CHECK: %[[INSIDE:.*]] = llvm.and %{{.*}}, %[[POK]] : i1
 // CHECK: %[[P:.*]] = llvm.select %[[POK]], %[[P0]], %{{.*}} : i1, i64
-// CHECK: %[[COUNT0:.*]] = llvm.udiv %[[TILES]], %[[P]] : i64
-// CHECK: %[[COUNT:.*]] = llvm.select %[[INSIDE]], %[[COUNT0]], %{{.*}} : i1, i64
-// CHECK: %[[SLOT:.*]] = llvm.urem %{{.*}}, %[[COUNT]] : i64
-// CHECK: %[[START:.*]] = llvm.mul %[[SLOT]], %[[P]]
+// CHECK: %[[RUNS0:.*]] = llvm.udiv %[[TILES]], %[[P]] : i64
+// CHECK: %[[RUNS:.*]] = llvm.select %[[INSIDE]], %[[RUNS0]], %{{.*}} : i1, i64
+// CHECK: %[[GNZ:.*]] = llvm.icmp "ne" %[[G0]], %{{.*}} : i64
+// CHECK: %[[GLT:.*]] = llvm.icmp "ult" %[[G0]], %[[RUNS]] : i64
+// CHECK: %[[GOK:.*]] = llvm.and %[[GNZ]], %[[GLT]] : i1
+// CHECK: %[[G:.*]] = llvm.select %[[GOK]], %[[G0]], %[[RUNS]] : i1, i64
+// CHECK: %[[SPAN:.*]] = llvm.mul %[[P]], %[[G]] overflow<nuw> : i64
+// CHECK: %[[GROUP:.*]] = llvm.udiv %[[B:[0-9]+]], %[[SPAN]] : i64
+// CHECK: %[[FIRST0:.*]] = llvm.mul %[[GROUP]], %[[G]] overflow<nuw> : i64
+// CHECK: %[[FIRST:.*]] = llvm.select %[[INSIDE]], %[[FIRST0]], %{{.*}} : i1, i64
+// CHECK: %[[LEFT:.*]] = llvm.sub %[[RUNS]], %[[FIRST]] : i64
+// CHECK: %[[SHORT:.*]] = llvm.icmp "ult" %[[LEFT]], %[[G]] : i64
+// CHECK: %[[N:.*]] = llvm.select %[[SHORT]], %[[LEFT]], %[[G]] : i1, i64
+// CHECK: %[[R:.*]] = llvm.urem %[[B]], %[[SPAN]] : i64
+// CHECK: %[[SLOT:.*]] = llvm.urem %[[R]], %[[N]] : i64
+// CHECK: %[[WHICH:.*]] = llvm.add %[[FIRST]], %[[SLOT]] overflow<nuw> : i64
+// CHECK: %[[START:.*]] = llvm.mul %[[WHICH]], %[[P]] overflow<nuw> : i64
 // CHECK: %[[LAST:.*]] = llvm.sub %[[P]], %{{.*}} : i64
-// CHECK: %[[STEP:.*]] = llvm.udiv %{{.*}}, %[[COUNT]] : i64
+// CHECK: %[[STEP:.*]] = llvm.udiv %[[R]], %[[N]] : i64
 // CHECK: %[[BACK:.*]] = llvm.sub %[[LAST]], %[[STEP]] : i64
 // CHECK: %[[REORDERED:.*]] = llvm.add %[[START]], %[[BACK]]
 // CHECK: llvm.select %[[INSIDE]], %[[REORDERED]], %{{.*}} : i1, i64

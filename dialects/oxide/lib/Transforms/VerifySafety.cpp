@@ -83,10 +83,11 @@ bool verifyOwners(oxide::OwnedElemOp owned, oxide::WitnessProvenance &provenance
   if (shape == oxide::Ownership::warpgroup_tile && owned.getUniform() &&
       !oxide::WitnessProvenance::isUniform(owned.getUniform())) {
     emitError(oxide::userLocation(owned.getLoc()))
-        << "the period of this longest-first warpgroup tile is not the same for every thread: the blocks' "
-           "tiles are a bijection only when they all use one period; pass a constant or a kernel parameter "
-           "(or a span parameter's extent, or arithmetic of them, such as seq_len / 128) [safety rule: "
-           "witness]";
+        << "the order of this longest-first warpgroup tile (its period and runs at once) is not the same "
+           "for every thread: the blocks' tiles are a bijection only when they all use one order; pass "
+           "constants or kernel parameters (or a span parameter's extent, the launch's blockDim or gridDim, "
+           "or arithmetic of them, such as seq_len / 128; not the block's or the thread's index) [safety "
+           "rule: witness]";
     return false;
   }
   if (info.param == oxide::intrinsic::OwnedParam::distance &&

@@ -286,12 +286,22 @@ bool WitnessProvenance::isUniform(Value value, unsigned depth) {
     return true;
   if (auto load = value.getDefiningOp<LLVM::LoadOp>())
     return !load.getVolatile_() && isReadOnlyKernelParameter(load.getAddr());
+  if (auto geometry = value.getDefiningOp<oxide::GeometryOp>()) // blockDim and gridDim: the launch's own
+    return geometry.getKind() == oxide::GeometryKind::block_dim ||
+           geometry.getKind() == oxide::GeometryKind::grid_dim;
   if (auto arg = dyn_cast<BlockArgument>(value)) {
     auto func = dyn_cast<LLVM::LLVMFuncOp>(arg.getOwner()->getParentOp());
     return arg.getOwner()->isEntryBlock() && func && func->hasAttr(OxideDialect::getKernelAttrName()) &&
            !isa<LLVM::LLVMPointerType>(arg.getType());
   }
   Operation *def = value.getDefiningOp();
+  if (auto call = dyn_cast_or_null<LLVM::CallIntrinsicOp>(def)) { // the import's form of min and max
+    const StringRef name = call.getIntrin();
+    if (!name.starts_with("llvm.umax.") && !name.starts_with("llvm.umin.") &&
+        !name.starts_with("llvm.smax.") && !name.starts_with("llvm.smin."))
+      return false;
+    return llvm::all_of(call.getArgs(), [&](Value v) { return isUniform(v, depth + 1); });
+  }
   if (!isa<LLVM::ZExtOp, LLVM::SExtOp, LLVM::TruncOp, LLVM::AddOp, LLVM::SubOp, LLVM::MulOp, LLVM::ShlOp,
            LLVM::LShrOp, LLVM::AShrOp, LLVM::UDivOp, LLVM::URemOp, LLVM::AndOp, LLVM::OrOp, LLVM::XOrOp,
            LLVM::ICmpOp, LLVM::SelectOp, LLVM::UMinOp, LLVM::UMaxOp, LLVM::SMinOp, LLVM::SMaxOp>(def))

@@ -40,11 +40,11 @@ public:
   bool isWitnessAt(mlir::Value value, mlir::Operation *at, llvm::function_ref<bool(mlir::Value)> isWitness);
 
   /// Whether `value` is the same for every thread of the launch: a constant, a kernel's scalar
-  /// parameter, a field of a by-value parameter the kernel only reads (a span's extents),
-  /// arithmetic and comparisons of such values, or a select between such values on such a
-  /// condition (a distance chosen by a flag). Not a phi: which value it gives may depend
-  /// on the path the thread took. Not undef or poison: each thread may see its own value of an
-  /// uninitialised variable.
+  /// parameter, a field of a by-value parameter the kernel only reads (a span's extents), the
+  /// launch's blockDim and gridDim, arithmetic and comparisons of such values, or a select between such
+  /// values on such a condition (a distance chosen by a flag). Not a phi: which value it gives may depend on
+  /// the path the thread took. Not undef or poison: each thread may see its own value of an uninitialised
+  /// variable.
   static bool isUniform(mlir::Value value, unsigned depth = 0);
 
 private:
