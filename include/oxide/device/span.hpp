@@ -379,11 +379,6 @@ private:
 struct LongestFirst {
   std::size_t period;
   std::size_t runs_at_once = 0;
-
-  /// Both, packed as the tile's one run-time operand (detail::WarpgroupTile).
-  [[nodiscard]] constexpr std::uint64_t packed() const noexcept {
-    return detail::WarpgroupTile::longest_first_order(period, runs_at_once);
-  }
 };
 
 /// A row-major width x height output of a 2-D launch; thread (x, y) may write element
@@ -483,12 +478,21 @@ public:
     static_assert(tile.valid(),
                   "warpgroup_tile_mut: N is a multiple of 8 up to 256, 1 to 4 consumer warpgroups "
                   "among a block's 8");
-    return {data_, width_, height_, 1, tile.pack(), b.get(), order.packed(), N / 2};
+    return {data_,
+            width_,
+            height_,
+            1,
+            tile.pack(),
+            b.get(),
+            detail::WarpgroupTile::longest_first_order(order.period, order.runs_at_once),
+            N / 2};
   }
   template <std::uint32_t N, std::uint32_t Consumers, std::uint32_t First = 0>
   [[nodiscard]] detail::WarpgroupTile::Origin warpgroup_tile_origin(const block::BlockIndex &b,
                                                                     LongestFirst order) const noexcept {
-    return detail::WarpgroupTile{N, Consumers, First, 1, 1}.origin(b.get(), width_, height_, order.packed());
+    return detail::WarpgroupTile{N, Consumers, First, 1, 1}.origin(
+        b.get(), width_, height_,
+        detail::WarpgroupTile::longest_first_order(order.period, order.runs_at_once));
   }
 
 private:
