@@ -19,8 +19,9 @@
 // thread writes the elements it holds, two at a time. Causal blocks take their q-tiles
 // longest-first, a group of heads at a time (CausalOrder). Launch persistent_config() (a block per
 // multiprocessor, each taking several q-tiles, the next one's loads under this one's end): on an
-// H100 it is faster than a block per q-tile (config()) in every shape, by 2 % (D = 128) to 12 %
-// (causal D = 64; docs/performance.md, session 40).
+// H100 it is faster than a block per q-tile (config()) without causality, by 3 % (D = 128) and
+// 13 % (D = 64); causal, which launch wins has depended on the order of the tiles
+// (docs/performance.md, sessions 40 and 41).
 #pragma once
 
 #include <oxide/oxide.hpp>
