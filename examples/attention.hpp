@@ -17,7 +17,7 @@
 //   consumers take turns at the tensor cores (named barriers).
 // The output is written from O's registers through DisjointSpan2D::warpgroup_tile_mut: each
 // thread writes the elements it holds, two at a time. Causal blocks take their q-tiles
-// longest-first, a group of heads at a time (CausalOrder). Launch persistent_config() (a block per
+// longest-first, one head at a time (CausalOrder). Launch persistent_config() (a block per
 // multiprocessor, each taking several q-tiles, the next one's loads under this one's end): on an
 // H100 it is faster than a block per q-tile (config()) without causality, by 3 % (D = 128) and
 // 13 % (D = 64); causal, which launch wins has depended on the order of the tiles
@@ -175,26 +175,19 @@ struct KeyRange {
 }
 
 /// The order causal blocks take their q-tiles in: longest first (a head's last q-tile has the
-/// most keys), so that the short ones fill the end, a group of heads at a time
-/// (oxide::LongestFirst's runs at once).
+/// most keys), so that the short ones fill the end (oxide::LongestFirst; a persistent launch's
+/// blocks take every other round of tiles in reverse, which shares the long and short ones out).
 enum class CausalOrder {
-  /// Heads in groups large enough that a persistent launch's blocks each take about four tiles of
-  /// a group (balance), and at least as large as kL2Budget's keys and values (locality).
-  grouped,
-  /// One head at a time: the blocks running at once share one or two heads' K and V.
+  /// One head at a time: the blocks running at once share one or two heads' K and V in L2.
   heads_together,
-  /// Every head at once (every head's longest q-tile first, then every head's next): the best
-  /// balance, but the blocks running at once read all heads' K and V.
+  /// Every head at once (every head's longest q-tile first, then every head's next): the blocks
+  /// running at once read all heads' K and V.
   heads_interleaved,
 };
 
-/// The keys and values a group of heads may read at once (CausalOrder::grouped): below the L2
-/// cache of an H100 or H200 (50 MiB), so that the blocks of one group find them there.
-inline constexpr std::uint64_t kL2Budget = std::uint64_t{32} << 20;
-
 /// Heads of seq_len rows, every query attending to its head's keys (up to itself when causal).
 /// Causal blocks take the q-tiles longest-first in `Order`.
-template <bool Causal, CausalOrder Order = CausalOrder::grouped> struct FixedLength {
+template <bool Causal, CausalOrder Order = CausalOrder::heads_together> struct FixedLength {
   std::uint32_t seq_len;
 
   [[nodiscard]] std::uint32_t head_rows() const noexcept { return seq_len; }
@@ -209,30 +202,15 @@ template <bool Causal, CausalOrder Order = CausalOrder::grouped> struct FixedLen
   [[nodiscard]] bool needs_mask(std::uint32_t key0, std::uint32_t row0) const noexcept {
     return Causal && key0 + kBN > row0 + 1;
   }
-  /// LongestFirst's runs are the heads' q-tiles, taken `Order`'s heads at a time. The launch's
-  /// values only, as the order must be (a block per q-tile is not a persistent launch: the
-  /// hardware hands blocks out as others finish, which balances by itself).
-  template <std::uint32_t D>
-  [[nodiscard]] oxide::LongestFirst order(const oxide::DisjointSpan2D<bf16> &o) const noexcept {
-    const std::uint32_t period = seq_len / kBM;
-    if constexpr (Order == CausalOrder::heads_together)
-      return {period, 1};
-    else if constexpr (Order == CausalOrder::heads_interleaved)
-      return {period, 0};
-    // No branch on the way (a value merged from two paths is not provably one order): divisors
-    // of at least 1, and selects.
-    const std::uint64_t blocks = oxide::grid_dim().x, tiles = o.height() / kBM;
-    const std::uint64_t per_group = (4 * blocks + period - 1) / std::max<std::uint64_t>(period, 1);
-    const std::uint64_t for_balance = blocks < tiles ? per_group : 1;
-    const std::uint64_t head_bytes = std::uint64_t{seq_len} * D * 2 * sizeof(bf16); // K and V
-    const std::uint64_t for_cache = kL2Budget / std::max<std::uint64_t>(head_bytes, 1);
-    return {period, std::max<std::uint64_t>({for_balance, for_cache, 1})};
+  /// LongestFirst's runs are the heads' q-tiles, one head at a time or all at once.
+  [[nodiscard]] oxide::LongestFirst order() const noexcept {
+    return {seq_len / kBM, Order == CausalOrder::heads_together ? 1u : 0u};
   }
   template <std::uint32_t D>
   [[nodiscard]] auto origin(const oxide::DisjointSpan2D<bf16> &o,
                             const oxide::block::BlockIndex &b) const noexcept {
     if constexpr (Causal)
-      return o.warpgroup_tile_origin<D, kConsumers, 1>(b, order<D>(o));
+      return o.warpgroup_tile_origin<D, kConsumers, 1>(b, order());
     else
       return o.warpgroup_tile_origin<D, kConsumers, 1>(b);
   }
@@ -240,7 +218,7 @@ template <bool Causal, CausalOrder Order = CausalOrder::grouped> struct FixedLen
   [[nodiscard, gnu::always_inline]] auto tile_mut(const oxide::DisjointSpan2D<bf16> &o,
                                                   const oxide::block::BlockIndex &b) const noexcept {
     if constexpr (Causal)
-      return o.warpgroup_tile_mut<D, kConsumers, 1>(b, order<D>(o));
+      return o.warpgroup_tile_mut<D, kConsumers, 1>(b, order());
     else
       return o.warpgroup_tile_mut<D, kConsumers, 1>(b);
   }
@@ -521,7 +499,7 @@ template <std::uint32_t D, bool Overlap, bool PingPong, class Heads>
 /// hold batch * heads heads of seq_len rows of D (seq_len a multiple of 128); launch
 /// persistent_config() (or config()). Causal blocks take the q-tiles in `Order`.
 template <std::uint32_t D, bool Causal, bool Overlap = kOverlap<D>, bool PingPong = Overlap,
-          CausalOrder Order = CausalOrder::grouped>
+          CausalOrder Order = CausalOrder::heads_together>
 [[kernel, oxide::launch_bounds(kThreads, 1),
   oxide::launch_contract("domain = 1, block = 384, dynamic_shared = kSharedBytes<D>..232448, "
                          "requires = (seq_len % 128 == 0, o.height() % seq_len == 0)")]] void

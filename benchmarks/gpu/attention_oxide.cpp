@@ -25,7 +25,7 @@ namespace {
 using attention::bf16;
 
 template <std::uint32_t D, bool Causal, bool Overlap = attention::kOverlap<D>, bool PingPong = Overlap,
-          attention::CausalOrder Order = attention::CausalOrder::grouped>
+          attention::CausalOrder Order = attention::CausalOrder::heads_together>
 void bench_shape(oxide::Context &ctx, oxide::Stream &stream, bench::EventTimer &timer, std::uint32_t batch,
                  std::uint32_t heads, std::uint32_t seq_len, bool persistent = false) {
   const std::uint32_t rows = batch * heads * seq_len;
@@ -74,9 +74,7 @@ void bench_shape(oxide::Context &ctx, oxide::Stream &stream, bench::EventTimer &
                             : !Overlap   ? "_serial"
                             : PingPong   ? "_overlap"
                                          : "_no_pingpong") +
-                           (Order == attention::CausalOrder::heads_interleaved ? "_interleaved"
-                            : Order == attention::CausalOrder::heads_together  ? "_one_head"
-                                                                               : "");
+                           (Order == attention::CausalOrder::heads_interleaved ? "_interleaved" : "");
   const std::string size = std::to_string(batch) + "x" + std::to_string(heads) + "x" +
                            std::to_string(seq_len) + "x" + std::to_string(D);
   bench::report(name.c_str(), size, "flops", flops, ms, ok, "safe");
@@ -106,18 +104,13 @@ int main() try {
   bench_shape<128, true>(ctx, stream, timer, 4, 32, 4096, true);
   bench_shape<64, false>(ctx, stream, timer, 16, 16, 1024, true);
   bench_shape<64, true>(ctx, stream, timer, 16, 16, 1024, true);
-  // Causal q-tiles in the other orders (longest first either way): every head at once (the
-  // default before session 40) and one head at a time (session 40's), launched both ways.
+  // Causal q-tiles in the other order (every head at once: the default before session 40),
+  // launched both ways.
   constexpr auto interleaved = attention::CausalOrder::heads_interleaved;
-  constexpr auto one_head = attention::CausalOrder::heads_together;
   bench_shape<128, true, false, false, interleaved>(ctx, stream, timer, 4, 32, 4096);
   bench_shape<128, true, false, false, interleaved>(ctx, stream, timer, 4, 32, 4096, true);
   bench_shape<64, true, true, true, interleaved>(ctx, stream, timer, 16, 16, 1024);
   bench_shape<64, true, true, true, interleaved>(ctx, stream, timer, 16, 16, 1024, true);
-  bench_shape<128, true, false, false, one_head>(ctx, stream, timer, 4, 32, 4096);
-  bench_shape<128, true, false, false, one_head>(ctx, stream, timer, 4, 32, 4096, true);
-  bench_shape<64, true, true, true, one_head>(ctx, stream, timer, 16, 16, 1024);
-  bench_shape<64, true, true, true, one_head>(ctx, stream, timer, 16, 16, 1024, true);
   return 0;
 } catch (const oxide::Error &e) {
   std::fprintf(stderr, "attention_oxide: %s\n", e.what());

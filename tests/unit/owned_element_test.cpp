@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "oxide/detail/owned_element.hpp"
@@ -197,12 +198,43 @@ TEST(OwnedElement, WarpgroupTilesAreDisjointAndStartAtTheirOrigin) {
         Integers arithmetic{t};
         const auto [element, ok] =
             oxide::detail::owned_element(arithmetic, Ownership::warpgroup_tile, operands(t, 0));
-        const auto origin = tile.origin(b, width, height, order);
+        const auto origin = tile.origin(b, width, height, order, grid[0]);
         EXPECT_EQ(static_cast<bool>(ok), origin.inside) << "block " << b << ", order " << order;
         if (ok && origin.inside)
           EXPECT_EQ(element, origin.row * width + origin.column) << "block " << b << ", order " << order;
       }
     }
+}
+
+TEST(OwnedElement, PersistentLongestFirstStepsAgreeWithTheirOrigin) {
+  // A persistent grid of 5 blocks taking the 12 tiles' steps (b, b + 5, b + 10): the formula reads
+  // the grid for the reversed rounds, the origin is told it; both name each tile once.
+  const std::array<std::uint64_t, 3> block{384, 1, 1};
+  const std::uint64_t width = 64, height = 12 * 128, tiles = 12, blocks = 5;
+  const WarpgroupTile tile{64, 2, 1, 1, 1};
+  for (const std::uint64_t order :
+       {WarpgroupTile::longest_first_order(4, 0), WarpgroupTile::longest_first_order(4, 1),
+        WarpgroupTile::longest_first_order(3, 2)}) {
+    std::set<std::uint64_t> starts;
+    for (std::uint64_t step = 0; step < tiles + blocks; ++step) {
+      Thread t;
+      t.grid_dim = {blocks, 1, 1};
+      t.block_dim = block;
+      t.block_idx[0] = step % blocks;
+      t.thread_idx[0] = 128;
+      Integers arithmetic{t};
+      OwnedElementOperands<std::uint64_t> in{step, 0, 0, width, height, 1, order};
+      in.tile = tile;
+      const auto [element, ok] = oxide::detail::owned_element(arithmetic, Ownership::warpgroup_tile, in);
+      const auto origin = tile.origin(step, width, height, order, blocks);
+      ASSERT_EQ(static_cast<bool>(ok), origin.inside) << "step " << step << ", order " << order;
+      if (!ok)
+        continue;
+      EXPECT_EQ(element, origin.row * width + origin.column) << "step " << step << ", order " << order;
+      EXPECT_TRUE(starts.insert(element).second) << "step " << step << " repeats a tile, order " << order;
+    }
+    EXPECT_EQ(starts.size(), tiles) << "order " << order;
+  }
 }
 
 } // namespace

@@ -271,17 +271,20 @@ constexpr std::uint64_t reserve_increment(std::uint64_t counter, std::uint64_t c
 /// tiles_m = ceil(height / (64 consumers)), tiles_n = ceil(width / n), per = group * tiles_n,
 /// first_m = b / per * group and rows = min(group, tiles_m - first_m),
 /// bm = first_m + b % per % rows and bn = b % per / rows (for b < tiles_m * tiles_n; that is a
-/// bijection). With `longest_first`, block b is first reordered by a run-time value the same for
-/// every thread, passed as the owner's y: its low kPeriodBits bits are `period` p, the rest
-/// `runs at once` G (longest_first_order() packs them). The tiles come in runs = tiles / p runs
-/// of p (an attention head's q-tiles, whose work grows along the run), taken G runs at a time
-/// (0, or G >= runs: all of them): group g = b / (p G) holds runs [g G, g G + n), n = min(G,
-/// runs - g G), and with r = b % (p G), b' = (g G + r % n) p + (p - 1 - r / n): each group's runs'
-/// last tiles first, then their next (a bijection too; a period that is 0 or does not divide the
-/// tiles gives no block a tile). In the tile, thread t of
-/// the block (linear) in warpgroup w = t / 128, c = w - first <
-/// consumers, writes element j < n / 2 of its accumulator (oxide/device/wgmma.hpp): row
-/// 64 c + 16 (t % 128 / 32) + t % 32 / 4 + 8 (j / 2 % 2), column 8 (j / 4) + 2 (t % 4) + j % 2.
+/// bijection). With `longest_first`, block b (a block_stride step) first goes through
+/// serpentine(): with B the grid's blocks, its round r = b / B keeps its order when even and is
+/// reversed when odd (position b % B becomes L - 1 - b % B, L the round's length), so that the
+/// blocks of a persistent launch, which take one step a round, share the long and the short
+/// tiles evenly (a launch of a block per tile has one round: nothing moves). It is then reordered
+/// by a run-time value the same for every thread, passed as the owner's y: its low kPeriodBits bits are
+/// `period` p, the rest `runs at once` G (longest_first_order() packs them). The tiles come in runs = tiles /
+/// p runs of p (an attention head's q-tiles, whose work grows along the run), taken G runs at a time (0, or G
+/// >= runs: all of them): group g = b / (p G) holds runs [g G, g G + n), n = min(G, runs - g G), and with r =
+/// b % (p G), b' = (g G + r % n) p + (p - 1 - r / n): each group's runs' last tiles first, then their next (a
+/// bijection too; a period that is 0 or does not divide the tiles gives no block a tile). In the tile, thread
+/// t of the block (linear) in warpgroup w = t / 128, c = w - first < consumers, writes element j < n / 2 of
+/// its accumulator (oxide/device/wgmma.hpp): row 64 c + 16 (t % 128 / 32) + t % 32 / 4 + 8 (j / 2 % 2),
+/// column 8 (j / 4) + 2 (t % 4) + j % 2.
 struct WarpgroupTile {
   std::uint32_t n = 0, consumers = 0, first = 0, group = 0, longest_first = 0;
 
@@ -313,8 +316,18 @@ struct WarpgroupTile {
     std::size_t row = 0, column = 0;
     bool inside = false;
   };
+  /// A step's place after the rounds of a grid of `blocks` blocks, every other one reversed, for
+  /// `tiles` steps (s < tiles): a bijection on [0, tiles).
+  [[nodiscard]] static constexpr std::size_t serpentine(std::size_t s, std::size_t tiles,
+                                                        std::size_t blocks) noexcept {
+    if (blocks == 0)
+      return s;
+    const std::size_t round = s / blocks, start = round * blocks;
+    const std::size_t length = tiles - start < blocks ? tiles - start : blocks;
+    return round % 2 == 1 ? start + (length - 1 - s % blocks) : s;
+  }
   [[nodiscard]] constexpr Origin origin(std::size_t b, std::size_t width, std::size_t height,
-                                        std::uint64_t order = 0) const noexcept {
+                                        std::uint64_t order = 0, std::size_t blocks = 0) const noexcept {
     const std::size_t tile_rows = 64 * std::size_t{consumers};
     const std::size_t tiles_m = (height + tile_rows - 1) / tile_rows, tiles_n = (width + n - 1) / n;
     const std::size_t tiles = tiles_m * tiles_n;
@@ -324,6 +337,7 @@ struct WarpgroupTile {
       const std::size_t p = order & kMaxPeriod, at_once = order >> kPeriodBits;
       if (p == 0 || tiles % p != 0)
         return {};
+      b = serpentine(b, tiles, blocks);
       const std::size_t runs = tiles / p, g = at_once == 0 || at_once > runs ? runs : at_once;
       const std::size_t first_run = b / (p * g) * g, left = runs - first_run, n = left < g ? left : g;
       const std::size_t r = b % (p * g);

@@ -85,6 +85,20 @@ OwnedElement<typename A::Value> warpgroup_tile_element(A &a, const WarpgroupTile
     // dividing tiles, G clamped to runs: p G <= tiles, g G <= b / p < runs, so n >= 1, r < n p,
     // b' < tiles and no step wraps. Outside, every divisor is 1.
     V zero = a.constant(0);
+    // First the persistent grid's rounds, every other one reversed (WarpgroupTile::serpentine):
+    // with B blocks, step s is round s / B; an odd round's position b becomes L - 1 - b, L the
+    // round's length, min(B, tiles - round B) (round B <= s < tiles inside, so it cannot wrap).
+    V blocks = a.mul(a.read(intrinsic::GeometryKind::grid_dim, intrinsic::Dim::x),
+                     a.mul(a.read(intrinsic::GeometryKind::grid_dim, intrinsic::Dim::y),
+                           a.read(intrinsic::GeometryKind::grid_dim, intrinsic::Dim::z)));
+    V grid_ok = a.ne(blocks, zero);
+    V round_of = a.select(grid_ok, blocks, one);
+    V round = a.udiv(block, round_of), position = a.urem(block, round_of);
+    V round_start = a.select(inside, a.mul(round, round_of), zero);
+    V remaining = a.sub(tiles, round_start);
+    V length = a.select(a.ult(remaining, round_of), remaining, round_of);
+    V odd = a.both(inside, a.eq(a.urem(round, a.constant(2)), one));
+    block = a.select(odd, a.add(round_start, a.sub(a.sub(length, one), position)), block);
     V split = a.constant(std::int64_t{1} << WarpgroupTile::kPeriodBits);
     V period_raw = a.urem(order, split), at_once = a.udiv(order, split);
     V period_ok = a.both(a.ne(period_raw, zero),

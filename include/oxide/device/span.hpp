@@ -468,6 +468,8 @@ public:
   /// grows along the run (the q-tiles of one head in causal attention), taken
   /// `order.runs_at_once` runs at a time (0: all): the blocks of a group of runs take each run's
   /// last tile, then each run's tile before, and so on (detail::WarpgroupTile gives the formula).
+  /// A persistent launch's blocks take the steps of every other round in reverse, so that each
+  /// gets its share of long and short tiles.
   /// A bijection from blocks to tiles, as the other order; the order must be the same for every
   /// thread (constants, kernel parameters, the launch's dimensions or arithmetic of them:
   /// checked) and the period divide the tiles (or no block gets a tile).
@@ -490,9 +492,10 @@ public:
   template <std::uint32_t N, std::uint32_t Consumers, std::uint32_t First = 0>
   [[nodiscard]] detail::WarpgroupTile::Origin warpgroup_tile_origin(const block::BlockIndex &b,
                                                                     LongestFirst order) const noexcept {
+    const size_type blocks = size_type{__oxide_grid_dim(0)} * __oxide_grid_dim(1) * __oxide_grid_dim(2);
     return detail::WarpgroupTile{N, Consumers, First, 1, 1}.origin(
         b.get(), width_, height_,
-        detail::WarpgroupTile::longest_first_order(order.period, order.runs_at_once));
+        detail::WarpgroupTile::longest_first_order(order.period, order.runs_at_once), blocks);
   }
 
 private:

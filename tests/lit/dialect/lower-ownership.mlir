@@ -154,12 +154,33 @@ llvm.func @warpgroup_tile_pair(%p: !llvm.ptr, %w: i64, %h: i64, %j: i64) -> !llv
 }
 
 // Longest-first (a fifth tile field, the order as 'uniform': the period in its low 40 bits, the
-// runs taken at once above): the period must be nonzero and divide the tiles; the runs at once
+// runs taken at once above): first the step's round of the grid (nctaid.x * y * z blocks) is
+// reversed when odd (a persistent launch's blocks share long and short tiles); the period must
+// be nonzero and divide the tiles; the runs at once
 // are clamped to the runs (0: all); then with span = period * runs at once, block b becomes
 // (first run of b's group + b % span % n) period + period - 1 - b % span / n before the grouped
 // order, n the runs in b's group.
 // CHECK-LABEL: llvm.func @warpgroup_tile_longest_first
 // CHECK: %[[U:.*]] = llvm.freeze %arg4 : i64
+// CHECK: nvvm.read.ptx.sreg.nctaid.z
+// CHECK: llvm.mul
+// CHECK: %[[BLOCKS:.*]] = llvm.mul %{{.*}}, %{{.*}} overflow<nuw> : i64
+// CHECK: %[[GRIDOK:.*]] = llvm.icmp "ne" %[[BLOCKS]], %{{.*}} : i64
+// CHECK: %[[ROUNDOF:.*]] = llvm.select %[[GRIDOK]], %[[BLOCKS]], %{{.*}} : i1, i64
+// CHECK: %[[ROUND:.*]] = llvm.udiv %[[STEP:[0-9]+]], %[[ROUNDOF]] : i64
+// CHECK: %[[POS:.*]] = llvm.urem %[[STEP]], %[[ROUNDOF]] : i64
+// CHECK: %[[RSTART0:.*]] = llvm.mul %[[ROUND]], %[[ROUNDOF]] overflow<nuw> : i64
+// CHECK: %[[RSTART:.*]] = llvm.select %{{.*}}, %[[RSTART0]], %{{.*}} : i1, i64
+// CHECK: %[[REMAINING:.*]] = llvm.sub %{{.*}}, %[[RSTART]] : i64
+// CHECK: %[[SHORTROUND:.*]] = llvm.icmp "ult" %[[REMAINING]], %[[ROUNDOF]] : i64
+// CHECK: %[[LENGTH:.*]] = llvm.select %[[SHORTROUND]], %[[REMAINING]], %[[ROUNDOF]] : i1, i64
+// CHECK: %[[PARITY:.*]] = llvm.urem %[[ROUND]], %{{.*}} : i64
+// CHECK: %[[ISODD:.*]] = llvm.icmp "eq" %[[PARITY]], %{{.*}} : i64
+// CHECK: %[[ODD:.*]] = llvm.and %{{.*}}, %[[ISODD]] : i1
+// CHECK: %[[LAST0:.*]] = llvm.sub %[[LENGTH]], %{{.*}} : i64
+// CHECK: %[[BACK0:.*]] = llvm.sub %[[LAST0]], %[[POS]] : i64
+// CHECK: %[[SERP0:.*]] = llvm.add %[[RSTART]], %[[BACK0]] overflow<nuw> : i64
+// CHECK: %[[SERP:.*]] = llvm.select %[[ODD]], %[[SERP0]], %[[STEP]] : i1, i64
 // CHECK: %[[SPLIT:.*]] = llvm.mlir.constant(1099511627776 : i64) : i64
 // CHECK: %[[P0:.*]] = llvm.urem %[[U]], %[[SPLIT]] : i64
 // CHECK: %[[G0:.*]] = llvm.udiv %[[U]], %[[SPLIT]] : i64
@@ -176,13 +197,13 @@ llvm.func @warpgroup_tile_pair(%p: !llvm.ptr, %w: i64, %h: i64, %j: i64) -> !llv
 // CHECK: %[[GOK:.*]] = llvm.and %[[GNZ]], %[[GLT]] : i1
 // CHECK: %[[G:.*]] = llvm.select %[[GOK]], %[[G0]], %[[RUNS]] : i1, i64
 // CHECK: %[[SPAN:.*]] = llvm.mul %[[P]], %[[G]] overflow<nuw> : i64
-// CHECK: %[[GROUP:.*]] = llvm.udiv %[[B:[0-9]+]], %[[SPAN]] : i64
+// CHECK: %[[GROUP:.*]] = llvm.udiv %[[SERP]], %[[SPAN]] : i64
 // CHECK: %[[FIRST0:.*]] = llvm.mul %[[GROUP]], %[[G]] overflow<nuw> : i64
 // CHECK: %[[FIRST:.*]] = llvm.select %[[INSIDE]], %[[FIRST0]], %{{.*}} : i1, i64
 // CHECK: %[[LEFT:.*]] = llvm.sub %[[RUNS]], %[[FIRST]] : i64
 // CHECK: %[[SHORT:.*]] = llvm.icmp "ult" %[[LEFT]], %[[G]] : i64
 // CHECK: %[[N:.*]] = llvm.select %[[SHORT]], %[[LEFT]], %[[G]] : i1, i64
-// CHECK: %[[R:.*]] = llvm.urem %[[B]], %[[SPAN]] : i64
+// CHECK: %[[R:.*]] = llvm.urem %[[SERP]], %[[SPAN]] : i64
 // CHECK: %[[SLOT:.*]] = llvm.urem %[[R]], %[[N]] : i64
 // CHECK: %[[WHICH:.*]] = llvm.add %[[FIRST]], %[[SLOT]] overflow<nuw> : i64
 // CHECK: %[[START:.*]] = llvm.mul %[[WHICH]], %[[P]] overflow<nuw> : i64
