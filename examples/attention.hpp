@@ -40,13 +40,18 @@ using bf16 = oxide::bfloat16;
 /// Query rows per block (two consumer warpgroups of 64) and keys per step.
 inline constexpr std::uint32_t kBM = 128, kBN = 128, kConsumers = 2;
 inline constexpr std::uint32_t kThreads = oxide::warpgroup::kThreads * (1 + kConsumers);
-/// K and V stages in flight: as many as fit in shared memory with Q.
-template <std::uint32_t D> inline constexpr std::uint32_t kStages = D == 64 ? 4 : 2;
-
 /// Whether the kernels overlap the softmax with the tensor cores (FlashAttention-3) by default:
 /// on the H200 it pays at D = 64 (331 TFLOP/s against 306 serial, B=16 H=16 S=1024) and costs at
 /// D = 128 (453 against 582, B=4 H=32 S=4096; docs/performance.md, session 25).
 template <std::uint32_t D> inline constexpr bool kOverlap = D == 64;
+
+/// K and V stages in flight. An overlapped consumer holds two stages at once (step j's K and step
+/// j - 1's V), so at D = 128 it takes three (Q and three stages: 224 KiB), leaving the producer one
+/// to fill; the serial schedule holds one, and two keep the producer ahead.
+template <std::uint32_t D, bool Overlap>
+inline constexpr std::uint32_t kStages = D == 64   ? 4
+                                         : Overlap ? 3
+                                                   : 2;
 
 /// Q's, K's and V's maps: boxes of 128 rows by 64 columns (128 bytes, the swizzle's width), one
 /// per 64 columns of D. A K tile is D / 64 of them (K-major SharedMatrix pieces), a V tile one
@@ -57,15 +62,18 @@ using HostMap = oxide::DeviceTensorMap<const bf16, oxide::Box<128, 64>, oxide::S
 /// A stage's V: 128 keys by D, MN-major (the product's N is D).
 template <std::uint32_t D> using VTile = oxide::SharedPanels<bf16, kBN, D, oxide::Swizzle::b128>;
 
-template <std::uint32_t D> struct Shared {
+template <std::uint32_t D, std::uint32_t Stages> struct Shared {
   static_assert(D == 64 || D == 128, "attention takes head dimensions 64 and 128");
   Map::matrix_type q[D / 64];
-  Map::matrix_type k[kStages<D>][D / 64];
-  VTile<D> v[kStages<D>];
-  oxide::Mbarrier q_full, q_empty, full[kStages<D>], empty[kStages<D>];
+  Map::matrix_type k[Stages][D / 64];
+  VTile<D> v[Stages];
+  oxide::Mbarrier q_full, q_empty, full[Stages], empty[Stages];
 };
+template <std::uint32_t D, bool Overlap>
+inline constexpr std::uint32_t kSharedBytes = oxide::dynamic_shared_bytes_for<Shared<D, kStages<D, Overlap>>>;
+/// Enough for either schedule (what config() asks for).
 template <std::uint32_t D>
-inline constexpr std::uint32_t kSharedBytes = oxide::dynamic_shared_bytes_for<Shared<D>>;
+inline constexpr std::uint32_t kMaxSharedBytes = std::max(kSharedBytes<D, false>, kSharedBytes<D, true>);
 
 /// The online softmax of a consumer's rows. Each thread holds two rows of the 64 (its
 /// accumulator elements i with i / 2 % 2 = 0 and 1), each shared with the 3 other lanes of its
@@ -127,9 +135,10 @@ template <std::uint32_t N>
 }
 
 /// Issues S = Q K^T for the consumer's 64 rows against a stage's 128 keys, as one group.
-template <std::uint32_t D>
-[[gnu::always_inline]] inline void issue_scores(oxide::wgmma::Accumulator<bf16, kBN> &s, Shared<D> &sm,
-                                                std::uint32_t stage, std::uint32_t consumer) noexcept {
+template <std::uint32_t D, std::uint32_t Stages>
+[[gnu::always_inline]] inline void issue_scores(oxide::wgmma::Accumulator<bf16, kBN> &s,
+                                                Shared<D, Stages> &sm, std::uint32_t stage,
+                                                std::uint32_t consumer) noexcept {
   oxide::wgmma::mma_async<false>(s, sm.q[0], 64 * consumer, sm.k[stage][0], 0);
   if constexpr (D == 128)
     oxide::wgmma::mma_async(s, sm.q[1], 64 * consumer, sm.k[stage][1], 0);
@@ -295,12 +304,12 @@ template <class Heads, class Origin>
 /// The producer (one thread of warpgroup 0): for each of the block's q-tiles, its first K/V
 /// stage, then its Q once the consumers are done with the previous tile's, then its other
 /// stages, each into the next free stage of the ring.
-template <std::uint32_t D, class Heads>
-[[gnu::always_inline]] inline void produce(Shared<D> &sm, const Map &q, const Map &k, const Map &v,
+template <std::uint32_t D, std::uint32_t Stages, class Heads>
+[[gnu::always_inline]] inline void produce(Shared<D, Stages> &sm, const Map &q, const Map &k, const Map &v,
                                            const oxide::DisjointSpan2D<bf16> &o, const Heads &heads,
                                            std::size_t tiles) {
-  constexpr std::uint32_t stages = kStages<D>, pieces = D / 64;
-  oxide::PipelineState<stages> at;
+  constexpr std::uint32_t pieces = D / 64;
+  oxide::PipelineState<Stages> at;
   std::uint32_t issued = 0, q_loads = 0;
   for (const auto &tile : oxide::block::block_stride(tiles)) {
     const auto origin = heads.template origin<D>(o, tile);
@@ -310,7 +319,7 @@ template <std::uint32_t D, class Heads>
     if (t.steps == 0)
       continue;
     auto load_keys = [&](std::uint32_t j) {
-      if (issued >= stages) // the consumers are done with this stage's previous keys
+      if (issued >= Stages) // the consumers are done with this stage's previous keys
         sm.empty[at.stage].wait(at.phase ^ 1);
       auto &full = sm.full[at.stage];
       full.arrive_expect_tx(pieces * Map::box_bytes + VTile<D>::bytes);
@@ -349,9 +358,9 @@ template <std::uint32_t D> struct TileState {
 };
 
 /// The tile's steps one after the other: S = Q K^T, the softmax, O += P V.
-template <std::uint32_t D, class Heads>
-[[gnu::always_inline]] inline void steps_serial(Shared<D> &sm, TileState<D> &x,
-                                                oxide::PipelineState<kStages<D>> &at, const Heads &heads) {
+template <std::uint32_t D, std::uint32_t Stages, class Heads>
+[[gnu::always_inline]] inline void steps_serial(Shared<D, Stages> &sm, TileState<D> &x,
+                                                oxide::PipelineState<Stages> &at, const Heads &heads) {
   for (std::uint32_t j = 0; j < x.t.steps; ++j, at.advance()) {
     sm.full[at.stage].wait(at.phase);
     oxide::wgmma::fence();
@@ -375,9 +384,9 @@ template <std::uint32_t D, class Heads>
 /// (wait_group<1>); O is rescaled once the product has landed. With PingPong, the two consumers
 /// also take turns at the tensor cores (named barriers 1 and 2: a consumer issues after the other
 /// has issued), so that one's softmax runs under the other's products. At least one step.
-template <std::uint32_t D, bool PingPong, class Heads>
-[[gnu::always_inline]] inline void
-steps_overlapped(Shared<D> &sm, TileState<D> &x, oxide::PipelineState<kStages<D>> &at, const Heads &heads) {
+template <std::uint32_t D, bool PingPong, std::uint32_t Stages, class Heads>
+[[gnu::always_inline]] inline void steps_overlapped(Shared<D, Stages> &sm, TileState<D> &x,
+                                                    oxide::PipelineState<Stages> &at, const Heads &heads) {
   const oxide::NamedBarrier my_turn(1 + x.consumer, 2 * oxide::warpgroup::kThreads),
       their_turn(2 - x.consumer, 2 * oxide::warpgroup::kThreads);
   if (PingPong && x.consumer == 1)
@@ -436,12 +445,13 @@ steps_overlapped(Shared<D> &sm, TileState<D> &x, oxide::PipelineState<kStages<D>
 template <std::uint32_t D, bool Overlap, bool PingPong, class Heads>
 [[gnu::always_inline]] inline void attend(const Map &q, const Map &k, const Map &v,
                                           oxide::DisjointSpan2D<bf16> o, const Heads &heads, float scale) {
-  auto &sm = oxide::dynamic_shared_object<Shared<D>>();
+  constexpr std::uint32_t stages = kStages<D, Overlap>;
+  auto &sm = oxide::dynamic_shared_object<Shared<D, stages>>();
   const std::uint32_t role = oxide::warpgroup::index(), rank = oxide::warpgroup::rank();
   if (role == 0 && rank == 0) {
     sm.q_full.init(1);
     sm.q_empty.init(kConsumers);
-    for (std::uint32_t s = 0; s < kStages<D>; ++s) {
+    for (std::uint32_t s = 0; s < stages; ++s) {
       sm.full[s].init(1);
       sm.empty[s].init(kConsumers);
     }
@@ -463,7 +473,7 @@ template <std::uint32_t D, bool Overlap, bool PingPong, class Heads>
   oxide::warpgroup::increase_registers<240>();
   const std::uint32_t consumer = role - 1;
   const float scale_log2 = scale * 1.44269504088896340736f; // exp(x s) = exp2(x s log2(e))
-  oxide::PipelineState<kStages<D>> at;
+  oxide::PipelineState<stages> at;
   std::uint32_t q_loads = 0;
   for (const auto &tile : oxide::block::block_stride(tiles)) {
     const auto origin = heads.template origin<D>(o, tile);
@@ -501,7 +511,7 @@ template <std::uint32_t D, bool Overlap, bool PingPong, class Heads>
 template <std::uint32_t D, bool Causal, bool Overlap = kOverlap<D>, bool PingPong = Overlap,
           CausalOrder Order = CausalOrder::heads_together>
 [[kernel, oxide::launch_bounds(kThreads, 1),
-  oxide::launch_contract("domain = 1, block = 384, dynamic_shared = kSharedBytes<D>..232448, "
+  oxide::launch_contract("domain = 1, block = 384, dynamic_shared = kSharedBytes<D, Overlap>..232448, "
                          "requires = (seq_len % 128 == 0, o.height() % seq_len == 0)")]] void
 forward(Map q, Map k, Map v, oxide::DisjointSpan2D<bf16> o, std::uint32_t seq_len, float scale) {
   attend<D, Overlap, PingPong>(q, k, v, o, FixedLength<Causal, Order>{seq_len}, scale);
@@ -513,7 +523,7 @@ forward(Map q, Map k, Map v, oxide::DisjointSpan2D<bf16> o, std::uint32_t seq_le
 /// rows past the last are padding, written as zeros.
 template <std::uint32_t D, bool Causal>
 [[kernel, oxide::launch_bounds(kThreads, 1),
-  oxide::launch_contract("domain = 1, block = 384, dynamic_shared = kSharedBytes<D>..232448, "
+  oxide::launch_contract("domain = 1, block = 384, dynamic_shared = kSharedBytes<D, kOverlap<D>>..232448, "
                          "requires = (rows % 128 == 0, o.height() % rows == 0, starts.size() >= 2)")]] void
 forward_varlen(Map q, Map k, Map v, oxide::DisjointSpan2D<bf16> o, oxide::Span<const std::uint32_t> starts,
                std::uint32_t rows, float scale) {
@@ -552,13 +562,14 @@ inline std::vector<double> reference_row(const std::vector<float> &q, const std:
 
 /// The launch for `rows` = batch * heads * seq_len query rows: a block per 128 ...
 inline oxide::LaunchConfig1D config(std::uint32_t rows, std::uint32_t d) {
-  return {(rows + kBM - 1) / kBM, kThreads, d == 64 ? kSharedBytes<64> : kSharedBytes<128>};
+  return {(rows + kBM - 1) / kBM, kThreads, d == 64 ? kMaxSharedBytes<64> : kMaxSharedBytes<128>};
 }
 /// ... or persistent: a block per multiprocessor (`sms`), each taking every sms-th q-tile (in the
 /// causal kernels' longest-first order), its next tile's loads under this one's last products
 /// and stores.
 inline oxide::LaunchConfig1D persistent_config(std::uint32_t rows, std::uint32_t d, std::uint32_t sms) {
-  return {std::min((rows + kBM - 1) / kBM, sms), kThreads, d == 64 ? kSharedBytes<64> : kSharedBytes<128>};
+  return {std::min((rows + kBM - 1) / kBM, sms), kThreads,
+          d == 64 ? kMaxSharedBytes<64> : kMaxSharedBytes<128>};
 }
 
 } // namespace attention

@@ -3,7 +3,8 @@
 // issue 38 compare: B=4 H=32 S=4096 D=128 and B=16 H=16 S=1024 D=64, causal and not, with the
 // kernels' default schedule (attention::kOverlap: FlashAttention-3's softmax overlap at D = 64,
 // none at D = 128) and the others as diagnostic rows (attention_*_serial, _overlap,
-// _no_pingpong), the default schedules launched persistent (_persistent), and the causal kernels
+// _no_pingpong), the default schedules launched persistent (_persistent; _overlap_persistent for
+// D = 128's overlap), and the causal kernels
 // with their q-tiles in the order used before session 40 (_interleaved). The
 // library side is PyTorch's SDPA with its cuDNN and FlashAttention backends
 // (attention_cuda.py, run on the same GPU in the same run). Each result is checked at sampled rows
@@ -69,11 +70,11 @@ void bench_shape(oxide::Context &ctx, oxide::Stream &stream, bench::EventTimer &
   // The row without a suffix is the kernel's default schedule (attention::kOverlap<D>).
   const bool is_default = Overlap == attention::kOverlap<D> && PingPong == Overlap;
   const std::string name = "attention_d" + std::to_string(D) + (Causal ? "_causal" : "") +
-                           (persistent   ? "_persistent"
-                            : is_default ? ""
-                            : !Overlap   ? "_serial"
-                            : PingPong   ? "_overlap"
-                                         : "_no_pingpong") +
+                           (is_default ? ""
+                            : !Overlap ? "_serial"
+                            : PingPong ? "_overlap"
+                                       : "_no_pingpong") +
+                           (persistent ? "_persistent" : "") +
                            (Order == attention::CausalOrder::heads_interleaved ? "_interleaved" : "");
   const std::string size = std::to_string(batch) + "x" + std::to_string(heads) + "x" +
                            std::to_string(seq_len) + "x" + std::to_string(D);
@@ -104,6 +105,9 @@ int main() try {
   bench_shape<128, true>(ctx, stream, timer, 4, 32, 4096, true);
   bench_shape<64, false>(ctx, stream, timer, 16, 16, 1024, true);
   bench_shape<64, true>(ctx, stream, timer, 16, 16, 1024, true);
+  // D = 128's overlap (three K/V stages since session 42) launched persistent.
+  bench_shape<128, false, true>(ctx, stream, timer, 4, 32, 4096, true);
+  bench_shape<128, true, true>(ctx, stream, timer, 4, 32, 4096, true);
   // Causal q-tiles in the other order (every head at once: the default before session 40),
   // launched both ways.
   constexpr auto interleaved = attention::CausalOrder::heads_interleaved;
