@@ -100,16 +100,19 @@ struct OnlineSoftmax {
       tile_max[r] = std::fmax(tile_max[r], oxide::warp::shuffle_xor(tile_max[r], 1));
       tile_max[r] = std::fmax(tile_max[r], oxide::warp::shuffle_xor(tile_max[r], 2));
       const float next = std::fmax(row_max[r], tile_max[r]);
-      // A row with no key yet (all masked) keeps nothing and adds zeros, not NaNs.
+      // A row with no key yet (all masked) keeps nothing and adds zeros, not NaNs. The factor is
+      // computed either way and selected: a branch here, under the overlapped schedule's
+      // in-flight P V, makes ptxas wait for the tensor cores before the exponentials.
       const bool none = next == kNegInf;
-      rescale[r] = none ? 1.0f : std::exp2((row_max[r] - next) * scale_log2);
+      const float factor = oxide::fast::exp2((row_max[r] - next) * scale_log2);
+      rescale[r] = none ? 1.0f : factor;
       shift[r] = none ? 0.0f : next * scale_log2;
       row_max[r] = next;
       row_sum[r] *= rescale[r];
     }
 #pragma unroll
     for (std::uint32_t i = 0; i < s.size; ++i) {
-      const float p = std::exp2(s.x[i] * scale_log2 - shift[i / 2 % 2]);
+      const float p = oxide::fast::exp2(s.x[i] * scale_log2 - shift[i / 2 % 2]);
       s.x[i] = p;
       row_sum[i / 2 % 2] += p;
     }

@@ -14,6 +14,11 @@ __device__ float evaluate_fast(int f, float a, float b) {
     return __expf(a);
   case FastExp10:
     return __exp10f(a);
+  case FastExp2: { // exp2f under --use_fast_math
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(a));
+    return r;
+  }
   case FastLog:
     return __logf(a);
   case FastLog2:
@@ -42,6 +47,8 @@ __device__ double evaluate_fast(int f, double a, double b) {
     return exp(a);
   case FastExp10:
     return pow(10.0, a);
+  case FastExp2:
+    return exp2(a);
   case FastLog:
     return log(a);
   case FastLog2:

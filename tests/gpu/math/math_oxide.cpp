@@ -28,6 +28,8 @@ float evaluate_fast(int f, float a, float b) {
     return oxide::fast::exp(a);
   case FastExp10:
     return oxide::fast::exp10(a);
+  case FastExp2:
+    return oxide::fast::exp2(a);
   case FastLog:
     return oxide::fast::log(a);
   case FastLog2:
@@ -59,6 +61,8 @@ template <class T> T evaluate_fast(int f, T a, T b) {
     return std::exp(a);
   case FastExp10:
     return std::pow(T(10), a);
+  case FastExp2:
+    return std::exp2(a);
   case FastLog:
     return std::log(a);
   case FastLog2:

@@ -45,6 +45,9 @@ fast(int f, oxide::Span<const float> a, oxide::DisjointSpan<float> out) {
     oxide::fast::sincos(x, s, c);
     r = s * c;
     break;
+  case 8:
+    r = oxide::fast::exp2(x);
+    break;
   default:
     r = static_cast<float>(oxide::fast::rsqrt(static_cast<double>(x)));
   }
@@ -58,6 +61,8 @@ fast(int f, oxide::Span<const float> a, oxide::DisjointSpan<float> out) {
 // CHECK-DAG: div.approx.f32
 // CHECK-DAG: rsqrt.approx.f32
 // CHECK-DAG: cvt.sat.f32.f32
+// fast::exp2 flushes denormals in every build: one MUFU.EX2, no scaling around it.
+// CHECK-DAG: ex2.approx.ftz.f32
 // CHECK-DAG: rsqrt.approx.f64
 // FTZ-LABEL: .entry {{.*}}fast
 // FTZ-DAG: ex2.approx.ftz.f32
@@ -72,7 +77,7 @@ int main() {
   auto a = oxide::DeviceBuffer<float>::from_host(stream, in);
   auto out = oxide::DeviceBuffer<float>::zeroed(stream, in.size());
   auto launch = oxide::prepare(ctx, fast, oxide::LaunchConfig1D::for_elements(in.size(), 32));
-  for (int f : {0, 5, 6}) {
+  for (int f : {0, 5, 6, 8}) {
     launch(stream, f, a, out);
     for (float v : out.to_host(stream))
       std::printf("%d %.6g\n", f, v);
@@ -91,3 +96,7 @@ int main() {
 // SIM: 6 1
 // SIM: 6 1
 // SIM: 6 0
+// SIM: 8 1.18921
+// SIM: 8 2
+// SIM: 8 4
+// SIM: 8 0.707107
