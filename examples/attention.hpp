@@ -360,6 +360,20 @@ template <std::uint32_t D> struct TileState {
   float scale_log2;
 };
 
+/// The step's probabilities P = bf16(exp2(S scale_log2 - the rows' maxima)), masked, in
+/// registers, with the softmax's state moved on. They are computed in a copy of S: the
+/// accumulator's registers stay the tensor cores' alone, so that ptxas need not wait for an
+/// in-flight product before the exponentials (it does when they are written in place).
+template <std::uint32_t D, class Heads>
+[[gnu::always_inline]] inline oxide::wgmma::RegisterA<bf16, kBN>
+probabilities(TileState<D> &x, const Heads &heads, std::uint32_t key0) {
+  oxide::wgmma::Accumulator<bf16, kBN> scores = x.s;
+  if (heads.needs_mask(key0, x.t.row0))
+    mask_keys(scores, x.rank, key0, x.row_keys);
+  x.softmax.step(scores, x.scale_log2, x.rescale);
+  return oxide::wgmma::to_register_a<bf16>(scores);
+}
+
 /// The tile's steps one after the other: S = Q K^T, the softmax, O += P V.
 template <std::uint32_t D, std::uint32_t Stages, class Heads>
 [[gnu::always_inline]] inline void steps_serial(Shared<D, Stages> &sm, TileState<D> &x,
@@ -369,11 +383,8 @@ template <std::uint32_t D, std::uint32_t Stages, class Heads>
     oxide::wgmma::fence();
     issue_scores(x.s, sm, at.stage, x.consumer);
     oxide::wgmma::wait_group<0>();
-    if (heads.needs_mask(x.t.keys.lo + j * kBN, x.t.row0))
-      mask_keys(x.s, x.rank, x.t.keys.lo + j * kBN, x.row_keys);
-    x.softmax.step(x.s, x.scale_log2, x.rescale);
+    const auto p = probabilities(x, heads, x.t.keys.lo + j * kBN);
     scale_rows(x.out, x.rescale);
-    const auto p = oxide::wgmma::to_register_a<bf16>(x.s); // P = bf16(S), in registers
     oxide::wgmma::fence();
     issue_output(x.out, p, sm.v[at.stage]);
     oxide::wgmma::wait_group<0>();
@@ -402,10 +413,7 @@ template <std::uint32_t D, bool PingPong, std::uint32_t Stages, class Heads>
   if constexpr (PingPong)
     their_turn.arrive();
   oxide::wgmma::wait_group<0>();
-  if (heads.needs_mask(x.t.keys.lo, x.t.row0))
-    mask_keys(x.s, x.rank, x.t.keys.lo, x.row_keys);
-  x.softmax.step(x.s, x.scale_log2, x.rescale); // O is still zero: nothing to rescale
-  auto p = oxide::wgmma::to_register_a<bf16>(x.s);
+  auto p = probabilities(x, heads, x.t.keys.lo); // O is still zero: nothing to rescale
   std::uint32_t previous = at.stage;
   at.advance();
   for (std::uint32_t j = 1; j < x.t.steps; ++j, at.advance()) {
@@ -418,14 +426,12 @@ template <std::uint32_t D, bool PingPong, std::uint32_t Stages, class Heads>
     if constexpr (PingPong)
       their_turn.arrive();
     oxide::wgmma::wait_group<1>(); // S_j has landed; the product may still run
-    if (heads.needs_mask(x.t.keys.lo + j * kBN, x.t.row0))
-      mask_keys(x.s, x.rank, x.t.keys.lo + j * kBN, x.row_keys);
-    x.softmax.step(x.s, x.scale_log2, x.rescale);
+    const auto next = probabilities(x, heads, x.t.keys.lo + j * kBN);
     oxide::wgmma::wait_group<0>();
     if (x.rank == 0)
       sm.empty[previous].arrive();
     scale_rows(x.out, x.rescale);
-    p = oxide::wgmma::to_register_a<bf16>(x.s);
+    p = next;
     previous = at.stage;
   }
   if constexpr (PingPong)
