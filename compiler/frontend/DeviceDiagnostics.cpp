@@ -10,6 +10,7 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/Type.h"
 #include "clang/Basic/DiagnosticIDs.h"
+#include "clang/Basic/DiagnosticParse.h"
 #include "clang/Basic/DiagnosticSema.h"
 #include "clang/Basic/LangOptions.h"
 #include "clang/Basic/SourceManager.h"
@@ -280,7 +281,29 @@ std::optional<std::string> witnessCopyMessage(const clang::Diagnostic &info, con
          "; bind it by reference ('const auto &') or take it " + "as 'const " + name + " &'";
 }
 
-/// Clang's printer, with the witness-copy hint.
+/// CUDA's launch syntax, `kernel<<<grid, block>>>(args)`, parses in C++ as shifts and fails at
+/// the third `<` and the third `>` with "expected expression". Which of the two (or neither) the
+/// error at `loc` is.
+enum class ChevronError { none, open, close };
+ChevronError chevronError(const clang::Diagnostic &info) {
+  if (info.getID() != clang::diag::err_expected_expression || !info.hasSourceManager() ||
+      !info.getLocation().isFileID())
+    return ChevronError::none;
+  const clang::SourceManager &sm = info.getSourceManager();
+  const auto [file, offset] = sm.getDecomposedLoc(info.getLocation());
+  bool invalid = false;
+  const llvm::StringRef buffer = sm.getBufferData(file, &invalid);
+  if (invalid || offset < 2 || offset >= buffer.size())
+    return ChevronError::none;
+  const llvm::StringRef three = buffer.substr(offset - 2, 3);
+  return three == "<<<" ? ChevronError::open : three == ">>>" ? ChevronError::close : ChevronError::none;
+}
+constexpr llvm::StringLiteral kChevronMessage =
+    "CUDA's launch syntax 'kernel<<<grid, block>>>(args...)' is not C++: launch through "
+    "'oxide::prepare(ctx, kernel, oxide::LaunchConfig1D{blocks, threads})(stream, args...)' "
+    "(docs/cuda-to-oxide.md, \"Launch syntax\")";
+
+/// Clang's printer, with the witness-copy hint and one sentence for CUDA's launch syntax.
 class HostDiagnosticPrinter : public clang::TextDiagnosticPrinter {
 public:
   using TextDiagnosticPrinter::TextDiagnosticPrinter;
@@ -294,6 +317,20 @@ public:
     if (level == clang::DiagnosticsEngine::Note && droppingNotes)
       return;
     droppingNotes = false;
+    switch (chevronError(info)) {
+    case ChevronError::open: {
+      const clang::DiagnosticStorage storage{};
+      TextDiagnosticPrinter::HandleDiagnostic(
+          level,
+          clang::Diagnostic(info.getDiags(), info.getLocation().getLocWithOffset(-2), info.getID(), storage,
+                            kChevronMessage)); // at the first `<`
+      return;
+    }
+    case ChevronError::close: // the same launch's `>>>`: said already
+      return;
+    case ChevronError::none:
+      break;
+    }
     if (auto message = witnessCopyMessage(info, lang ? *lang : defaultLang)) {
       const clang::DiagnosticStorage storage{};
       TextDiagnosticPrinter::HandleDiagnostic(
