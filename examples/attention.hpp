@@ -41,9 +41,10 @@ using bf16 = oxide::bfloat16;
 inline constexpr std::uint32_t kBM = 128, kBN = 128, kConsumers = 2;
 inline constexpr std::uint32_t kThreads = oxide::warpgroup::kThreads * (1 + kConsumers);
 /// Whether the kernels overlap the softmax with the tensor cores (FlashAttention-3) by default:
-/// on the H200 it pays at D = 64 (331 TFLOP/s against 306 serial, B=16 H=16 S=1024) and costs at
-/// D = 128 (453 against 582, B=4 H=32 S=4096; docs/performance.md, session 25).
-template <std::uint32_t D> inline constexpr bool kOverlap = D == 64;
+/// yes at both head dimensions since D = 128 has three K/V stages and the softmax's exponentials
+/// are bare MUFU.EX2 (session 42, H100, B=4 H=32 S=4096: 649 TFLOP/s against 608 serial, causal
+/// 552 against 504; docs/performance.md). The serial schedule stays for comparison.
+template <std::uint32_t D> inline constexpr bool kOverlap = true;
 
 /// K and V stages in flight. An overlapped consumer holds two stages at once (step j's K and step
 /// j - 1's V), so at D = 128 it takes three (Q and three stages: 224 KiB), leaving the producer one

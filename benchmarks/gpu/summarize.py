@@ -32,8 +32,7 @@ REFERENCES = {
     "cublaslt_bf16_gelu_bias": ["wgmma_gemm_bias_gelu"],
 }
 # PyTorch's SDPA (attention_cuda.py), each backend the reference of the attention kernel of its shape.
-ATTENTION_VARIANTS = ("", "_serial", "_overlap", "_no_pingpong", "_persistent", "_overlap_persistent",
-                      "_interleaved", "_persistent_interleaved")
+ATTENTION_VARIANTS = ("", "_serial", "_no_pingpong", "_persistent", "_interleaved", "_persistent_interleaved")
 for _backend in ("sdpa_cudnn", "sdpa_flash"):
     for _shape in ("d128", "d128_causal", "d64", "d64_causal"):
         REFERENCES[f"{_backend}_{_shape}"] = [f"attention_{_shape}{v}" for v in ATTENTION_VARIANTS]
