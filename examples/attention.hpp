@@ -102,8 +102,7 @@ struct OnlineSoftmax {
       tile_max[r] = std::fmax(tile_max[r], oxide::warp::shuffle_xor(tile_max[r], 2));
       const float next = std::fmax(row_max[r], tile_max[r]);
       // A row with no key yet (all masked) keeps nothing and adds zeros, not NaNs. The factor is
-      // computed either way and selected: a branch here, under the overlapped schedule's
-      // in-flight P V, makes ptxas wait for the tensor cores before the exponentials.
+      // computed either way and selected, so that the step has no branch.
       const bool none = next == kNegInf;
       const float factor = oxide::fast::exp2((row_max[r] - next) * scale_log2);
       rescale[r] = none ? 1.0f : factor;
@@ -362,9 +361,8 @@ template <std::uint32_t D> struct TileState {
 };
 
 /// The step's probabilities P = bf16(exp2(S scale_log2 - the rows' maxima)), masked, in
-/// registers, with the softmax's state moved on. They are computed in a copy of S: the
-/// accumulator's registers stay the tensor cores' alone, so that ptxas need not wait for an
-/// in-flight product before the exponentials (it does when they are written in place).
+/// registers, with the softmax's state moved on. They are computed in a copy of S, which leaves
+/// the accumulator's registers to the tensor cores.
 template <std::uint32_t D, class Heads>
 [[gnu::always_inline]] inline oxide::wgmma::RegisterA<bf16, kBN>
 probabilities(TileState<D> &x, const Heads &heads, std::uint32_t key0) {
