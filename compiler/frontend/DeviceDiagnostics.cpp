@@ -324,10 +324,15 @@ public:
           level,
           clang::Diagnostic(info.getDiags(), info.getLocation().getLocWithOffset(-2), info.getID(), storage,
                             kChevronMessage)); // at the first `<`
+      launchOpen = true;
       return;
     }
-    case ChevronError::close: // the same launch's `>>>`: said already
-      return;
+    case ChevronError::close:
+      if (launchOpen) { // the `>>>` of the launch said already
+        launchOpen = false;
+        return;
+      }
+      break; // a `>>>` of some other kind: clang's own error
     case ChevronError::none:
       break;
     }
@@ -345,6 +350,7 @@ private:
   const clang::LangOptions *lang = nullptr;
   clang::LangOptions defaultLang;
   bool droppingNotes = false;
+  bool launchOpen = false; ///< a `<<<` reported, its `>>>` not yet seen
 };
 
 /// The wrapper's include line is oxcc's, not the user's: it is left out of include stacks.

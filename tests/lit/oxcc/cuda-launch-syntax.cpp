@@ -36,3 +36,9 @@ int main() {
   // OK: 1 4
 }
 // CHECK: 2 errors generated.
+
+// A `>>>` with no launch before it keeps clang's own error (nothing is dropped unsaid).
+// RUN: printf 'int main() { int x = 8; return x >>> 1; }\n' > %t.shift.cpp
+// RUN: not oxcc check %t.shift.cpp 2>&1 | FileCheck %s --check-prefix=SHIFT
+// SHIFT: shift.cpp:1:{{[0-9]+}}: error: expected expression
+// SHIFT: 1 error generated.
